@@ -1,0 +1,25 @@
+// perftk aslr: hide the address-space layout of a recording, keep its symbolization.
+#ifndef PERFTK_CLI_ASLR_COMMAND_H_
+#define PERFTK_CLI_ASLR_COMMAND_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace CLI {
+class App;
+}
+
+namespace perftk::cli {
+
+struct AslrOptions {
+  std::string input = "perf.data";
+  std::string output;
+};
+
+absl::Status RunAslr(const AslrOptions& options);
+void RegisterAslrCommand(CLI::App& app, absl::Status& outcome);
+
+}  // namespace perftk::cli
+
+#endif  // PERFTK_CLI_ASLR_COMMAND_H_

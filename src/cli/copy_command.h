@@ -1,0 +1,24 @@
+#ifndef PERFTK_CLI_COPY_COMMAND_H_
+#define PERFTK_CLI_COPY_COMMAND_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace CLI {
+class App;
+}
+
+namespace perftk::cli {
+
+struct CopyOptions {
+  std::string input = "perf.data";
+  std::string output;
+};
+
+absl::Status RunCopy(const CopyOptions& options);
+void RegisterCopyCommand(CLI::App& app, absl::Status& outcome);
+
+}  // namespace perftk::cli
+
+#endif  // PERFTK_CLI_COPY_COMMAND_H_

@@ -1,0 +1,25 @@
+// perftk jit: turn jitdump files into ELF objects and MMAP2 records, like perf inject --jit.
+#ifndef PERFTK_CLI_JIT_COMMAND_H_
+#define PERFTK_CLI_JIT_COMMAND_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace CLI {
+class App;
+}
+
+namespace perftk::cli {
+
+struct JitOptions {
+  std::string input = "perf.data";
+  std::string output;
+};
+
+absl::Status RunJit(const JitOptions& options);
+void RegisterJitCommand(CLI::App& app, absl::Status& outcome);
+
+}  // namespace perftk::cli
+
+#endif  // PERFTK_CLI_JIT_COMMAND_H_
