@@ -1,20 +1,255 @@
 #include "cli/uprobe_offset_command.h"
 
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "CLI/CLI.hpp"
-#include "cli/not_built_yet.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "elf/uprobe_resolver.h"
 
 namespace perftk::cli {
+namespace {
 
-absl::Status RunUprobeOffset(const UprobeOffsetOptions&) {
-  return NotBuiltYet("perftk uprobe-offset", 6);
+using elf::ProbeSite;
+
+constexpr char kDescription[] =
+    "Print the file offset where a uprobe for a function goes (what\n"
+    "/sys/kernel/tracing/uprobe_events and perf_event_open's uprobe PMU take),\n"
+    "or say exactly why there is no right answer.\n"
+    "\n"
+    "FUNCTION is NAME, NAME@VERSION (that version), NAME@@VERSION (the default\n"
+    "version; plain NAME also means the default, as the dynamic linker binds),\n"
+    "optionally followed by +OFFSET into the function (checked against its size).\n"
+    "Functions come from .dynsym and .symtab; for a stripped file from its debug\n"
+    "file (DEBUG_DIR/.build-id/xx/yyyy.debug, .gnu_debuglink) or MiniDebugInfo.\n"
+    "A function the file imports resolves to its PLT stub (.plt, .plt.sec,\n"
+    ".plt.got), which sees only calls from that file; --in-library resolves it\n"
+    "in the library that defines it instead. IFUNCs are refused unless\n"
+    "--ifunc-selector; several different functions with one name are refused\n"
+    "unless --all.";
+
+constexpr char kFooter[] =
+    "\nExamples:\n"
+    "  perftk uprobe-offset /usr/bin/foo main\n"
+    "  perftk uprobe-offset /lib/x86_64-linux-gnu/libc.so.6 malloc free\n"
+    "  perftk uprobe-offset /usr/bin/ls malloc                # PLT stub in ls\n"
+    "  perftk uprobe-offset --in-library /usr/bin/ls malloc   # malloc in libc.so.6\n"
+    "  perftk uprobe-offset ./libv.so vfn@VER_1 'vfn@@VER_2' parse+0x10\n"
+    "  perftk uprobe-offset --format=uprobe-events --return ./app handle \\\n"
+    "      >> /sys/kernel/tracing/uprobe_events\n"
+    "  perftk uprobe-offset --list --json ./app\n"
+    "\nExit status: 0 when every name resolved, 1 otherwise (nothing is printed\n"
+    "on stdout then), 2 when the command line cannot be parsed.\n";
+
+std::string EventName(const std::string& query, bool return_probe) {
+  std::string name;
+  for (char c : query) {
+    const bool keep = absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (keep) {
+      name.push_back(c);
+    } else if (!name.empty() && name.back() != '_') {
+      name.push_back('_');
+    }
+  }
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  if (name.empty() || absl::ascii_isdigit(static_cast<unsigned char>(name[0]))) {
+    name.insert(0, "f_");
+  }
+  if (return_probe) name += "__return";
+  return name;
+}
+
+std::string JsonString(absl::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned char>(c));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out += "\"";
+  return out;
+}
+
+std::string UprobeEventLine(const ProbeSite& site, const std::string& event,
+                            const UprobeOffsetOptions& options) {
+  return absl::StrFormat("%c:%s/%s %s:0x%x", options.return_probe ? 'r' : 'p', options.group,
+                         event, site.path, site.offset);
+}
+
+// Event names, made unique when --all yields several sites for one name.
+std::vector<std::string> EventNames(const std::vector<ProbeSite>& sites, bool return_probe) {
+  absl::flat_hash_map<std::string, int> used;
+  std::vector<std::string> names;
+  for (const ProbeSite& site : sites) {
+    std::string name = EventName(site.query.empty() ? site.symbol : site.query, return_probe);
+    const int count = ++used[name];
+    if (count > 1) absl::StrAppend(&name, "_", count);
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+std::string FormatJson(const std::vector<ProbeSite>& sites, const UprobeOffsetOptions& options) {
+  const std::vector<std::string> events = EventNames(sites, options.return_probe);
+  std::vector<std::string> objects;
+  for (size_t i = 0; i < sites.size(); ++i) {
+    const ProbeSite& s = sites[i];
+    std::string object = "{";
+    if (!s.query.empty()) absl::StrAppend(&object, "\"query\": ", JsonString(s.query), ", ");
+    absl::StrAppend(&object, "\"symbol\": ", JsonString(s.symbol),
+                    ", \"path\": ", JsonString(s.path),
+                    absl::StrFormat(", \"offset\": \"0x%x\", \"address\": \"0x%x\", \"size\": %d",
+                                    s.offset, s.address, s.size),
+                    ", \"binding\": ", JsonString(s.binding), ", \"type\": ", JsonString(s.type),
+                    ", \"section\": ", JsonString(s.section), ", \"table\": ", JsonString(s.table),
+                    ", \"uprobe_event\": ", JsonString(UprobeEventLine(s, events[i], options)));
+    if (!s.note.empty()) absl::StrAppend(&object, ", \"note\": ", JsonString(s.note));
+    object += "}";
+    objects.push_back(std::move(object));
+  }
+  return absl::StrCat("[\n  ", absl::StrJoin(objects, ",\n  "), "\n]\n");
+}
+
+std::string FormatText(const std::vector<ProbeSite>& sites, const UprobeOffsetOptions& options,
+                       size_t queries) {
+  std::string out;
+  if (options.format == "uprobe-events") {
+    const std::vector<std::string> events = EventNames(sites, options.return_probe);
+    for (size_t i = 0; i < sites.size(); ++i) {
+      absl::StrAppend(&out, UprobeEventLine(sites[i], events[i], options), "\n");
+    }
+    return out;
+  }
+  if (options.list) {
+    for (const ProbeSite& s : sites) absl::StrAppendFormat(&out, "0x%08x  %s\n", s.offset, s.symbol);
+    return out;
+  }
+  if (queries == 1 && sites.size() == 1) return absl::StrFormat("0x%x\n", sites[0].offset);
+  for (const ProbeSite& s : sites) absl::StrAppendFormat(&out, "%s 0x%x\n", s.query, s.offset);
+  return out;
+}
+
+absl::Status CheckOptions(const UprobeOffsetOptions& options) {
+  if (options.format != "hex" && options.format != "uprobe-events" && options.format != "json") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown --format '", options.format, "' (expected hex, uprobe-events or json)"));
+  }
+  if (options.list && !options.functions.empty()) {
+    return absl::InvalidArgumentError("--list takes no function names");
+  }
+  if (!options.list && options.functions.empty()) {
+    return absl::InvalidArgumentError("name at least one function, or pass --list");
+  }
+  if (options.return_probe && options.format == "hex") {
+    return absl::InvalidArgumentError("--return needs --format=uprobe-events or --json");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<ProbeSite>> Collect(elf::UprobeResolver& resolver,
+                                               const UprobeOffsetOptions& options) {
+  if (options.list) {
+    absl::StatusOr<std::vector<ProbeSite>> listed = resolver.List();
+    if (!listed.ok()) return listed.status();
+    std::vector<ProbeSite> usable;
+    for (ProbeSite& site : *listed) {
+      if (site.note.empty()) {
+        usable.push_back(std::move(site));
+      } else {
+        std::fprintf(stderr, "perftk: warning: %s: %s\n", site.symbol.c_str(), site.note.c_str());
+      }
+    }
+    return usable;
+  }
+  std::vector<ProbeSite> sites;
+  std::vector<std::string> errors;
+  for (const std::string& function : options.functions) {
+    absl::StatusOr<std::vector<ProbeSite>> found = resolver.Resolve(function);
+    if (!found.ok()) {
+      errors.emplace_back(found.status().message());
+      continue;
+    }
+    for (ProbeSite& site : *found) sites.push_back(std::move(site));
+  }
+  if (!errors.empty()) return absl::NotFoundError(absl::StrJoin(errors, "\nperftk: "));
+  return sites;
+}
+
+}  // namespace
+
+absl::Status RunUprobeOffset(const UprobeOffsetOptions& options) {
+  if (absl::Status s = CheckOptions(options); !s.ok()) return s;
+  elf::ResolveOptions resolve;
+  resolve.ifunc_selector = options.ifunc_selector;
+  resolve.all = options.all;
+  resolve.in_library = options.in_library;
+  resolve.debug_root = options.debug_dir;
+  absl::StatusOr<std::unique_ptr<elf::UprobeResolver>> resolver =
+      elf::UprobeResolver::Open(options.binary, resolve);
+  if (!resolver.ok()) return resolver.status();
+  absl::StatusOr<std::vector<ProbeSite>> sites = Collect(**resolver, options);
+  if (!sites.ok()) return sites.status();
+  if (options.format == "json") {
+    std::fputs(FormatJson(*sites, options).c_str(), stdout);
+    return absl::OkStatus();
+  }
+  for (const ProbeSite& site : *sites) {
+    if (!site.note.empty()) std::fprintf(stderr, "perftk: note: %s\n", site.note.c_str());
+  }
+  std::fputs(FormatText(*sites, options, options.functions.size()).c_str(), stdout);
+  return absl::OkStatus();
 }
 
 void RegisterUprobeOffsetCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<UprobeOffsetOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "uprobe-offset", "Print the file offset where a uprobe for a named function goes.");
-  sub->add_option("binary", options->binary, "ELF file")->required();
-  sub->add_option("functions", options->functions, "Function names")->required();
+  CLI::App* sub = app.add_subcommand("uprobe-offset", kDescription);
+  sub->footer(kFooter);
+  sub->add_option("binary", options->binary, "Executable or shared library (ELF)")->required();
+  sub->add_option("functions", options->functions,
+                  "Function names: NAME, NAME@VER, NAME@@VER, each optionally +OFFSET");
+  sub->add_flag("--list", options->list,
+                "List every function (and PLT stub) with its offset, like `perf probe -F`");
+  sub->add_option("--format", options->format, "Output: hex, uprobe-events or json")
+      ->capture_default_str();
+  sub->add_flag_callback("--json", [options] { options->format = "json"; },
+                         "Same as --format=json");
+  sub->add_flag("--return", options->return_probe,
+                "With --format=uprobe-events: a return probe (r:) instead of an entry probe");
+  sub->add_option("--group", options->group, "Event group for --format=uprobe-events")
+      ->capture_default_str();
+  sub->add_flag("--all", options->all, "Print every function of an ambiguous name");
+  sub->add_flag("--ifunc-selector", options->ifunc_selector,
+                "Allow a probe on an IFUNC's selector (runs at binding time, not per call)");
+  sub->add_flag("--in-library", options->in_library,
+                "For an imported function, resolve it in the library that defines it "
+                "(DT_NEEDED, RUNPATH/RPATH, standard paths) instead of the PLT stub");
+  sub->add_option("--debug-dir", options->debug_dir,
+                  "Root of separate debug files (holds .build-id/)")
+      ->capture_default_str();
   sub->callback([options, &outcome] { outcome = RunUprobeOffset(*options); });
 }
 

@@ -16,8 +16,18 @@ namespace perftk::cli {
 struct UprobeOffsetOptions {
   std::string binary;
   std::vector<std::string> functions;
+  std::string format = "hex";  // "hex", "uprobe-events" or "json"
+  bool list = false;
+  bool return_probe = false;
+  bool all = false;
+  bool ifunc_selector = false;
+  bool in_library = false;
+  std::string group = "perftk";
+  std::string debug_dir = "/usr/lib/debug";
 };
 
+// Writes the answer to stdout and caveats to stderr; nothing is written to
+// stdout unless every name resolved.
 absl::Status RunUprobeOffset(const UprobeOffsetOptions& options);
 void RegisterUprobeOffsetCommand(CLI::App& app, absl::Status& outcome);
 

@@ -1,0 +1,340 @@
+#include "elf/elf_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace perftk::elf {
+namespace {
+
+absl::Status EnsureLibelfReady() {
+  static const bool ready = elf_version(EV_CURRENT) != EV_NONE;
+  if (!ready) return absl::InternalError("libelf: elf_version(EV_CURRENT) failed");
+  return absl::OkStatus();
+}
+
+std::string LibelfError() { return elf_errmsg(elf_errno()); }
+
+// Checks the identification bytes before libelf sees the file, so that the
+// common mistakes get a precise message.
+absl::Status CheckIdent(const std::string& path, absl::string_view head, uint64_t size) {
+  if (size < 4 || head.substr(0, 4) != absl::string_view(ELFMAG, SELFMAG)) {
+    std::string shown = absl::CHexEscape(head.substr(0, 4));
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": not an ELF file (starts with \"", shown, "\", expected \"\\177ELF\")"));
+  }
+  if (size < EI_NIDENT) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": truncated ELF file: ", size, " bytes, the identification alone needs ",
+                     EI_NIDENT));
+  }
+  const auto elf_class = static_cast<unsigned char>(head[EI_CLASS]);
+  if (elf_class != ELFCLASS32 && elf_class != ELFCLASS64) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: offset 0x%x: unknown ELF class %d (expected 1 = 32-bit or 2 = 64-bit)", path,
+        EI_CLASS, elf_class));
+  }
+  const auto data = static_cast<unsigned char>(head[EI_DATA]);
+  if (data != ELFDATA2LSB && data != ELFDATA2MSB) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: offset 0x%x: unknown ELF data encoding %d (expected 1 = little-endian or "
+        "2 = big-endian)",
+        path, EI_DATA, data));
+  }
+  const size_t header_size = elf_class == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+  if (size < header_size) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": truncated ELF file: ", size,
+                                                   " bytes, the ELF header needs ", header_size));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckRange(const std::string& path, absl::string_view what, uint64_t offset,
+                        uint64_t size, uint64_t file_size) {
+  if (offset > file_size || size > file_size - offset) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: truncated ELF file: %s at offset 0x%x size 0x%x ends past the end of the file "
+        "(0x%x bytes)",
+        path, std::string(what), offset, size, file_size));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path) {
+  if (absl::Status ready = EnsureLibelfReady(); !ready.ok()) return ready;
+  std::unique_ptr<ElfFile> file(new ElfFile());
+  file->path_ = path;
+  file->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (file->fd_ < 0) {
+    const int error = errno;
+    std::string message = absl::StrCat(path, ": cannot open: ", std::strerror(error));
+    if (error == ENOENT) return absl::NotFoundError(message);
+    return absl::FailedPreconditionError(message);
+  }
+  struct stat st {};
+  if (::fstat(file->fd_, &st) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": cannot stat: ", std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not an ELF file"));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a regular file"));
+  }
+  file->file_size_ = static_cast<uint64_t>(st.st_size);
+  char head[EI_NIDENT] = {};
+  const ssize_t got = ::pread(file->fd_, head, sizeof(head), 0);
+  if (got < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": cannot read: ", std::strerror(errno)));
+  }
+  if (absl::Status ident = CheckIdent(path, absl::string_view(head, got), file->file_size_);
+      !ident.ok()) {
+    return ident;
+  }
+  file->elf_ = elf_begin(file->fd_, ELF_C_READ_MMAP, nullptr);
+  if (file->elf_ == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": libelf: ", LibelfError()));
+  }
+  if (absl::Status loaded = file->Load(); !loaded.ok()) return loaded;
+  return file;
+}
+
+absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::FromMemory(std::string name,
+                                                             std::string bytes) {
+  if (absl::Status ready = EnsureLibelfReady(); !ready.ok()) return ready;
+  std::unique_ptr<ElfFile> file(new ElfFile());
+  file->path_ = std::move(name);
+  file->memory_ = std::move(bytes);
+  file->file_size_ = file->memory_.size();
+  if (absl::Status ident = CheckIdent(file->path_, file->memory_, file->file_size_);
+      !ident.ok()) {
+    return ident;
+  }
+  file->elf_ = elf_memory(file->memory_.data(), file->memory_.size());
+  if (file->elf_ == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(file->path_, ": libelf: ", LibelfError()));
+  }
+  if (absl::Status loaded = file->Load(); !loaded.ok()) return loaded;
+  return file;
+}
+
+ElfFile::~ElfFile() {
+  if (elf_ != nullptr) elf_end(elf_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+absl::Status ElfFile::Load() {
+  if (elf_kind(elf_) != ELF_K_ELF) {
+    return absl::InvalidArgumentError(absl::StrCat(path_, ": not an ELF object"));
+  }
+  GElf_Ehdr ehdr;
+  if (gelf_getehdr(elf_, &ehdr) == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path_, ": offset 0x0: bad ELF header: ", LibelfError()));
+  }
+  is_64bit_ = ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+  big_endian_ = ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
+  machine_ = ehdr.e_machine;
+  type_ = ehdr.e_type;
+  if (absl::Status s = LoadSegments(); !s.ok()) return s;
+  return LoadSections();
+}
+
+absl::Status ElfFile::LoadSegments() {
+  size_t count = 0;
+  if (elf_getphdrnum(elf_, &count) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path_, ": bad program header table: ", LibelfError()));
+  }
+  GElf_Ehdr ehdr;
+  gelf_getehdr(elf_, &ehdr);
+  if (count > 0) {
+    if (absl::Status s = CheckRange(path_, "program header table", ehdr.e_phoff,
+                                    static_cast<uint64_t>(count) * ehdr.e_phentsize, file_size_);
+        !s.ok()) {
+      return s;
+    }
+  }
+  segments_.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Phdr phdr;
+    if (gelf_getphdr(elf_, static_cast<int>(i), &phdr) == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path_, ": program header ", i, ": ", LibelfError()));
+    }
+    Segment segment{phdr.p_type,   phdr.p_flags,  phdr.p_offset,
+                    phdr.p_vaddr,  phdr.p_filesz, phdr.p_memsz};
+    if (segment.type == PT_LOAD) {
+      if (absl::Status s = CheckRange(path_, absl::StrCat("PT_LOAD segment ", i), segment.offset,
+                                      segment.file_size, file_size_);
+          !s.ok()) {
+        return s;
+      }
+    }
+    segments_.push_back(segment);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ElfFile::LoadSections() {
+  size_t count = 0;
+  size_t names_index = 0;
+  if (elf_getshdrnum(elf_, &count) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path_, ": bad section header table: ", LibelfError()));
+  }
+  GElf_Ehdr ehdr;
+  gelf_getehdr(elf_, &ehdr);
+  if (count > 0) {
+    if (absl::Status s = CheckRange(path_, "section header table", ehdr.e_shoff,
+                                    static_cast<uint64_t>(count) * ehdr.e_shentsize, file_size_);
+        !s.ok()) {
+      return s;
+    }
+    if (elf_getshdrstrndx(elf_, &names_index) != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path_, ": bad section name table index: ", LibelfError()));
+    }
+  }
+  sections_.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    Elf_Scn* scn = elf_getscn(elf_, i);
+    GElf_Shdr shdr;
+    if (scn == nullptr || gelf_getshdr(scn, &shdr) == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path_, ": section header ", i, ": ", LibelfError()));
+    }
+    Section section;
+    section.index = i;
+    const char* name = i == 0 ? "" : elf_strptr(elf_, names_index, shdr.sh_name);
+    section.name = name != nullptr ? name : absl::StrCat("<section ", i, ">");
+    section.type = shdr.sh_type;
+    section.flags = shdr.sh_flags;
+    section.addr = shdr.sh_addr;
+    section.offset = shdr.sh_offset;
+    section.size = shdr.sh_size;
+    section.link = shdr.sh_link;
+    section.info = shdr.sh_info;
+    section.entry_size = shdr.sh_entsize;
+    if (i != 0 && section.has_file_bytes()) {
+      if (absl::Status s = CheckRange(path_, absl::StrCat("section ", section.name),
+                                      section.offset, section.size, file_size_);
+          !s.ok()) {
+        return s;
+      }
+    }
+    sections_.push_back(std::move(section));
+  }
+  return absl::OkStatus();
+}
+
+const Section* ElfFile::FindSection(absl::string_view name) const {
+  for (const Section& section : sections_) {
+    if (section.name == name) return &section;
+  }
+  return nullptr;
+}
+
+const Section* ElfFile::FindSectionByType(uint32_t type) const {
+  for (const Section& section : sections_) {
+    if (section.type == type) return &section;
+  }
+  return nullptr;
+}
+
+const Section* ElfFile::SectionContaining(uint64_t vaddr) const {
+  for (const Section& section : sections_) {
+    if (!section.allocated() || !section.has_file_bytes() || section.size == 0) continue;
+    if (vaddr >= section.addr && vaddr - section.addr < section.size) return &section;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<Elf_Data*> ElfFile::SectionData(const Section& section) const {
+  Elf_Scn* scn = elf_getscn(elf_, section.index);
+  Elf_Data* data = scn != nullptr ? elf_getdata(scn, nullptr) : nullptr;
+  if (data == nullptr) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: section %s at offset 0x%x: cannot read its data: %s", path_, section.name,
+        section.offset, LibelfError()));
+  }
+  return data;
+}
+
+absl::StatusOr<absl::string_view> ElfFile::SectionBytes(const Section& section) const {
+  if (!section.has_file_bytes()) return absl::string_view();
+  Elf_Scn* scn = elf_getscn(elf_, section.index);
+  Elf_Data* data = scn != nullptr ? elf_rawdata(scn, nullptr) : nullptr;
+  if (data == nullptr || data->d_buf == nullptr) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: section %s at offset 0x%x: cannot read its bytes: %s", path_, section.name,
+        section.offset, LibelfError()));
+  }
+  return absl::string_view(static_cast<const char*>(data->d_buf), data->d_size);
+}
+
+absl::StatusOr<std::string> ElfFile::StringAt(size_t strtab_index, size_t offset) const {
+  const char* text = elf_strptr(elf_, strtab_index, offset);
+  if (text == nullptr) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: string table section %d: bad string offset 0x%x: %s", path_, strtab_index, offset,
+        LibelfError()));
+  }
+  return std::string(text);
+}
+
+std::optional<std::string> ElfFile::BuildId() const {
+  for (const Section& section : sections_) {
+    if (section.type != SHT_NOTE) continue;
+    absl::StatusOr<Elf_Data*> data = SectionData(section);
+    if (!data.ok()) continue;
+    size_t offset = 0;
+    GElf_Nhdr note;
+    size_t name_offset = 0;
+    size_t desc_offset = 0;
+    while ((offset = gelf_getnote(*data, offset, &note, &name_offset, &desc_offset)) > 0) {
+      const char* base = static_cast<const char*>((*data)->d_buf);
+      if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
+          std::memcmp(base + name_offset, "GNU", 4) == 0 && note.n_descsz > 0) {
+        return absl::BytesToHexString(absl::string_view(base + desc_offset, note.n_descsz));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::string MachineName(uint16_t machine) {
+  switch (machine) {
+    case EM_X86_64:
+      return "x86_64";
+    case EM_AARCH64:
+      return "aarch64";
+    case EM_386:
+      return "i386";
+    case EM_ARM:
+      return "arm";
+    case EM_PPC64:
+      return "ppc64";
+    case EM_S390:
+      return "s390";
+    case EM_RISCV:
+      return "riscv";
+    default:
+      return absl::StrCat("machine ", machine);
+  }
+}
+
+}  // namespace perftk::elf

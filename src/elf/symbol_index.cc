@@ -1,0 +1,290 @@
+#include "elf/symbol_index.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace perftk::elf {
+namespace {
+
+struct VersionName {
+  std::string name;
+  std::string file;  // for requirements (verneed): the library's soname
+};
+
+// .gnu.version, .gnu.version_d and .gnu.version_r of one file.
+struct VersionTables {
+  std::vector<uint16_t> versym;
+  absl::flat_hash_map<uint16_t, VersionName> names;
+};
+
+absl::Status ReadVerdef(const ElfFile& file, const Section& section, VersionTables& tables) {
+  absl::StatusOr<Elf_Data*> data = file.SectionData(section);
+  if (!data.ok()) return data.status();
+  size_t offset = 0;
+  for (size_t n = 0; n < section.info; ++n) {
+    GElf_Verdef def;
+    GElf_Verdaux aux;
+    if (gelf_getverdef(*data, offset, &def) == nullptr ||
+        gelf_getverdaux(*data, offset + def.vd_aux, &aux) == nullptr) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: section .gnu.version_d at offset 0x%x: bad version definition at +0x%x",
+          file.path(), section.offset, offset));
+    }
+    absl::StatusOr<std::string> name = file.StringAt(section.link, aux.vda_name);
+    if (!name.ok()) return name.status();
+    if ((def.vd_flags & VER_FLG_BASE) == 0) tables.names[def.vd_ndx] = {*name, ""};
+    if (def.vd_next == 0) break;
+    offset += def.vd_next;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadVerneed(const ElfFile& file, const Section& section, VersionTables& tables) {
+  absl::StatusOr<Elf_Data*> data = file.SectionData(section);
+  if (!data.ok()) return data.status();
+  size_t offset = 0;
+  for (size_t n = 0; n < section.info; ++n) {
+    GElf_Verneed need;
+    if (gelf_getverneed(*data, offset, &need) == nullptr) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: section .gnu.version_r at offset 0x%x: bad version requirement at +0x%x",
+          file.path(), section.offset, offset));
+    }
+    absl::StatusOr<std::string> library = file.StringAt(section.link, need.vn_file);
+    if (!library.ok()) return library.status();
+    size_t aux_offset = offset + need.vn_aux;
+    for (size_t a = 0; a < need.vn_cnt; ++a) {
+      GElf_Vernaux aux;
+      if (gelf_getvernaux(*data, aux_offset, &aux) == nullptr) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s: section .gnu.version_r at offset 0x%x: bad requirement entry at +0x%x",
+            file.path(), section.offset, aux_offset));
+      }
+      absl::StatusOr<std::string> name = file.StringAt(section.link, aux.vna_name);
+      if (!name.ok()) return name.status();
+      tables.names[aux.vna_other] = {*name, *library};
+      if (aux.vna_next == 0) break;
+      aux_offset += aux.vna_next;
+    }
+    if (need.vn_next == 0) break;
+    offset += need.vn_next;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<VersionTables> ReadVersionTables(const ElfFile& file) {
+  VersionTables tables;
+  for (const Section& section : file.sections()) {
+    absl::Status status;
+    if (section.type == SHT_GNU_versym) {
+      absl::StatusOr<Elf_Data*> data = file.SectionData(section);
+      if (!data.ok()) return data.status();
+      const auto* values = static_cast<const uint16_t*>((*data)->d_buf);
+      tables.versym.assign(values, values + (*data)->d_size / sizeof(uint16_t));
+    } else if (section.type == SHT_GNU_verdef) {
+      status = ReadVerdef(file, section, tables);
+    } else if (section.type == SHT_GNU_verneed) {
+      status = ReadVerneed(file, section, tables);
+    }
+    if (!status.ok()) return status;
+  }
+  return tables;
+}
+
+constexpr uint16_t kVersymVersion = 0x7fff;
+constexpr uint16_t kVersymHidden = 0x8000;
+
+bool IsFunctionType(uint8_t type) { return type == STT_FUNC || type == STT_GNU_IFUNC; }
+
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string FunctionSymbol::DisplayName() const {
+  if (version.empty()) return name;
+  return absl::StrCat(name, default_version ? "@@" : "@", version);
+}
+
+void SplitVersionedName(absl::string_view raw, std::string* name, std::string* version,
+                        bool* default_version) {
+  const size_t at = raw.find('@');
+  *default_version = true;
+  if (at == absl::string_view::npos || at == 0) {
+    *name = std::string(raw);
+    version->clear();
+    return;
+  }
+  *name = std::string(raw.substr(0, at));
+  absl::string_view rest = raw.substr(at + 1);
+  if (absl::ConsumePrefix(&rest, "@")) {
+    *default_version = true;
+  } else {
+    *default_version = false;
+  }
+  *version = std::string(rest);
+}
+
+absl::Status SymbolIndex::AddTables(const ElfFile& file, bool from_binary) {
+  const std::string prefix = from_binary ? "" : absl::StrCat(file.path(), ":");
+  for (const Section& section : file.sections()) {
+    if (section.type != SHT_DYNSYM && section.type != SHT_SYMTAB) continue;
+    if (absl::Status s = AddTable(file, section, absl::StrCat(prefix, section.name), from_binary);
+        !s.ok()) {
+      return s;
+    }
+    if (section.type == SHT_SYMTAB) has_symtab_ = true;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SymbolIndex::AddSymtab(const ElfFile& file, absl::string_view label) {
+  const Section* symtab = file.FindSectionByType(SHT_SYMTAB);
+  if (symtab == nullptr) return absl::OkStatus();
+  has_symtab_ = true;
+  return AddTable(file, *symtab, label, /*from_binary=*/false);
+}
+
+absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
+                                   absl::string_view label, bool from_binary) {
+  if (table.entry_size == 0 || table.link >= file.sections().size()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: symbol table %s at offset 0x%x: bad sh_entsize %d or sh_link %d", file.path(),
+        table.name, table.offset, table.entry_size, table.link));
+  }
+  const bool dynamic = table.type == SHT_DYNSYM;
+  VersionTables versions;
+  if (dynamic) {
+    absl::StatusOr<VersionTables> read = ReadVersionTables(file);
+    if (!read.ok()) return read.status();
+    versions = *std::move(read);
+  }
+  absl::StatusOr<Elf_Data*> data = file.SectionData(table);
+  if (!data.ok()) return data.status();
+  const size_t count = table.size / table.entry_size;
+  for (size_t i = 1; i < count; ++i) {
+    GElf_Sym sym;
+    if (gelf_getsym(*data, static_cast<int>(i), &sym) == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: symbol table %s at offset 0x%x: cannot read symbol %d",
+                          file.path(), table.name, table.offset, i));
+    }
+    const uint8_t type = GELF_ST_TYPE(sym.st_info);
+    const bool undefined = sym.st_shndx == SHN_UNDEF;
+    if (!IsFunctionType(type) && !(dynamic && undefined && type == STT_NOTYPE)) continue;
+    if (sym.st_shndx == SHN_ABS || sym.st_shndx == SHN_COMMON) continue;
+    if (undefined && !dynamic) continue;
+    absl::StatusOr<std::string> raw = file.StringAt(table.link, sym.st_name);
+    if (!raw.ok()) return raw.status();
+    if (raw->empty()) continue;
+
+    std::string name;
+    std::string version;
+    bool default_version = true;
+    std::string library;
+    if (dynamic && i < versions.versym.size()) {
+      const uint16_t entry = versions.versym[i];
+      auto found = versions.names.find(static_cast<uint16_t>(entry & kVersymVersion));
+      name = *raw;
+      if (found != versions.names.end()) {
+        version = found->second.name;
+        library = found->second.file;
+        default_version = (entry & kVersymHidden) == 0;
+      }
+    } else {
+      SplitVersionedName(*raw, &name, &version, &default_version);
+    }
+
+    if (undefined) {
+      imports_by_name_[name].push_back(static_cast<uint32_t>(imports_.size()));
+      imports_.push_back({std::move(name), std::move(version), std::move(library), i,
+                          sym.st_value});
+      continue;
+    }
+    FunctionSymbol symbol;
+    symbol.name = std::move(name);
+    symbol.version = std::move(version);
+    symbol.default_version = default_version;
+    symbol.value = sym.st_value;
+    symbol.size = sym.st_size;
+    symbol.bind = GELF_ST_BIND(sym.st_info);
+    symbol.type = type;
+    symbol.section_index = sym.st_shndx;
+    symbol.section = sym.st_shndx < file.sections().size()
+                         ? file.sections()[sym.st_shndx].name
+                         : absl::StrCat("<section ", sym.st_shndx, ">");
+    symbol.table = std::string(label);
+    symbol.from_binary = from_binary;
+    by_name_[symbol.name].push_back(static_cast<uint32_t>(symbols_.size()));
+    symbols_.push_back(std::move(symbol));
+  }
+  return absl::OkStatus();
+}
+
+std::vector<const FunctionSymbol*> SymbolIndex::Find(absl::string_view name) const {
+  std::vector<const FunctionSymbol*> found;
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) return found;
+  for (uint32_t i : it->second) found.push_back(&symbols_[i]);
+  return found;
+}
+
+std::vector<const ImportedSymbol*> SymbolIndex::FindImport(absl::string_view name) const {
+  std::vector<const ImportedSymbol*> found;
+  auto it = imports_by_name_.find(name);
+  if (it == imports_by_name_.end()) return found;
+  for (uint32_t i : it->second) found.push_back(&imports_[i]);
+  return found;
+}
+
+std::vector<std::string> SymbolIndex::CloseNames(absl::string_view name, size_t limit) const {
+  const size_t budget = std::max<size_t>(2, name.size() / 3);
+  std::vector<std::pair<size_t, std::string>> scored;
+  auto consider = [&](const std::string& candidate) {
+    size_t score;
+    const bool long_enough = candidate.size() >= 3 && name.size() >= 3;
+    if (long_enough && (absl::StrContains(candidate, name) || absl::StrContains(name, candidate))) {
+      score = candidate.size() > name.size() ? candidate.size() - name.size()
+                                             : name.size() - candidate.size();
+      score = std::min(score, budget);
+    } else {
+      const size_t length_gap =
+          candidate.size() > name.size() ? candidate.size() - name.size() : name.size() - candidate.size();
+      if (length_gap > budget) return;
+      score = EditDistance(name, candidate);
+      if (score > budget) return;
+    }
+    scored.emplace_back(score, candidate);
+  };
+  for (const auto& [candidate, unused] : by_name_) consider(candidate);
+  for (const auto& [candidate, unused] : imports_by_name_) {
+    if (!by_name_.contains(candidate)) consider(candidate);
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> names;
+  for (auto& [score, candidate] : scored) {
+    if (names.size() == limit) break;
+    names.push_back(std::move(candidate));
+  }
+  return names;
+}
+
+}  // namespace perftk::elf

@@ -1,0 +1,84 @@
+// SymbolIndex: the function symbols of one binary (its .dynsym and .symtab,
+// plus the .symtab of a separate debug file when the binary has none),
+// indexed by plain name so that resolving many names is one build and one
+// hash lookup per name.
+//
+// Names are stored without their version; the version (from .gnu.version +
+// .gnu.version_d for .dynsym, or from a raw "name@VER"/"name@@VER" in
+// .symtab) is kept beside it. Only defined STT_FUNC and STT_GNU_IFUNC
+// symbols are functions; undefined functions in .dynsym are imports.
+#ifndef PERFTK_ELF_SYMBOL_INDEX_H_
+#define PERFTK_ELF_SYMBOL_INDEX_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "elf/elf_file.h"
+
+namespace perftk::elf {
+
+struct FunctionSymbol {
+  std::string name;
+  std::string version;          // empty when the symbol has none
+  bool default_version = true;  // false for a hidden (non-default) version
+  uint64_t value = 0;           // st_value, an address in the binary's layout
+  uint64_t size = 0;
+  uint8_t bind = STB_GLOBAL;
+  uint8_t type = STT_FUNC;
+  std::string section;  // name of the section st_shndx refers to
+  size_t section_index = 0;
+  std::string table;  // where it was read: ".dynsym", ".symtab", "<debug path>:.symtab"
+  bool from_binary = true;  // section_index refers to the binary's own section headers
+
+  // "name", "name@VER" or "name@@VER".
+  std::string DisplayName() const;
+};
+
+struct ImportedSymbol {
+  std::string name;
+  std::string version;  // required version, empty if none
+  std::string library;  // vn_file of the version requirement, if any
+  size_t dynsym_index = 0;
+  uint64_t value = 0;  // non-zero for a canonical PLT entry in a non-PIE program
+};
+
+class SymbolIndex {
+ public:
+  // Adds the functions of the .dynsym and .symtab of `file`. `from_binary`
+  // is false when `file` is a separate debug file of the binary.
+  absl::Status AddTables(const ElfFile& file, bool from_binary);
+  // Adds only the .symtab of `file`, labelling its entries with `label`.
+  absl::Status AddSymtab(const ElfFile& file, absl::string_view label);
+
+  bool has_symtab() const { return has_symtab_; }
+  const std::vector<FunctionSymbol>& symbols() const { return symbols_; }
+  const std::vector<ImportedSymbol>& imports() const { return imports_; }
+
+  // Every function named `name` (plain name, no version), in table order.
+  std::vector<const FunctionSymbol*> Find(absl::string_view name) const;
+  std::vector<const ImportedSymbol*> FindImport(absl::string_view name) const;
+  // Up to `limit` known names closest to `name`, best first.
+  std::vector<std::string> CloseNames(absl::string_view name, size_t limit) const;
+
+ private:
+  absl::Status AddTable(const ElfFile& file, const Section& table, absl::string_view label,
+                        bool from_binary);
+
+  std::vector<FunctionSymbol> symbols_;
+  std::vector<ImportedSymbol> imports_;
+  absl::flat_hash_map<std::string, std::vector<uint32_t>> by_name_;
+  absl::flat_hash_map<std::string, std::vector<uint32_t>> imports_by_name_;
+  bool has_symtab_ = false;
+};
+
+// Splits a raw .symtab name "name@VER" / "name@@VER" into its parts.
+void SplitVersionedName(absl::string_view raw, std::string* name, std::string* version,
+                        bool* default_version);
+
+}  // namespace perftk::elf
+
+#endif  // PERFTK_ELF_SYMBOL_INDEX_H_
