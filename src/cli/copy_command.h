@@ -1,3 +1,5 @@
+// perftk copy: the identity rewrite of a recording through perftk's reader
+// and writer (native byte order, decompressed, file or pipe layout).
 #ifndef PERFTK_CLI_COPY_COMMAND_H_
 #define PERFTK_CLI_COPY_COMMAND_H_
 
@@ -14,6 +16,7 @@ namespace perftk::cli {
 struct CopyOptions {
   std::string input = "perf.data";
   std::string output;
+  bool pipe = false;  // write the pipe layout even to a file
 };
 
 absl::Status RunCopy(const CopyOptions& options);

@@ -1,17 +1,136 @@
 #include "cli/dump_command.h"
 
+#include <string>
+#include <vector>
+
 #include "CLI/CLI.hpp"
-#include "cli/not_built_yet.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "perf/describe.h"
+#include "perf/reader.h"
 
 namespace perftk::cli {
+namespace {
 
-absl::Status RunDump(const DumpOptions&) { return NotBuiltYet("perftk dump", 2); }
+std::string JsonString(absl::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u >= 0x7f) {
+      absl::StrAppendFormat(&out, "\\u%04x", u);
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string Printable(absl::string_view text) {
+  std::string out;
+  for (char c : text) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f) {
+      absl::StrAppendFormat(&out, "\\x%02x", u);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string Hex(uint64_t v) { return absl::StrFormat("%#x", v); }
+
+// One line: `kind name=value ...` in text, or a JSON object.
+std::string Line(absl::string_view kind, const std::vector<Field>& fields, bool json) {
+  std::vector<std::string> parts;
+  for (const Field& f : fields) {
+    std::string value;
+    switch (f.kind) {
+      case Field::Kind::kNumber:
+        value = absl::StrCat(f.number);
+        break;
+      case Field::Kind::kAddress:
+        value = json ? JsonString(Hex(f.number)) : Hex(f.number);
+        break;
+      case Field::Kind::kText:
+        value = json ? JsonString(f.text) : Printable(f.text);
+        break;
+      case Field::Kind::kAddressList: {
+        std::vector<std::string> items;
+        for (uint64_t v : f.list) items.push_back(json ? JsonString(Hex(v)) : Hex(v));
+        value = json ? absl::StrCat("[", absl::StrJoin(items, ","), "]")
+                     : absl::StrCat("[", absl::StrJoin(items, " "), "]");
+        break;
+      }
+    }
+    parts.push_back(json ? absl::StrCat(JsonString(f.name), ":", value)
+                         : absl::StrCat(f.name, "=", value));
+  }
+  if (json) {
+    return absl::StrCat("{\"kind\":", JsonString(kind), parts.empty() ? "" : ",",
+                        absl::StrJoin(parts, ","), "}\n");
+  }
+  return absl::StrCat(kind, " ", absl::StrJoin(parts, " "), "\n");
+}
+
+}  // namespace
+
+absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
+  absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(options.input);
+  if (!reader.ok()) return reader.status();
+  const Header& header = (*reader)->header();
+  std::vector<Field> file = {
+      Field::Text("file", (*reader)->name()),
+      Field::Text("layout", header.layout == DataLayout::kFile ? "file" : "pipe"),
+      Field::Text("byte_order", header.cross_endian ? "foreign" : "native"),
+      Field::Number("events", header.events.size()),
+      Field::Number("features", header.features.size())};
+  std::fputs(Line("header", file, options.json).c_str(), out);
+  for (size_t i = 0; i < header.events.size(); ++i) {
+    std::fputs(Line("attr", DescribeAttr(header.events.attrs()[i], i), options.json).c_str(), out);
+  }
+  for (const auto& [feature, section] : header.features) {
+    std::fputs(Line("feature", DescribeFeature(feature, header.features), options.json).c_str(),
+               out);
+  }
+  if (!options.header_only) {
+    while (true) {
+      absl::StatusOr<std::optional<Record>> record = (*reader)->Next();
+      if (!record.ok()) return record.status();
+      if (!*record) break;
+      std::fputs(Line("record", DescribeRecord(**record, (*reader)->header().events), options.json)
+                     .c_str(),
+                 out);
+    }
+  }
+  for (const std::string& warning : (*reader)->warnings()) {
+    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
+  }
+  if (std::fflush(out) != 0) return absl::InternalError("cannot write the listing");
+  return absl::OkStatus();
+}
 
 void RegisterDumpCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<DumpOptions>();
-  CLI::App* sub = app.add_subcommand("dump", "dump");
-  sub->add_option("-i,--input", options->input, "Input perf.data")->capture_default_str();
-  sub->callback([options, &outcome] { outcome = RunDump(*options); });
+  CLI::App* sub = app.add_subcommand(
+      "dump", "List the header, attrs, features and every record of a recording");
+  sub->footer(
+      "One line per item: `header`, `attr`, `feature`, then `record` lines in\n"
+      "stored order with the file offset, type, cpumode and decoded fields\n"
+      "(sample fields, sample_id trailer, mmap/comm/fork fields). With --json,\n"
+      "each line is a JSON object (JSON Lines); addresses are hex strings.\n\n"
+      "Examples:\n"
+      "  perftk dump -i perf.data | grep MMAP2\n"
+      "  perftk dump -i perf.data --json | jq -c 'select(.type==\"SAMPLE\") | .ip'");
+  sub->add_option("-i,--input", options->input, "Input perf.data, '-' for stdin")
+      ->capture_default_str();
+  sub->add_flag("--json", options->json, "JSON Lines instead of text");
+  sub->add_flag("--header-only", options->header_only, "Stop after the header, attrs and features");
+  sub->callback([options, &outcome] { outcome = RunDump(*options, stdout); });
 }
 
 }  // namespace perftk::cli

@@ -1,6 +1,9 @@
+// perftk dump: a readable listing of everything a recording holds — header,
+// attrs, features and every record with its decoded fields.
 #ifndef PERFTK_CLI_DUMP_COMMAND_H_
 #define PERFTK_CLI_DUMP_COMMAND_H_
 
+#include <cstdio>
 #include <string>
 
 #include "absl/status/status.h"
@@ -13,10 +16,11 @@ namespace perftk::cli {
 
 struct DumpOptions {
   std::string input = "perf.data";
-  std::string output;
+  bool json = false;  // one JSON object per line
+  bool header_only = false;
 };
 
-absl::Status RunDump(const DumpOptions& options);
+absl::Status RunDump(const DumpOptions& options, std::FILE* out);
 void RegisterDumpCommand(CLI::App& app, absl::Status& outcome);
 
 }  // namespace perftk::cli

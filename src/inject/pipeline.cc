@@ -1,0 +1,55 @@
+#include "inject/pipeline.h"
+
+#include <cstdio>
+
+#include "inject/progress.h"
+#include "perf/reader.h"
+#include "perf/writer.h"
+
+namespace perftk {
+namespace {
+
+class WriterSink : public RecordSink {
+ public:
+  explicit WriterSink(PerfDataWriter& writer) : writer_(writer) {}
+  absl::Status Emit(const Record& record) override { return writer_.Write(record); }
+
+ private:
+  PerfDataWriter& writer_;
+};
+
+}  // namespace
+
+absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& options) {
+  if (absl::Status s = CheckOutputIsNotInput(options.input, options.output); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(options.input);
+  if (!reader.ok()) return reader.status();
+  Header header = (*reader)->header();
+  if (absl::Status s = tool.Begin(header); !s.ok()) return s;
+  DataLayout layout = options.layout.value_or(options.output == "-" ? DataLayout::kPipe
+                                                                      : DataLayout::kFile);
+  absl::StatusOr<std::unique_ptr<PerfDataWriter>> writer =
+      PerfDataWriter::Create(options.output, layout, header);
+  if (!writer.ok()) return writer.status();
+  WriterSink sink(**writer);
+
+  PipelineStats stats;
+  Progress progress(options.progress_label, 0);
+  while (true) {
+    absl::StatusOr<std::optional<Record>> record = (*reader)->Next();
+    if (!record.ok()) return record.status();
+    if (!*record) break;
+    ++stats.records_read;
+    if (absl::Status s = tool.Process(**record, sink); !s.ok()) return s;
+    if ((stats.records_read & 0xfff) == 0) progress.Update((*record)->file_offset());
+  }
+  if (absl::Status s = tool.End(sink, (*writer)->features()); !s.ok()) return s;
+  for (const std::string& warning : (*reader)->warnings()) {
+    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
+  }
+  if (absl::Status s = (*writer)->Finish(); !s.ok()) return s;
+  stats.records_written = (*writer)->records_written();
+  return stats;
+}
+
+}  // namespace perftk

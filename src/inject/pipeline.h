@@ -1,0 +1,33 @@
+// Runs a Tool over a recording: reads the input, lets the tool rewrite it,
+// writes the output atomically. Reader warnings go to stderr.
+#ifndef PERFTK_INJECT_PIPELINE_H_
+#define PERFTK_INJECT_PIPELINE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "inject/tool.h"
+#include "perf/header.h"
+
+namespace perftk {
+
+struct PipelineOptions {
+  std::string input;   // "-" for stdin
+  std::string output;  // "-" for stdout (pipe layout)
+  // Output layout; by default pipe for "-", file otherwise.
+  std::optional<DataLayout> layout;
+  std::string progress_label = "perftk";
+};
+
+struct PipelineStats {
+  uint64_t records_read = 0;
+  uint64_t records_written = 0;
+};
+
+absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& options);
+
+}  // namespace perftk
+
+#endif  // PERFTK_INJECT_PIPELINE_H_

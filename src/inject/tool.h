@@ -1,0 +1,47 @@
+// The pipeline every rewriting mode shares: Reader -> Tool -> Writer.
+//
+// A Tool sees the header once, before anything is written (to change attrs
+// or features), then every record in stored order; for each it emits the
+// record as it is, a changed copy, other records, or nothing.
+#ifndef PERFTK_INJECT_TOOL_H_
+#define PERFTK_INJECT_TOOL_H_
+
+#include "absl/status/status.h"
+#include "perf/header.h"
+#include "perf/record.h"
+
+namespace perftk {
+
+// Where a tool puts the records it keeps or makes.
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  virtual absl::Status Emit(const Record& record) = 0;
+};
+
+class Tool {
+ public:
+  virtual ~Tool() = default;
+  // Called once with the input's header; what it leaves is what is written.
+  virtual absl::Status Begin(Header& header) {
+    (void)header;
+    return absl::OkStatus();
+  }
+  virtual absl::Status Process(const Record& record, RecordSink& out) = 0;
+  // Called after the last record; may emit more and change the features.
+  virtual absl::Status End(RecordSink& out, FeatureSet& features) {
+    (void)out;
+    (void)features;
+    return absl::OkStatus();
+  }
+};
+
+// The identity tool: every record is written as it came.
+class CopyTool : public Tool {
+ public:
+  absl::Status Process(const Record& record, RecordSink& out) override { return out.Emit(record); }
+};
+
+}  // namespace perftk
+
+#endif  // PERFTK_INJECT_TOOL_H_

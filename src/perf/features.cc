@@ -1,0 +1,199 @@
+#include "perf/features.h"
+
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "perf/swap.h"
+
+namespace perftk {
+
+std::string FeatureName(int feature) {
+  static constexpr const char* kNames[] = {
+      "reserved",   "tracing_data", "build_id",   "hostname",     "osrelease",
+      "version",    "arch",         "nrcpus",     "cpudesc",      "cpuid",
+      "total_mem",  "cmdline",      "event_desc", "cpu_topology", "numa_topology",
+      "branch_stack", "pmu_mappings", "group_desc", "auxtrace",   "stat",
+      "cache",      "sample_time",  "mem_topology", "clockid",    "dir_format",
+      "bpf_prog_info", "bpf_btf",   "compressed", "cpu_pmu_caps", "clock_data",
+      "hybrid_topology", "pmu_caps", "cpu_domain_info"};
+  if (feature >= 0 && feature < static_cast<int>(std::size(kNames))) return kNames[feature];
+  return absl::StrCat("feature_", feature);
+}
+
+namespace {
+
+absl::StatusOr<Bytes> Section(const FeatureSet& features, int feature) {
+  auto it = features.find(feature);
+  if (it == features.end()) {
+    return absl::NotFoundError(absl::StrCat("the recording has no ", FeatureName(feature),
+                                            " feature section"));
+  }
+  return Bytes(it->second);
+}
+
+absl::Status Malformed(int feature, absl::string_view what) {
+  return absl::DataLossError(
+      absl::StrCat(FeatureName(feature), " feature section is malformed: ", what));
+}
+
+bool ReadString(ByteCursor& in, std::string& out) {
+  uint32_t len = in.Read<uint32_t>();
+  Bytes bytes = in.ReadBytes(len);
+  if (!in.ok()) return false;
+  const char* text = reinterpret_cast<const char*>(bytes.data());
+  out.assign(text, strnlen(text, bytes.size()));
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadStringFeature(const FeatureSet& features, int feature) {
+  absl::StatusOr<Bytes> section = Section(features, feature);
+  if (!section.ok()) return section.status();
+  ByteCursor in(*section);
+  std::string text;
+  if (!ReadString(in, text)) return Malformed(feature, "string runs past the section");
+  return text;
+}
+
+absl::StatusOr<NrCpus> ReadNrCpus(const FeatureSet& features) {
+  absl::StatusOr<Bytes> section = Section(features, HEADER_NRCPUS);
+  if (!section.ok()) return section.status();
+  ByteCursor in(*section);
+  NrCpus n;
+  n.online = in.Read<uint32_t>();
+  n.available = in.Read<uint32_t>();
+  if (!in.ok()) return Malformed(HEADER_NRCPUS, "shorter than 8 bytes");
+  return n;
+}
+
+absl::StatusOr<std::vector<std::string>> ReadCmdline(const FeatureSet& features) {
+  absl::StatusOr<Bytes> section = Section(features, HEADER_CMDLINE);
+  if (!section.ok()) return section.status();
+  ByteCursor in(*section);
+  uint32_t nr = in.Read<uint32_t>();
+  if (!in.ok() || nr > in.remaining() / 4) return Malformed(HEADER_CMDLINE, "impossible count");
+  std::vector<std::string> args(nr);
+  for (auto& arg : args) {
+    if (!ReadString(in, arg)) return Malformed(HEADER_CMDLINE, "string runs past the section");
+  }
+  return args;
+}
+
+absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& features) {
+  absl::StatusOr<Bytes> section = Section(features, HEADER_BUILD_ID);
+  if (!section.ok()) return section.status();
+  std::vector<BuildIdEntry> entries;
+  size_t pos = 0;
+  while (pos + kRecordHeaderSize <= section->size()) {
+    const std::byte* p = section->data() + pos;
+    uint16_t misc = Load<uint16_t>(p + 4);
+    uint16_t size = Load<uint16_t>(p + 6);
+    if (size < 8 + 4 + 24 || pos + size > section->size()) {
+      return Malformed(HEADER_BUILD_ID, absl::StrFormat("entry at +%u has size %u", pos, size));
+    }
+    BuildIdEntry e;
+    e.misc = misc;
+    e.pid = Load<int32_t>(p + 8);
+    size_t id_size = 20;
+    if (misc & PERF_RECORD_MISC_BUILD_ID_SIZE) id_size = std::min<size_t>(20, uint8_t(p[32]));
+    e.build_id.assign(p + 12, p + 12 + id_size);
+    const char* name = reinterpret_cast<const char*>(p + 36);
+    e.filename.assign(name, strnlen(name, size - 36));
+    entries.push_back(std::move(e));
+    pos += size;
+  }
+  return entries;
+}
+
+absl::StatusOr<std::vector<AuxtraceIndexEntry>> ReadAuxtraceIndex(const FeatureSet& features) {
+  absl::StatusOr<Bytes> section = Section(features, HEADER_AUXTRACE);
+  if (!section.ok()) return section.status();
+  ByteCursor in(*section);
+  size_t words = section->size() / 8;
+  // With a count word the section is 8 + 16 * count bytes; without it, 16 * n.
+  uint64_t first = words > 0 ? Load<uint64_t>(section->data()) : 0;
+  if (words % 2 == 1 && first == words / 2) in.Read<uint64_t>();
+  std::vector<AuxtraceIndexEntry> entries;
+  while (in.remaining() >= 16) {
+    AuxtraceIndexEntry e;
+    e.offset = in.Read<uint64_t>();
+    e.size = in.Read<uint64_t>();
+    entries.push_back(e);
+  }
+  return entries;
+}
+
+void AppendFeatureString(std::vector<std::byte>& out, absl::string_view text) {
+  uint32_t len = static_cast<uint32_t>(AlignUp(text.size() + 1, 64));
+  Append(out, len);
+  size_t at = out.size();
+  out.resize(at + len);
+  std::memcpy(out.data() + at, text.data(), text.size());
+}
+
+namespace {
+
+// Swaps `count` perf strings (u32 length + bytes) starting at `pos`.
+bool SwapStrings(std::vector<std::byte>& s, size_t& pos, uint64_t count) {
+  for (uint64_t i = 0; i < count; ++i) {
+    if (pos + 4 > s.size()) return false;
+    SwapInPlace<uint32_t>(s.data() + pos);
+    uint32_t len = Load<uint32_t>(s.data() + pos);
+    pos += 4;
+    if (len > s.size() - pos) return false;
+    pos += len;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status SwapFeatureToNative(int feature, std::vector<std::byte>& s) {
+  size_t pos = 0;
+  switch (feature) {
+    case HEADER_HOSTNAME:
+    case HEADER_OSRELEASE:
+    case HEADER_VERSION:
+    case HEADER_ARCH:
+    case HEADER_CPUDESC:
+    case HEADER_CPUID:
+      if (!SwapStrings(s, pos, 1)) return Malformed(feature, "string runs past the section");
+      return absl::OkStatus();
+    case HEADER_NRCPUS:
+      SwapArrayInPlace<uint32_t>(s.data(), s.size() / 4);
+      return absl::OkStatus();
+    case HEADER_TOTAL_MEM:
+    case HEADER_SAMPLE_TIME:
+    case HEADER_CLOCKID:
+    case HEADER_DIR_FORMAT:
+    case HEADER_AUXTRACE:
+      SwapArrayInPlace<uint64_t>(s.data(), s.size() / 8);
+      return absl::OkStatus();
+    case HEADER_CMDLINE: {
+      if (s.size() < 4) return Malformed(feature, "shorter than its count");
+      SwapInPlace<uint32_t>(s.data());
+      pos = 4;
+      if (!SwapStrings(s, pos, Load<uint32_t>(s.data()))) {
+        return Malformed(feature, "string runs past the section");
+      }
+      return absl::OkStatus();
+    }
+    case HEADER_BUILD_ID:
+      while (pos + kRecordHeaderSize <= s.size()) {
+        SwapRecordHeader(s.data() + pos);
+        uint16_t size = Load<uint16_t>(s.data() + pos + 6);
+        if (size < 12 || pos + size > s.size()) return Malformed(feature, "entry size");
+        SwapInPlace<uint32_t>(s.data() + pos + 8);
+        pos += size;
+      }
+      return absl::OkStatus();
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("no byte-order conversion for the ", FeatureName(feature), " section"));
+  }
+}
+
+}  // namespace perftk

@@ -1,0 +1,56 @@
+// Typed access to the feature sections of a recording, and their conversion
+// from the other byte order. Sections are kept as bytes (FeatureSet); these
+// functions read the ones perftk needs to understand.
+#ifndef PERFTK_PERF_FEATURES_H_
+#define PERFTK_PERF_FEATURES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "perf/header.h"
+
+namespace perftk {
+
+// The name perf uses for a feature bit, e.g. "hostname", "build_id".
+std::string FeatureName(int feature);
+
+// HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID: one string.
+absl::StatusOr<std::string> ReadStringFeature(const FeatureSet& features, int feature);
+
+struct NrCpus {
+  uint32_t online = 0;
+  uint32_t available = 0;
+};
+absl::StatusOr<NrCpus> ReadNrCpus(const FeatureSet& features);
+
+absl::StatusOr<std::vector<std::string>> ReadCmdline(const FeatureSet& features);
+
+struct BuildIdEntry {
+  int32_t pid = 0;
+  uint16_t misc = 0;  // cpumode of the dso
+  std::vector<std::byte> build_id;
+  std::string filename;
+};
+absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& features);
+
+struct AuxtraceIndexEntry {
+  uint64_t offset = 0;  // file offset of a PERF_RECORD_AUXTRACE
+  uint64_t size = 0;
+};
+// perf writes a leading count word; simpleperf does not. Both are accepted.
+absl::StatusOr<std::vector<AuxtraceIndexEntry>> ReadAuxtraceIndex(const FeatureSet& features);
+
+// Converts a section written in the other byte order to native order.
+// Returns Unimplemented for sections whose layout perftk does not convert;
+// the reader drops those with a warning rather than pass on foreign bytes.
+absl::Status SwapFeatureToNative(int feature, std::vector<std::byte>& section);
+
+// A perf "string" as feature sections store it: u32 length (NUL-padded to 64
+// bytes), then the bytes.
+void AppendFeatureString(std::vector<std::byte>& out, absl::string_view text);
+
+}  // namespace perftk
+
+#endif  // PERFTK_PERF_FEATURES_H_

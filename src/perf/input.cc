@@ -1,0 +1,90 @@
+#include "perf/input.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace perftk {
+
+absl::StatusOr<std::unique_ptr<Input>> Input::Open(const std::string& path) {
+  std::unique_ptr<Input> input(new Input());
+  if (path == "-") {
+    input->name_ = "<stdin>";
+    input->fd_ = STDIN_FILENO;
+  } else {
+    input->name_ = path;
+    input->fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (input->fd_ < 0) {
+      return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", strerror(errno)));
+    }
+    input->owns_fd_ = true;
+  }
+  struct stat st;
+  if (fstat(input->fd_, &st) != 0) {
+    return absl::InternalError(absl::StrCat(input->name_, ": cannot stat: ", strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(input->name_, ": is a directory"));
+  }
+  if (S_ISREG(st.st_mode)) {
+    if (st.st_size == 0) {
+      input->mapped_size_known_ = true;
+      return input;
+    }
+    void* base = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, input->fd_, 0);
+    if (base == MAP_FAILED) {
+      return absl::InternalError(absl::StrCat(input->name_, ": cannot map: ", strerror(errno)));
+    }
+    madvise(base, st.st_size, MADV_SEQUENTIAL);
+    input->map_base_ = base;
+    input->map_length_ = st.st_size;
+    input->mapped_ = Bytes(static_cast<const std::byte*>(base), st.st_size);
+  }
+  return input;
+}
+
+std::unique_ptr<Input> Input::FromMemory(Bytes bytes, std::string name) {
+  std::unique_ptr<Input> input(new Input());
+  input->name_ = std::move(name);
+  input->mapped_ = bytes;
+  input->mapped_size_known_ = true;
+  return input;
+}
+
+Input::~Input() {
+  if (map_base_ != nullptr) munmap(map_base_, map_length_);
+  if (owns_fd_) close(fd_);
+}
+
+absl::StatusOr<Bytes> Input::Read(uint64_t n, std::vector<std::byte>& scratch) {
+  if (is_mapped()) {
+    if (position_ >= mapped_.size()) return Bytes();
+    uint64_t take = std::min<uint64_t>(n, mapped_.size() - position_);
+    Bytes span = mapped_.subspan(position_, take);
+    position_ += take;
+    return span;
+  }
+  scratch.resize(n);
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd_, scratch.data() + got, n - got);
+    if (r == 0) break;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return absl::DataLossError(
+          absl::StrCat(name_, ": read error at offset ", position_ + got, ": ", strerror(errno)));
+    }
+    got += r;
+  }
+  position_ += got;
+  return Bytes(scratch.data(), got);
+}
+
+}  // namespace perftk

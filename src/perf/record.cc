@@ -1,0 +1,140 @@
+#include "perf/record.h"
+
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace perftk {
+
+bool Record::is_header_record() const {
+  switch (type()) {
+    case PERF_RECORD_HEADER_ATTR:
+    case PERF_RECORD_HEADER_EVENT_TYPE:
+    case PERF_RECORD_HEADER_TRACING_DATA:
+    case PERF_RECORD_HEADER_BUILD_ID:
+    case PERF_RECORD_HEADER_FEATURE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+OwnedRecord::OwnedRecord(const Record& record)
+    : bytes_(record.bytes().begin(), record.bytes().end()),
+      payload_(record.trailing_payload().begin(), record.trailing_payload().end()),
+      file_offset_(record.file_offset()) {}
+
+OwnedRecord::OwnedRecord(std::vector<std::byte> bytes, std::vector<std::byte> trailing_payload,
+                         uint64_t file_offset)
+    : bytes_(std::move(bytes)), payload_(std::move(trailing_payload)), file_offset_(file_offset) {}
+
+absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t misc, Bytes body) {
+  size_t size = kRecordHeaderSize + body.size();
+  if (size > 0xffff) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s record of %u bytes does not fit the 16-bit size field", RecordTypeName(type), size));
+  }
+  std::vector<std::byte> bytes;
+  bytes.reserve(size);
+  Append(bytes, type);
+  Append(bytes, misc);
+  Append(bytes, static_cast<uint16_t>(size));
+  AppendBytes(bytes, body);
+  return bytes;
+}
+
+std::string RecordTypeName(uint32_t type) {
+  static constexpr const char* kKernel[] = {
+      nullptr,           "MMAP",         "LOST",       "COMM",         "EXIT",
+      "THROTTLE",        "UNTHROTTLE",   "FORK",       "READ",         "SAMPLE",
+      "MMAP2",           "AUX",          "ITRACE_START", "LOST_SAMPLES", "SWITCH",
+      "SWITCH_CPU_WIDE", "NAMESPACES",   "KSYMBOL",    "BPF_EVENT",    "CGROUP",
+      "TEXT_POKE",       "AUX_OUTPUT_HW_ID", "CALLCHAIN_DEFERRED"};
+  static constexpr const char* kUser[] = {
+      "HEADER_ATTR",     "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA", "HEADER_BUILD_ID",
+      "FINISHED_ROUND",  "ID_INDEX",          "AUXTRACE_INFO",       "AUXTRACE",
+      "AUXTRACE_ERROR",  "THREAD_MAP",        "CPU_MAP",             "STAT_CONFIG",
+      "STAT",            "STAT_ROUND",        "EVENT_UPDATE",        "TIME_CONV",
+      "HEADER_FEATURE",  "COMPRESSED",        "FINISHED_INIT",       "COMPRESSED2",
+      "BPF_METADATA",    "SCHEDSTAT_CPU",     "SCHEDSTAT_DOMAIN"};
+  if (type > 0 && type < std::size(kKernel)) return kKernel[type];
+  if (type >= PERF_RECORD_USER_TYPE_START && type - PERF_RECORD_USER_TYPE_START < std::size(kUser)) {
+    return kUser[type - PERF_RECORD_USER_TYPE_START];
+  }
+  return absl::StrCat("UNKNOWN(", type, ")");
+}
+
+absl::Status RecordView::CheckSize(const Record& record, size_t min_size, const char* what) {
+  if (record.bytes().size() >= min_size) return absl::OkStatus();
+  return absl::DataLossError(absl::StrFormat("%s record of %u bytes is shorter than its %u-byte layout",
+                                             what, record.bytes().size(), min_size));
+}
+
+absl::string_view RecordView::String(size_t offset, size_t end) const {
+  Bytes bytes = record_.bytes();
+  end = std::min(end, bytes.size());
+  if (offset >= end) return {};
+  const char* begin = reinterpret_cast<const char*>(bytes.data() + offset);
+  size_t max = end - offset;
+  return absl::string_view(begin, strnlen(begin, max));
+}
+
+#define PERFTK_VIEW_FROM(View, min_size, name)                                 \
+  absl::StatusOr<View> View::From(const Record& record) {                      \
+    if (absl::Status s = CheckSize(record, min_size, name); !s.ok()) return s; \
+    return View(record);                                                       \
+  }
+
+PERFTK_VIEW_FROM(MmapRecord, 40, "MMAP")
+PERFTK_VIEW_FROM(Mmap2Record, 72, "MMAP2")
+PERFTK_VIEW_FROM(CommRecord, 16, "COMM")
+PERFTK_VIEW_FROM(ForkRecord, 32, "FORK/EXIT")
+PERFTK_VIEW_FROM(KsymbolRecord, 24, "KSYMBOL")
+PERFTK_VIEW_FROM(TextPokeRecord, 20, "TEXT_POKE")
+PERFTK_VIEW_FROM(AuxRecord, 32, "AUX")
+PERFTK_VIEW_FROM(AuxtraceRecord, 48, "AUXTRACE")
+PERFTK_VIEW_FROM(AuxtraceInfoRecord, 16, "AUXTRACE_INFO")
+PERFTK_VIEW_FROM(HeaderFeatureRecord, 16, "HEADER_FEATURE")
+PERFTK_VIEW_FROM(SwitchRecord, 8, "SWITCH")
+#undef PERFTK_VIEW_FROM
+
+Bytes Mmap2Record::build_id() const {
+  uint8_t size = static_cast<uint8_t>(record().bytes()[40]);
+  return record().bytes().subspan(44, std::min<size_t>(size, 20));
+}
+
+std::vector<uint64_t> AuxtraceInfoRecord::priv() const {
+  std::vector<uint64_t> words((record().size() - 16) / 8);
+  for (size_t i = 0; i < words.size(); ++i) words[i] = U64(16 + 8 * i);
+  return words;
+}
+
+absl::StatusOr<HeaderAttrRecord> HeaderAttrRecord::From(const Record& record) {
+  if (absl::Status s = CheckSize(record, 8 + PERF_ATTR_SIZE_VER0, "HEADER_ATTR"); !s.ok()) return s;
+  HeaderAttrRecord view(record);
+  uint32_t attr_size = view.U32(8 + attr_offset::kSize);
+  if (attr_size == 0) attr_size = PERF_ATTR_SIZE_VER0;
+  if (attr_size < PERF_ATTR_SIZE_VER0 || 8 + attr_size > record.bytes().size()) {
+    return absl::DataLossError(absl::StrFormat(
+        "HEADER_ATTR record of %u bytes holds an attr of impossible size %u",
+        record.bytes().size(), attr_size));
+  }
+  return view;
+}
+
+Bytes HeaderAttrRecord::attr_bytes() const {
+  uint32_t attr_size = U32(8 + attr_offset::kSize);
+  if (attr_size == 0) attr_size = PERF_ATTR_SIZE_VER0;
+  return record().bytes().subspan(8, attr_size);
+}
+
+std::vector<uint64_t> HeaderAttrRecord::ids() const {
+  size_t begin = 8 + attr_bytes().size();
+  std::vector<uint64_t> ids((record().bytes().size() - begin) / 8);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = U64(begin + 8 * i);
+  return ids;
+}
+
+}  // namespace perftk

@@ -1,0 +1,385 @@
+#include "perf/sample.h"
+
+#include <bit>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+
+namespace perftk {
+
+SampleFormat SampleFormat::Of(const EventAttr& attr) {
+  SampleFormat f;
+  f.sample_type = attr.sample_type();
+  f.read_format = attr.read_format();
+  f.branch_sample_type = attr.branch_sample_type();
+  f.regs_user_mask = attr.sample_regs_user();
+  f.regs_intr_mask = attr.sample_regs_intr();
+  f.sample_id_all = attr.sample_id_all();
+  return f;
+}
+
+size_t SampleFormat::trailer_size() const {
+  if (!sample_id_all) return 0;
+  size_t size = 0;
+  for (uint64_t bit : {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID,
+                       PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER}) {
+    if (has(bit)) size += 8;
+  }
+  return size;
+}
+
+std::optional<size_t> SampleFormat::id_offset_in_sample() const {
+  if (has(PERF_SAMPLE_IDENTIFIER)) return 0;
+  if (!has(PERF_SAMPLE_ID)) return std::nullopt;
+  size_t offset = 0;
+  for (uint64_t bit : {PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR}) {
+    if (has(bit)) offset += 8;
+  }
+  return offset;
+}
+
+std::optional<size_t> SampleFormat::id_offset_from_end() const {
+  if (!sample_id_all) return std::nullopt;
+  if (has(PERF_SAMPLE_IDENTIFIER)) return 8;
+  if (!has(PERF_SAMPLE_ID)) return std::nullopt;
+  size_t offset = 8;
+  if (has(PERF_SAMPLE_CPU)) offset += 8;
+  if (has(PERF_SAMPLE_STREAM_ID)) offset += 8;
+  return offset;
+}
+
+uint64_t ReverseBitfieldOrder(uint64_t value, std::initializer_list<int> widths) {
+  uint64_t out = 0;
+  int from = 64, to = 0;
+  for (int width : widths) {
+    from -= width;
+    uint64_t mask = width == 64 ? ~0ULL : (1ULL << width) - 1;
+    out |= ((value >> from) & mask) << to;
+    to += width;
+  }
+  return out;
+}
+
+namespace {
+
+constexpr std::initializer_list<int> kBranchFlagWidths = {1, 1, 1, 1, 16, 4, 2, 4, 3, 31};
+constexpr std::initializer_list<int> kDataSrcWidths = {5, 14, 5, 2, 7, 4, 1, 2, 3, 3, 18};
+
+// Largest count field we believe: no sample holds more entries than its
+// record can (a record is at most 64 KiB, AUX samples aside).
+absl::Status Truncated(const char* field) {
+  return absl::DataLossError(absl::StrFormat("sample ends inside its %s field", field));
+}
+
+// Reads the fields of a sample written in native (kSwap = false) or the
+// other byte order (kSwap = true).
+template <bool kSwap>
+class SampleDecoder {
+ public:
+  SampleDecoder(const SampleFormat& format, Bytes payload) : f_(format), in_(payload) {}
+
+  absl::StatusOr<Sample> Decode() {
+    Sample s;
+    if (f_.has(PERF_SAMPLE_IDENTIFIER)) s.identifier = U64();
+    if (f_.has(PERF_SAMPLE_IP)) s.ip = U64();
+    if (f_.has(PERF_SAMPLE_TID)) {
+      s.pid = U32();
+      s.tid = U32();
+    }
+    if (f_.has(PERF_SAMPLE_TIME)) s.time = U64();
+    if (f_.has(PERF_SAMPLE_ADDR)) s.addr = U64();
+    if (f_.has(PERF_SAMPLE_ID)) s.id = U64();
+    if (f_.has(PERF_SAMPLE_STREAM_ID)) s.stream_id = U64();
+    if (f_.has(PERF_SAMPLE_CPU)) {
+      s.cpu = U32();
+      s.cpu_reserved = U32();
+    }
+    if (f_.has(PERF_SAMPLE_PERIOD)) s.period = U64();
+    if (!in_.ok()) return Truncated("fixed");
+    if (f_.has(PERF_SAMPLE_READ) && !ReadRead(s.read)) return Truncated("READ");
+    if (f_.has(PERF_SAMPLE_CALLCHAIN)) {
+      uint64_t nr = U64();
+      if (!in_.ok() || nr > in_.remaining() / 8) return Truncated("CALLCHAIN");
+      s.callchain.resize(nr);
+      for (auto& ip : s.callchain) ip = U64();
+    }
+    if (f_.has(PERF_SAMPLE_RAW)) {
+      uint32_t size = U32();
+      Bytes raw = in_.ReadBytes(size);
+      if (!in_.ok()) return Truncated("RAW");
+      s.raw.assign(raw.begin(), raw.end());
+    }
+    if (f_.has(PERF_SAMPLE_BRANCH_STACK) && !ReadBranches(s.branch_stack)) {
+      return Truncated("BRANCH_STACK");
+    }
+    if (f_.has(PERF_SAMPLE_REGS_USER) && !ReadRegs(f_.regs_user_mask, s.regs_user)) {
+      return Truncated("REGS_USER");
+    }
+    if (f_.has(PERF_SAMPLE_STACK_USER)) {
+      uint64_t size = U64();
+      Bytes data = in_.ReadBytes(size);
+      if (size != 0) s.stack_user.dyn_size = U64();
+      if (!in_.ok()) return Truncated("STACK_USER");
+      s.stack_user.data.assign(data.begin(), data.end());
+    }
+    if (f_.sample_type & PERF_SAMPLE_WEIGHT_TYPE) s.weight = U64();
+    if (f_.has(PERF_SAMPLE_DATA_SRC)) {
+      s.data_src = U64();
+      if (kSwap) s.data_src = ReverseBitfieldOrder(s.data_src, kDataSrcWidths);
+    }
+    if (f_.has(PERF_SAMPLE_TRANSACTION)) s.transaction = U64();
+    if (f_.has(PERF_SAMPLE_REGS_INTR) && !ReadRegs(f_.regs_intr_mask, s.regs_intr)) {
+      return Truncated("REGS_INTR");
+    }
+    if (f_.has(PERF_SAMPLE_PHYS_ADDR)) s.phys_addr = U64();
+    if (f_.has(PERF_SAMPLE_CGROUP)) s.cgroup = U64();
+    if (f_.has(PERF_SAMPLE_DATA_PAGE_SIZE)) s.data_page_size = U64();
+    if (f_.has(PERF_SAMPLE_CODE_PAGE_SIZE)) s.code_page_size = U64();
+    if (f_.has(PERF_SAMPLE_AUX)) {
+      uint64_t size = U64();
+      Bytes aux = in_.ReadBytes(size);
+      if (!in_.ok()) return Truncated("AUX");
+      s.aux.assign(aux.begin(), aux.end());
+    }
+    if (!in_.ok()) return Truncated("fixed");
+    return s;
+  }
+
+ private:
+  uint64_t U64() {
+    uint64_t v = in_.Read<uint64_t>();
+    return kSwap ? ByteSwap(v) : v;
+  }
+  uint32_t U32() {
+    uint32_t v = in_.Read<uint32_t>();
+    return kSwap ? ByteSwap(v) : v;
+  }
+
+  bool ReadRead(ReadFormatValues& read) {
+    const uint64_t rf = f_.read_format;
+    auto read_one = [&](ReadValue& v, bool with_value) {
+      if (with_value) v.value = U64();
+      if (rf & PERF_FORMAT_ID) v.id = U64();
+      if (rf & PERF_FORMAT_LOST) v.lost = U64();
+    };
+    if (rf & PERF_FORMAT_GROUP) {
+      uint64_t nr = U64();
+      if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) read.time_enabled = U64();
+      if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) read.time_running = U64();
+      size_t entry = 8 * (1 + ((rf & PERF_FORMAT_ID) != 0) + ((rf & PERF_FORMAT_LOST) != 0));
+      if (!in_.ok() || nr > in_.remaining() / entry) return false;
+      read.values.resize(nr);
+      for (auto& v : read.values) {
+        v.value = U64();
+        read_one(v, false);
+      }
+    } else {
+      read.values.resize(1);
+      read.values[0].value = U64();
+      if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) read.time_enabled = U64();
+      if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) read.time_running = U64();
+      read_one(read.values[0], false);
+    }
+    return in_.ok();
+  }
+
+  bool ReadBranches(BranchStack& stack) {
+    uint64_t nr = U64();
+    if (f_.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) stack.hw_idx = U64();
+    if (!in_.ok() || nr > in_.remaining() / 24) return false;
+    stack.entries.resize(nr);
+    for (auto& e : stack.entries) {
+      e.from = U64();
+      e.to = U64();
+      e.flags = U64();
+      if (kSwap) e.flags = ReverseBitfieldOrder(e.flags, kBranchFlagWidths);
+    }
+    if (f_.branch_sample_type & PERF_SAMPLE_BRANCH_COUNTERS) {
+      if (nr > in_.remaining() / 8) return false;
+      stack.counters.resize(nr);
+      for (auto& c : stack.counters) c = U64();
+    }
+    return in_.ok();
+  }
+
+  bool ReadRegs(uint64_t mask, RegisterDump& regs) {
+    regs.abi = U64();
+    if (regs.abi != 0) {
+      regs.values.resize(std::popcount(mask));
+      for (auto& v : regs.values) v = U64();
+    }
+    return in_.ok();
+  }
+
+  const SampleFormat& f_;
+  ByteCursor in_;
+};
+
+}  // namespace
+
+absl::StatusOr<Sample> DecodeSample(const SampleFormat& format, Bytes payload) {
+  return SampleDecoder<false>(format, payload).Decode();
+}
+
+void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>& out) {
+  auto u64 = [&out](uint64_t v) { Append(out, v); };
+  auto u32 = [&out](uint32_t v) { Append(out, v); };
+  if (f.has(PERF_SAMPLE_IDENTIFIER)) u64(s.identifier);
+  if (f.has(PERF_SAMPLE_IP)) u64(s.ip);
+  if (f.has(PERF_SAMPLE_TID)) {
+    u32(s.pid);
+    u32(s.tid);
+  }
+  if (f.has(PERF_SAMPLE_TIME)) u64(s.time);
+  if (f.has(PERF_SAMPLE_ADDR)) u64(s.addr);
+  if (f.has(PERF_SAMPLE_ID)) u64(s.id);
+  if (f.has(PERF_SAMPLE_STREAM_ID)) u64(s.stream_id);
+  if (f.has(PERF_SAMPLE_CPU)) {
+    u32(s.cpu);
+    u32(s.cpu_reserved);
+  }
+  if (f.has(PERF_SAMPLE_PERIOD)) u64(s.period);
+  if (f.has(PERF_SAMPLE_READ)) {
+    const uint64_t rf = f.read_format;
+    auto tail = [&](const ReadValue& v) {
+      if (rf & PERF_FORMAT_ID) u64(v.id);
+      if (rf & PERF_FORMAT_LOST) u64(v.lost);
+    };
+    if (rf & PERF_FORMAT_GROUP) {
+      u64(s.read.values.size());
+      if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) u64(s.read.time_enabled);
+      if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) u64(s.read.time_running);
+      for (const auto& v : s.read.values) {
+        u64(v.value);
+        tail(v);
+      }
+    } else {
+      ReadValue v = s.read.values.empty() ? ReadValue{} : s.read.values[0];
+      u64(v.value);
+      if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) u64(s.read.time_enabled);
+      if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) u64(s.read.time_running);
+      tail(v);
+    }
+  }
+  if (f.has(PERF_SAMPLE_CALLCHAIN)) {
+    u64(s.callchain.size());
+    for (uint64_t ip : s.callchain) u64(ip);
+  }
+  if (f.has(PERF_SAMPLE_RAW)) {
+    u32(static_cast<uint32_t>(s.raw.size()));
+    AppendBytes(out, s.raw);
+  }
+  if (f.has(PERF_SAMPLE_BRANCH_STACK)) {
+    u64(s.branch_stack.entries.size());
+    if (f.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) u64(s.branch_stack.hw_idx);
+    for (const auto& e : s.branch_stack.entries) {
+      u64(e.from);
+      u64(e.to);
+      u64(e.flags);
+    }
+    if (f.branch_sample_type & PERF_SAMPLE_BRANCH_COUNTERS) {
+      for (size_t i = 0; i < s.branch_stack.entries.size(); ++i) {
+        u64(i < s.branch_stack.counters.size() ? s.branch_stack.counters[i] : 0);
+      }
+    }
+  }
+  auto regs = [&](uint64_t mask, const RegisterDump& r) {
+    u64(r.abi);
+    if (r.abi == 0) return;
+    int n = std::popcount(mask);
+    for (int i = 0; i < n; ++i) u64(i < static_cast<int>(r.values.size()) ? r.values[i] : 0);
+  };
+  if (f.has(PERF_SAMPLE_REGS_USER)) regs(f.regs_user_mask, s.regs_user);
+  if (f.has(PERF_SAMPLE_STACK_USER)) {
+    u64(s.stack_user.data.size());
+    AppendBytes(out, s.stack_user.data);
+    if (!s.stack_user.data.empty()) u64(s.stack_user.dyn_size);
+  }
+  if (f.sample_type & PERF_SAMPLE_WEIGHT_TYPE) u64(s.weight);
+  if (f.has(PERF_SAMPLE_DATA_SRC)) u64(s.data_src);
+  if (f.has(PERF_SAMPLE_TRANSACTION)) u64(s.transaction);
+  if (f.has(PERF_SAMPLE_REGS_INTR)) regs(f.regs_intr_mask, s.regs_intr);
+  if (f.has(PERF_SAMPLE_PHYS_ADDR)) u64(s.phys_addr);
+  if (f.has(PERF_SAMPLE_CGROUP)) u64(s.cgroup);
+  if (f.has(PERF_SAMPLE_DATA_PAGE_SIZE)) u64(s.data_page_size);
+  if (f.has(PERF_SAMPLE_CODE_PAGE_SIZE)) u64(s.code_page_size);
+  if (f.has(PERF_SAMPLE_AUX)) {
+    u64(s.aux.size());
+    AppendBytes(out, s.aux);
+  }
+}
+
+absl::StatusOr<SampleId> DecodeSampleId(const SampleFormat& f, Bytes record) {
+  size_t size = f.trailer_size();
+  if (record.size() < 8 + size) {
+    return absl::DataLossError(absl::StrFormat(
+        "record of %u bytes is too small for its %u-byte sample_id trailer", record.size(), size));
+  }
+  ByteCursor in(record.subspan(record.size() - size));
+  SampleId id;
+  if (!f.sample_id_all) return id;
+  if (f.has(PERF_SAMPLE_TID)) {
+    id.pid = in.Read<uint32_t>();
+    id.tid = in.Read<uint32_t>();
+  }
+  if (f.has(PERF_SAMPLE_TIME)) id.time = in.Read<uint64_t>();
+  if (f.has(PERF_SAMPLE_ID)) id.id = in.Read<uint64_t>();
+  if (f.has(PERF_SAMPLE_STREAM_ID)) id.stream_id = in.Read<uint64_t>();
+  if (f.has(PERF_SAMPLE_CPU)) {
+    id.cpu = in.Read<uint32_t>();
+    id.cpu_reserved = in.Read<uint32_t>();
+  }
+  if (f.has(PERF_SAMPLE_IDENTIFIER)) id.identifier = in.Read<uint64_t>();
+  return id;
+}
+
+void EncodeSampleId(const SampleFormat& f, const SampleId& id, std::vector<std::byte>& out) {
+  if (!f.sample_id_all) return;
+  if (f.has(PERF_SAMPLE_TID)) {
+    Append(out, id.pid);
+    Append(out, id.tid);
+  }
+  if (f.has(PERF_SAMPLE_TIME)) Append(out, id.time);
+  if (f.has(PERF_SAMPLE_ID)) Append(out, id.id);
+  if (f.has(PERF_SAMPLE_STREAM_ID)) Append(out, id.stream_id);
+  if (f.has(PERF_SAMPLE_CPU)) {
+    Append(out, id.cpu);
+    Append(out, id.cpu_reserved);
+  }
+  if (f.has(PERF_SAMPLE_IDENTIFIER)) Append(out, id.identifier);
+}
+
+absl::Status SwapSamplePayload(const SampleFormat& format, MutableBytes payload) {
+  absl::StatusOr<Sample> sample = SampleDecoder<true>(format, payload).Decode();
+  if (!sample.ok()) return sample.status();
+  std::vector<std::byte> native;
+  native.reserve(payload.size());
+  EncodeSample(format, *sample, native);
+  // Bytes past the last field (padding) are left as they are.
+  std::memcpy(payload.data(), native.data(), std::min(native.size(), payload.size()));
+  return absl::OkStatus();
+}
+
+void SwapSampleIdTrailer(const SampleFormat& f, MutableBytes record) {
+  size_t size = f.trailer_size();
+  if (size == 0 || record.size() < 8 + size) return;
+  std::byte* p = record.data() + record.size() - size;
+  auto pair32 = [&p] {
+    SwapInPlace<uint32_t>(p);
+    SwapInPlace<uint32_t>(p + 4);
+    p += 8;
+  };
+  auto u64 = [&p] {
+    SwapInPlace<uint64_t>(p);
+    p += 8;
+  };
+  if (f.has(PERF_SAMPLE_TID)) pair32();
+  if (f.has(PERF_SAMPLE_TIME)) u64();
+  if (f.has(PERF_SAMPLE_ID)) u64();
+  if (f.has(PERF_SAMPLE_STREAM_ID)) u64();
+  if (f.has(PERF_SAMPLE_CPU)) pair32();
+  if (f.has(PERF_SAMPLE_IDENTIFIER)) u64();
+}
+
+}  // namespace perftk

@@ -1,0 +1,167 @@
+#include "perf/swap.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+
+namespace perftk {
+
+void SwapRecordHeader(std::byte* header) {
+  SwapInPlace<uint32_t>(header);
+  SwapInPlace<uint16_t>(header + 4);
+  SwapInPlace<uint16_t>(header + 6);
+}
+
+namespace {
+
+// Swaps the fixed fields of a record body. Each character is one field:
+// '2', '4', '8' = an integer of that many bytes; 'b' = the rest of the body
+// up to the trailer is bytes; 'q' = the rest is u64 words; 's' = a string
+// (bytes) up to the trailer; '#N;' skips N raw bytes.
+void SwapFields(const char* layout, std::byte* p, std::byte* end) {
+  for (const char* c = layout; *c != '\0'; ++c) {
+    switch (*c) {
+      case '2':
+        if (p + 2 > end) return;
+        SwapInPlace<uint16_t>(p);
+        p += 2;
+        break;
+      case '4':
+        if (p + 4 > end) return;
+        SwapInPlace<uint32_t>(p);
+        p += 4;
+        break;
+      case '8':
+        if (p + 8 > end) return;
+        SwapInPlace<uint64_t>(p);
+        p += 8;
+        break;
+      case 'q':
+        while (p + 8 <= end) {
+          SwapInPlace<uint64_t>(p);
+          p += 8;
+        }
+        return;
+      case '#': {
+        int skip = 0;
+        while (c[1] >= '0' && c[1] <= '9') skip = skip * 10 + (*++c - '0');
+        if (c[1] == ';') ++c;
+        p += skip;
+        break;
+      }
+      default:  // 'b', 's'
+        return;
+    }
+  }
+}
+
+// Body layouts of record types, without header and sample_id trailer.
+const char* BodyLayout(uint32_t type, uint16_t misc) {
+  switch (type) {
+    case PERF_RECORD_MMAP: return "44888s";
+    case PERF_RECORD_LOST: return "88";
+    case PERF_RECORD_COMM: return "44s";
+    case PERF_RECORD_EXIT:
+    case PERF_RECORD_FORK: return "44448";
+    case PERF_RECORD_THROTTLE:
+    case PERF_RECORD_UNTHROTTLE: return "888";
+    case PERF_RECORD_READ: return "44q";
+    case PERF_RECORD_MMAP2:
+      return (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ? "44888#24;44s" : "448884488" "44s";
+    case PERF_RECORD_AUX: return "888";
+    case PERF_RECORD_ITRACE_START: return "44";
+    case PERF_RECORD_LOST_SAMPLES: return "8";
+    case PERF_RECORD_SWITCH: return "";
+    case PERF_RECORD_SWITCH_CPU_WIDE: return "44";
+    case PERF_RECORD_NAMESPACES: return "448q";
+    case PERF_RECORD_KSYMBOL: return "8422s";
+    case PERF_RECORD_BPF_EVENT: return "224b";
+    case PERF_RECORD_CGROUP: return "8s";
+    case PERF_RECORD_TEXT_POKE: return "822b";
+    case PERF_RECORD_AUX_OUTPUT_HW_ID: return "8";
+    case PERF_RECORD_CALLCHAIN_DEFERRED: return "88q";
+    case PERF_RECORD_HEADER_EVENT_TYPE: return "8b";
+    case PERF_RECORD_HEADER_TRACING_DATA: return "44";
+    case PERF_RECORD_HEADER_BUILD_ID: return "4b";
+    case PERF_RECORD_FINISHED_ROUND:
+    case PERF_RECORD_FINISHED_INIT: return "";
+    case PERF_RECORD_ID_INDEX: return "q";
+    case PERF_RECORD_AUXTRACE_INFO: return "44q";
+    case PERF_RECORD_AUXTRACE: return "88844444";
+    case PERF_RECORD_AUXTRACE_ERROR: return "44444488#64;44";
+    case PERF_RECORD_STAT_CONFIG:
+    case PERF_RECORD_STAT_ROUND: return "q";
+    case PERF_RECORD_STAT: return "8448q";
+    case PERF_RECORD_TIME_CONV: return "88888b";
+    case PERF_RECORD_HEADER_FEATURE: return "8b";
+    case PERF_RECORD_COMPRESSED: return "b";
+    case PERF_RECORD_COMPRESSED2: return "8b";
+    default: return nullptr;
+  }
+}
+
+bool HasTrailer(uint32_t type) {
+  return type < PERF_RECORD_USER_TYPE_START && type != PERF_RECORD_SAMPLE;
+}
+
+// The event a foreign-order record belongs to, found without swapping it.
+size_t ForeignEventIndex(const EventList& events, MutableBytes record, bool is_sample) {
+  if (events.size() <= 1) return 0;
+  const SampleFormat& first = events.format(0);
+  std::optional<size_t> offset;
+  if (is_sample) {
+    std::optional<size_t> in_sample = first.id_offset_in_sample();
+    if (in_sample) offset = kRecordHeaderSize + *in_sample;
+  } else {
+    std::optional<size_t> from_end = first.id_offset_from_end();
+    if (from_end && *from_end <= record.size()) offset = record.size() - *from_end;
+  }
+  if (!offset || *offset + 8 > record.size()) return 0;
+  uint64_t id = ByteSwap(Load<uint64_t>(record.data() + *offset));
+  return events.IndexOfId(id).value_or(0);
+}
+
+}  // namespace
+
+absl::Status SwapRecordToNative(const EventList& events, MutableBytes record) {
+  if (record.size() < kRecordHeaderSize) {
+    return absl::DataLossError("record shorter than its header");
+  }
+  SwapRecordHeader(record.data());
+  uint32_t type = Load<uint32_t>(record.data());
+  uint16_t misc = Load<uint16_t>(record.data() + 4);
+  std::byte* body = record.data() + kRecordHeaderSize;
+  std::byte* end = record.data() + record.size();
+
+  if (type == PERF_RECORD_HEADER_ATTR) {
+    size_t attr_size = std::min<size_t>(record.size() - kRecordHeaderSize,
+                                        ByteSwap(Load<uint32_t>(body + attr_offset::kSize)));
+    if (attr_size == 0) attr_size = PERF_ATTR_SIZE_VER0;
+    attr_size = std::min<size_t>(attr_size, record.size() - kRecordHeaderSize);
+    SwapAttrBytes(MutableBytes(body, attr_size));
+    SwapFields("q", body + attr_size, end);
+    return absl::OkStatus();
+  }
+  if (events.empty()) {
+    if (const char* layout = BodyLayout(type, misc)) SwapFields(layout, body, end);
+    return absl::OkStatus();
+  }
+  const bool is_sample = type == PERF_RECORD_SAMPLE;
+  const SampleFormat& format = events.format(ForeignEventIndex(events, record, is_sample));
+  if (is_sample) {
+    return SwapSamplePayload(format, MutableBytes(body, end));
+  }
+  if (HasTrailer(type)) {
+    size_t trailer = format.trailer_size();
+    if (trailer > static_cast<size_t>(end - body)) {
+      return absl::DataLossError(absl::StrFormat(
+          "%s record of %u bytes is shorter than its sample_id trailer", RecordTypeName(type),
+          record.size()));
+    }
+    SwapSampleIdTrailer(format, record);
+    end -= trailer;
+  }
+  if (const char* layout = BodyLayout(type, misc)) SwapFields(layout, body, end);
+  return absl::OkStatus();
+}
+
+}  // namespace perftk

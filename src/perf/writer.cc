@@ -1,0 +1,304 @@
+#include "perf/writer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "perf/features.h"
+
+namespace perftk {
+namespace {
+
+constexpr uint64_t kMagic = 0x32454c4946524550ULL;
+constexpr size_t kFileHeaderSize = 104;
+constexpr size_t kBufferSize = 1 << 20;
+
+// Features that describe the input file itself and must not be carried
+// into another file: AUXTRACE holds file offsets of the input's records,
+// COMPRESSED describes compressed records perftk does not write.
+bool IsFileSpecificFeature(int feature) {
+  return feature == HEADER_AUXTRACE || feature == HEADER_COMPRESSED ||
+         feature == HEADER_DIR_FORMAT;
+}
+
+}  // namespace
+
+absl::Status CheckOutputIsNotInput(const std::string& input, const std::string& output) {
+  if (input == "-" || output == "-") return absl::OkStatus();
+  struct stat in, out;
+  if (stat(input.c_str(), &in) != 0 || stat(output.c_str(), &out) != 0) return absl::OkStatus();
+  if (in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(output, ": output is the input file; the input is never modified"));
+  }
+  return absl::OkStatus();
+}
+
+PerfDataWriter::PerfDataWriter(std::string path, DataLayout layout, const Header& header)
+    : path_(std::move(path)), layout_(layout), header_(header) {
+  header_.layout = layout;
+  header_.cross_endian = false;
+  for (auto it = header_.features.begin(); it != header_.features.end();) {
+    it = IsFileSpecificFeature(it->first) ? header_.features.erase(it) : std::next(it);
+  }
+  buffer_.reserve(kBufferSize);
+}
+
+PerfDataWriter::~PerfDataWriter() {
+  if (fd_ >= 0 && !to_stdout_) close(fd_);
+  if (!finished_ && !temp_path_.empty()) unlink(temp_path_.c_str());
+}
+
+absl::StatusOr<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std::string& path,
+                                                                       DataLayout layout,
+                                                                       const Header& header) {
+  std::unique_ptr<PerfDataWriter> writer(new PerfDataWriter(path, layout, header));
+  if (absl::Status s = writer->Open(); !s.ok()) return s;
+  return writer;
+}
+
+absl::Status PerfDataWriter::Error(absl::string_view what) const {
+  return absl::InternalError(absl::StrCat(path_, ": ", what, ": ", strerror(errno)));
+}
+
+absl::Status PerfDataWriter::Open() {
+  if (path_ == "-") {
+    if (layout_ == DataLayout::kFile) {
+      return absl::InvalidArgumentError("standard output takes the pipe layout only");
+    }
+    fd_ = STDOUT_FILENO;
+    to_stdout_ = true;
+  } else {
+    temp_path_ = absl::StrCat(path_, ".tmp.", getpid());
+    fd_ = open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      temp_path_.clear();
+      return Error("cannot create output");
+    }
+  }
+  if (layout_ == DataLayout::kPipe) return WritePipePreamble();
+  buffer_.resize(kFileHeaderSize);  // filled in by Finish
+  offset_ = kFileHeaderSize;
+  return absl::OkStatus();
+}
+
+absl::Status PerfDataWriter::WritePipePreamble() {
+  std::vector<std::byte> head;
+  Append(head, kMagic);
+  Append(head, uint64_t{16});
+  if (absl::Status s = Put(head); !s.ok()) return s;
+  for (const EventAttr& attr : header_.events.attrs()) {
+    std::vector<std::byte> body(attr.bytes().begin(), attr.bytes().end());
+    for (uint64_t id : attr.ids()) Append(body, id);
+    absl::StatusOr<std::vector<std::byte>> record =
+        MakeRecordBytes(PERF_RECORD_HEADER_ATTR, 0, body);
+    if (!record.ok()) return record.status();
+    if (absl::Status s = WriteBytes(*record); !s.ok()) return s;
+  }
+  for (const auto& [feature, section] : header_.features) {
+    if (feature == HEADER_TRACING_DATA) {
+      std::vector<std::byte> body;
+      Append(body, static_cast<uint32_t>(AlignUp(section.size(), 8)));
+      Append(body, uint32_t{0});
+      std::vector<std::byte> data(section);
+      data.resize(AlignUp(section.size(), 8));
+      absl::StatusOr<std::vector<std::byte>> record =
+          MakeRecordBytes(PERF_RECORD_HEADER_TRACING_DATA, 0, body);
+      if (!record.ok()) return record.status();
+      if (absl::Status s = WriteBytes(*record, data); !s.ok()) return s;
+    } else if (feature == HEADER_BUILD_ID) {
+      // The section is a sequence of build-id records; in a file their
+      // type field is left 0, in a pipe it must say HEADER_BUILD_ID.
+      std::vector<std::byte> records(section);
+      for (size_t at = 0; at + kRecordHeaderSize <= records.size();) {
+        uint16_t size = Load<uint16_t>(records.data() + at + 6);
+        if (size < kRecordHeaderSize || at + size > records.size()) {
+          return absl::DataLossError("build_id feature section has an entry of impossible size");
+        }
+        Store<uint32_t>(records.data() + at, PERF_RECORD_HEADER_BUILD_ID);
+        at += size;
+      }
+      if (absl::Status s = Put(records); !s.ok()) return s;
+    } else {
+      std::vector<std::byte> body;
+      Append(body, static_cast<uint64_t>(feature));
+      AppendBytes(body, section);
+      absl::StatusOr<std::vector<std::byte>> record =
+          MakeRecordBytes(PERF_RECORD_HEADER_FEATURE, 0, body);
+      if (!record.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the ", FeatureName(feature), " feature is too large for a pipe-mode record"));
+      }
+      if (absl::Status s = WriteBytes(*record); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PerfDataWriter::Put(Bytes bytes) {
+  if (buffer_.size() + bytes.size() > kBufferSize) {
+    if (absl::Status s = Flush(); !s.ok()) return s;
+  }
+  if (bytes.size() >= kBufferSize) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = write(fd_, bytes.data() + done, bytes.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Error("write failed");
+      }
+      done += n;
+    }
+  } else {
+    AppendBytes(buffer_, bytes);
+  }
+  offset_ += bytes.size();
+  return absl::OkStatus();
+}
+
+absl::Status PerfDataWriter::Flush() {
+  size_t done = 0;
+  while (done < buffer_.size()) {
+    ssize_t n = write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Error("write failed");
+    }
+    done += n;
+  }
+  buffer_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status PerfDataWriter::Absorb(const Record& record) {
+  switch (record.type()) {
+    case PERF_RECORD_HEADER_ATTR: {
+      absl::StatusOr<HeaderAttrRecord> view = HeaderAttrRecord::From(record);
+      if (!view.ok()) return view.status();
+      absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(view->attr_bytes());
+      if (!attr.ok()) return attr.status();
+      attr->ids() = view->ids();
+      header_.events.Add(*std::move(attr));
+      break;
+    }
+    case PERF_RECORD_HEADER_FEATURE: {
+      absl::StatusOr<HeaderFeatureRecord> view = HeaderFeatureRecord::From(record);
+      if (!view.ok()) return view.status();
+      int feature = static_cast<int>(view->feature());
+      if (feature < HEADER_FEAT_BITS && !IsFileSpecificFeature(feature)) {
+        header_.features[feature].assign(view->data().begin(), view->data().end());
+      }
+      break;
+    }
+    case PERF_RECORD_HEADER_TRACING_DATA:
+      header_.features[HEADER_TRACING_DATA].assign(record.trailing_payload().begin(),
+                                                   record.trailing_payload().end());
+      break;
+    case PERF_RECORD_HEADER_BUILD_ID: {
+      auto& section = header_.features[HEADER_BUILD_ID];
+      section.insert(section.end(), record.bytes().begin(), record.bytes().end());
+      break;
+    }
+    default:
+      break;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PerfDataWriter::Write(const Record& record) {
+  if (layout_ == DataLayout::kFile && record.is_header_record()) return Absorb(record);
+  return WriteBytes(record.bytes(), record.trailing_payload());
+}
+
+absl::Status PerfDataWriter::WriteBytes(Bytes record, Bytes trailing_payload) {
+  if (absl::Status s = Put(record); !s.ok()) return s;
+  if (!trailing_payload.empty()) {
+    if (absl::Status s = Put(trailing_payload); !s.ok()) return s;
+  }
+  ++records_written_;
+  return absl::OkStatus();
+}
+
+absl::Status PerfDataWriter::WriteFileTail() {
+  const uint64_t data_size = offset_ - kFileHeaderSize;
+  // Feature table right after the data, then the sections in bit order.
+  uint64_t bitmap[4] = {0, 0, 0, 0};
+  std::vector<std::byte> table;
+  uint64_t section_offset = offset_ + 16 * header_.features.size();
+  for (const auto& [feature, section] : header_.features) {
+    bitmap[feature / 64] |= 1ULL << (feature % 64);
+    Append(table, section_offset);
+    Append(table, static_cast<uint64_t>(section.size()));
+    section_offset += section.size();
+  }
+  if (absl::Status s = Put(table); !s.ok()) return s;
+  for (const auto& [feature, section] : header_.features) {
+    if (absl::Status s = Put(section); !s.ok()) return s;
+  }
+  // Id arrays, then the attrs that point at them.
+  std::vector<uint64_t> ids_offsets;
+  for (const EventAttr& attr : header_.events.attrs()) {
+    ids_offsets.push_back(offset_);
+    std::vector<std::byte> ids;
+    for (uint64_t id : attr.ids()) Append(ids, id);
+    if (absl::Status s = Put(ids); !s.ok()) return s;
+  }
+  // All attrs of a file share one size: the largest of them.
+  uint64_t attr_size = PERF_ATTR_SIZE_VER0;
+  for (const EventAttr& attr : header_.events.attrs()) attr_size = std::max<uint64_t>(attr_size, attr.size());
+  const uint64_t attrs_offset = offset_;
+  std::vector<std::byte> attrs;
+  for (size_t i = 0; i < header_.events.size(); ++i) {
+    const EventAttr& attr = header_.events.attrs()[i];
+    size_t at = attrs.size();
+    AppendBytes(attrs, attr.bytes());
+    attrs.resize(at + attr_size);
+    Store<uint32_t>(attrs.data() + at + attr_offset::kSize, static_cast<uint32_t>(attr_size));
+    Append(attrs, ids_offsets[i]);
+    Append(attrs, static_cast<uint64_t>(8 * attr.ids().size()));
+  }
+  if (absl::Status s = Put(attrs); !s.ok()) return s;
+  if (absl::Status s = Flush(); !s.ok()) return s;
+
+  std::vector<std::byte> head;
+  Append(head, kMagic);
+  Append(head, static_cast<uint64_t>(kFileHeaderSize));
+  Append(head, attr_size + 16);
+  Append(head, attrs_offset);
+  Append(head, static_cast<uint64_t>(attrs.size()));
+  Append(head, static_cast<uint64_t>(kFileHeaderSize));
+  Append(head, data_size);
+  Append(head, uint64_t{0});
+  Append(head, uint64_t{0});
+  for (uint64_t word : bitmap) Append(head, word);
+  if (pwrite(fd_, head.data(), head.size(), 0) != static_cast<ssize_t>(head.size())) {
+    return Error("cannot write the file header");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PerfDataWriter::Finish() {
+  if (layout_ == DataLayout::kFile) {
+    if (absl::Status s = WriteFileTail(); !s.ok()) return s;
+  } else if (absl::Status s = Flush(); !s.ok()) {
+    return s;
+  }
+  if (!to_stdout_) {
+    if (fsync(fd_) != 0 && errno != EINVAL) return Error("fsync failed");
+    if (close(fd_) != 0) {
+      fd_ = -1;
+      return Error("close failed");
+    }
+    fd_ = -1;
+    if (rename(temp_path_.c_str(), path_.c_str()) != 0) return Error("cannot rename the output into place");
+  }
+  finished_ = true;
+  return absl::OkStatus();
+}
+
+}  // namespace perftk

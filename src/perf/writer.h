@@ -1,0 +1,80 @@
+// Writes a perf.data recording in native byte order, in file or pipe layout.
+//
+// File layout: the output goes to a temporary file beside the destination
+// (OUT.tmp.<pid>) and is renamed over it by Finish, after fsync; a writer
+// destroyed without Finish removes it, so no partial output ever appears.
+// Layout written: file header, data section, feature table and sections,
+// then the id arrays and attrs (perf reads each through its offset).
+//
+// Pipe layout (to a pipe, or "-" for stdout): the pipe header and the header
+// records for attrs and features are written at Create; records follow.
+//
+// Header records given to Write (pipe-mode HEADER_ATTR, HEADER_FEATURE,
+// HEADER_TRACING_DATA, HEADER_BUILD_ID that came after the first event) are
+// folded into the header in file layout, and written as they are in pipe
+// layout.
+#ifndef PERFTK_PERF_WRITER_H_
+#define PERFTK_PERF_WRITER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "perf/header.h"
+#include "perf/record.h"
+
+namespace perftk {
+
+class PerfDataWriter {
+ public:
+  // `header` gives the events and features to write (a copy is kept; tools
+  // change attrs or features before Create). "-" writes a pipe to stdout.
+  static absl::StatusOr<std::unique_ptr<PerfDataWriter>> Create(const std::string& path,
+                                                                DataLayout layout,
+                                                                const Header& header);
+  ~PerfDataWriter();
+
+  absl::Status Write(const Record& record);
+  // Writes a record given as bytes (header included) and optional trailing data.
+  absl::Status WriteBytes(Bytes record, Bytes trailing_payload = {});
+
+  // File layout: features to write at Finish (replace or drop sections here).
+  FeatureSet& features() { return header_.features; }
+
+  absl::Status Finish();
+
+  uint64_t records_written() const { return records_written_; }
+
+ private:
+  PerfDataWriter(std::string path, DataLayout layout, const Header& header);
+
+  absl::Status Open();
+  absl::Status WritePipePreamble();
+  absl::Status Absorb(const Record& record);
+  absl::Status Put(Bytes bytes);
+  absl::Status Flush();
+  absl::Status WriteFileTail();
+  absl::Status Error(absl::string_view what) const;
+
+  std::string path_;
+  std::string temp_path_;
+  DataLayout layout_;
+  Header header_;
+  int fd_ = -1;
+  bool to_stdout_ = false;
+  bool finished_ = false;
+  std::vector<std::byte> buffer_;
+  uint64_t offset_ = 0;  // bytes written so far (buffer included)
+  uint64_t records_written_ = 0;
+};
+
+// Refuses an output that names the input itself (same file, or "-" both ways
+// is fine). Call before reading.
+absl::Status CheckOutputIsNotInput(const std::string& input, const std::string& output);
+
+}  // namespace perftk
+
+#endif  // PERFTK_PERF_WRITER_H_
