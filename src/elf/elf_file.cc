@@ -149,6 +149,24 @@ absl::Status ElfFile::Load() {
   big_endian_ = ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
   machine_ = ehdr.e_machine;
   type_ = ehdr.e_type;
+  // libelf quietly ignores a header table that does not fit in the file, so
+  // the tables named by the ELF header are checked here first.
+  if (ehdr.e_phoff != 0) {
+    const uint64_t count = ehdr.e_phnum == PN_XNUM ? 1 : ehdr.e_phnum;
+    if (absl::Status s = CheckRange(path_, "program header table", ehdr.e_phoff,
+                                    count * ehdr.e_phentsize, file_size_);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (ehdr.e_shoff != 0) {
+    const uint64_t count = ehdr.e_shnum == 0 ? 1 : ehdr.e_shnum;
+    if (absl::Status s = CheckRange(path_, "section header table", ehdr.e_shoff,
+                                    count * ehdr.e_shentsize, file_size_);
+        !s.ok()) {
+      return s;
+    }
+  }
   if (absl::Status s = LoadSegments(); !s.ok()) return s;
   return LoadSections();
 }

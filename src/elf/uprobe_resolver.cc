@@ -151,11 +151,12 @@ std::string DescribeMatch(const Match& match) {
                          BindingName(s.bind), TypeName(s.type), s.section, s.table);
 }
 
-std::string IfuncImplementations(const SymbolIndex& index, const std::string& name) {
+std::string IfuncImplementations(const SymbolIndex& index, const std::string& name,
+                                 uint64_t selector) {
   const std::string prefixes[] = {absl::StrCat("__", name, "_"), absl::StrCat(name, "_")};
   std::map<std::string, uint64_t> found;
   for (const FunctionSymbol& s : index.symbols()) {
-    if (s.type != STT_FUNC || absl::StrContains(s.name, "_chk")) continue;
+    if (s.type != STT_FUNC || s.value == selector || absl::StrContains(s.name, "_chk")) continue;
     for (const std::string& prefix : prefixes) {
       if (absl::StartsWith(s.name, prefix)) found.emplace(s.name, s.value);
     }
@@ -260,7 +261,12 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveDefined(const Bina
   std::vector<const FunctionSymbol*> candidates = FilterByVersion(named, query);
   if (candidates.empty()) {
     std::vector<std::string> versions;
-    for (const FunctionSymbol* s : named) versions.push_back(s->DisplayName());
+    for (const FunctionSymbol* s : named) {
+      std::string version = s->DisplayName();
+      if (std::find(versions.begin(), versions.end(), version) == versions.end()) {
+        versions.push_back(std::move(version));
+      }
+    }
     return absl::NotFoundError(absl::StrCat(binary.path, ": '", query.text,
                                             "' matches no version; the file has ",
                                             absl::StrJoin(versions, ", ")));
@@ -284,7 +290,7 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveDefined(const Bina
           "runs once when the symbol is bound and returns the implementation used for every "
           "call, so a probe there does not count calls. Pass --ifunc-selector to probe the "
           "selector anyway.\n%s",
-          binary.path, query.text, match.value, IfuncImplementations(binary.index, query.name)));
+          binary.path, query.text, match.value, IfuncImplementations(binary.index, query.name, match.value)));
     }
     if (absl::Status s = CheckOffsetInside(binary.path, query, match); !s.ok()) return s;
     absl::StatusOr<uint64_t> offset = FileOffsetOf(*binary.file, symbol, query.offset);

@@ -1,0 +1,95 @@
+// ElfFile on bad input: every case is an error naming the file and the
+// problem, never a crash.
+#include "elf/elf_file.h"
+
+#include <fstream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "fixture_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace perftk::elf {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using testing::FixtureDir;
+using testing::RunShell;
+
+std::string WriteFile(const std::string& name, const std::string& bytes) {
+  const std::string path = FixtureDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(ElfFile, MissingFile) {
+  auto file = ElfFile::Open(FixtureDir() + "/does-not-exist");
+  ASSERT_FALSE(file.ok());
+  EXPECT_TRUE(absl::IsNotFound(file.status()));
+  EXPECT_THAT(file.status().message(), HasSubstr("does-not-exist: cannot open"));
+}
+
+TEST(ElfFile, Directory) {
+  auto file = ElfFile::Open(FixtureDir());
+  ASSERT_FALSE(file.ok());
+  EXPECT_THAT(file.status().message(), HasSubstr("is a directory"));
+}
+
+TEST(ElfFile, NotElf) {
+  auto file = ElfFile::Open(WriteFile("script.sh", "#!/bin/sh\necho hi\n"));
+  ASSERT_FALSE(file.ok());
+  EXPECT_THAT(file.status().message(), AllOf(HasSubstr("script.sh"), HasSubstr("not an ELF")));
+}
+
+TEST(ElfFile, EmptyFile) {
+  auto file = ElfFile::Open(WriteFile("empty", ""));
+  ASSERT_FALSE(file.ok());
+  EXPECT_THAT(file.status().message(), HasSubstr("not an ELF"));
+}
+
+TEST(ElfFile, BadClass) {
+  std::string bytes = ReadFile(FixtureDir() + "/t_pie");
+  bytes[4] = 7;
+  auto file = ElfFile::Open(WriteFile("bad-class", bytes));
+  ASSERT_FALSE(file.ok());
+  EXPECT_THAT(file.status().message(), AllOf(HasSubstr("offset 0x4"), HasSubstr("class 7")));
+}
+
+TEST(ElfFile, TruncatedAtEveryInterestingLength) {
+  const std::string whole = ReadFile(FixtureDir() + "/t_pie");
+  ASSERT_GT(whole.size(), 4096u);
+  for (size_t length : {size_t{5}, size_t{20}, size_t{63}, size_t{64}, size_t{200}, size_t{4096},
+                        whole.size() / 2, whole.size() - 1}) {
+    auto file = ElfFile::Open(WriteFile("truncated", whole.substr(0, length)));
+    ASSERT_FALSE(file.ok()) << "length " << length;
+    EXPECT_THAT(file.status().message(), HasSubstr("truncated")) << "length " << length;
+  }
+}
+
+TEST(ElfFile, ReadsBothClassesAndByteOrdersLikeReadelf) {
+  for (const char* name : {"t_pie", "tiny32", "s390x_pie", "a64_pie"}) {
+    if (std::string reason = testing::MissingReason(name); !reason.empty()) continue;
+    const std::string path = FixtureDir() + "/" + std::string(name);
+    auto file = ElfFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.status();
+    const std::string header = RunShell("readelf -h '" + path + "'");
+    EXPECT_EQ((*file)->is_64bit(), header.find("ELF64") != std::string::npos) << name;
+    EXPECT_EQ((*file)->big_endian(), header.find("big endian") != std::string::npos) << name;
+    const std::string sections = RunShell("readelf -SW '" + path + "' | grep -c '^  \\['");
+    EXPECT_EQ((*file)->sections().size(), std::stoul(sections) - 1) << name;  // minus header line
+    const std::string id = RunShell("readelf -n '" + path + "' | sed -n 's/.*Build ID: *//p'");
+    if (!id.empty()) {
+      EXPECT_EQ((*file)->BuildId().value_or(""), id.substr(0, id.size() - 1)) << name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace perftk::elf

@@ -1,0 +1,83 @@
+#include "fixture_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "gtest/gtest.h"
+
+namespace perftk::elf::testing {
+
+std::string RunShell(const std::string& command, int* status) {
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    if (status != nullptr) *status = -1;
+    return output;
+  }
+  char buffer[4096];
+  size_t got;
+  while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, got);
+  const int raw = pclose(pipe);
+  if (status != nullptr) *status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return output;
+}
+
+namespace {
+
+std::string BuildFixtures() {
+  char dir_template[] = "/tmp/perftk-elf-fixtures-XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  if (dir == nullptr) return "";
+  static std::string removal;
+  removal = std::string("rm -rf ") + dir;
+  std::atexit([] { std::system(removal.c_str()); });
+  int status = 0;
+  const std::string log = RunShell(std::string("bash " PERFTK_SOURCE_DIR
+                                               "/tests/elf/fixtures/build.sh ") +
+                                       dir + " 2>&1",
+                                   &status);
+  if (status != 0) {
+    ADD_FAILURE() << "building the fixtures failed:\n" << log;
+    return "";
+  }
+  return dir;
+}
+
+}  // namespace
+
+const std::string& FixtureDir() {
+  static const std::string dir = BuildFixtures();
+  return dir;
+}
+
+std::string MissingReason(const std::string& name) {
+  std::ifstream in(FixtureDir() + "/missing.txt");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(name + " ", 0) == 0) return line.substr(name.size() + 1);
+  }
+  return "";
+}
+
+std::map<std::string, std::vector<uint64_t>> ObjdumpLabels(const std::string& objdump,
+                                                           const std::string& file) {
+  std::map<std::string, std::vector<uint64_t>> labels;
+  std::istringstream text(RunShell(objdump + " -dF '" + file + "' 2>/dev/null"));
+  static const std::regex kLabel(R"(^[0-9a-f]+ <([^>]+)> \(File Offset: 0x([0-9a-f]+)\):$)");
+  std::string line;
+  std::smatch match;
+  while (std::getline(text, line)) {
+    if (std::regex_match(line, match, kLabel)) {
+      labels[match[1]].push_back(std::stoull(match[2], nullptr, 16));
+    }
+  }
+  return labels;
+}
+
+}  // namespace perftk::elf::testing
