@@ -126,6 +126,28 @@ absl::StatusOr<std::vector<AuxtraceIndexEntry>> ReadAuxtraceIndex(const FeatureS
   return entries;
 }
 
+absl::StatusOr<std::vector<EventDescEntry>> ReadEventDesc(const FeatureSet& features) {
+  absl::StatusOr<Bytes> section = Section(features, HEADER_EVENT_DESC);
+  if (!section.ok()) return section.status();
+  ByteCursor in(*section);
+  uint32_t nr = in.Read<uint32_t>();
+  uint32_t attr_size = in.Read<uint32_t>();
+  if (!in.ok() || attr_size == 0 || nr > in.remaining() / attr_size) {
+    return Malformed(HEADER_EVENT_DESC, "impossible event count or attr size");
+  }
+  std::vector<EventDescEntry> entries(nr);
+  for (EventDescEntry& e : entries) {
+    in.Skip(attr_size);
+    uint32_t nr_ids = in.Read<uint32_t>();
+    if (!ReadString(in, e.name) || nr_ids > in.remaining() / 8) {
+      return Malformed(HEADER_EVENT_DESC, "entry runs past the section");
+    }
+    e.ids.resize(nr_ids);
+    for (uint64_t& id : e.ids) id = in.Read<uint64_t>();
+  }
+  return entries;
+}
+
 void AppendFeatureString(std::vector<std::byte>& out, absl::string_view text) {
   uint32_t len = static_cast<uint32_t>(AlignUp(text.size() + 1, 64));
   Append(out, len);

@@ -42,6 +42,13 @@ struct AuxtraceIndexEntry {
 // perf writes a leading count word; simpleperf does not. Both are accepted.
 absl::StatusOr<std::vector<AuxtraceIndexEntry>> ReadAuxtraceIndex(const FeatureSet& features);
 
+struct EventDescEntry {
+  std::string name;
+  std::vector<uint64_t> ids;
+};
+// EVENT_DESC: each event's name and ids (the attr copies it holds are skipped).
+absl::StatusOr<std::vector<EventDescEntry>> ReadEventDesc(const FeatureSet& features);
+
 // Converts a section written in the other byte order to native order.
 // Returns Unimplemented for sections whose layout perftk does not convert;
 // the reader drops those with a warning rather than pass on foreign bytes.

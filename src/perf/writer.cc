@@ -100,6 +100,7 @@ absl::Status PerfDataWriter::WritePipePreamble() {
     if (!record.ok()) return record.status();
     if (absl::Status s = WriteBytes(*record); !s.ok()) return s;
   }
+  if (absl::Status s = WriteEventNames(); !s.ok()) return s;
   for (const auto& [feature, section] : header_.features) {
     if (feature == HEADER_TRACING_DATA) {
       std::vector<std::byte> body;
@@ -136,6 +137,28 @@ absl::Status PerfDataWriter::WritePipePreamble() {
       }
       if (absl::Status s = WriteBytes(*record); !s.ok()) return s;
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PerfDataWriter::WriteEventNames() {
+  // A file names its events in EVENT_DESC; a pipe carries the names in
+  // EVENT_UPDATE records, without which perf makes up names from the attrs.
+  absl::StatusOr<std::vector<EventDescEntry>> descs = ReadEventDesc(header_.features);
+  if (!descs.ok()) return absl::OkStatus();
+  constexpr uint64_t kEventUpdateName = 2;
+  for (const EventDescEntry& desc : *descs) {
+    if (desc.ids.empty()) continue;
+    std::vector<std::byte> body;
+    Append(body, kEventUpdateName);
+    Append(body, desc.ids[0]);
+    std::vector<std::byte> name(AlignUp(desc.name.size() + 1, 8));
+    std::memcpy(name.data(), desc.name.data(), desc.name.size());
+    AppendBytes(body, name);
+    absl::StatusOr<std::vector<std::byte>> record =
+        MakeRecordBytes(PERF_RECORD_EVENT_UPDATE, 0, body);
+    if (!record.ok()) return record.status();
+    if (absl::Status s = WriteBytes(*record); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

@@ -53,6 +53,7 @@ class PerfDataWriter {
 
   absl::Status Open();
   absl::Status WritePipePreamble();
+  absl::Status WriteEventNames();
   absl::Status Absorb(const Record& record);
   absl::Status Put(Bytes bytes);
   absl::Status Flush();
