@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "perf/describe.h"
+#include "perf/ordered_reader.h"
 #include "perf/reader.h"
 
 namespace perftk::cli {
@@ -98,8 +99,10 @@ absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
                out);
   }
   if (!options.header_only) {
+    OrderedReader ordered(**reader);
     while (true) {
-      absl::StatusOr<std::optional<Record>> record = (*reader)->Next();
+      absl::StatusOr<std::optional<Record>> record =
+          options.ordered ? ordered.Next() : (*reader)->Next();
       if (!record.ok()) return record.status();
       if (!*record) break;
       std::fputs(Line("record", DescribeRecord(**record, (*reader)->header().events), options.json)
@@ -129,6 +132,8 @@ void RegisterDumpCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_option("-i,--input", options->input, "Input perf.data, '-' for stdin")
       ->capture_default_str();
   sub->add_flag("--json", options->json, "JSON Lines instead of text");
+  sub->add_flag("--ordered", options->ordered,
+                "Records in timestamp order (perf's FINISHED_ROUND rule) instead of stored order");
   sub->add_flag("--header-only", options->header_only, "Stop after the header, attrs and features");
   sub->callback([options, &outcome] { outcome = RunDump(*options, stdout); });
 }

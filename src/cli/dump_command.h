@@ -18,6 +18,7 @@ struct DumpOptions {
   std::string input = "perf.data";
   bool json = false;  // one JSON object per line
   bool header_only = false;
+  bool ordered = false;  // in timestamp order, as perf report sees them
 };
 
 absl::Status RunDump(const DumpOptions& options, std::FILE* out);

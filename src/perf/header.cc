@@ -25,6 +25,28 @@ std::optional<size_t> EventList::IndexOfId(uint64_t id) const {
   return it->second;
 }
 
+std::optional<uint64_t> EventList::TimeOf(const Record& record) const {
+  if (attrs_.empty() || record.type() >= PERF_RECORD_USER_TYPE_START) return std::nullopt;
+  absl::StatusOr<size_t> index = IndexOf(record);
+  if (!index.ok()) return std::nullopt;
+  const SampleFormat& f = formats_[*index];
+  if (!f.has(PERF_SAMPLE_TIME)) return std::nullopt;
+  Bytes bytes = record.bytes();
+  size_t offset;
+  if (record.type() == PERF_RECORD_SAMPLE) {
+    offset = kRecordHeaderSize;
+    for (uint64_t bit : {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID}) {
+      if (f.has(bit)) offset += 8;
+    }
+  } else {
+    size_t trailer = f.trailer_size();
+    if (trailer == 0 || trailer + kRecordHeaderSize > bytes.size()) return std::nullopt;
+    offset = bytes.size() - trailer + (f.has(PERF_SAMPLE_TID) ? 8 : 0);
+  }
+  if (offset + 8 > bytes.size()) return std::nullopt;
+  return Load<uint64_t>(bytes.data() + offset);
+}
+
 absl::StatusOr<size_t> EventList::IndexOf(const Record& record) const {
   if (attrs_.empty()) return absl::FailedPreconditionError("the recording has no events");
   if (attrs_.size() == 1) return 0;

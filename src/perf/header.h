@@ -45,6 +45,9 @@ class EventList {
   // Index of the event a record (whole, native order) belongs to. Errors when
   // the record's id matches no event or the record is too short for its id.
   absl::StatusOr<size_t> IndexOf(const Record& record) const;
+  // The timestamp of a record: the TIME of a sample, or of the sample_id
+  // trailer of a kernel record; nullopt when it carries none.
+  std::optional<uint64_t> TimeOf(const Record& record) const;
   // The same with the id already known (e.g. of a decoded sample).
   std::optional<size_t> IndexOfId(uint64_t id) const;
 
