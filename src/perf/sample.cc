@@ -64,7 +64,6 @@ uint64_t ReverseBitfieldOrder(uint64_t value, std::initializer_list<int> widths)
 namespace {
 
 constexpr std::initializer_list<int> kBranchFlagWidths = {1, 1, 1, 1, 16, 4, 2, 4, 3, 31};
-constexpr std::initializer_list<int> kDataSrcWidths = {5, 14, 5, 2, 7, 4, 1, 2, 3, 3, 18};
 
 // Largest count field we believe: no sample holds more entries than its
 // record can (a record is at most 64 KiB, AUX samples aside).
@@ -124,10 +123,9 @@ class SampleDecoder {
       s.stack_user.data.assign(data.begin(), data.end());
     }
     if (f_.sample_type & PERF_SAMPLE_WEIGHT_TYPE) s.weight = U64();
-    if (f_.has(PERF_SAMPLE_DATA_SRC)) {
-      s.data_src = U64();
-      if (kSwap) s.data_src = ReverseBitfieldOrder(s.data_src, kDataSrcWidths);
-    }
+    // perf_mem_data_src has a big-endian variant of its bitfield in
+    // perf_event.h that keeps the numeric value: a plain u64 either way.
+    if (f_.has(PERF_SAMPLE_DATA_SRC)) s.data_src = U64();
     if (f_.has(PERF_SAMPLE_TRANSACTION)) s.transaction = U64();
     if (f_.has(PERF_SAMPLE_REGS_INTR) && !ReadRegs(f_.regs_intr_mask, s.regs_intr)) {
       return Truncated("REGS_INTR");
