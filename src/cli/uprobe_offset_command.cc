@@ -176,8 +176,10 @@ absl::StatusOr<std::vector<ProbeSite>> Collect(elf::UprobeResolver& resolver,
     absl::StatusOr<std::vector<ProbeSite>> listed = resolver.List();
     if (!listed.ok()) return listed.status();
     std::vector<ProbeSite> usable;
+    usable.reserve(listed->size());
     for (ProbeSite& site : *listed) {
       if (site.note.empty()) {
+        if (options.format != "hex") site.path = resolver.path();
         usable.push_back(std::move(site));
       } else {
         std::fprintf(stderr, "perftk: warning: %s: %s\n", site.symbol.c_str(), site.note.c_str());

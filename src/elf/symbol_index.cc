@@ -180,6 +180,8 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
   absl::StatusOr<Elf_Data*> data = file.SectionData(table);
   if (!data.ok()) return data.status();
   const size_t count = table.size / table.entry_size;
+  const absl::string_view stored_label = labels_.emplace_back(label);
+  symbols_.reserve(symbols_.size() + count);
   for (size_t i = 1; i < count; ++i) {
     GElf_Sym sym;
     if (gelf_getsym(*data, static_cast<int>(i), &sym) == nullptr) {
@@ -229,9 +231,9 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
     symbol.type = type;
     symbol.section_index = sym.st_shndx;
     symbol.section = sym.st_shndx < file.sections().size()
-                         ? file.sections()[sym.st_shndx].name
-                         : absl::StrCat("<section ", sym.st_shndx, ">");
-    symbol.table = std::string(label);
+                         ? absl::string_view(file.sections()[sym.st_shndx].name)
+                         : absl::string_view("<bad section index>");
+    symbol.table = stored_label;
     symbol.from_binary = from_binary;
     by_name_[symbol.name].push_back(static_cast<uint32_t>(symbols_.size()));
     symbols_.push_back(std::move(symbol));

@@ -7,10 +7,13 @@
 // .gnu.version_d for .dynsym, or from a raw "name@VER"/"name@@VER" in
 // .symtab) is kept beside it. Only defined STT_FUNC and STT_GNU_IFUNC
 // symbols are functions; undefined functions in .dynsym are imports.
+// Section names in FunctionSymbol point into the ElfFile the symbol came
+// from, which must outlive the index.
 #ifndef PERFTK_ELF_SYMBOL_INDEX_H_
 #define PERFTK_ELF_SYMBOL_INDEX_H_
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -29,9 +32,9 @@ struct FunctionSymbol {
   uint64_t size = 0;
   uint8_t bind = STB_GLOBAL;
   uint8_t type = STT_FUNC;
-  std::string section;  // name of the section st_shndx refers to
+  absl::string_view section;  // name of the section st_shndx refers to (owned by the ElfFile)
   size_t section_index = 0;
-  std::string table;  // where it was read: ".dynsym", ".symtab", "<debug path>:.symtab"
+  absl::string_view table;  // where it was read: ".dynsym", ".symtab", "<debug path>:.symtab"
   bool from_binary = true;  // section_index refers to the binary's own section headers
 
   // "name", "name@VER" or "name@@VER".
@@ -68,6 +71,7 @@ class SymbolIndex {
   absl::Status AddTable(const ElfFile& file, const Section& table, absl::string_view label,
                         bool from_binary);
 
+  std::deque<std::string> labels_;  // stable storage for FunctionSymbol::table
   std::vector<FunctionSymbol> symbols_;
   std::vector<ImportedSymbol> imports_;
   absl::flat_hash_map<std::string, std::vector<uint32_t>> by_name_;

@@ -200,6 +200,8 @@ absl::Status CheckOffsetInside(const std::string& path, const Query& query, cons
 
 UprobeResolver::~UprobeResolver() = default;
 
+const std::string& UprobeResolver::path() const { return main_->path; }
+
 absl::StatusOr<std::unique_ptr<UprobeResolver::Binary>> UprobeResolver::LoadBinary(
     const std::string& path, const std::string& debug_root) {
   auto binary = std::make_unique<Binary>();
@@ -304,8 +306,8 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveDefined(const Bina
     site.size = match.size();
     site.binding = BindingName(symbol.bind);
     site.type = TypeName(symbol.type);
-    site.section = symbol.section;
-    site.table = symbol.table;
+    site.section = std::string(symbol.section);
+    site.table = std::string(symbol.table);
     if (match.ifunc()) {
       site.note = "probing an IFUNC selector: it runs when the symbol is bound, not per call";
     }
@@ -449,19 +451,19 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::List() {
     return a->from_binary > b->from_binary;
   });
   std::vector<ProbeSite> sites;
+  sites.reserve(symbols.size() + main_->index.imports().size());
   for (size_t i = 0; i < symbols.size(); ++i) {
     const FunctionSymbol& s = *symbols[i];
     if (i > 0 && symbols[i - 1]->name == s.name && symbols[i - 1]->value == s.value) continue;
     absl::StatusOr<uint64_t> offset = FileOffsetOf(*main_->file, s, 0);
     ProbeSite site;
-    site.path = main_->path;
     site.symbol = s.DisplayName();
     site.address = s.value;
     site.size = s.size;
     site.binding = BindingName(s.bind);
     site.type = TypeName(s.type);
-    site.section = s.section;
-    site.table = s.table;
+    site.section = std::string(s.section);
+    site.table = std::string(s.table);
     if (offset.ok()) {
       site.offset = *offset;
     } else {
@@ -478,7 +480,6 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::List() {
           CodeAddressToFileOffset(*main_->file, found->second.vaddr, found->second.section);
       if (!offset.ok()) continue;
       ProbeSite site;
-      site.path = main_->path;
       site.symbol = absl::StrCat(import.name, "@plt");
       site.address = found->second.vaddr;
       site.offset = *offset;

@@ -58,8 +58,11 @@ class UprobeResolver {
   ~UprobeResolver();
 
   absl::StatusOr<std::vector<ProbeSite>> Resolve(absl::string_view query);
-  // Every function defined in the binary and every PLT stub, by name.
+  // Every function defined in the binary and every PLT stub, by name. The
+  // sites leave `path` empty: it is path() for all of them.
   absl::StatusOr<std::vector<ProbeSite>> List();
+  // Absolute path of the binary.
+  const std::string& path() const;
 
  private:
   struct Binary;

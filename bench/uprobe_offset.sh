@@ -1,0 +1,82 @@
+#!/bin/bash
+# Benchmark for perftk uprobe-offset (not a unit test): `--list` against
+# `perf probe -x BIN -F` on libc.so.6 and on a generated 12,000-function
+# binary, and the cost of resolving 1,000 names in one call against one name.
+# Prints best-of-N wall times and ratios.
+#
+#   bench/uprobe_offset.sh [PERFTK]   (default: build-elf/src/perftk)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+PERFTK=${1:-${PERFTK:-$here/../build-elf/src/perftk}}
+LIBC=${LIBC:-/usr/lib/x86_64-linux-gnu/libc.so.6}
+REPS=${REPS:-7}
+FUNCTIONS=${FUNCTIONS:-12000}
+command -v perf > /dev/null || { echo "perf not installed"; exit 1; }
+
+work=$(mktemp -d /tmp/perftk-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/buildid"
+
+# Best wall time in ms of REPS runs of a command.
+best_ms() {
+  local best=
+  for ((i = 0; i < REPS; i++)); do
+    local start end
+    start=$(date +%s%N)
+    "$@" > /dev/null 2>&1
+    end=$(date +%s%N)
+    local ms=$(((end - start) / 1000))
+    if [[ -z $best || $ms -lt $best ]]; then best=$ms; fi
+  done
+  awk -v us="$best" 'BEGIN { printf "%.2f", us / 1000 }'
+}
+# Mean CPU time (task-clock, ms) over REPS runs: less disturbed by other load
+# on a shared machine than wall time (hardware counters are often missing in VMs).
+cpu_ms() {
+  perf stat -r "$REPS" -x, -e task-clock -- "$@" 2>&1 > /dev/null |
+    awk -F, '$3 ~ /^task-clock/ {printf "%.2f", $1}' | tail -1
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+echo "generating a $FUNCTIONS-function program..."
+{
+  for ((i = 0; i < FUNCTIONS; i++)); do echo "int fn_$i(int x) { return x + $i; }"; done
+  echo "int main(void) { return fn_0(0); }"
+} > "$work/big.c"
+gcc -O0 -o "$work/big" "$work/big.c"
+
+report_list() {
+  local label=$1 file=$2
+  local count ours theirs
+  count=$("$PERFTK" uprobe-offset --list "$file" | wc -l)
+  ours=$(best_ms "$PERFTK" uprobe-offset --list "$file")
+  theirs=$(best_ms perf --buildid-dir "$work/buildid" probe -x "$file" -F)
+  printf '%-28s %6d functions  perftk --list %8s ms  perf probe -F %8s ms  ratio perftk/perf %s\n' \
+    "$label" "$count" "$ours" "$theirs" "$(ratio "$ours" "$theirs")"
+  local ours_i theirs_i
+  ours_i=$(cpu_ms "$PERFTK" uprobe-offset --list "$file")
+  theirs_i=$(cpu_ms perf --buildid-dir "$work/buildid" probe -x "$file" -F)
+  printf '%-28s cpu time: perftk %s ms, perf probe -F %s ms, ratio perftk/perf %s\n' \
+    "" "$ours_i" "$theirs_i" "$(ratio "$ours_i" "$theirs_i")"
+}
+report_list "libc.so.6" "$LIBC"
+report_list "generated ($FUNCTIONS fns)" "$work/big"
+
+names=()
+for ((i = 0; i < 1000; i++)); do names+=("fn_$((i * (FUNCTIONS / 1000)))"); done
+one=$(best_ms "$PERFTK" uprobe-offset "$work/big" fn_1)
+thousand=$(best_ms "$PERFTK" uprobe-offset "$work/big" "${names[@]}")
+printf 'resolve in generated binary: 1 name %s ms, 1000 names %s ms, ratio %s (goal < 2)\n' \
+  "$one" "$thousand" "$(ratio "$thousand" "$one")"
+one=$(cpu_ms "$PERFTK" uprobe-offset "$work/big" fn_1)
+thousand=$(cpu_ms "$PERFTK" uprobe-offset "$work/big" "${names[@]}")
+printf '  cpu time: 1 name %s ms, 1000 names %s ms, ratio %s\n' "$one" "$thousand" \
+  "$(ratio "$thousand" "$one")"
+
+libc_names=($(nm -D --defined-only "$LIBC" | awk '$2 == "T" {print $3}' | sed 's/@.*//' |
+              sort -u | head -1000))
+one=$(best_ms "$PERFTK" uprobe-offset "$LIBC" malloc)
+many=$(best_ms "$PERFTK" uprobe-offset --ifunc-selector --all "$LIBC" "${libc_names[@]}")
+printf 'resolve in libc.so.6: 1 name %s ms, %d names %s ms, ratio %s (goal < 2)\n' \
+  "$one" "${#libc_names[@]}" "$many" "$(ratio "$many" "$one")"
