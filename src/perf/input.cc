@@ -58,6 +58,15 @@ std::unique_ptr<Input> Input::FromMemory(Bytes bytes, std::string name) {
   return input;
 }
 
+void Input::ReleaseBefore(uint64_t offset) {
+  if (map_base_ == nullptr) return;
+  const uint64_t page = sysconf(_SC_PAGESIZE);
+  uint64_t end = std::min<uint64_t>(offset, map_length_) / page * page;
+  if (end <= released_) return;
+  madvise(static_cast<char*>(map_base_) + released_, end - released_, MADV_DONTNEED);
+  released_ = end;
+}
+
 Input::~Input() {
   if (map_base_ != nullptr) munmap(map_base_, map_length_);
   if (owns_fd_) close(fd_);

@@ -33,6 +33,10 @@ class Input {
   absl::StatusOr<Bytes> Read(uint64_t n, std::vector<std::byte>& scratch);
   // Moves the sequential position (mapped inputs only).
   void Seek(uint64_t offset) { position_ = offset; }
+  // Tells the input that bytes before `offset` will not be read again, so a
+  // mapped file's pages there can leave memory (keeps RSS independent of the
+  // file's size when reading it once, front to back).
+  void ReleaseBefore(uint64_t offset);
   uint64_t position() const { return position_; }
 
  private:
@@ -46,6 +50,7 @@ class Input {
   Bytes mapped_;
   bool mapped_size_known_ = false;  // an empty mapped input
   uint64_t position_ = 0;
+  uint64_t released_ = 0;
 };
 
 }  // namespace perftk

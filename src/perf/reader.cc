@@ -298,6 +298,12 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextStored() {
 
 absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
   const uint64_t offset = input_->position();
+  // Records before this one are no longer referenced (see Next's contract).
+  constexpr uint64_t kReleaseStep = 16u << 20;
+  if (offset >= released_before_ + kReleaseStep) {
+    input_->ReleaseBefore(offset);
+    released_before_ = offset;
+  }
   const bool file_layout = header_.layout == DataLayout::kFile;
   if (file_layout && offset >= data_end_) {
     if (decompressed_pos_ < decompressed_.size()) {

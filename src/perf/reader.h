@@ -72,6 +72,7 @@ class PerfDataReader {
   Header header_;
   std::vector<std::string> warnings_;
   uint64_t data_end_ = 0;  // file layout: end of the data section
+  uint64_t released_before_ = 0;
   std::deque<OwnedRecord> pending_;  // pipe preamble read ahead
   OwnedRecord current_pending_;
 

@@ -70,6 +70,7 @@ class PerfDataWriter {
   std::vector<std::byte> buffer_;
   uint64_t offset_ = 0;  // bytes written so far (buffer included)
   uint64_t records_written_ = 0;
+  uint64_t written_back_ = 0;
 };
 
 // Refuses an output that names the input itself (same file, or "-" both ways
