@@ -7,7 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "machine/machines.h"
+#include "machine/record_events.h"
 #include "perf/describe.h"
+#include "perf/sample.h"
 #include "perf/ordered_reader.h"
 #include "perf/reader.h"
 
@@ -78,6 +81,26 @@ std::string Line(absl::string_view kind, const std::vector<Field>& fields, bool 
   return absl::StrCat(kind, " ", absl::StrJoin(parts, " "), "\n");
 }
 
+// The map a sample's ip falls in, as `dso` and `dso_addr` fields.
+void AddSampleMap(const machine::Machines& machines, const Record& record, const EventList& events,
+                  std::vector<Field>& fields) {
+  absl::StatusOr<size_t> index = events.IndexOf(record);
+  if (!index.ok()) return;
+  const SampleFormat& format = events.format(*index);
+  if (!format.has(PERF_SAMPLE_IP) || !format.has(PERF_SAMPLE_TID)) return;
+  absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
+  if (!sample.ok()) return;
+  std::optional<machine::Map> map = machines.FindMap(
+      static_cast<int32_t>(sample->pid), static_cast<int32_t>(sample->pid), record.cpumode(),
+      sample->ip);
+  if (!map || map->dso == nullptr) {
+    fields.push_back(Field::Text("dso", "[unknown]"));
+    return;
+  }
+  fields.push_back(Field::Text("dso", map->dso->name));
+  fields.push_back(Field::Address("dso_addr", map->DsoAddress(sample->ip)));
+}
+
 }  // namespace
 
 absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
@@ -100,14 +123,22 @@ absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
   }
   if (!options.header_only) {
     OrderedReader ordered(**reader);
+    machine::Machines machines;
+    const bool in_time_order = options.ordered || options.resolve;
     while (true) {
       absl::StatusOr<std::optional<Record>> record =
-          options.ordered ? ordered.Next() : (*reader)->Next();
+          in_time_order ? ordered.Next() : (*reader)->Next();
       if (!record.ok()) return record.status();
       if (!*record) break;
-      std::fputs(Line("record", DescribeRecord(**record, (*reader)->header().events), options.json)
-                     .c_str(),
-                 out);
+      const EventList& events = (*reader)->header().events;
+      std::vector<Field> fields = DescribeRecord(**record, events);
+      if (options.resolve) {
+        if (absl::Status s = machine::ApplyRecord(machines, **record); !s.ok()) {
+          fields.push_back(Field::Text("error", std::string(s.message())));
+        }
+        if ((*record)->type() == PERF_RECORD_SAMPLE) AddSampleMap(machines, **record, events, fields);
+      }
+      std::fputs(Line("record", fields, options.json).c_str(), out);
     }
   }
   for (const std::string& warning : (*reader)->warnings()) {
@@ -134,6 +165,9 @@ void RegisterDumpCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_flag("--json", options->json, "JSON Lines instead of text");
   sub->add_flag("--ordered", options->ordered,
                 "Records in timestamp order (perf's FINISHED_ROUND rule) instead of stored order");
+  sub->add_flag("--resolve", options->resolve,
+                "Follow the address spaces (implies --ordered) and add each sample's dso and "
+                "the address perf looks up in it");
   sub->add_flag("--header-only", options->header_only, "Stop after the header, attrs and features");
   sub->callback([options, &outcome] { outcome = RunDump(*options, stdout); });
 }

@@ -19,6 +19,7 @@ struct DumpOptions {
   bool json = false;  // one JSON object per line
   bool header_only = false;
   bool ordered = false;  // in timestamp order, as perf report sees them
+  bool resolve = false;  // follow the address spaces; name each sample's map
 };
 
 absl::Status RunDump(const DumpOptions& options, std::FILE* out);
