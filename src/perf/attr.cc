@@ -69,6 +69,12 @@ void SwapAttrBytes(MutableBytes attr) {
       for (int i = 0; i < 8; ++i) {
         p[i] = static_cast<std::byte>(ReverseBits(static_cast<uint8_t>(p[i])));
       }
+      // That puts every one-bit field in place; precise_ip (bits 15-16) is
+      // the one field of two bits, whose bits it leaves exchanged.
+      uint64_t flags = Load<uint64_t>(p);
+      uint64_t precise_ip = (flags >> 15) & 3;
+      flags = (flags & ~(3ULL << 15)) | ((precise_ip >> 1 | (precise_ip & 1) << 1) << 15);
+      Store<uint64_t>(p, flags);
       offset += 8;
     } else if (offset == attr_offset::kSampleMaxStack || offset == attr_offset::kReserved2) {
       SwapInPlace<uint16_t>(p);

@@ -64,7 +64,8 @@ class EventAttr {
 
 // Converts attr bytes of the other byte order to native order, in place:
 // u32/u16 fields are swapped as such, the flags bitfield has the bits of each
-// byte reversed (bitfields are allocated from the other end on big-endian).
+// byte reversed (bitfields are allocated from the other end on big-endian)
+// and the two bits of precise_ip put back in order.
 void SwapAttrBytes(MutableBytes attr);
 
 // A short name for the event, e.g. "cpu-clock" or "tracepoint 312", for
