@@ -206,7 +206,7 @@ class RecordBuilder {
 struct MmapFields {
   uint32_t pid = 0, tid = 0;
   uint64_t start = 0, len = 0, pgoff = 0;
-  std::string filename;
+  std::string filename = {};
 };
 RecordBuilder MakeMmap(const MmapFields& f, uint16_t misc = PERF_RECORD_MISC_USER);
 
@@ -215,9 +215,9 @@ struct Mmap2Fields {
   uint64_t start = 0, len = 0, pgoff = 0;
   uint32_t maj = 0, min = 0;
   uint64_t ino = 0, ino_generation = 0;
-  std::vector<uint8_t> build_id;  // non-empty: the build-id form of the union
+  std::vector<uint8_t> build_id = {};  // non-empty: the build-id form of the union
   uint32_t prot = 0, flags = 0;
-  std::string filename;
+  std::string filename = {};
 };
 RecordBuilder MakeMmap2(const Mmap2Fields& f, uint16_t misc = PERF_RECORD_MISC_USER);
 
@@ -234,7 +234,7 @@ struct KsymbolFields {
   uint64_t addr = 0;
   uint32_t len = 0;
   uint16_t ksym_type = 0, flags = 0;
-  std::string name;
+  std::string name = {};
 };
 RecordBuilder MakeKsymbol(const KsymbolFields& f);
 
@@ -270,6 +270,13 @@ RecordBuilder MakeBuildIdEntry(uint32_t type, int32_t pid, std::vector<uint8_t> 
 RecordBuilder MakeCompressed(Bytes compressed);
 // One complete zstd frame of `data`.
 std::vector<std::byte> Compress(Bytes data, int level = 3);
+
+// One record of every type whose layout perftk knows (kernel and perf's
+// own, both MMAP2 unions), with fields of distinct values and, for kernel
+// types other than SAMPLE, the sample_id trailer `attr` asks for. Header
+// records (HEADER_ATTR, ...) and COMPRESSED are not included.
+std::vector<RecordBuilder> EveryRecordType(const AttrBuilder& attr, const Sample& sample,
+                                           const SampleId& id);
 
 // Feature sections of the kinds perftk converts between byte orders.
 Fields StringFeature(std::string_view text);
