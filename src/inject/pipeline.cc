@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "inject/progress.h"
+#include "perf/ordered_reader.h"
 #include "perf/reader.h"
 #include "perf/writer.h"
 
@@ -35,8 +36,10 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
 
   PipelineStats stats;
   Progress progress(options.progress_label, 0);
+  OrderedReader ordered(**reader);
   while (true) {
-    absl::StatusOr<std::optional<Record>> record = (*reader)->Next();
+    absl::StatusOr<std::optional<Record>> record =
+        options.ordered ? ordered.Next() : (*reader)->Next();
     if (!record.ok()) return record.status();
     if (!*record) break;
     ++stats.records_read;

@@ -18,6 +18,9 @@ struct PipelineOptions {
   std::string output;  // "-" for stdout (pipe layout)
   // Output layout; by default pipe for "-", file otherwise.
   std::optional<DataLayout> layout;
+  // Hand records to the tool in timestamp order (OrderedReader) instead of
+  // stored order. Tools that follow address spaces need this.
+  bool ordered = false;
   std::string progress_label = "perftk";
 };
 
