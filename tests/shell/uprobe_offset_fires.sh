@@ -12,9 +12,9 @@ skip() { echo "SKIP: $*"; exit 77; }
 [[ $(id -u) == 0 ]] || skip "needs root to write uprobe_events"
 command -v perf > /dev/null || skip "perf not installed (Debian: linux-perf)"
 TRACEFS=/sys/kernel/tracing
-mounted_here=0
+# Mounted if needed and left mounted: another test may be using it concurrently.
 if [[ ! -e $TRACEFS/uprobe_events ]]; then
-  mount -t tracefs nodev "$TRACEFS" 2> /dev/null && mounted_here=1
+  mount -t tracefs nodev "$TRACEFS" 2> /dev/null
 fi
 [[ -w $TRACEFS/uprobe_events ]] || skip "no writable $TRACEFS/uprobe_events (tracefs/CONFIG_UPROBE_EVENTS)"
 
@@ -27,7 +27,6 @@ cleanup() {
     echo "-:$event" >> "$TRACEFS/uprobe_events" 2> /dev/null
   done
   rm -rf "$work"
-  if ((mounted_here)); then umount "$TRACEFS" 2> /dev/null; fi
 }
 trap cleanup EXIT
 

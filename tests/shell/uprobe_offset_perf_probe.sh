@@ -13,9 +13,9 @@ skip() { echo "SKIP: $*"; exit 77; }
 [[ $(id -u) == 0 ]] || skip "needs root for perf probe"
 command -v perf > /dev/null || skip "perf not installed (Debian: linux-perf)"
 TRACEFS=/sys/kernel/tracing
-mounted_here=0
+# Mounted if needed and left mounted: another test may be using it concurrently.
 if [[ ! -e $TRACEFS/uprobe_events ]]; then
-  mount -t tracefs nodev "$TRACEFS" 2> /dev/null && mounted_here=1
+  mount -t tracefs nodev "$TRACEFS" 2> /dev/null
 fi
 [[ -w $TRACEFS/uprobe_events ]] || skip "no writable $TRACEFS/uprobe_events"
 
@@ -25,7 +25,6 @@ cleanup() {
   grep -o '^[pr]:perftk_cmp[^ ]*' "$TRACEFS/uprobe_events" 2> /dev/null |
     while read -r event; do echo "-:${event#*:}" >> "$TRACEFS/uprobe_events"; done
   rm -rf "$work"
-  if ((mounted_here)); then umount "$TRACEFS" 2> /dev/null; fi
 }
 trap cleanup EXIT
 
