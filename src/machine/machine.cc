@@ -1,6 +1,7 @@
 #include "machine/machine.h"
 
 #include <limits>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -66,7 +67,7 @@ bool Machine::IsKernelMmapName(absl::string_view filename) const {
 }
 
 absl::Status Machine::Apply(const MmapEvent& event) {
-  absl::MutexLock lock(&mu_);
+  std::unique_lock lock(mu_);
   if (IsKernelCpumode(CpumodeOf(event.misc))) {
     if (event.len == 0 && event.start == 0 && IsKernelMmapName(event.filename)) {
       return ApplyKernelMmap(event, std::numeric_limits<uint64_t>::max());
@@ -131,7 +132,7 @@ absl::Status Machine::ApplyUserMmap(const MmapEvent& event, uint64_t end) {
 
 absl::Status Machine::Apply(const CommEvent& event) {
   if (absl::Status ids = CheckTaskIds(event.pid, event.tid, "COMM"); !ids.ok()) return ids;
-  absl::MutexLock lock(&mu_);
+  std::unique_lock lock(mu_);
   ThreadEntry& thread = FindOrAddThreadLocked(event.pid, event.tid);
   thread.comm = event.comm;
   if (event.exec()) {
@@ -149,7 +150,7 @@ absl::Status Machine::Apply(const ForkEvent& event) {
     return absl::InvalidArgumentError(
         absl::StrFormat("FORK of thread %d from itself", event.tid));
   }
-  absl::MutexLock lock(&mu_);
+  std::unique_lock lock(mu_);
   const ThreadEntry& parent = FindOrAddThreadLocked(event.ppid, event.ptid);
   std::shared_ptr<Process> parent_process = parent.process;
   std::string comm = parent.comm;
@@ -167,13 +168,13 @@ absl::Status Machine::Apply(const ForkEvent& event) {
 
 absl::Status Machine::Apply(const ExitEvent& event) {
   if (absl::Status ids = CheckTaskIds(event.pid, event.tid, "EXIT"); !ids.ok()) return ids;
-  absl::MutexLock lock(&mu_);
+  std::unique_lock lock(mu_);
   RemoveThreadLocked(event.tid);
   return absl::OkStatus();
 }
 
 absl::Status Machine::Apply(const KsymbolEvent& event) {
-  absl::MutexLock lock(&mu_);
+  std::unique_lock lock(mu_);
   if (event.unregister()) {
     kernel_maps_->Mutate([&](Maps::Editor& editor) {
       const Map* map = editor.Find(event.addr);
@@ -198,21 +199,21 @@ std::optional<Map> Machine::FindMap(int32_t pid, uint16_t cpumode, uint64_t addr
   cpumode = CpumodeOf(cpumode);
   if (IsKernelCpumode(cpumode)) return kernel_maps_->Find(addr);
   if (!IsUserCpumode(cpumode)) return std::nullopt;
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock lock(mu_);
   auto it = processes_.find(pid);
   if (it == processes_.end()) return std::nullopt;
   return it->second->maps->Find(addr);
 }
 
 std::shared_ptr<Maps> Machine::FindUserMaps(int32_t pid) const {
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock lock(mu_);
   auto it = processes_.find(pid);
   if (it == processes_.end()) return nullptr;
   return it->second->maps;
 }
 
 std::optional<RelocationSymbol> Machine::kernel_relocation() const {
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock lock(mu_);
   return kernel_relocation_;
 }
 
@@ -221,7 +222,7 @@ Thread Machine::ToThread(int32_t tid, const ThreadEntry& entry) const {
 }
 
 std::optional<Thread> Machine::FindThread(int32_t tid) const {
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock lock(mu_);
   auto it = threads_.find(tid);
   if (it == threads_.end()) return std::nullopt;
   return ToThread(tid, it->second);
@@ -229,17 +230,17 @@ std::optional<Thread> Machine::FindThread(int32_t tid) const {
 
 absl::StatusOr<Thread> Machine::FindOrAddThread(int32_t pid, int32_t tid) {
   if (absl::Status ids = CheckTaskIds(pid, tid, "thread"); !ids.ok()) return ids;
-  absl::MutexLock lock(&mu_);
+  std::unique_lock lock(mu_);
   return ToThread(tid, FindOrAddThreadLocked(pid, tid));
 }
 
 size_t Machine::thread_count() const {
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock lock(mu_);
   return threads_.size();
 }
 
 size_t Machine::process_count() const {
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock lock(mu_);
   return processes_.size();
 }
 

@@ -1,5 +1,7 @@
 #include "machine/machines.h"
 
+#include <mutex>
+
 namespace perftk::machine {
 
 bool IsGuestCpumode(uint16_t cpumode) {
@@ -9,7 +11,7 @@ bool IsGuestCpumode(uint16_t cpumode) {
 
 Machine& Machines::FindOrAdd(uint16_t cpumode, int32_t guest_pid) {
   if (!IsGuestCpumode(cpumode)) return host_;
-  absl::MutexLock lock(&mu_);
+  std::unique_lock lock(mu_);
   std::unique_ptr<Machine>& guest = guests_[guest_pid];
   if (guest == nullptr) guest = std::make_unique<Machine>(guest_pid);
   return *guest;
@@ -17,13 +19,13 @@ Machine& Machines::FindOrAdd(uint16_t cpumode, int32_t guest_pid) {
 
 const Machine* Machines::Find(uint16_t cpumode, int32_t guest_pid) const {
   if (!IsGuestCpumode(cpumode)) return &host_;
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock lock(mu_);
   auto it = guests_.find(guest_pid);
   return it == guests_.end() ? nullptr : it->second.get();
 }
 
 size_t Machines::guest_count() const {
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock lock(mu_);
   return guests_.size();
 }
 

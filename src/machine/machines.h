@@ -18,14 +18,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <shared_mutex>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "machine/events.h"
 #include "machine/machine.h"
 #include "machine/map.h"
+#include "machine/shared_mutex.h"
 
 namespace perftk::machine {
 
@@ -62,8 +62,8 @@ class Machines {
   absl::Status ApplyWithPid(const Event& event, int32_t pid);
 
   Machine host_{kHostMachinePid};
-  mutable absl::Mutex mu_;
-  absl::flat_hash_map<int32_t, std::unique_ptr<Machine>> guests_ ABSL_GUARDED_BY(mu_);
+  mutable SharedMutex mu_;  // guards guests_
+  absl::flat_hash_map<int32_t, std::unique_ptr<Machine>> guests_;
 };
 
 }  // namespace perftk::machine

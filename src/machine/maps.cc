@@ -73,7 +73,7 @@ const Map* Maps::FindIn(absl::Span<const Map> maps, uint64_t addr) {
 }
 
 std::optional<Map> Maps::Find(uint64_t addr) const {
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock lock(mu_);
   const Map* map = FindIn(maps_, addr);
   if (map == nullptr) return std::nullopt;
   return *map;
@@ -84,7 +84,7 @@ std::optional<Map> Maps::Find(uint64_t addr, MapsCache& cache) const {
       cache.generation == generation_.load(std::memory_order_acquire)) {
     return cache.map;
   }
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock lock(mu_);
   const Map* map = FindIn(maps_, addr);
   cache.maps_id = id_;
   cache.generation = generation_.load(std::memory_order_relaxed);
@@ -93,12 +93,12 @@ std::optional<Map> Maps::Find(uint64_t addr, MapsCache& cache) const {
 }
 
 std::vector<Map> Maps::Snapshot() const {
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock lock(mu_);
   return maps_;
 }
 
 size_t Maps::size() const {
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock lock(mu_);
   return maps_.size();
 }
 

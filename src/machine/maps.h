@@ -21,16 +21,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "machine/map.h"
+#include "machine/shared_mutex.h"
 
 namespace perftk::machine {
 
@@ -84,7 +85,7 @@ class Maps {
   // Runs fn(Editor&) under the exclusive lock and returns what fn returns.
   template <typename Fn>
   auto Mutate(Fn&& fn) -> std::invoke_result_t<Fn, Editor&> {
-    absl::MutexLock lock(&mu_);
+    std::unique_lock lock(mu_);
     Editor editor(maps_);
     struct BumpOnExit {
       std::atomic<uint64_t>& generation;
@@ -97,8 +98,8 @@ class Maps {
   static const Map* FindIn(absl::Span<const Map> maps, uint64_t addr);
 
   const uint64_t id_;
-  mutable absl::Mutex mu_;
-  std::vector<Map> maps_ ABSL_GUARDED_BY(mu_);
+  mutable SharedMutex mu_;
+  std::vector<Map> maps_;  // guarded by mu_
   std::atomic<uint64_t> generation_{0};
 };
 

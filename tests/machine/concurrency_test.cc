@@ -3,6 +3,7 @@
 // test is deterministic in what it checks; its length is a fixed number of
 // mutations. Run it under ThreadSanitizer (-DPERFTK_TSAN=ON) too.
 #include <atomic>
+#include <mutex>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -10,8 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "machine/dso.h"
 #include "machine/machine.h"
@@ -28,7 +29,7 @@ constexpr uint64_t kRegionStart = 0x100000;
 constexpr uint64_t kRegionPages = 256;
 constexpr uint64_t kRegionEnd = kRegionStart + kRegionPages * kPage;
 constexpr uint64_t kLibPgoffAtRegionStart = 0x10000;
-constexpr int kMutations = 20000;
+constexpr int kMutations = 10000;
 constexpr int kReaders = 4;
 constexpr int kMinLookupsPerReader = 1000;
 
@@ -36,25 +37,45 @@ constexpr int kMinLookupsPerReader = 1000;
 class Violations {
  public:
   void Add(std::string what) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard lock(mu_);
     if (count_++ < 10) first_.push_back(std::move(what));
   }
   int count() {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard lock(mu_);
     return count_;
   }
   std::string Summary() {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard lock(mu_);
     std::string out;
     for (const std::string& s : first_) absl::StrAppend(&out, s, "\n");
     return out;
   }
 
  private:
-  absl::Mutex mu_;
-  int count_ ABSL_GUARDED_BY(mu_) = 0;
-  std::vector<std::string> first_ ABSL_GUARDED_BY(mu_);
+  std::mutex mu_;
+  int count_ = 0;  // guarded by mu_
+  std::vector<std::string> first_;
 };
+
+// Lets the writer start only once every reader is running, so mutations and
+// lookups always overlap.
+class StartLine {
+ public:
+  void ReaderStarted() { started_.fetch_add(1); }
+  void WaitForReaders(int n) const {
+    while (started_.load() < n) std::this_thread::yield();
+  }
+
+ private:
+  std::atomic<int> started_{0};
+};
+
+// Spins a few microseconds inside a mutation, while the list has a hole, so a
+// reader that ignored the lock would be likely to see it.
+void HoldTheHoleOpen() {
+  for (volatile int i = 0; i < 2000; i = i + 1) {
+  }
+}
 
 std::string Describe(const Map& map) {
   return absl::StrFormat("[%#x, %#x) pgoff %#x kind %s", map.start, map.end, map.pgoff,
@@ -150,12 +171,14 @@ class MapsConcurrencyTest : public ::testing::Test {
         maps.Mutate([&](Maps::Editor& e) {
           const Map removed = *e.Find(start);
           e.Remove(start);
+          HoldTheHoleOpen();
           return e.Insert(LibPiece(removed.start, removed.end));
         }).IgnoreError();
         break;
       default:
         maps.Mutate([&](Maps::Editor& e) {
           e.Clear();
+          HoldTheHoleOpen();
           e.Insert(LibPiece(kRegionStart, kRegionEnd)).IgnoreError();
           return e.Insert(StableMap());
         }).IgnoreError();
@@ -176,7 +199,9 @@ TEST_F(MapsConcurrencyTest, ReadersNeverSeeAHalfDoneMutation) {
   std::atomic<bool> writer_done{false};
   std::atomic<int64_t> lookups{0};
 
+  StartLine start_line;
   auto reader = [&](int index) {
+    start_line.ReaderStarted();
     std::mt19937_64 rng(1000 + index);
     MapsCache cache;
     for (int n = 0; n < kMinLookupsPerReader || !writer_done.load(); ++n) {
@@ -194,6 +219,7 @@ TEST_F(MapsConcurrencyTest, ReadersNeverSeeAHalfDoneMutation) {
   std::vector<std::thread> readers;
   for (int i = 0; i < kReaders; ++i) readers.emplace_back(reader, i);
 
+  start_line.WaitForReaders(kReaders);
   std::mt19937_64 rng(42);
   for (int i = 0; i < kMutations; ++i) MutateOnce(maps, rng);
   writer_done = true;
@@ -223,7 +249,7 @@ TEST_F(MapsConcurrencyTest, TheCheckerCatchesATornList) {
 TEST(MachineConcurrencyTest, LookupsStayCorrectWhileProcessesComeAndGo) {
   constexpr uint64_t kText = 0xffffffff81000000;
   constexpr int32_t kLongLived = 100;
-  constexpr int kRounds = 2000;
+  constexpr int kRounds = 1000;
   Machine machine;
   MmapEvent kernel;
   kernel.misc = PERF_RECORD_MISC_KERNEL;
@@ -244,7 +270,9 @@ TEST(MachineConcurrencyTest, LookupsStayCorrectWhileProcessesComeAndGo) {
 
   Violations violations;
   std::atomic<bool> writer_done{false};
+  StartLine start_line;
   auto reader = [&](int index) {
+    start_line.ReaderStarted();
     std::mt19937_64 rng(index);
     for (int n = 0; n < kMinLookupsPerReader || !writer_done.load(); ++n) {
       std::optional<Map> user = machine.FindMap(kLongLived, PERF_RECORD_MISC_USER, 0x400000 + n % 0x10000);
@@ -264,6 +292,7 @@ TEST(MachineConcurrencyTest, LookupsStayCorrectWhileProcessesComeAndGo) {
   std::vector<std::thread> readers;
   for (int i = 0; i < kReaders; ++i) readers.emplace_back(reader, i);
 
+  start_line.WaitForReaders(kReaders);
   for (int i = 0; i < kRounds; ++i) {
     const int32_t pid = 1000 + i;
     ForkEvent fork;
