@@ -266,15 +266,16 @@ RecordBuilder& RecordBuilder::WithSampleId(const AttrBuilder& attr, const Sample
   return *this;
 }
 
-std::vector<std::byte> RecordBuilder::Build(Endian endian) const {
-  std::vector<std::byte> out;
+Fields RecordBuilder::ToFields() const {
   uint16_t size = size_override_ >= 0 ? static_cast<uint16_t>(size_override_)
                                       : static_cast<uint16_t>(this->size());
-  PutInt(out, 4, type_, endian);
-  PutInt(out, 2, misc_, endian);
-  PutInt(out, 2, size, endian);
-  body_.SerializeTo(endian, out);
-  return out;
+  Fields f;
+  f.U32(type_).U16(misc_).U16(size).Append(body_);
+  return f;
+}
+
+std::vector<std::byte> RecordBuilder::Build(Endian endian) const {
+  return ToFields().Serialize(endian);
 }
 
 std::vector<std::byte> RecordBuilder::BuildWithPayload(Endian endian) const {
@@ -412,6 +413,12 @@ RecordBuilder MakeBuildIdEntry(uint32_t type, int32_t pid, std::vector<uint8_t> 
 RecordBuilder MakeCompressed(Bytes compressed) {
   RecordBuilder r(PERF_RECORD_COMPRESSED);
   r.Raw(compressed);
+  return r;
+}
+
+RecordBuilder MakeCompressed2(Bytes compressed) {
+  RecordBuilder r(PERF_RECORD_COMPRESSED2);
+  r.U64(compressed.size()).Raw(compressed);
   r.Zeros(AlignUp(compressed.size(), 8) - compressed.size());
   return r;
 }

@@ -188,6 +188,9 @@ class RecordBuilder {
   size_t size() const { return kRecordHeaderSize + body_.size(); }
   const std::vector<std::byte>& trailing_payload() const { return payload_; }
 
+  // The header and body as fields (e.g. to place build-id entries in a
+  // feature section).
+  Fields ToFields() const;
   // The record bytes (header included), without the trailing payload.
   std::vector<std::byte> Build(Endian endian = kNative) const;
   // The record followed by its trailing payload, as a stream holds it.
@@ -266,8 +269,11 @@ RecordBuilder MakeHeaderTracingData(std::vector<std::byte> data);
 RecordBuilder MakeBuildIdEntry(uint32_t type, int32_t pid, std::vector<uint8_t> build_id,
                                std::string_view filename, uint16_t misc = PERF_RECORD_MISC_USER);
 
-// PERF_RECORD_COMPRESSED holding `compressed` (see Compress), padded to 8.
+// PERF_RECORD_COMPRESSED holding `compressed` (see Compress). perf does not
+// pad these: the size is the header plus the compressed bytes.
 RecordBuilder MakeCompressed(Bytes compressed);
+// PERF_RECORD_COMPRESSED2: data_size, the data, zero padding to 8 bytes.
+RecordBuilder MakeCompressed2(Bytes compressed);
 // One complete zstd frame of `data`.
 std::vector<std::byte> Compress(Bytes data, int level = 3);
 
