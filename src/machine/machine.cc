@@ -135,9 +135,10 @@ absl::Status Machine::Apply(const CommEvent& event) {
   std::unique_lock lock(mu_);
   ThreadEntry& thread = FindOrAddThreadLocked(event.pid, event.tid);
   thread.comm = event.comm;
-  if (event.exec()) {
-    thread.process->maps->Mutate([](Maps::Editor& editor) { editor.Clear(); });
-  }
+  // An exec keeps the old maps, as perf does: the COMM comes at the start of
+  // the exec, before the new image is mapped, and samples taken in between
+  // still unwind through the old image. The new image's maps replace the
+  // old ones where they overlap.
   return absl::OkStatus();
 }
 

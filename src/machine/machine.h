@@ -3,8 +3,8 @@
 // It has one kernel address space (kernel text, modules, KSYMBOL maps, shared
 // by every thread) and one user address space per process. The threads of a
 // process share that process's Maps; FORK of a new process copies the
-// parent's; COMM with the exec flag empties the process's Maps in place, so
-// every holder of it sees the new, empty address space; EXIT forgets the
+// parent's; COMM with the exec flag keeps the process's Maps, as perf does
+// (the new image's MMAPs replace what they overlap); EXIT forgets the
 // thread, and a process whose last known thread exited is forgotten too, so
 // memory follows live processes, not the event count. A pid or tid first seen
 // in an event creates a thread with an empty comm (perf does the same).
