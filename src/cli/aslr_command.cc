@@ -1,24 +1,83 @@
 #include "cli/aslr_command.h"
 
+#include <cstdio>
+
 #include "CLI/CLI.hpp"
-#include "cli/not_built_yet.h"
+#include "absl/strings/str_join.h"
+#include "inject/aslr_tool.h"
+#include "inject/pipeline.h"
 
 namespace perftk::cli {
+namespace {
 
-absl::Status RunAslr(const AslrOptions&) { return NotBuiltYet("perftk aslr", 3); }
+void PrintSummary(const AslrTool& tool, const PipelineStats& pipeline) {
+  const AslrStats& s = tool.stats();
+  std::fprintf(stderr,
+               "perftk aslr: %llu records read, %llu written; %llu mappings and %llu samples "
+               "rewritten, %llu addresses moved",
+               static_cast<unsigned long long>(pipeline.records_read),
+               static_cast<unsigned long long>(pipeline.records_written),
+               static_cast<unsigned long long>(s.mappings),
+               static_cast<unsigned long long>(s.samples),
+               static_cast<unsigned long long>(s.addresses));
+  std::fprintf(stderr, ", %llu of them in no mapping (%zu distinct pages substituted)\n",
+               static_cast<unsigned long long>(s.unknown_addresses), tool.unknown_pages());
+  for (const auto& [type, count] : s.dropped) {
+    std::fprintf(stderr, "perftk aslr: dropped %llu %s records\n",
+                 static_cast<unsigned long long>(count), type.c_str());
+  }
+  if (!s.removed.empty()) {
+    std::fprintf(stderr, "perftk aslr: removed %s\n", absl::StrJoin(s.removed, "; ").c_str());
+  }
+}
+
+}  // namespace
+
+absl::Status RunAslr(const AslrOptions& options) {
+  AslrSettings settings;
+  settings.strip_cmdline = options.strip_cmdline;
+  AslrTool tool(settings);
+  PipelineOptions pipeline;
+  pipeline.input = options.input;
+  pipeline.output = options.output;
+  pipeline.ordered = true;
+  pipeline.progress_label = "perftk aslr";
+  if (options.pipe) pipeline.layout = DataLayout::kPipe;
+  absl::StatusOr<PipelineStats> stats = RunPipeline(tool, pipeline);
+  if (!stats.ok()) return stats.status();
+  if (!options.quiet) PrintSummary(tool, *stats);
+  return absl::OkStatus();
+}
 
 void RegisterAslrCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<AslrOptions>();
   CLI::App* sub = app.add_subcommand(
-      "aslr",
-      "Rewrite a recording so it can be shared without leaking the address-space layout:\n"
-      "every user and kernel address is remapped consistently per mapping, so\n"
-      "`perf report` shows the same symbols; register dumps, user stacks, raw\n"
-      "tracepoint payloads, AUX data and TEXT_POKE are removed.");
-  sub->add_option("-i,--input", options->input, "Input perf.data ('-' for stdin)")
+      "aslr", "Hide the address-space layout of a recording; keep what perf report shows");
+  sub->footer(
+      "Every mapping of every process and of the kernel is moved to a new place\n"
+      "(user maps from 0x200000 up, kernel maps from 0xffff800010000000), keeping\n"
+      "each address's offset inside its mapping, so `perf report` shows the same\n"
+      "symbols, dsos and percentages. Sample ips and addrs, callchains, branch\n"
+      "stacks, KSYMBOL addresses and mapping starts are rewritten. Addresses that\n"
+      "no mapping covers get a unique substitute page each (0x7e0000000000 up,\n"
+      "0xfffffe0000000000 up for the kernel half).\n\n"
+      "Removed: register dumps, user stack copies (the samples stay), tracepoint\n"
+      "raw data, physical addresses, AUX data and AUXTRACE/TEXT_POKE records,\n"
+      "breakpoint addresses and kprobe/uprobe targets in the attrs, BPF program\n"
+      "info, the kernel symbol table in the tracing data. Kept: build ids, file\n"
+      "names, host name, command line (unless --strip-cmdline).\n"
+      "The same input always gives the same output.\n\n"
+      "Examples:\n"
+      "  perftk aslr -i perf.data -o shared.data\n"
+      "  perf record -o - -- ./prog | perftk aslr -i - -o shared.data");
+  sub->add_option("-i,--input", options->input, "Input perf.data, '-' for stdin")
       ->capture_default_str();
-  sub->add_option("-o,--output", options->output, "Output perf.data ('-' for stdout)")
+  sub->add_option("-o,--output", options->output, "Output perf.data, '-' for stdout (pipe layout)")
       ->required();
+  sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
+  sub->add_flag("--strip-cmdline", options->strip_cmdline,
+                "Drop the recorded command line from the header");
+  sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
   sub->callback([options, &outcome] { outcome = RunAslr(*options); });
 }
 

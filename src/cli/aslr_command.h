@@ -15,6 +15,9 @@ namespace perftk::cli {
 struct AslrOptions {
   std::string input = "perf.data";
   std::string output;
+  bool pipe = false;
+  bool strip_cmdline = false;
+  bool quiet = false;
 };
 
 absl::Status RunAslr(const AslrOptions& options);

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
 #include "inject/progress.h"
 #include "perf/ordered_reader.h"
 #include "perf/reader.h"
@@ -43,7 +44,9 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
     if (!record.ok()) return record.status();
     if (!*record) break;
     ++stats.records_read;
-    if (absl::Status s = tool.Process(**record, sink); !s.ok()) return s;
+    if (absl::Status s = tool.Process(**record, sink); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat((*reader)->name(), ": ", s.message()));
+    }
     if ((stats.records_read & 0xfff) == 0) progress.Update((*record)->file_offset());
   }
   if (absl::Status s = tool.End(sink, (*writer)->features()); !s.ok()) return s;

@@ -148,6 +148,21 @@ absl::StatusOr<std::vector<EventDescEntry>> ReadEventDesc(const FeatureSet& feat
   return entries;
 }
 
+absl::StatusOr<std::vector<std::pair<uint32_t, std::string>>> ReadPmuMappings(
+    const FeatureSet& features) {
+  absl::StatusOr<Bytes> section = Section(features, HEADER_PMU_MAPPINGS);
+  if (!section.ok()) return section.status();
+  ByteCursor in(*section);
+  uint32_t nr = in.Read<uint32_t>();
+  if (!in.ok() || nr > in.remaining() / 8) return Malformed(HEADER_PMU_MAPPINGS, "impossible count");
+  std::vector<std::pair<uint32_t, std::string>> pmus(nr);
+  for (auto& [type, name] : pmus) {
+    type = in.Read<uint32_t>();
+    if (!ReadString(in, name)) return Malformed(HEADER_PMU_MAPPINGS, "string runs past the section");
+  }
+  return pmus;
+}
+
 void AppendFeatureString(std::vector<std::byte>& out, absl::string_view text) {
   uint32_t len = static_cast<uint32_t>(AlignUp(text.size() + 1, 64));
   Append(out, len);

@@ -49,6 +49,10 @@ struct EventDescEntry {
 // EVENT_DESC: each event's name and ids (the attr copies it holds are skipped).
 absl::StatusOr<std::vector<EventDescEntry>> ReadEventDesc(const FeatureSet& features);
 
+// PMU_MAPPINGS: PMU type number -> name ("cpu", "software", "kprobe", ...).
+absl::StatusOr<std::vector<std::pair<uint32_t, std::string>>> ReadPmuMappings(
+    const FeatureSet& features);
+
 // Converts a section written in the other byte order to native order.
 // Returns Unimplemented for sections whose layout perftk does not convert;
 // the reader drops those with a warning rather than pass on foreign bytes.

@@ -1,0 +1,473 @@
+#include "inject/aslr_tool.h"
+
+#include <cstring>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "inject/tracing_data.h"
+#include "machine/record_events.h"
+#include "perf/describe.h"
+#include "perf/features.h"
+#include "perf/sample.h"
+
+namespace perftk {
+namespace {
+
+using machine::Machine;
+using machine::Map;
+using machine::MapKind;
+
+constexpr uint64_t kRemovedSampleFields = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR |
+                                          PERF_SAMPLE_STACK_USER | PERF_SAMPLE_RAW |
+                                          PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_AUX;
+constexpr uint64_t kSmallestAddress = 0x10000;  // below: never mapped, kept as is
+constexpr uint64_t kEventUpdateName = 2;
+
+bool IsKernelMode(uint16_t cpumode) {
+  return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+// The cpumode of the other half of the same machine.
+uint16_t OtherSpace(uint16_t cpumode) {
+  switch (cpumode) {
+    case PERF_RECORD_MISC_KERNEL: return PERF_RECORD_MISC_USER;
+    case PERF_RECORD_MISC_USER: return PERF_RECORD_MISC_KERNEL;
+    case PERF_RECORD_MISC_GUEST_KERNEL: return PERF_RECORD_MISC_GUEST_USER;
+    case PERF_RECORD_MISC_GUEST_USER: return PERF_RECORD_MISC_GUEST_KERNEL;
+    default: return PERF_RECORD_MISC_KERNEL;
+  }
+}
+
+// Memory perf symbolizes by address, not through a file offset.
+bool IsPlacedByRange(const Map& map) { return map.IsIdentity() || map.kind == MapKind::kKsymbol; }
+
+// Kinds whose pgoff is an address of the recorded machine, not a file offset.
+bool PgoffIsAddress(MapKind kind) {
+  return kind == MapKind::kKernel || kind == MapKind::kAnon || kind == MapKind::kNoFile;
+}
+
+bool IsSafeFeature(int feature) {
+  switch (feature) {
+    case HEADER_BUILD_ID:
+    case HEADER_HOSTNAME:
+    case HEADER_OSRELEASE:
+    case HEADER_VERSION:
+    case HEADER_ARCH:
+    case HEADER_NRCPUS:
+    case HEADER_CPUDESC:
+    case HEADER_CPUID:
+    case HEADER_TOTAL_MEM:
+    case HEADER_CMDLINE:
+    case HEADER_CPU_TOPOLOGY:
+    case HEADER_NUMA_TOPOLOGY:
+    case HEADER_BRANCH_STACK:
+    case HEADER_PMU_MAPPINGS:
+    case HEADER_GROUP_DESC:
+    case HEADER_STAT:
+    case HEADER_CACHE:
+    case HEADER_SAMPLE_TIME:
+    case HEADER_MEM_TOPOLOGY:
+    case HEADER_CLOCKID:
+    case HEADER_BPF_BTF:
+    case HEADER_CPU_PMU_CAPS:
+    case HEADER_CLOCK_DATA:
+    case HEADER_HYBRID_TOPOLOGY:
+    case HEADER_PMU_CAPS:
+    case HEADER_CPU_DOMAIN_INFO:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsKnownRecordType(uint32_t type) {
+  return (type >= PERF_RECORD_MMAP && type <= PERF_RECORD_CALLCHAIN_DEFERRED) ||
+         (type >= PERF_RECORD_USER_TYPE_START && type <= PERF_RECORD_SCHEDSTAT_DOMAIN);
+}
+
+bool Is64BitArch(const FeatureSet& features) {
+  absl::StatusOr<std::string> arch = ReadStringFeature(features, HEADER_ARCH);
+  if (!arch.ok()) return sizeof(void*) == 8;
+  return absl::StrContains(*arch, "64") || *arch == "s390x";
+}
+
+}  // namespace
+
+std::string ScrubEventName(const std::string& name) {
+  if (!absl::StartsWith(name, "mem:")) return name;
+  size_t end = name.find_first_of("/:", 4);
+  if (end == std::string::npos) end = name.size();
+  return absl::StrCat("mem:0x0", name.substr(end));
+}
+
+AslrTool::AslrTool(AslrSettings settings)
+    : settings_(settings), table_(settings.page_size, true) {}
+
+void AslrTool::StripAttr(EventAttr& attr) const {
+  // Clear only fields the attr's ABI size has: an attr keeps its size.
+  auto clear = [&attr](size_t offset, size_t width) {
+    if (offset + width > attr.size()) return;
+    if (width == 8) attr.SetU64(offset, 0);
+    if (width == 4) attr.SetU32(offset, 0);
+  };
+  attr.set_sample_type(attr.sample_type() & ~kRemovedSampleFields);
+  clear(attr_offset::kSampleRegsUser, 8);
+  clear(attr_offset::kSampleStackUser, 4);
+  clear(attr_offset::kSampleRegsIntr, 8);
+  clear(attr_offset::kAuxSampleSize, 4);
+  if (attr.type() == PERF_TYPE_BREAKPOINT) clear(attr_offset::kConfig1, 8);  // bp_addr
+  if (probe_pmu_types_.contains(attr.type())) {
+    clear(attr_offset::kConfig1, 8);  // kprobe_func / uprobe_path: pointers
+    clear(attr_offset::kConfig2, 8);  // kprobe_addr / probe_offset
+  }
+}
+
+absl::Status AslrTool::ScrubEventDesc(std::vector<std::byte>& s) const {
+  ByteCursor in(s);
+  uint32_t nr = in.Read<uint32_t>();
+  uint32_t attr_size = in.Read<uint32_t>();
+  if (!in.ok() || attr_size < PERF_ATTR_SIZE_VER0 || nr > s.size() / attr_size) {
+    return absl::DataLossError("event_desc feature section is malformed");
+  }
+  for (uint32_t i = 0; i < nr; ++i) {
+    size_t attr_at = in.position();
+    Bytes attr_bytes = in.ReadBytes(attr_size);
+    if (!in.ok()) return absl::DataLossError("event_desc entry runs past the section");
+    absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(attr_bytes);
+    if (!attr.ok()) return attr.status();
+    StripAttr(*attr);
+    std::memcpy(s.data() + attr_at, attr->bytes().data(), attr_size);
+    uint32_t nr_ids = in.Read<uint32_t>();
+    uint32_t name_len = in.Read<uint32_t>();
+    size_t name_at = in.position();
+    Bytes name_bytes = in.ReadBytes(name_len);
+    if (!in.ok() || !in.Skip(8ULL * nr_ids)) {
+      return absl::DataLossError("event_desc entry runs past the section");
+    }
+    std::string name(reinterpret_cast<const char*>(name_bytes.data()),
+                     strnlen(reinterpret_cast<const char*>(name_bytes.data()), name_len));
+    std::string scrubbed = ScrubEventName(name);
+    if (scrubbed.size() < name_len) {
+      std::memset(s.data() + name_at, 0, name_len);
+      std::memcpy(s.data() + name_at, scrubbed.data(), scrubbed.size());
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool AslrTool::ScrubFeature(int feature, std::vector<std::byte>& section) {
+  if (feature == HEADER_CMDLINE && settings_.strip_cmdline) return false;
+  if (feature == HEADER_EVENT_DESC) return ScrubEventDesc(section).ok();
+  if (feature == HEADER_TRACING_DATA) return ScrubTracingData(section).ok();
+  return IsSafeFeature(feature);
+}
+
+absl::Status AslrTool::Begin(Header& header) {
+  table_ = RemapTable(settings_.page_size, Is64BitArch(header.features));
+  if (absl::StatusOr<std::vector<std::pair<uint32_t, std::string>>> pmus =
+          ReadPmuMappings(header.features);
+      pmus.ok()) {
+    for (const auto& [type, name] : *pmus) {
+      if (name == "kprobe" || name == "uprobe") probe_pmu_types_.insert(type);
+    }
+  }
+  input_events_ = header.events;
+  for (EventAttr& attr : header.events.mutable_attrs()) {
+    uint64_t removed = attr.sample_type() & kRemovedSampleFields;
+    StripAttr(attr);
+    if (removed) stats_.removed.push_back(absl::StrCat("sample fields ", SampleTypeNames(removed)));
+  }
+  header.events.Reindex();
+  output_events_ = header.events;
+  for (auto it = header.features.begin(); it != header.features.end();) {
+    if (ScrubFeature(it->first, it->second)) {
+      ++it;
+    } else {
+      stats_.removed.push_back(absl::StrCat("feature ", FeatureName(it->first)));
+      it = header.features.erase(it);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AslrTool::Fail(const Record& record, const absl::Status& status) const {
+  return absl::Status(status.code(), absl::StrFormat("offset %#x: %s record: %s",
+                                                     record.file_offset(),
+                                                     RecordTypeName(record.type()),
+                                                     status.message()));
+}
+
+void AslrTool::Drop(const Record& record) { ++stats_.dropped[RecordTypeName(record.type())]; }
+
+absl::Status AslrTool::Emit(const Record& original, Bytes body, RecordSink& out) {
+  absl::StatusOr<std::vector<std::byte>> bytes =
+      MakeRecordBytes(original.type(), original.misc(), body);
+  if (!bytes.ok()) return Fail(original, bytes.status());
+  return out.Emit(Record(*bytes, original.file_offset()));
+}
+
+RemapTable::Space AslrTool::SpaceOf(const Machine* machine, int32_t pid, uint16_t cpumode) const {
+  return RemapTable::Space{machine, IsKernelMode(cpumode) ? RemapTable::kKernelPid : pid};
+}
+
+uint64_t AslrTool::Translate(int32_t pid, uint16_t cpumode, uint64_t addr) {
+  if (addr < kSmallestAddress) return addr;
+  ++stats_.addresses;
+  cpumode &= PERF_RECORD_MISC_CPUMODE_MASK;
+  if (const Machine* machine = machines_.Find(cpumode, pid)) {
+    for (uint16_t mode : {cpumode, OtherSpace(cpumode)}) {
+      std::optional<Map> map = machine->FindMap(pid, mode, addr);
+      if (!map) continue;
+      RemapTable::Space space = SpaceOf(machine, pid, mode);
+      std::optional<uint64_t> moved =
+          IsPlacedByRange(*map) ? table_.TranslateMemory(space, addr)
+                                : table_.TranslateFile(space, map->dso, map->start, map->pgoff, addr);
+      if (moved) return *moved;
+    }
+  }
+  ++stats_.unknown_addresses;
+  return table_.SubstituteUnknown(addr, (addr >> 63) != 0 || IsKernelMode(cpumode));
+}
+
+absl::Status AslrTool::RewriteMmap(const Record& record, RecordSink& out) {
+  if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
+  absl::StatusOr<machine::MmapEvent> mmap = machine::MmapEventOf(record);
+  if (!mmap.ok()) return Fail(record, mmap.status());
+  ++stats_.mappings;
+  const uint16_t cpumode = record.cpumode();
+  const Machine* machine = machines_.Find(cpumode, mmap->pid);
+  std::optional<Map> map;
+  if (machine != nullptr) map = machine->FindMap(mmap->pid, cpumode, mmap->start);
+
+  uint64_t start = mmap->start, pgoff = mmap->pgoff;
+  uint64_t new_start, new_pgoff = pgoff;
+  if (!map || map->start != start) {
+    new_start = Translate(mmap->pid, cpumode, start);
+    if (pgoff >= kSmallestAddress && !map) new_pgoff = Translate(mmap->pid, cpumode, pgoff);
+  } else {
+    RemapTable::Space space = SpaceOf(machine, mmap->pid, cpumode);
+    std::optional<Map> before =
+        start > 0 ? machine->FindMap(mmap->pid, cpumode, start - 1) : std::nullopt;
+    bool contiguous = before && before->end == start;
+    new_start = IsPlacedByRange(*map)
+                    ? table_.PlaceMemory(space, start, mmap->len, contiguous)
+                    : table_.PlaceFile(space, map->dso, start, mmap->len, pgoff, contiguous);
+    stats_.addresses += 1;
+    if (PgoffIsAddress(map->kind) && pgoff != 0) {
+      new_pgoff = pgoff - start + new_start;
+    } else if (map->kind == MapKind::kKernelExtra && pgoff >= kSmallestAddress) {
+      new_pgoff = Translate(mmap->pid, PERF_RECORD_MISC_KERNEL, pgoff);
+    }
+  }
+  std::vector<std::byte> bytes(record.bytes().begin(), record.bytes().end());
+  Store<uint64_t>(bytes.data() + MmapRecord::kStartOffset, new_start);
+  Store<uint64_t>(bytes.data() + MmapRecord::kPgoffOffset, new_pgoff);
+  return out.Emit(Record(bytes, record.file_offset()));
+}
+
+absl::Status AslrTool::RewriteKsymbol(const Record& record, RecordSink& out) {
+  absl::StatusOr<machine::KsymbolEvent> ksym = machine::KsymbolEventOf(record);
+  if (!ksym.ok()) return Fail(record, ksym.status());
+  uint64_t new_addr;
+  if (ksym->unregister()) {
+    new_addr = Translate(0, PERF_RECORD_MISC_KERNEL, ksym->addr);
+    if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
+  } else {
+    if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
+    const Machine* machine = machines_.Find(PERF_RECORD_MISC_KERNEL, 0);
+    std::optional<Map> map =
+        machine ? machine->FindMap(0, PERF_RECORD_MISC_KERNEL, ksym->addr) : std::nullopt;
+    if (map && map->kind == MapKind::kKsymbol && map->start == ksym->addr) {
+      std::optional<Map> before = machine->FindMap(0, PERF_RECORD_MISC_KERNEL, ksym->addr - 1);
+      new_addr = table_.PlaceMemory(SpaceOf(machine, 0, PERF_RECORD_MISC_KERNEL), ksym->addr,
+                                    ksym->len, before && before->end == ksym->addr);
+      ++stats_.addresses;
+    } else {
+      new_addr = Translate(0, PERF_RECORD_MISC_KERNEL, ksym->addr);
+    }
+  }
+  std::vector<std::byte> bytes(record.bytes().begin(), record.bytes().end());
+  Store<uint64_t>(bytes.data() + KsymbolRecord::kAddrOffset, new_addr);
+  return out.Emit(Record(bytes, record.file_offset()));
+}
+
+absl::Status AslrTool::FollowTask(const Record& record, RecordSink& out) {
+  if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
+  const uint16_t cpumode = record.cpumode();
+  if (record.type() != PERF_RECORD_COMM) {
+    absl::StatusOr<machine::TaskEvent> task = machine::TaskEventOf(record);
+    if (!task.ok()) return Fail(record, task.status());
+    const Machine* machine = machines_.Find(cpumode, task->pid);
+    if (record.type() == PERF_RECORD_FORK && task->pid != task->ppid) {
+      table_.Fork(SpaceOf(machine, task->ppid, PERF_RECORD_MISC_USER),
+                  SpaceOf(machine, task->pid, PERF_RECORD_MISC_USER));
+    } else if (record.type() == PERF_RECORD_EXIT && task->pid == task->tid) {
+      table_.Forget(SpaceOf(machine, task->pid, PERF_RECORD_MISC_USER));
+    }
+  }
+  return out.Emit(record);
+}
+
+absl::Status AslrTool::RewriteSample(const Record& record, RecordSink& out) {
+  absl::StatusOr<size_t> index = input_events_.IndexOf(record);
+  if (!index.ok()) return Fail(record, index.status());
+  absl::StatusOr<Sample> sample = DecodeSample(input_events_.format(*index), record.body());
+  if (!sample.ok()) return Fail(record, sample.status());
+  ++stats_.samples;
+  const SampleFormat& in = input_events_.format(*index);
+  const int32_t pid = in.has(PERF_SAMPLE_TID) ? static_cast<int32_t>(sample->pid) : -1;
+  const uint16_t cpumode = record.cpumode();
+
+  if (in.has(PERF_SAMPLE_IP)) sample->ip = Translate(pid, cpumode, sample->ip);
+  if (in.has(PERF_SAMPLE_ADDR)) sample->addr = Translate(pid, cpumode, sample->addr);
+  uint16_t context = cpumode;
+  for (size_t i = 0; i < sample->callchain.size(); ++i) {
+    uint64_t& entry = sample->callchain[i];
+    if (entry < PERF_CONTEXT_MAX) {
+      entry = Translate(pid, context, entry);
+      continue;
+    }
+    switch (entry) {
+      case PERF_CONTEXT_HV: context = PERF_RECORD_MISC_HYPERVISOR; break;
+      case PERF_CONTEXT_KERNEL: context = PERF_RECORD_MISC_KERNEL; break;
+      case PERF_CONTEXT_USER: context = PERF_RECORD_MISC_USER; break;
+      case PERF_CONTEXT_GUEST:
+      case PERF_CONTEXT_GUEST_KERNEL: context = PERF_RECORD_MISC_GUEST_KERNEL; break;
+      case PERF_CONTEXT_GUEST_USER: context = PERF_RECORD_MISC_GUEST_USER; break;
+      case PERF_CONTEXT_USER_DEFERRED:
+        context = PERF_RECORD_MISC_USER;
+        ++i;  // the cookie that stitches the deferred user callchain
+        break;
+      default: break;
+    }
+  }
+  for (BranchEntry& branch : sample->branch_stack.entries) {
+    branch.from = Translate(pid, cpumode, branch.from);
+    branch.to = Translate(pid, cpumode, branch.to);
+  }
+  body_.clear();
+  EncodeSample(output_events_.format(*index), *sample, body_);
+  return Emit(record, body_, out);
+}
+
+absl::Status AslrTool::RewriteDeferredCallchain(const Record& record, RecordSink& out) {
+  absl::StatusOr<size_t> index = input_events_.IndexOf(record);
+  if (!index.ok()) return Fail(record, index.status());
+  const SampleFormat& format = input_events_.format(*index);
+  absl::StatusOr<SampleId> id = DecodeSampleId(format, record.bytes());
+  if (!id.ok()) return Fail(record, id.status());
+  std::vector<std::byte> bytes(record.bytes().begin(), record.bytes().end());
+  if (bytes.size() < 24) return Fail(record, absl::DataLossError("shorter than its layout"));
+  uint64_t nr = Load<uint64_t>(bytes.data() + 16);
+  size_t room = bytes.size() - 24 - format.trailer_size();
+  if (nr > room / 8) return Fail(record, absl::DataLossError("nr runs past the record"));
+  for (uint64_t i = 0; i < nr; ++i) {
+    std::byte* p = bytes.data() + 24 + 8 * i;
+    uint64_t ip = Load<uint64_t>(p);
+    if (ip < PERF_CONTEXT_MAX) {
+      Store<uint64_t>(p, Translate(static_cast<int32_t>(id->pid), PERF_RECORD_MISC_USER, ip));
+    }
+  }
+  return out.Emit(Record(bytes, record.file_offset()));
+}
+
+absl::Status AslrTool::RewriteHeaderAttr(const Record& record, RecordSink& out) {
+  absl::StatusOr<HeaderAttrRecord> view = HeaderAttrRecord::From(record);
+  if (!view.ok()) return Fail(record, view.status());
+  absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(view->attr_bytes());
+  if (!attr.ok()) return Fail(record, attr.status());
+  attr->ids() = view->ids();
+  input_events_.Add(*attr);
+  StripAttr(*attr);
+  output_events_.Add(*attr);
+  body_.assign(attr->bytes().begin(), attr->bytes().end());
+  for (uint64_t id : attr->ids()) Append(body_, id);
+  return Emit(record, body_, out);
+}
+
+absl::Status AslrTool::RewriteHeaderFeature(const Record& record, RecordSink& out) {
+  absl::StatusOr<HeaderFeatureRecord> view = HeaderFeatureRecord::From(record);
+  if (!view.ok()) return Fail(record, view.status());
+  std::vector<std::byte> section(view->data().begin(), view->data().end());
+  if (!ScrubFeature(static_cast<int>(view->feature()), section)) {
+    Drop(record);
+    return absl::OkStatus();
+  }
+  body_.clear();
+  Append(body_, view->feature());
+  AppendBytes(body_, section);
+  return Emit(record, body_, out);
+}
+
+absl::Status AslrTool::RewriteTracingData(const Record& record, RecordSink& out) {
+  std::vector<std::byte> data(record.trailing_payload().begin(), record.trailing_payload().end());
+  if (!ScrubTracingData(data).ok()) {
+    Drop(record);
+    return absl::OkStatus();
+  }
+  data.resize(AlignUp(data.size(), 8));
+  body_.clear();
+  Append(body_, static_cast<uint32_t>(data.size()));
+  Append(body_, uint32_t{0});
+  absl::StatusOr<std::vector<std::byte>> bytes =
+      MakeRecordBytes(record.type(), record.misc(), body_);
+  if (!bytes.ok()) return Fail(record, bytes.status());
+  return out.Emit(Record(*bytes, record.file_offset(), data));
+}
+
+absl::Status AslrTool::RewriteEventUpdate(const Record& record, RecordSink& out) {
+  Bytes body = record.body();
+  if (body.size() < 16 || Load<uint64_t>(body.data()) != kEventUpdateName) return out.Emit(record);
+  const char* name = reinterpret_cast<const char*>(body.data() + 16);
+  std::string scrubbed = ScrubEventName(std::string(name, strnlen(name, body.size() - 16)));
+  body_.assign(body.begin(), body.begin() + 16);
+  std::vector<std::byte> padded(AlignUp(scrubbed.size() + 1, 8));
+  std::memcpy(padded.data(), scrubbed.data(), scrubbed.size());
+  AppendBytes(body_, padded);
+  return Emit(record, body_, out);
+}
+
+absl::Status AslrTool::Process(const Record& record, RecordSink& out) {
+  ++stats_.records;
+  switch (record.type()) {
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2:
+      return RewriteMmap(record, out);
+    case PERF_RECORD_KSYMBOL:
+      return RewriteKsymbol(record, out);
+    case PERF_RECORD_COMM:
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT:
+      return FollowTask(record, out);
+    case PERF_RECORD_SAMPLE:
+      return RewriteSample(record, out);
+    case PERF_RECORD_CALLCHAIN_DEFERRED:
+      return RewriteDeferredCallchain(record, out);
+    case PERF_RECORD_HEADER_ATTR:
+      return RewriteHeaderAttr(record, out);
+    case PERF_RECORD_HEADER_FEATURE:
+      return RewriteHeaderFeature(record, out);
+    case PERF_RECORD_HEADER_TRACING_DATA:
+      return RewriteTracingData(record, out);
+    case PERF_RECORD_EVENT_UPDATE:
+      return RewriteEventUpdate(record, out);
+    case PERF_RECORD_TEXT_POKE:
+    case PERF_RECORD_AUX:
+    case PERF_RECORD_AUXTRACE:
+    case PERF_RECORD_AUXTRACE_INFO:
+    case PERF_RECORD_AUXTRACE_ERROR:
+      Drop(record);
+      return absl::OkStatus();
+    default:
+      if (!IsKnownRecordType(record.type())) {
+        Drop(record);
+        return absl::OkStatus();
+      }
+      return out.Emit(record);
+  }
+}
+
+absl::Status AslrTool::End(RecordSink&, FeatureSet&) { return absl::OkStatus(); }
+
+}  // namespace perftk

@@ -1,0 +1,105 @@
+// The `perftk aslr` rewrite: a recording that no longer reveals where the
+// recorded machine placed its processes' and its kernel's memory, while perf
+// symbolizes it exactly as before.
+//
+// Records are expected in timestamp order (PipelineOptions::ordered), so a
+// mapping is known before the samples that hit it. The tool replays MMAP,
+// MMAP2, COMM, FORK, EXIT and KSYMBOL into a private model of the original
+// address spaces, places every mapping in a remapped space (RemapTable) and
+// rewrites every address it finds: mapping starts (and pgoffs that hold
+// addresses), sample ip/addr, callchains (space switched by the
+// PERF_CONTEXT_* markers), branch stacks, KSYMBOL and deferred callchains.
+//
+// What cannot be remapped is removed: register dumps, user stack copies,
+// tracepoint raw payloads, physical addresses and AUX samples leave the
+// sample_type (the samples stay); AUX/AUXTRACE*/TEXT_POKE records and
+// record types perftk does not know are dropped; bp_addr and kprobe/uprobe
+// config1/config2 are cleared in the attrs, with the event names that show
+// them; BPF_PROG_INFO and unknown feature sections are dropped; the kernel
+// symbol table and printk addresses leave the tracing data. Build ids, file
+// names and the command line are kept (the command line can be stripped).
+#ifndef PERFTK_INJECT_ASLR_TOOL_H_
+#define PERFTK_INJECT_ASLR_TOOL_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "inject/remap_table.h"
+#include "inject/tool.h"
+#include "machine/machines.h"
+#include "perf/header.h"
+
+namespace perftk {
+
+struct AslrSettings {
+  bool strip_cmdline = false;
+  uint64_t page_size = 4096;
+};
+
+struct AslrStats {
+  uint64_t records = 0;
+  uint64_t samples = 0;
+  uint64_t mappings = 0;
+  uint64_t addresses = 0;          // addresses rewritten, all kinds
+  uint64_t unknown_addresses = 0;  // of which no mapping covered
+  std::map<std::string, uint64_t> dropped;  // record type name -> count
+  std::vector<std::string> removed;  // sample fields, attr fields, features
+};
+
+class AslrTool : public Tool {
+ public:
+  explicit AslrTool(AslrSettings settings = {});
+
+  absl::Status Begin(Header& header) override;
+  absl::Status Process(const Record& record, RecordSink& out) override;
+  absl::Status End(RecordSink& out, FeatureSet& features) override;
+
+  const AslrStats& stats() const { return stats_; }
+  size_t unknown_pages() const { return table_.unknown_pages(); }
+
+ private:
+  absl::Status RewriteMmap(const Record& record, RecordSink& out);
+  absl::Status RewriteKsymbol(const Record& record, RecordSink& out);
+  absl::Status RewriteSample(const Record& record, RecordSink& out);
+  absl::Status RewriteDeferredCallchain(const Record& record, RecordSink& out);
+  absl::Status RewriteHeaderAttr(const Record& record, RecordSink& out);
+  absl::Status RewriteHeaderFeature(const Record& record, RecordSink& out);
+  absl::Status RewriteTracingData(const Record& record, RecordSink& out);
+  absl::Status RewriteEventUpdate(const Record& record, RecordSink& out);
+  absl::Status FollowTask(const Record& record, RecordSink& out);
+
+  // The remapped value of addr as seen by pid in the space `cpumode` names;
+  // tries the other space (user/kernel) before calling it unknown.
+  uint64_t Translate(int32_t pid, uint16_t cpumode, uint64_t addr);
+  RemapTable::Space SpaceOf(const machine::Machine* machine, int32_t pid, uint16_t cpumode) const;
+
+  // Applies the tool's policy to an attr / a feature section in place;
+  // returns false for a feature section that must be dropped.
+  void StripAttr(EventAttr& attr) const;
+  bool ScrubFeature(int feature, std::vector<std::byte>& section);
+  absl::Status ScrubEventDesc(std::vector<std::byte>& section) const;
+
+  absl::Status Emit(const Record& original, Bytes body, RecordSink& out);
+  void Drop(const Record& record);
+  absl::Status Fail(const Record& record, const absl::Status& status) const;
+
+  AslrSettings settings_;
+  EventList input_events_;   // as recorded: decodes the input
+  EventList output_events_;  // stripped: encodes the output
+  absl::flat_hash_set<uint32_t> probe_pmu_types_;  // kprobe, uprobe
+  machine::Machines machines_;
+  RemapTable table_;
+  AslrStats stats_;
+  std::vector<std::byte> body_;
+};
+
+// Names whose text shows an address (breakpoint events: "mem:0x404040:w")
+// get the address cleared, as the attr's bp_addr is.
+std::string ScrubEventName(const std::string& name);
+
+}  // namespace perftk
+
+#endif  // PERFTK_INJECT_ASLR_TOOL_H_
