@@ -1,0 +1,113 @@
+// Writes the ELF files that stand in for JIT-generated code, in the layout
+// `perf inject --jit` uses, so that perf report/script/annotate and addr2line
+// symbolize samples in them:
+//
+//   [ELF header][one PT_LOAD header] pad | .text at text_offset() (0x80 on
+//   64-bit, 0x60 on 32-bit), file offset == virtual address
+//   [.eh_frame .eh_frame_hdr] at ALIGN_8 after the code (when given)
+//   .note.gnu.build-id, .symtab (one STT_FUNC per function), .strtab,
+//   [.debug_line .debug_info .debug_abbrev] (when lines are given),
+//   .shstrtab, section headers
+//
+// ET_DYN for the target's machine, class and byte order. The PT_LOAD covers
+// the code and the unwinding tables (R+X). The DWARF 4 line table has one
+// sequence per function; .debug_info has one compile unit with low/high pc
+// and a subprogram per function, so GNU and LLVM tools both find lines.
+//
+// The build id is SHA-1 over every byte of the file except the build-id note
+// itself (code, unwinding tables, symbols, names, line tables): the same
+// input gives the same id, on every run.
+//
+// BuildJitElf makes one file's bytes in memory (written with one write);
+// MergedJitElfWriter streams any number of functions into one file with
+// bounded memory (the code is not kept) and writes it atomically.
+#ifndef PERFTK_ELF_JIT_ELF_WRITER_H_
+#define PERFTK_ELF_JIT_ELF_WRITER_H_
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "perf/bytes.h"
+
+namespace perftk::elf {
+
+class JitElfComposer;  // internal to jit_elf_writer.cc
+
+struct JitElfTarget {
+  uint16_t machine = 62;  // EM_X86_64
+  bool is_64 = true;
+  bool big_endian = false;
+
+  // The class is guessed from the machine (EM_386, EM_ARM and EM_PPC are
+  // 32-bit, everything else 64-bit).
+  static JitElfTarget ForMachine(uint32_t elf_machine, bool big_endian);
+  // Where .text starts: the ELF header and one program header, rounded up to 16.
+  uint64_t text_offset() const { return is_64 ? 0x80 : 0x60; }
+};
+
+// One source line of generated code: `offset` counts from the code's start.
+struct JitLine {
+  uint64_t offset = 0;
+  uint32_t line = 0;
+  uint32_t column = 0;
+  absl::string_view file;
+};
+
+struct JitFunction {
+  absl::string_view name = {};
+  Bytes code = {};
+  // .eh_frame and .eh_frame_hdr to place right after the code (BuildJitElf
+  // only); has_unwinding with both empty still makes the (empty) sections.
+  bool has_unwinding = false;
+  Bytes eh_frame = {};
+  Bytes eh_frame_hdr = {};
+  // In any order; lines outside the code are left out.
+  std::span<const JitLine> lines = {};
+};
+
+// The whole file for one function, replacing `out`'s contents.
+void BuildJitElf(const JitElfTarget& target, const JitFunction& function,
+                 std::vector<std::byte>& out);
+
+// Creates or truncates `path`, writes `bytes` with one write, and returns the
+// file's stat (for the device and inode numbers an MMAP2 carries).
+absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes);
+
+// One ELF for many functions (perftk jit --merge): each function's code at
+// its own 16-aligned offset in .text, one symbol each. Unwinding tables are
+// not merged. The file appears at `path` only when Finish succeeds.
+class MergedJitElfWriter {
+ public:
+  static absl::StatusOr<std::unique_ptr<MergedJitElfWriter>> Create(const std::string& path,
+                                                                    const JitElfTarget& target);
+  ~MergedJitElfWriter();
+
+  // Appends a function; returns the file offset (== address) of its code.
+  absl::StatusOr<uint64_t> Add(const JitFunction& function);
+  absl::StatusOr<struct stat> Finish();
+
+  size_t functions() const;
+
+ private:
+  MergedJitElfWriter(std::string path, std::string temp_path, int fd,
+                     std::unique_ptr<JitElfComposer> composer);
+  absl::Status FlushRegion();
+
+  std::string path_;
+  std::string temp_path_;
+  int fd_;
+  std::unique_ptr<JitElfComposer> composer_;
+  std::vector<std::byte> region_;
+  bool finished_ = false;
+};
+
+}  // namespace perftk::elf
+
+#endif  // PERFTK_ELF_JIT_ELF_WRITER_H_
