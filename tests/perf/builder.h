@@ -318,6 +318,8 @@ class PerfDataBuilder {
   const std::vector<RecordBuilder>& records() const { return records_; }
 
   // File layout: header | id arrays | attrs | data | feature table | sections.
+  // Attrs are padded to the largest attr size (perf writes one size for all,
+  // and reads each attr's own size: give attrs of one file the same size).
   BuiltFile BuildFile(Endian endian = kNative) const;
   // Pipe layout: 16-byte header, HEADER_ATTR and HEADER_FEATURE records, records.
   std::vector<std::byte> BuildPipe(Endian endian = kNative) const;
