@@ -1,11 +1,53 @@
 #include "cli/jit_command.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
 #include "CLI/CLI.hpp"
-#include "cli/not_built_yet.h"
+#include "absl/strings/str_cat.h"
+#include "inject/pipeline.h"
+#include "jit/jit_tool.h"
 
 namespace perftk::cli {
 
-absl::Status RunJit(const JitOptions&) { return NotBuiltYet("perftk jit", 4); }
+absl::Status RunJit(const JitOptions& options) {
+  if (!options.jit_dir.empty()) {
+    struct stat st;
+    if (stat(options.jit_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--jit-dir ", options.jit_dir, ": not a directory"));
+    }
+  }
+  jit::JitTool tool(jit::JitToolOptions{options.jit_dir, options.merge});
+  PipelineOptions pipeline;
+  pipeline.input = options.input;
+  pipeline.output = options.output;
+  if (options.pipe) pipeline.layout = DataLayout::kPipe;
+  pipeline.progress_label = "perftk jit";
+  pipeline.ordered = true;
+  absl::StatusOr<PipelineStats> stats = RunPipeline(tool, pipeline);
+  for (const std::string& warning : tool.warnings()) {
+    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
+  }
+  if (!stats.ok()) return stats.status();
+  tool.Commit();
+  if (!options.quiet) {
+    const jit::JitToolStats& s = tool.stats();
+    std::fprintf(stderr,
+                 "perftk jit: %llu jitdump(s), %llu code loads, %llu moves: %llu ELF file(s), "
+                 "%llu MMAP2 injected, %llu anonymous mmaps dropped\n",
+                 static_cast<unsigned long long>(s.dumps),
+                 static_cast<unsigned long long>(s.code_loads),
+                 static_cast<unsigned long long>(s.code_moves),
+                 static_cast<unsigned long long>(s.files_written),
+                 static_cast<unsigned long long>(s.mmaps_injected),
+                 static_cast<unsigned long long>(s.anon_mmaps_dropped));
+  }
+  return absl::OkStatus();
+}
 
 void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<JitOptions>();
@@ -14,10 +56,26 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
       "Turn each process's jit-<pid>.dump into ELF files with symbols and inject\n"
       "MMAP2 records for them (what `perf inject --jit` does); the //anon mmaps of\n"
       "processes that have a jitdump are dropped. Record with `perf record -k 1`.");
+  sub->footer(
+      "Each CODE_LOAD of a dump becomes jitted-<pid>-<code_index>.so beside the dump\n"
+      "(or in --jit-dir), with its symbol, .eh_frame and line table; --merge writes one\n"
+      "jitted-<pid>-merged.so per dump instead, for runtimes with very many functions.\n"
+      "Nothing is written to ~/.debug. Records are written in timestamp order.\n\n"
+      "Examples:\n"
+      "  perf record -k 1 -e cpu-clock -o perf.data node --perf-prof app.js\n"
+      "  perftk jit -i perf.data -o jit.data\n"
+      "  perf report -i jit.data --sort dso,sym\n"
+      "  perftk jit -i perf.data -o jit.data --merge --jit-dir /tmp/jitted\n"
+      "  perf record -k 1 -o - node --perf-prof app.js | perftk jit -i - -o jit.data");
   sub->add_option("-i,--input", options->input, "Input perf.data ('-' for stdin)")
       ->capture_default_str();
   sub->add_option("-o,--output", options->output, "Output perf.data ('-' for stdout)")
       ->required();
+  sub->add_option("--jit-dir", options->jit_dir,
+                  "Write the jitted-*.so files here instead of beside each dump");
+  sub->add_flag("--merge", options->merge, "One ELF file per dump instead of one per function");
+  sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
+  sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
   sub->callback([options, &outcome] { outcome = RunJit(*options); });
 }
 

@@ -15,6 +15,10 @@ namespace perftk::cli {
 struct JitOptions {
   std::string input = "perf.data";
   std::string output;
+  std::string jit_dir;  // empty: the .so files go beside each dump
+  bool merge = false;
+  bool pipe = false;   // write the pipe layout even to a file
+  bool quiet = false;  // no summary line on stderr
 };
 
 absl::Status RunJit(const JitOptions& options);

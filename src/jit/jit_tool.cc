@@ -1,0 +1,390 @@
+#include "jit/jit_tool.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/str_cat.h"
+#include "perftk/perf_abi.h"
+
+namespace perftk::jit {
+namespace {
+
+constexpr int32_t kClockMonotonic = 1;
+
+absl::string_view Basename(absl::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == absl::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string Dirname(absl::string_view path) {
+  size_t slash = path.rfind('/');
+  if (slash == absl::string_view::npos) return ".";
+  if (slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+std::string Absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[4096];
+  if (getcwd(cwd, sizeof(cwd)) == nullptr) return path;
+  return absl::StrCat(cwd, "/", path);
+}
+
+// One MMAP2 to inject, before the file it points at is known to exist.
+struct PlannedMmap {
+  uint64_t time;
+  uint32_t pid, tid;
+  uint64_t start, len;
+  uint64_t code_index;
+};
+
+}  // namespace
+
+std::optional<uint32_t> JitDumpPidOf(absl::string_view filename) {
+  absl::string_view base = Basename(filename);
+  if (!absl::ConsumePrefix(&base, "jit-") || !absl::ConsumeSuffix(&base, ".dump")) {
+    return std::nullopt;
+  }
+  if (base.empty()) return std::nullopt;
+  for (char c : base) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  uint32_t pid;
+  if (!absl::SimpleAtoi(base, &pid)) return std::nullopt;
+  return pid;
+}
+
+bool IsAnonymousMapping(absl::string_view filename) {
+  return absl::StartsWith(filename, "//anon") || absl::StartsWith(filename, "[anon:") ||
+         absl::StartsWith(filename, "/memfd:");
+}
+
+absl::StatusOr<TimeConversion> TimeConversion::From(const Record& record) {
+  Bytes body = record.body();
+  if (body.size() < 24) {
+    return absl::InvalidArgumentError(absl::StrCat("offset ", record.file_offset(),
+                                                   ": TIME_CONV record is too short (",
+                                                   record.size(), " bytes)"));
+  }
+  TimeConversion tc;
+  tc.time_shift = Load<uint64_t>(body.data());
+  tc.time_mult = Load<uint64_t>(body.data() + 8);
+  tc.time_zero = Load<uint64_t>(body.data() + 16);
+  if (body.size() >= 42) {
+    tc.time_cycles = Load<uint64_t>(body.data() + 24);
+    tc.time_mask = Load<uint64_t>(body.data() + 32);
+    tc.cap_user_time_short = static_cast<uint8_t>(body[41]) != 0;
+  }
+  if (tc.time_shift >= 64) {
+    return absl::InvalidArgumentError(absl::StrCat("offset ", record.file_offset(),
+                                                   ": TIME_CONV time_shift ", tc.time_shift,
+                                                   " is not below 64"));
+  }
+  return tc;
+}
+
+uint64_t TimeConversion::ToPerfTime(uint64_t cycles) const {
+  if (cap_user_time_short) cycles = time_cycles + ((cycles - time_cycles) & time_mask);
+  uint64_t quot = cycles >> time_shift;
+  uint64_t rem = cycles & ((uint64_t{1} << time_shift) - 1);
+  uint64_t mult = static_cast<uint32_t>(time_mult);
+  return time_zero + quot * mult + ((rem * mult) >> time_shift);
+}
+
+JitTool::~JitTool() {
+  for (const std::string& path : created_files_) unlink(path.c_str());
+}
+
+absl::Status JitTool::Begin(Header& header) {
+  events_ = header.events;
+  return absl::OkStatus();
+}
+
+absl::Status JitTool::EmitPendingUpTo(uint64_t time, RecordSink& out) {
+  while (!pending_.empty() && pending_.top().time <= time) {
+    if (absl::Status s = out.Emit(pending_.top().record.view()); !s.ok()) return s;
+    pending_.pop();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status JitTool::Process(const Record& record, RecordSink& out) {
+  if (record.type() == PERF_RECORD_TIME_CONV) {
+    absl::StatusOr<TimeConversion> tc = TimeConversion::From(record);
+    if (!tc.ok()) return tc.status();
+    time_conversion_ = *tc;
+    return out.Emit(record);
+  }
+  if (!pending_.empty()) {
+    if (std::optional<uint64_t> time = events_.TimeOf(record)) {
+      if (absl::Status s = EmitPendingUpTo(*time, out); !s.ok()) return s;
+    }
+  }
+  if (record.type() == PERF_RECORD_MMAP) {
+    absl::StatusOr<MmapRecord> mmap = MmapRecord::From(record);
+    if (!mmap.ok()) return mmap.status();
+    return ProcessMapping(record, mmap->filename(), mmap->pid(), out);
+  }
+  if (record.type() == PERF_RECORD_MMAP2) {
+    absl::StatusOr<Mmap2Record> mmap = Mmap2Record::From(record);
+    if (!mmap.ok()) return mmap.status();
+    return ProcessMapping(record, mmap->filename(), mmap->pid(), out);
+  }
+  return out.Emit(record);
+}
+
+absl::Status JitTool::ProcessMapping(const Record& record, absl::string_view filename,
+                                     uint32_t pid, RecordSink& out) {
+  std::optional<uint32_t> dump_pid = JitDumpPidOf(filename);
+  if (dump_pid && (pid == *dump_pid || pid == 0)) {
+    std::string path(filename);
+    if (processed_dumps_.contains(path)) return absl::OkStatus();  // mapped again
+    if (access(path.c_str(), R_OK) != 0) {
+      warnings_.push_back(absl::StrCat("offset ", record.file_offset(), ": jitdump ", path,
+                                       " cannot be read (", std::strerror(errno),
+                                       "); its marker mmap is kept"));
+      return out.Emit(record);
+    }
+    processed_dumps_.insert(path);
+    return ProcessDump(record, path, pid == 0 ? *dump_pid : pid);
+  }
+  if (processed_pids_.contains(pid) && IsAnonymousMapping(filename)) {
+    ++stats_.anon_mmaps_dropped;
+    return absl::OkStatus();
+  }
+  return out.Emit(record);
+}
+
+absl::Status JitTool::CheckClock(const std::string& path) const {
+  for (size_t i = 0; i < events_.size(); ++i) {
+    const EventAttr& attr = events_.attrs()[i];
+    if (attr.flag(kAttrFlagUseClockid) && attr.clockid() == kClockMonotonic) continue;
+    std::string clock = attr.flag(kAttrFlagUseClockid)
+                            ? absl::StrCat("clock id ", attr.clockid())
+                            : std::string("the default perf clock");
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": jitted code must be sampled with CLOCK_MONOTONIC, the clock of the jitdump's "
+              "timestamps, but event ", i, " (", DescribeAttr(attr), ") was recorded with ",
+        clock, "; record again with `perf record -k 1 ...` (or -k mono)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<JitTool::DumpContext> JitTool::ContextFor(const Record& marker,
+                                                         const JitDumpReader& reader) {
+  DumpContext context;
+  context.dir = options_.jit_dir.empty() ? Dirname(reader.path()) : options_.jit_dir;
+  context.dir = Absolute(context.dir);
+  context.arch_timestamp = reader.header().arch_timestamp();
+  bool big_endian = (std::endian::native == std::endian::big) != reader.header().cross_endian;
+  context.target = elf::JitElfTarget::ForMachine(reader.header().elf_mach, big_endian);
+  if (!events_.empty()) {
+    absl::StatusOr<size_t> index = events_.IndexOf(marker);
+    size_t event = index.ok() ? *index : 0;
+    context.format = events_.format(event);
+    if (context.format.trailer_size() > 0) {
+      absl::StatusOr<SampleId> id = DecodeSampleId(context.format, marker.bytes());
+      if (!id.ok()) return id.status();
+      context.sample_id = *id;
+    }
+  }
+  return context;
+}
+
+absl::Status JitTool::ProcessDump(const Record& marker, const std::string& path, uint32_t pid) {
+  absl::StatusOr<std::unique_ptr<JitDumpReader>> reader = JitDumpReader::Open(path);
+  if (!reader.ok()) return reader.status();
+  if ((*reader)->header().arch_timestamp()) {
+    if (!time_conversion_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          path, ": the jitdump has CPU timestamps (ARCH_TIMESTAMP) but the recording has no "
+                "TIME_CONV record to convert them"));
+    }
+  } else if (absl::Status s = CheckClock(path); !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<DumpContext> context = ContextFor(marker, **reader);
+  if (!context.ok()) return context.status();
+  context->file_pid = (*reader)->header().pid;
+
+  std::unique_ptr<elf::MergedJitElfWriter> merged;
+  if (options_.merge) {
+    context->merged_path = absl::StrCat(context->dir, "/jitted-", context->file_pid, "-merged.so");
+    absl::StatusOr<std::unique_ptr<elf::MergedJitElfWriter>> writer =
+        elf::MergedJitElfWriter::Create(context->merged_path, context->target);
+    if (!writer.ok()) return writer.status();
+    merged = std::move(*writer);
+  }
+  // Per code_index: the stat of its file (per-function) or its offset (merged).
+  absl::flat_hash_map<uint64_t, struct stat> files;
+  absl::flat_hash_map<uint64_t, uint64_t> offsets;
+  std::vector<PlannedMmap> planned;
+  debug_info_.reset();
+  unwinding_info_.reset();
+  auto time_of = [&](uint64_t timestamp) {
+    return context->arch_timestamp ? time_conversion_->ToPerfTime(timestamp) : timestamp;
+  };
+
+  while (true) {
+    absl::StatusOr<std::optional<JitRecord>> record = (*reader)->Next();
+    if (!record.ok()) return record.status();
+    if (!*record) break;
+    JitRecord& r = **record;
+    if (auto* debug = std::get_if<DebugInfo>(&r.body)) {
+      debug_info_ = std::move(*debug);
+    } else if (auto* unwinding = std::get_if<UnwindingInfo>(&r.body)) {
+      unwinding_info_ = std::move(*unwinding);
+    } else if (auto* load = std::get_if<CodeLoad>(&r.body)) {
+      ++stats_.code_loads;
+      uint64_t len = load->code_size;
+      if (!merged && unwinding_info_ && unwinding_info_->mapped_size > 0) {
+        len = AlignUp(load->code_size, 8) + unwinding_info_->mapped_size;
+      }
+      absl::StatusOr<std::optional<struct stat>> written =
+          WriteLoad(*context, *load, merged.get(), offsets);
+      if (!written.ok()) return written.status();
+      if (*written) files[load->code_index] = **written;
+      planned.push_back(PlannedMmap{time_of(r.timestamp), load->pid, load->tid, load->code_addr,
+                                    len, load->code_index});
+      debug_info_.reset();
+      unwinding_info_.reset();
+    } else if (auto* move = std::get_if<CodeMove>(&r.body)) {
+      ++stats_.code_moves;
+      planned.push_back(PlannedMmap{time_of(r.timestamp), move->pid, move->tid,
+                                    move->new_code_addr, move->code_size, move->code_index});
+    }
+  }
+  for (const std::string& warning : (*reader)->warnings()) warnings_.push_back(warning);
+
+  struct stat merged_stat {};
+  if (merged) {
+    if (merged->functions() > 0) {
+      absl::StatusOr<struct stat> st = merged->Finish();
+      if (!st.ok()) return st.status();
+      merged_stat = *st;
+      created_files_.push_back(context->merged_path);
+      ++stats_.files_written;
+    }
+  }
+  for (const PlannedMmap& p : planned) {
+    std::string filename;
+    uint64_t pgoff;
+    const struct stat* st;
+    if (merged) {
+      auto it = offsets.find(p.code_index);
+      if (it == offsets.end()) {
+        warnings_.push_back(absl::StrCat(path, ": CODE_MOVE of code_index ", p.code_index,
+                                         " that was never loaded; ignored"));
+        continue;
+      }
+      filename = context->merged_path;
+      pgoff = it->second;
+      st = &merged_stat;
+    } else {
+      auto it = files.find(p.code_index);
+      if (it == files.end()) {
+        warnings_.push_back(absl::StrCat(path, ": CODE_MOVE of code_index ", p.code_index,
+                                         " that was never loaded; ignored"));
+        continue;
+      }
+      filename = absl::StrCat(context->dir, "/jitted-", context->file_pid, "-", p.code_index,
+                              ".so");
+      pgoff = context->target.text_offset();
+      st = &it->second;
+    }
+    if (absl::Status s = QueueMmap2(*context, p.time, p.pid, p.tid, p.start, p.len, pgoff, *st,
+                                    filename);
+        !s.ok()) {
+      return s;
+    }
+  }
+  processed_pids_.insert(pid);
+  ++stats_.dumps;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<struct stat>> JitTool::WriteLoad(
+    const DumpContext& context, const CodeLoad& load, elf::MergedJitElfWriter* merged,
+    absl::flat_hash_map<uint64_t, uint64_t>& merged_offsets) {
+  lines_buffer_.clear();
+  if (debug_info_) {
+    for (const DebugEntry& entry : debug_info_->entries) {
+      if (entry.addr < load.code_addr) continue;
+      lines_buffer_.push_back(elf::JitLine{entry.addr - load.code_addr, entry.line, entry.discrim,
+                                           absl::string_view(entry.file)});
+    }
+  }
+  elf::JitFunction function;
+  function.name = load.name;
+  function.code = load.code;
+  function.lines = lines_buffer_;
+  if (merged) {
+    absl::StatusOr<uint64_t> offset = merged->Add(function);
+    if (!offset.ok()) return offset.status();
+    merged_offsets[load.code_index] = *offset;
+    return std::optional<struct stat>();
+  }
+  if (unwinding_info_) {
+    function.has_unwinding = true;
+    function.eh_frame = unwinding_info_->eh_frame();
+    function.eh_frame_hdr = unwinding_info_->eh_frame_hdr();
+  }
+  elf::BuildJitElf(context.target, function, elf_buffer_);
+  std::string file =
+      absl::StrCat(context.dir, "/jitted-", context.file_pid, "-", load.code_index, ".so");
+  absl::StatusOr<struct stat> st = elf::WriteWholeFile(file, elf_buffer_);
+  if (!st.ok()) return st.status();
+  created_files_.push_back(std::move(file));
+  ++stats_.files_written;
+  return std::optional<struct stat>(*st);
+}
+
+absl::Status JitTool::QueueMmap2(const DumpContext& context, uint64_t timestamp, uint32_t pid,
+                                 uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
+                                 const struct stat& st, const std::string& filename) {
+  std::vector<std::byte> body;
+  body.reserve(64 + filename.size() + 8 + context.format.trailer_size());
+  Append<uint32_t>(body, pid);
+  Append<uint32_t>(body, tid);
+  Append<uint64_t>(body, start);
+  Append<uint64_t>(body, len);
+  Append<uint64_t>(body, pgoff);
+  Append<uint32_t>(body, major(st.st_dev));
+  Append<uint32_t>(body, minor(st.st_dev));
+  Append<uint64_t>(body, st.st_ino);
+  Append<uint64_t>(body, 1);  // ino_generation, as perf writes it
+  Append<uint32_t>(body, PROT_READ | PROT_EXEC);
+  Append<uint32_t>(body, MAP_SHARED);
+  AppendBytes(body, AsBytes(filename.data(), filename.size()));
+  body.resize(AlignUp(body.size() + 1, 8), std::byte{0});
+  SampleId id = context.sample_id;
+  id.pid = pid;
+  id.tid = tid;
+  id.time = timestamp;
+  EncodeSampleId(context.format, id, body);
+  absl::StatusOr<std::vector<std::byte>> bytes =
+      MakeRecordBytes(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body);
+  if (!bytes.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(filename, ": MMAP2 record too large: ", bytes.status().message()));
+  }
+  pending_.push(Pending{timestamp, sequence_++, OwnedRecord(std::move(*bytes), {}, 0)});
+  ++stats_.mmaps_injected;
+  return absl::OkStatus();
+}
+
+absl::Status JitTool::End(RecordSink& out, FeatureSet& features) {
+  (void)features;
+  return EmitPendingUpTo(UINT64_MAX, out);
+}
+
+}  // namespace perftk::jit

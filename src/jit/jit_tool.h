@@ -1,0 +1,144 @@
+// JitTool: what `perf inject --jit` does, as a pipeline Tool. Give it the
+// records in timestamp order (PipelineOptions::ordered).
+//
+// - An MMAP/MMAP2 whose file's basename is jit-<pid>.dump, with <pid> equal
+//   to the mapping's pid (or mapping pid 0), is a marker: it is dropped and
+//   the jitdump it names is read at that moment.
+// - Each CODE_LOAD becomes an ELF file jitted-<pid>-<code_index>.so beside
+//   the dump (or in jit_dir), with the DEBUG_INFO / UNWINDING_INFO that came
+//   before it; with `merge`, all loads of a dump go into one file
+//   jitted-<pid>-merged.so, each at its own offset.
+// - Each CODE_LOAD and CODE_MOVE becomes an MMAP2 (prot r-x, a complete
+//   sample_id trailer copied from the marker's, with the load's pid, tid and
+//   time), emitted among the other records at its timestamp (converted
+//   through TIME_CONV for ARCH_TIMESTAMP dumps).
+// - Once a pid's dump has been read, its later //anon*, [anon:* and
+//   /memfd:* mappings are dropped: they would shadow the jitted code.
+// - Without ARCH_TIMESTAMP, every event must use CLOCK_MONOTONIC (-k 1).
+//
+// A marker whose dump cannot be opened is kept as it is, with a warning (as
+// perf does); a dump that is corrupt is an error. The ELF files of a run that
+// fails are removed: call Commit() once the output is in place.
+#ifndef PERFTK_JIT_JIT_TOOL_H_
+#define PERFTK_JIT_JIT_TOOL_H_
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <optional>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "elf/jit_elf_writer.h"
+#include "inject/tool.h"
+#include "jit/jitdump.h"
+#include "perf/header.h"
+#include "perf/sample.h"
+
+namespace perftk::jit {
+
+struct JitToolOptions {
+  std::string jit_dir = {};  // empty: beside each dump
+  bool merge = false;
+};
+
+struct JitToolStats {
+  uint64_t dumps = 0;
+  uint64_t code_loads = 0;
+  uint64_t code_moves = 0;
+  uint64_t files_written = 0;
+  uint64_t mmaps_injected = 0;
+  uint64_t anon_mmaps_dropped = 0;
+};
+
+// The basename rule: the pid in "jit-<pid>.dump", or nullopt.
+std::optional<uint32_t> JitDumpPidOf(absl::string_view filename);
+// True for the mappings a processed pid no longer needs.
+bool IsAnonymousMapping(absl::string_view filename);
+
+// PERF_RECORD_TIME_CONV: converts the CPU's cycle counter to perf time.
+struct TimeConversion {
+  uint64_t time_shift = 0, time_mult = 0, time_zero = 0;
+  uint64_t time_cycles = 0, time_mask = 0;
+  bool cap_user_time_short = false;
+
+  static absl::StatusOr<TimeConversion> From(const Record& record);
+  uint64_t ToPerfTime(uint64_t cycles) const;
+};
+
+class JitTool : public Tool {
+ public:
+  explicit JitTool(JitToolOptions options) : options_(std::move(options)) {}
+  ~JitTool() override;
+
+  absl::Status Begin(Header& header) override;
+  absl::Status Process(const Record& record, RecordSink& out) override;
+  absl::Status End(RecordSink& out, FeatureSet& features) override;
+
+  // Keeps the ELF files written (otherwise the destructor removes them).
+  void Commit() { created_files_.clear(); }
+
+  const JitToolStats& stats() const { return stats_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  struct Pending {
+    uint64_t time;
+    uint64_t sequence;
+    OwnedRecord record;
+  };
+  struct Later {
+    bool operator()(const Pending& a, const Pending& b) const {
+      return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
+    }
+  };
+  // What every MMAP2 made from one dump shares.
+  struct DumpContext {
+    std::string dir;
+    uint32_t file_pid = 0;  // the pid in the .so names
+    SampleFormat format;
+    SampleId sample_id;     // from the marker; pid, tid, time replaced
+    bool arch_timestamp = false;
+    elf::JitElfTarget target;
+    std::string merged_path;
+  };
+
+  absl::Status ProcessMapping(const Record& record, absl::string_view filename, uint32_t pid,
+                              RecordSink& out);
+  absl::Status ProcessDump(const Record& marker, const std::string& path, uint32_t pid);
+  absl::Status CheckClock(const std::string& path) const;
+  absl::StatusOr<DumpContext> ContextFor(const Record& marker, const JitDumpReader& reader);
+  // Writes the load's ELF (or adds it to `merged`, recording its offset);
+  // returns the stat of the file written, nullopt when merged.
+  absl::StatusOr<std::optional<struct stat>> WriteLoad(
+      const DumpContext& context, const CodeLoad& load, elf::MergedJitElfWriter* merged,
+      absl::flat_hash_map<uint64_t, uint64_t>& merged_offsets);
+  absl::Status QueueMmap2(const DumpContext& context, uint64_t timestamp, uint32_t pid,
+                          uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
+                          const struct stat& st, const std::string& filename);
+  absl::Status EmitPendingUpTo(uint64_t time, RecordSink& out);
+
+  JitToolOptions options_;
+  EventList events_;
+  std::optional<TimeConversion> time_conversion_;
+  absl::flat_hash_set<uint32_t> processed_pids_;
+  absl::flat_hash_set<std::string> processed_dumps_;
+  std::priority_queue<Pending, std::vector<Pending>, Later> pending_;
+  uint64_t sequence_ = 0;
+  std::vector<std::string> created_files_;
+  std::vector<std::byte> elf_buffer_;
+  std::vector<elf::JitLine> lines_buffer_;
+  std::optional<DebugInfo> debug_info_;
+  std::optional<UnwindingInfo> unwinding_info_;
+  std::vector<std::string> warnings_;
+  JitToolStats stats_;
+};
+
+}  // namespace perftk::jit
+
+#endif  // PERFTK_JIT_JIT_TOOL_H_

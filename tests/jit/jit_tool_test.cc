@@ -1,0 +1,432 @@
+// JitTool on synthetic recordings: perf.data written with PerfDataWriter,
+// jitdumps with JitDumpBuilder, the result read back with PerfDataReader.
+#include "jit/jit_tool.h"
+
+#include <dirent.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "inject/pipeline.h"
+#include "jitdump_builder.h"
+#include "perf/reader.h"
+#include "perf/writer.h"
+
+namespace perftk::jit {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::JitDumpBuilder;
+
+constexpr uint32_t kPid = 4100;
+constexpr uint32_t kOtherPid = 4200;
+constexpr uint64_t kSampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                                 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+constexpr uint64_t kEventId = 77;
+constexpr uint32_t kCpu = 3;
+
+struct Options {
+  bool monotonic = true;
+  uint64_t sample_type = kSampleType;
+};
+
+EventAttr MakeAttr(const Options& o) {
+  EventAttr attr;
+  attr.SetU32(attr_offset::kType, PERF_TYPE_SOFTWARE);
+  attr.set_sample_type(o.sample_type);
+  uint64_t flags = 1ULL << kAttrFlagSampleIdAll;
+  if (o.monotonic) flags |= 1ULL << kAttrFlagUseClockid;
+  attr.SetU64(attr_offset::kFlags, flags);
+  attr.SetU32(attr_offset::kClockid, o.monotonic ? 1 : 0);
+  attr.ids() = {kEventId};
+  return attr;
+}
+
+// Builds a recording record by record, each with the sample_id the attr asks for.
+class Recording {
+ public:
+  explicit Recording(const Options& o = {}) {
+    header_.events.Add(MakeAttr(o));
+    format_ = header_.events.format(0);
+  }
+
+  void Mmap2(uint64_t time, uint32_t pid, uint64_t start, uint64_t len, const std::string& name) {
+    std::vector<std::byte> body;
+    Append<uint32_t>(body, pid);
+    Append<uint32_t>(body, pid);
+    Append<uint64_t>(body, start);
+    Append<uint64_t>(body, len);
+    Append<uint64_t>(body, 0);
+    for (int i = 0; i < 3; ++i) Append<uint64_t>(body, 0);  // maj, min, ino, ino_generation
+    Append<uint32_t>(body, PROT_READ | PROT_EXEC);
+    Append<uint32_t>(body, MAP_PRIVATE);
+    AppendBytes(body, AsBytes(name.data(), name.size()));
+    body.resize(AlignUp(body.size() + 1, 8));
+    Trailer(body, pid, time);
+    records_.push_back(*MakeRecordBytes(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body));
+  }
+
+  void Sample(uint64_t time, uint32_t pid, uint64_t ip) {
+    perftk::Sample s;
+    s.identifier = kEventId;
+    s.ip = ip;
+    s.pid = s.tid = pid;
+    s.time = time;
+    s.cpu = kCpu;
+    s.period = 1;
+    std::vector<std::byte> body;
+    EncodeSample(format_, s, body);
+    records_.push_back(*MakeRecordBytes(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body));
+  }
+
+  void TimeConv(uint64_t shift, uint64_t mult, uint64_t zero) {
+    std::vector<std::byte> body;
+    Append<uint64_t>(body, shift);
+    Append<uint64_t>(body, mult);
+    Append<uint64_t>(body, zero);
+    records_.push_back(*MakeRecordBytes(PERF_RECORD_TIME_CONV, 0, body));
+  }
+
+  void FinishedRound() { records_.push_back(*MakeRecordBytes(PERF_RECORD_FINISHED_ROUND, 0, {})); }
+
+  void Write(const std::string& path) {
+    auto writer = PerfDataWriter::Create(path, DataLayout::kFile, header_);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    for (const auto& r : records_) ASSERT_TRUE((*writer)->WriteBytes(r).ok());
+    ASSERT_TRUE((*writer)->Finish().ok());
+  }
+
+ private:
+  void Trailer(std::vector<std::byte>& body, uint32_t pid, uint64_t time) {
+    SampleId id;
+    id.pid = id.tid = pid;
+    id.time = time;
+    id.cpu = kCpu;
+    id.identifier = kEventId;
+    EncodeSampleId(format_, id, body);
+  }
+
+  Header header_;
+  SampleFormat format_;
+  std::vector<std::vector<std::byte>> records_;
+};
+
+struct OutRecord {
+  uint32_t type;
+  std::optional<uint64_t> time;
+  std::vector<std::byte> bytes;
+};
+
+std::vector<OutRecord> ReadBack(const std::string& path, Header* header = nullptr) {
+  std::vector<OutRecord> out;
+  auto reader = PerfDataReader::Open(path);
+  EXPECT_TRUE(reader.ok()) << reader.status();
+  if (!reader.ok()) return out;
+  if (header) *header = (*reader)->header();
+  while (true) {
+    auto r = (*reader)->Next();
+    EXPECT_TRUE(r.ok());
+    if (!r.ok() || !*r) break;
+    Bytes b = (*r)->bytes();
+    out.push_back(OutRecord{(*r)->type(), (*reader)->header().events.TimeOf(**r),
+                            std::vector<std::byte>(b.begin(), b.end())});
+  }
+  return out;
+}
+
+std::vector<uint8_t> Code(size_t n) { return std::vector<uint8_t>(n, 0xc3); }
+
+class JitToolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "/jit_tool_test." + std::to_string(getpid()) + "." +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    dump_path_ = dir_ + "/jit-" + std::to_string(kPid) + ".dump";
+    in_ = dir_ + "/perf.data";
+    out_ = dir_ + "/jit.data";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // The usual recording: a //anon map before the marker, the marker, samples,
+  // a //anon map after it, and another process's //anon map.
+  void WriteRecording(const Options& o = {}) {
+    Recording rec(o);
+    rec.Mmap2(5, kPid, 0x1000, 0x10000, "//anon");
+    rec.Mmap2(10, kPid, 0x7000000, 4096, dump_path_);
+    rec.Sample(15, kPid, 0x1010);
+    rec.FinishedRound();
+    rec.Sample(25, kPid, 0x1010);
+    rec.Mmap2(31, kPid, 0x1000, 0x20000, "//anon");
+    rec.Mmap2(31, kOtherPid, 0x1000, 0x20000, "//anon");
+    rec.Sample(35, kPid, 0x1010);
+    rec.FinishedRound();
+    rec.Write(in_);
+  }
+
+  JitDumpBuilder UsualDump() {
+    JitDumpBuilder dump(kPid);
+    dump.Debug(19, 0x1000, {{0x1000, 3, 1, "/app/a.js"}, {0x1008, 4, 2, "/app/a.js"}});
+    dump.Unwinding(19, {1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11, 12}, 12);
+    dump.Load({.timestamp = 20, .pid = kPid, .tid = kPid + 1, .code_addr = 0x1000,
+               .code_index = 1, .name = "JS:*first", .code = Code(20)});
+    dump.Load({.timestamp = 30, .pid = kPid, .tid = kPid, .code_addr = 0x1000,
+               .code_index = 2, .name = "JS:*second", .code = Code(40)});
+    dump.Move({.timestamp = 32, .pid = kPid, .tid = kPid, .old_code_addr = 0x1000,
+               .new_code_addr = 0x5000, .code_size = 20, .code_index = 1});
+    return dump;
+  }
+
+  absl::Status Run(JitToolOptions options = {}, std::vector<std::string>* warnings = nullptr) {
+    JitTool tool(options);
+    PipelineOptions pipeline;
+    pipeline.input = in_;
+    pipeline.output = out_;
+    pipeline.ordered = true;
+    absl::StatusOr<PipelineStats> stats = RunPipeline(tool, pipeline);
+    if (warnings) *warnings = tool.warnings();
+    if (stats.ok()) tool.Commit();
+    return stats.status();
+  }
+
+  std::vector<std::string> SoFiles() const {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+      std::string name = e.path().filename();
+      if (name.find(".so") != std::string::npos) names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  std::string dir_, dump_path_, in_, out_;
+};
+
+struct Mmap2Summary {
+  uint64_t time, start, len, pgoff;
+  std::string filename;
+};
+
+std::vector<Mmap2Summary> Mmap2s(const std::vector<OutRecord>& records) {
+  std::vector<Mmap2Summary> out;
+  for (const OutRecord& r : records) {
+    if (r.type != PERF_RECORD_MMAP2) continue;
+    Record record(r.bytes, 0);
+    auto m = Mmap2Record::From(record);
+    out.push_back({r.time.value_or(0), m->start(), m->len(), m->pgoff(),
+                   std::string(m->filename())});
+  }
+  return out;
+}
+
+TEST_F(JitToolTest, InjectsMmap2sInTimeOrderAndDropsLaterAnonMaps) {
+  WriteRecording();
+  UsualDump().WriteTo(dump_path_);
+  ASSERT_TRUE(Run().ok());
+
+  Header header;
+  std::vector<OutRecord> records = ReadBack(out_, &header);
+  std::vector<Mmap2Summary> mmaps = Mmap2s(records);
+  std::string so1 = dir_ + "/jitted-4100-1.so", so2 = dir_ + "/jitted-4100-2.so";
+  ASSERT_EQ(mmaps.size(), 5u);
+  // The //anon before the marker stays; the marker goes.
+  EXPECT_EQ(mmaps[0].filename, "//anon");
+  EXPECT_EQ(mmaps[0].time, 5u);
+  // Load 1 with its unwinding data: len = ALIGN_8(20) + mapped 12.
+  EXPECT_EQ(mmaps[1].time, 20u);
+  EXPECT_EQ(mmaps[1].filename, so1);
+  EXPECT_EQ(mmaps[1].start, 0x1000u);
+  EXPECT_EQ(mmaps[1].len, 24u + 12);
+  EXPECT_EQ(mmaps[1].pgoff, 0x80u);
+  EXPECT_EQ(mmaps[2].time, 30u);
+  EXPECT_EQ(mmaps[2].filename, so2);
+  EXPECT_EQ(mmaps[2].len, 40u);
+  // The other process keeps its //anon; this one's at 31 is dropped.
+  EXPECT_EQ(mmaps[3].time, 31u);
+  EXPECT_EQ(mmaps[3].filename, "//anon");
+  EXPECT_EQ(mmaps[4].time, 32u);
+  EXPECT_EQ(mmaps[4].filename, so1);
+  EXPECT_EQ(mmaps[4].start, 0x5000u);
+
+  uint64_t last = 0;
+  int rounds = 0;
+  for (const OutRecord& r : records) {
+    if (r.type == PERF_RECORD_FINISHED_ROUND) ++rounds;
+    if (!r.time) continue;
+    EXPECT_GE(*r.time, last) << "out of time order";
+    last = *r.time;
+  }
+  EXPECT_EQ(rounds, 2);
+  EXPECT_THAT(SoFiles(), ElementsAre("jitted-4100-1.so", "jitted-4100-2.so"));
+}
+
+TEST_F(JitToolTest, InjectedMmap2HasReadExecProtAndACompleteSampleId) {
+  WriteRecording();
+  UsualDump().WriteTo(dump_path_);
+  ASSERT_TRUE(Run().ok());
+  Header header;
+  std::vector<OutRecord> records = ReadBack(out_, &header);
+  const OutRecord* injected = nullptr;
+  for (const OutRecord& r : records) {
+    if (r.type == PERF_RECORD_MMAP2 && r.time == 20u) injected = &r;
+  }
+  ASSERT_NE(injected, nullptr);
+  Record record(injected->bytes, 0);
+  auto m = Mmap2Record::From(record);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->prot(), uint32_t{PROT_READ | PROT_EXEC});
+  EXPECT_EQ(m->pid(), kPid);
+  EXPECT_EQ(m->tid(), kPid + 1);
+  EXPECT_EQ(m->ino_generation(), 1u);
+  struct stat st;
+  ASSERT_EQ(stat((dir_ + "/jitted-4100-1.so").c_str(), &st), 0);
+  EXPECT_EQ(m->ino(), st.st_ino);
+  EXPECT_EQ(record.misc(), PERF_RECORD_MISC_USER);
+  absl::StatusOr<SampleId> id = DecodeSampleId(header.events.format(0), record.bytes());
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(id->pid, kPid);
+  EXPECT_EQ(id->tid, kPid + 1);
+  EXPECT_EQ(id->time, 20u);
+  EXPECT_EQ(id->cpu, kCpu);
+  EXPECT_EQ(id->identifier, kEventId);
+}
+
+TEST_F(JitToolTest, MergeWritesOneFileWithAnOffsetPerLoad) {
+  WriteRecording();
+  UsualDump().WriteTo(dump_path_);
+  ASSERT_TRUE(Run({.merge = true}).ok());
+  EXPECT_THAT(SoFiles(), ElementsAre("jitted-4100-merged.so"));
+  std::vector<Mmap2Summary> mmaps = Mmap2s(ReadBack(out_));
+  ASSERT_EQ(mmaps.size(), 5u);
+  std::string merged = dir_ + "/jitted-4100-merged.so";
+  EXPECT_EQ(mmaps[1].filename, merged);
+  EXPECT_EQ(mmaps[1].pgoff, 0x80u);
+  EXPECT_EQ(mmaps[1].len, 20u);
+  EXPECT_EQ(mmaps[2].filename, merged);
+  EXPECT_EQ(mmaps[2].pgoff, 0xa0u);  // 0x80 + 20, aligned to 16
+  EXPECT_EQ(mmaps[4].pgoff, 0x80u);  // the move keeps load 1's bytes
+  EXPECT_EQ(mmaps[4].start, 0x5000u);
+}
+
+TEST_F(JitToolTest, JitDirTakesTheFiles) {
+  WriteRecording();
+  UsualDump().WriteTo(dump_path_);
+  std::string other = dir_ + "/elsewhere";
+  std::filesystem::create_directories(other);
+  ASSERT_TRUE(Run({.jit_dir = other}).ok());
+  EXPECT_TRUE(SoFiles().empty());
+  EXPECT_TRUE(std::filesystem::exists(other + "/jitted-4100-2.so"));
+  EXPECT_EQ(Mmap2s(ReadBack(out_))[2].filename, other + "/jitted-4100-2.so");
+}
+
+TEST_F(JitToolTest, ForeignByteOrderDump) {
+  WriteRecording();
+  JitDumpBuilder dump(kPid, testing::kForeign);
+  dump.Load({.timestamp = 20, .pid = kPid, .tid = kPid, .code_addr = 0x1000, .code_index = 9,
+             .name = "f", .code = Code(8)});
+  dump.WriteTo(dump_path_);
+  ASSERT_TRUE(Run().ok());
+  std::vector<Mmap2Summary> mmaps = Mmap2s(ReadBack(out_));
+  ASSERT_EQ(mmaps.size(), 3u);
+  EXPECT_EQ(mmaps[1].filename, dir_ + "/jitted-4100-9.so");
+  EXPECT_EQ(mmaps[1].start, 0x1000u);
+  EXPECT_EQ(mmaps[1].time, 20u);
+}
+
+TEST_F(JitToolTest, ArchTimestampsAreConvertedThroughTimeConv) {
+  Recording rec;
+  rec.TimeConv(1, 2, 1000);  // perf time = 1000 + cycles
+  rec.Mmap2(1010, kPid, 0x7000000, 4096, dump_path_);
+  rec.Sample(1100, kPid, 0x1010);
+  rec.Write(in_);
+  JitDumpBuilder dump(kPid, testing::kNative, kJitFlagArchTimestamp);
+  dump.Load({.timestamp = 50, .pid = kPid, .tid = kPid, .code_addr = 0x1000, .code_index = 1,
+             .name = "f", .code = Code(8)});
+  dump.WriteTo(dump_path_);
+  ASSERT_TRUE(Run().ok());
+  std::vector<Mmap2Summary> mmaps = Mmap2s(ReadBack(out_));
+  ASSERT_EQ(mmaps.size(), 1u);
+  EXPECT_EQ(mmaps[0].time, 1050u);
+}
+
+TEST(TimeConversion, MatchesPerfArithmetic) {
+  TimeConversion tc;
+  tc.time_shift = 10;
+  tc.time_mult = 1500;  // 1.46484375 ns per cycle
+  tc.time_zero = 7;
+  // quot = 3, rem = 5: 7 + 3 * 1500 + (5 * 1500 >> 10) = 7 + 4500 + 7
+  EXPECT_EQ(tc.ToPerfTime((3 << 10) + 5), 4514u);
+}
+
+TEST_F(JitToolTest, RecordingWithoutMonotonicClockIsRefusedWithAHint) {
+  WriteRecording({.monotonic = false});
+  UsualDump().WriteTo(dump_path_);
+  absl::Status s = Run();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("perf record -k 1"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr(dump_path_));
+  EXPECT_FALSE(std::filesystem::exists(out_));
+  EXPECT_TRUE(SoFiles().empty());
+}
+
+TEST_F(JitToolTest, CorruptDumpFailsWithoutAnyOutput) {
+  WriteRecording();
+  JitDumpBuilder dump = UsualDump();
+  dump.Load({.timestamp = 33, .pid = kPid, .tid = kPid, .code_addr = 0x9000, .code_index = 5,
+             .name = "bad", .code = Code(8)});
+  dump.Patch64(dump.last_record_offset() + 40, 1ULL << 40);  // code_size
+  dump.WriteTo(dump_path_);
+  absl::Status s = Run();
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr("code_size 1099511627776 does not fit"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr(dump_path_));
+  EXPECT_FALSE(std::filesystem::exists(out_));
+  EXPECT_TRUE(SoFiles().empty()) << "the .so files of a failed run are removed";
+}
+
+TEST_F(JitToolTest, TruncatedDumpTailIsAWarning) {
+  WriteRecording();
+  JitDumpBuilder dump = UsualDump();
+  dump.WriteTo(dump_path_, dump.size() - 5);  // the CODE_MOVE is cut short
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(Run({}, &warnings).ok());
+  EXPECT_THAT(warnings, ElementsAre(HasSubstr("CODE_MOVE record of 64 bytes is cut short")));
+  EXPECT_EQ(Mmap2s(ReadBack(out_)).size(), 4u);
+}
+
+TEST_F(JitToolTest, MissingDumpKeepsTheMarkerAndTheAnonMaps) {
+  WriteRecording();
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(Run({}, &warnings).ok());
+  EXPECT_THAT(warnings, ElementsAre(HasSubstr("cannot be read")));
+  std::vector<Mmap2Summary> mmaps = Mmap2s(ReadBack(out_));
+  ASSERT_EQ(mmaps.size(), 4u);
+  EXPECT_EQ(mmaps[1].filename, dump_path_);
+  EXPECT_EQ(mmaps[2].filename, "//anon");
+}
+
+TEST(JitDumpPidOf, PerfsBasenameRule) {
+  EXPECT_EQ(JitDumpPidOf("/tmp/x/jit-123.dump"), 123u);
+  EXPECT_EQ(JitDumpPidOf("jit-7.dump"), 7u);
+  EXPECT_EQ(JitDumpPidOf("/tmp/jit-12a.dump"), std::nullopt);
+  EXPECT_EQ(JitDumpPidOf("/tmp/jit-.dump"), std::nullopt);
+  EXPECT_EQ(JitDumpPidOf("/tmp/jit-12.dump.old"), std::nullopt);
+  EXPECT_EQ(JitDumpPidOf("/tmp/myjit-12.dump"), std::nullopt);
+  EXPECT_EQ(JitDumpPidOf("/tmp/jit-99999999999.dump"), std::nullopt);
+  EXPECT_TRUE(IsAnonymousMapping("//anon"));
+  EXPECT_TRUE(IsAnonymousMapping("[anon:v8]"));
+  EXPECT_TRUE(IsAnonymousMapping("/memfd:jit (deleted)"));
+  EXPECT_FALSE(IsAnonymousMapping("[heap]"));
+  EXPECT_FALSE(IsAnonymousMapping("/usr/bin/node"));
+}
+
+}  // namespace
+}  // namespace perftk::jit
