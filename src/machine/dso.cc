@@ -9,8 +9,8 @@ const Dso* DsoTable::Intern(absl::string_view name, absl::string_view build_id,
   Key key(std::string(name), std::string(build_id), file_id, kernel_space);
   auto [it, inserted] = dsos_.try_emplace(std::move(key));
   if (inserted) {
-    it->second = std::make_unique<const Dso>(Dso{std::string(name), std::string(build_id),
-                                                 file_id, kernel_space});
+    it->second = std::make_unique<const Dso>(
+        Dso{std::string(name), std::string(build_id), file_id, kernel_space});
   }
   return it->second.get();
 }

@@ -46,8 +46,8 @@ struct Dso {
 // are immutable and safe to share.
 class DsoTable {
  public:
-  const Dso* Intern(absl::string_view name, absl::string_view build_id,
-                    const FileId& file_id, bool kernel_space);
+  const Dso* Intern(absl::string_view name, absl::string_view build_id, const FileId& file_id,
+                    bool kernel_space);
   size_t size() const { return dsos_.size(); }
 
  private:

@@ -93,8 +93,8 @@ absl::Status Machine::ApplyKernelMmap(const MmapEvent& event, uint64_t end) {
   map.prot = event.prot;
   map.flags = event.flags;
   map.kind = kernel_text ? MapKind::kKernel : module ? MapKind::kModule : MapKind::kKernelExtra;
-  map.dso = dsos_.Intern(module ? absl::string_view(event.filename) : kernel_name_,
-                         event.build_id, FileId{}, /*kernel_space=*/true);
+  map.dso = dsos_.Intern(module ? absl::string_view(event.filename) : kernel_name_, event.build_id,
+                         FileId{}, /*kernel_space=*/true);
   absl::Status inserted = kernel_maps_->Mutate([&](Maps::Editor& editor) {
     if (kernel_text) {
       std::vector<uint64_t> old_text;
@@ -148,8 +148,7 @@ absl::Status Machine::Apply(const ForkEvent& event) {
     return ids;
   }
   if (event.tid == event.ptid) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("FORK of thread %d from itself", event.tid));
+    return absl::InvalidArgumentError(absl::StrFormat("FORK of thread %d from itself", event.tid));
   }
   std::unique_lock lock(mu_);
   const ThreadEntry& parent = FindOrAddThreadLocked(event.ppid, event.ptid);

@@ -130,7 +130,7 @@ class Machine {
   // Guards everything below.
   mutable SharedMutex mu_;
   DsoTable dsos_;
-  absl::flat_hash_map<int32_t, ThreadEntry> threads_;  // by tid
+  absl::flat_hash_map<int32_t, ThreadEntry> threads_;                 // by tid
   absl::flat_hash_map<int32_t, std::shared_ptr<Process>> processes_;  // by pid
   std::optional<RelocationSymbol> kernel_relocation_;
 };

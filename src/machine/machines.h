@@ -54,8 +54,7 @@ class Machines {
   absl::Status Apply(const KsymbolEvent& event);
 
   // Machine::FindMap on the machine that cpumode and guest_pid select.
-  std::optional<Map> FindMap(int32_t guest_pid, int32_t pid, uint16_t cpumode,
-                             uint64_t addr) const;
+  std::optional<Map> FindMap(int32_t guest_pid, int32_t pid, uint16_t cpumode, uint64_t addr) const;
 
  private:
   template <typename Event>

@@ -14,8 +14,7 @@ bool IsAnonName(absl::string_view name) {
 }
 
 bool IsNoFileName(absl::string_view name) {
-  return absl::StartsWith(name, "[stack") || absl::StartsWith(name, "/SYSV") ||
-         name == "[heap]";
+  return absl::StartsWith(name, "[stack") || absl::StartsWith(name, "/SYSV") || name == "[heap]";
 }
 
 bool IsVdsoName(absl::string_view name) {

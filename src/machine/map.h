@@ -52,9 +52,7 @@ struct Map {
     return kind == MapKind::kKernel || kind == MapKind::kAnon || kind == MapKind::kNoFile;
   }
   // The address perf looks up in the Dso for `addr` (perf's map__map_ip).
-  uint64_t DsoAddress(uint64_t addr) const {
-    return IsIdentity() ? addr : addr - start + pgoff;
-  }
+  uint64_t DsoAddress(uint64_t addr) const { return IsIdentity() ? addr : addr - start + pgoff; }
   // The inverse of DsoAddress (perf's map__unmap_ip).
   uint64_t AddressOf(uint64_t dso_address) const {
     return IsIdentity() ? dso_address : dso_address - pgoff + start;

@@ -1,6 +1,9 @@
 #include "machine/maps.h"
 
 #include <algorithm>
+#include <iterator>
+#include <mutex>
+#include <shared_mutex>
 
 #include "absl/strings/str_format.h"
 

@@ -31,7 +31,9 @@ void SharedMutex::lock() { CheckPthread(pthread_rwlock_wrlock(&rwlock_), "pthrea
 
 bool SharedMutex::try_lock() { return pthread_rwlock_trywrlock(&rwlock_) == 0; }
 
-void SharedMutex::unlock() { CheckPthread(pthread_rwlock_unlock(&rwlock_), "pthread_rwlock_unlock"); }
+void SharedMutex::unlock() {
+  CheckPthread(pthread_rwlock_unlock(&rwlock_), "pthread_rwlock_unlock");
+}
 
 void SharedMutex::lock_shared() {
   CheckPthread(pthread_rwlock_rdlock(&rwlock_), "pthread_rwlock_rdlock");

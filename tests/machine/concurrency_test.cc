@@ -3,8 +3,8 @@
 // test is deterministic in what it checks; its length is a fixed number of
 // mutations. Run it under ThreadSanitizer (-DPERFTK_TSAN=ON) too.
 #include <atomic>
-#include <mutex>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -95,8 +95,8 @@ class MapsConcurrencyTest : public ::testing::Test {
   }
   // Every piece of the library keeps start - pgoff constant, as splits must.
   Map LibPiece(uint64_t start, uint64_t end) const {
-    return Map{start, end, start - kRegionStart + kLibPgoffAtRegionStart, lib_dso_, 5, 0,
-               MapKind::kFile};
+    return Map{start, end,           start - kRegionStart + kLibPgoffAtRegionStart, lib_dso_, 5,
+               0,     MapKind::kFile};
   }
   Map AnonPiece(uint64_t start, uint64_t end) const {
     return Map{start, end, start, anon_dso_, 3, 0, MapKind::kAnon};
@@ -165,24 +165,25 @@ class MapsConcurrencyTest : public ::testing::Test {
         maps.Mutate([&](Maps::Editor& e) { return e.Insert(LibPiece(start, end)); }).IgnoreError();
         break;
       case 1:
-        maps.Mutate([&](Maps::Editor& e) { return e.Insert(AnonPiece(start, end)); })
-            .IgnoreError();
+        maps.Mutate([&](Maps::Editor& e) { return e.Insert(AnonPiece(start, end)); }).IgnoreError();
         break;
       case 2:
         maps.Mutate([&](Maps::Editor& e) {
-          const Map removed = *e.Find(start);
-          e.Remove(start);
-          HoldTheHoleOpen();
-          return e.Insert(LibPiece(removed.start, removed.end));
-        }).IgnoreError();
+              const Map removed = *e.Find(start);
+              e.Remove(start);
+              HoldTheHoleOpen();
+              return e.Insert(LibPiece(removed.start, removed.end));
+            })
+            .IgnoreError();
         break;
       default:
         maps.Mutate([&](Maps::Editor& e) {
-          e.Clear();
-          HoldTheHoleOpen();
-          e.Insert(LibPiece(kRegionStart, kRegionEnd)).IgnoreError();
-          return e.Insert(StableMap());
-        }).IgnoreError();
+              e.Clear();
+              HoldTheHoleOpen();
+              e.Insert(LibPiece(kRegionStart, kRegionEnd)).IgnoreError();
+              return e.Insert(StableMap());
+            })
+            .IgnoreError();
         break;
     }
   }
@@ -276,7 +277,8 @@ TEST(MachineConcurrencyTest, LookupsStayCorrectWhileProcessesComeAndGo) {
     start_line.ReaderStarted();
     std::mt19937_64 rng(index);
     for (int n = 0; n < kMinLookupsPerReader || !writer_done.load(); ++n) {
-      std::optional<Map> user = machine.FindMap(kLongLived, PERF_RECORD_MISC_USER, 0x400000 + n % 0x10000);
+      std::optional<Map> user =
+          machine.FindMap(kLongLived, PERF_RECORD_MISC_USER, 0x400000 + n % 0x10000);
       if (!user.has_value() || user->dso->name != "/bin/long-lived" || user->pgoff != 0x1000) {
         violations.Add("long-lived process map lost");
       }
@@ -287,7 +289,8 @@ TEST(MachineConcurrencyTest, LookupsStayCorrectWhileProcessesComeAndGo) {
       std::optional<Map> churn = machine.FindMap(churn_pid, PERF_RECORD_MISC_USER, 0x7000);
       if (churn.has_value() && !churn->Contains(0x7000)) violations.Add("churn map torn");
       std::optional<Thread> thread = machine.FindThread(kLongLived);
-      if (!thread.has_value() || thread->pid != kLongLived) violations.Add("long-lived thread lost");
+      if (!thread.has_value() || thread->pid != kLongLived)
+        violations.Add("long-lived thread lost");
     }
   };
   std::vector<std::thread> readers;

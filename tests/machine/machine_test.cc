@@ -197,7 +197,7 @@ TEST(MachineTest, ExitForgetsThreadsAndTheProcessAfterItsLastThread) {
   EXPECT_EQ(m.thread_count(), 0u);
   EXPECT_EQ(m.process_count(), 0u);
   EXPECT_EQ(DsoNameAt(m, 1, PERF_RECORD_MISC_USER, 0x1000), "(none)");
-  EXPECT_TRUE(maps.expired());  // nothing else held it: memory is released
+  EXPECT_TRUE(maps.expired());            // nothing else held it: memory is released
   EXPECT_TRUE(m.Apply(Exit(1, 2)).ok());  // a repeated EXIT is harmless
 }
 
@@ -342,10 +342,12 @@ TEST(MachineTest, ModulesAndExtraKernelMaps) {
   Machine m;
   ASSERT_TRUE(m.Apply(KernelMmap(kText, 0x1000000, kText, "[kernel.kallsyms]_text")).ok());
   ASSERT_TRUE(m.Apply(KernelMmap(0xffffffffc0000000, 0x5000, 0,
-                                 "/lib/modules/6.1.0/kernel/fs/ext4/ext4.ko")).ok());
+                                 "/lib/modules/6.1.0/kernel/fs/ext4/ext4.ko"))
+                  .ok());
   ASSERT_TRUE(m.Apply(KernelMmap(0xffffffffc0010000, 0x3000, 0, "[kvm]")).ok());
   ASSERT_TRUE(m.Apply(KernelMmap(0xfffffe0000006000, 0x1000, kText + 0x800,
-                                 "__entry_SYSCALL_64_trampoline")).ok());
+                                 "__entry_SYSCALL_64_trampoline"))
+                  .ok());
 
   std::optional<Map> ext4 = m.FindMap(0, PERF_RECORD_MISC_KERNEL, 0xffffffffc0001000);
   ASSERT_TRUE(ext4.has_value());

@@ -35,11 +35,13 @@ std::string DsoNameAt(const Machines& m, int32_t guest_pid, int32_t pid, uint16_
 
 TEST(MachinesTest, HostAndGuestKernelsAreSeparate) {
   Machines m;
-  ASSERT_TRUE(m.Apply(Mmap(PERF_RECORD_MISC_KERNEL, -1, kText, 0x1000000, kText,
-                           "[kernel.kallsyms]_text")).ok());
+  ASSERT_TRUE(
+      m.Apply(Mmap(PERF_RECORD_MISC_KERNEL, -1, kText, 0x1000000, kText, "[kernel.kallsyms]_text"))
+          .ok());
   ASSERT_TRUE(m.Apply(Mmap(PERF_RECORD_MISC_GUEST_KERNEL, 0, kText + 0x200000, 0x1000000,
                            kText + 0x200000, "[guest.kernel.kallsyms.4242]_text",
-                           /*machine_pid=*/4242)).ok());
+                           /*machine_pid=*/4242))
+                  .ok());
   EXPECT_EQ(m.guest_count(), 1u);
 
   std::optional<Map> host = m.FindMap(0, 1, PERF_RECORD_MISC_KERNEL, kText + 0x100);
@@ -52,8 +54,9 @@ TEST(MachinesTest, HostAndGuestKernelsAreSeparate) {
   EXPECT_EQ(guest->start, kText + 0x200000);
   EXPECT_EQ(guest->kind, MapKind::kKernel);
   EXPECT_EQ(guest->dso->name, "[guest.kernel.kallsyms.4242]");
-  EXPECT_EQ(guest->dso, m.Find(PERF_RECORD_MISC_GUEST_KERNEL, 4242)->FindMap(
-                            0, PERF_RECORD_MISC_GUEST_KERNEL, kText + 0x300000)->dso);
+  EXPECT_EQ(guest->dso, m.Find(PERF_RECORD_MISC_GUEST_KERNEL, 4242)
+                            ->FindMap(0, PERF_RECORD_MISC_GUEST_KERNEL, kText + 0x300000)
+                            ->dso);
   EXPECT_EQ(m.Find(PERF_RECORD_MISC_GUEST_KERNEL, 4242)->kernel_relocation()->address,
             kText + 0x200000);
 
@@ -67,7 +70,8 @@ TEST(MachinesTest, GuestUserSpaceIsKeyedByMachinePidThenEventPid) {
   Machines m;
   // A guest process 10 inside VM 500, and host process 10.
   ASSERT_TRUE(m.Apply(Mmap(PERF_RECORD_MISC_GUEST_USER, 10, 0x1000, 0x1000, 0, "/guest/bin",
-                           /*machine_pid=*/500)).ok());
+                           /*machine_pid=*/500))
+                  .ok());
   ASSERT_TRUE(m.Apply(Mmap(PERF_RECORD_MISC_USER, 10, 0x1000, 0x1000, 0, "/host/bin")).ok());
   EXPECT_EQ(DsoNameAt(m, 500, 10, PERF_RECORD_MISC_GUEST_USER, 0x1000), "/guest/bin");
   EXPECT_EQ(DsoNameAt(m, 0, 10, PERF_RECORD_MISC_USER, 0x1000), "/host/bin");
@@ -100,14 +104,16 @@ TEST(MachinesTest, GuestAcceptsAHostStyleKernelMmapName) {
   // An MMAP recorded inside the guest and injected into the host file.
   Machines m;
   ASSERT_TRUE(m.Apply(Mmap(PERF_RECORD_MISC_GUEST_KERNEL, -1, kText, 0x1000000, kText,
-                           "[kernel.kallsyms]_text", 300)).ok());
+                           "[kernel.kallsyms]_text", 300))
+                  .ok());
   std::optional<Map> map = m.FindMap(300, 0, PERF_RECORD_MISC_GUEST_KERNEL, kText);
   ASSERT_TRUE(map.has_value());
   EXPECT_EQ(map->kind, MapKind::kKernel);
   EXPECT_EQ(map->dso->name, "[guest.kernel.kallsyms.300]");
   // On the host, a guest-style name is not the host kernel: it is a module-like map.
-  ASSERT_TRUE(m.Apply(Mmap(PERF_RECORD_MISC_KERNEL, -1, kText, 0x1000, 0,
-                           "[guest.kernel.kallsyms]_text")).ok());
+  ASSERT_TRUE(
+      m.Apply(Mmap(PERF_RECORD_MISC_KERNEL, -1, kText, 0x1000, 0, "[guest.kernel.kallsyms]_text"))
+          .ok());
   EXPECT_EQ(m.host().FindMap(0, PERF_RECORD_MISC_KERNEL, kText)->kind, MapKind::kModule);
 }
 

@@ -69,9 +69,9 @@ TEST_F(MapsTest, AdjacentMapsDoNotCutEachOther) {
   Insert(maps, FileMap(0x1000, 0x2000, 0, "/a"));
   Insert(maps, FileMap(0x2000, 0x3000, 0, "/b"));
   Insert(maps, FileMap(0x0000, 0x1000, 0, "/c"));
-  EXPECT_THAT(maps.Snapshot(), ElementsAre(FileMap(0x0000, 0x1000, 0, "/c"),
-                                           FileMap(0x1000, 0x2000, 0, "/a"),
-                                           FileMap(0x2000, 0x3000, 0, "/b")));
+  EXPECT_THAT(maps.Snapshot(),
+              ElementsAre(FileMap(0x0000, 0x1000, 0, "/c"), FileMap(0x1000, 0x2000, 0, "/a"),
+                          FileMap(0x2000, 0x3000, 0, "/b")));
 }
 
 TEST_F(MapsTest, OverlapAtFrontKeepsTheTailWithAdvancedPgoff) {
@@ -121,9 +121,9 @@ TEST_F(MapsTest, SpanningMapCutsBothEndsAndDropsTheMiddle) {
   Insert(maps, FileMap(0x3000, 0x4000, 0, "/b"));
   Insert(maps, FileMap(0x4000, 0x8000, 0x2000, "/c"));
   Insert(maps, FileMap(0x2000, 0x6000, 0, "/new"));
-  EXPECT_THAT(maps.Snapshot(), ElementsAre(FileMap(0x1000, 0x2000, 0, "/a"),
-                                           FileMap(0x2000, 0x6000, 0, "/new"),
-                                           FileMap(0x6000, 0x8000, 0x4000, "/c")));
+  EXPECT_THAT(maps.Snapshot(),
+              ElementsAre(FileMap(0x1000, 0x2000, 0, "/a"), FileMap(0x2000, 0x6000, 0, "/new"),
+                          FileMap(0x6000, 0x8000, 0x4000, "/c")));
 }
 
 TEST_F(MapsTest, IdenticalRangeReplaces) {
@@ -144,8 +144,8 @@ TEST_F(MapsTest, AnonTailKeepsPgoffEqualToStart) {
 TEST_F(MapsTest, KernelTextTailKeepsItsRelocationPgoff) {
   Maps maps;
   const uint64_t text = 0xffffffff81000000;
-  Insert(maps, WithKind(FileMap(text, text + 0x1000000, text, "[kernel.kallsyms]"),
-                        MapKind::kKernel));
+  Insert(maps,
+         WithKind(FileMap(text, text + 0x1000000, text, "[kernel.kallsyms]"), MapKind::kKernel));
   Insert(maps, WithKind(FileMap(text, text + 0x1000, 0, "[foo]"), MapKind::kModule));
   std::optional<Map> tail = maps.Find(text + 0x1000);
   ASSERT_TRUE(tail.has_value());
@@ -157,8 +157,10 @@ TEST_F(MapsTest, KernelTextTailKeepsItsRelocationPgoff) {
 TEST_F(MapsTest, EmptyOrReversedMapIsRejectedAndChangesNothing) {
   Maps maps;
   Insert(maps, FileMap(0x1000, 0x2000, 0));
-  absl::Status empty = maps.Mutate([&](Maps::Editor& e) { return e.Insert(FileMap(0x1800, 0x1800, 0)); });
-  absl::Status reversed = maps.Mutate([&](Maps::Editor& e) { return e.Insert(FileMap(0x1800, 0x1000, 0)); });
+  absl::Status empty =
+      maps.Mutate([&](Maps::Editor& e) { return e.Insert(FileMap(0x1800, 0x1800, 0)); });
+  absl::Status reversed =
+      maps.Mutate([&](Maps::Editor& e) { return e.Insert(FileMap(0x1800, 0x1000, 0)); });
   EXPECT_EQ(empty.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(reversed.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(maps.Snapshot(), ElementsAre(FileMap(0x1000, 0x2000, 0)));
@@ -193,8 +195,8 @@ TEST_F(MapsTest, CloneIsIndependent) {
   Insert(*child, FileMap(0x1000, 0x2000, 0, "/child"));
   Insert(parent, FileMap(0x5000, 0x6000, 0, "/parent"));
   EXPECT_THAT(child->Snapshot(), ElementsAre(FileMap(0x1000, 0x2000, 0, "/child")));
-  EXPECT_THAT(parent.Snapshot(), ElementsAre(FileMap(0x1000, 0x2000, 0, "/a"),
-                                             FileMap(0x5000, 0x6000, 0, "/parent")));
+  EXPECT_THAT(parent.Snapshot(),
+              ElementsAre(FileMap(0x1000, 0x2000, 0, "/a"), FileMap(0x5000, 0x6000, 0, "/parent")));
 }
 
 TEST_F(MapsTest, CachedFindFollowsMutations) {
