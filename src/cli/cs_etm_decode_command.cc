@@ -1,12 +1,138 @@
 #include "cli/cs_etm_decode_command.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
 #include "CLI/CLI.hpp"
-#include "cli/not_built_yet.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cs_etm/decode_tool.h"
+#include "inject/pipeline.h"
+#include "perf/reader.h"
+#include "perf/writer.h"
 
 namespace perftk::cli {
+namespace {
 
-absl::Status RunCsEtmDecode(const CsEtmDecodeOptions&) {
-  return NotBuiltYet("perftk cs-etm-decode", 5);
+class NullSink : public RecordSink {
+ public:
+  absl::Status Emit(const Record&) override { return absl::OkStatus(); }
+};
+
+absl::StatusOr<cs_etm::OutputFormat> ParseFormat(const std::string& name) {
+  if (name == "perf") return cs_etm::OutputFormat::kPerf;
+  if (name == "autofdo") return cs_etm::OutputFormat::kAutoFdo;
+  if (name == "bolt") return cs_etm::OutputFormat::kBolt;
+  if (name == "script") return cs_etm::OutputFormat::kScript;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--format=", name, ": expected perf, autofdo, bolt or script"));
+}
+
+// Writes `text` to `path` atomically ("-" or empty: standard output).
+absl::Status WriteText(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout)) {
+      return absl::InternalError("cannot write standard output");
+    }
+    return absl::OkStatus();
+  }
+  std::string temp = absl::StrCat(path, ".tmp.", getpid());
+  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", temp, ": ", strerror(errno)));
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) {
+      close(fd);
+      unlink(temp.c_str());
+      return absl::InternalError(absl::StrCat("cannot write ", temp, ": ", strerror(errno)));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0 || rename(temp.c_str(), path.c_str()) != 0) {
+    unlink(temp.c_str());
+    return absl::InternalError(absl::StrCat("cannot write ", path, ": ", strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+// Reads every record through the tool without writing a perf.data.
+absl::Status RunWithoutWriter(cs_etm::CsEtmDecodeTool& tool, const std::string& input) {
+  absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(input);
+  if (!reader.ok()) return reader.status();
+  Header header = (*reader)->header();
+  if (absl::Status s = tool.Begin(header); !s.ok()) return s;
+  NullSink sink;
+  while (true) {
+    absl::StatusOr<std::optional<Record>> record = (*reader)->Next();
+    if (!record.ok()) return record.status();
+    if (!*record) break;
+    if (absl::Status s = tool.Process(**record, sink); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat((*reader)->name(), ": ", s.message()));
+    }
+  }
+  for (const std::string& warning : (*reader)->warnings()) {
+    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
+  }
+  FeatureSet features;
+  return tool.End(sink, features);
+}
+
+}  // namespace
+
+absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
+  absl::StatusOr<cs_etm::ItraceOptions> itrace = cs_etm::ParseItrace(options.itrace);
+  if (!itrace.ok()) return itrace.status();
+  absl::StatusOr<cs_etm::OutputFormat> format = ParseFormat(options.format);
+  if (!format.ok()) return format.status();
+  if (options.jobs < 1) return absl::InvalidArgumentError("--jobs must be at least 1");
+  if (options.jobs > 1) {
+    return absl::UnimplementedError(
+        "--jobs > 1 (parallel decode) is not built yet (issue 5); nothing was written");
+  }
+  cs_etm::DecodeOptions decode;
+  decode.itrace = *itrace;
+  decode.format = *format;
+  decode.symfs = options.symfs;
+  cs_etm::CsEtmDecodeTool tool(decode);
+  absl::Status status;
+  if (*format == cs_etm::OutputFormat::kPerf) {
+    if (options.output.empty()) {
+      return absl::InvalidArgumentError("--format=perf needs -o OUTPUT (a perf.data, or '-')");
+    }
+    PipelineOptions pipeline;
+    pipeline.input = options.input;
+    pipeline.output = options.output;
+    pipeline.progress_label = "perftk cs-etm-decode";
+    status = RunPipeline(tool, pipeline).status();
+  } else {
+    if (!options.output.empty() && options.output != "-") {
+      if (absl::Status s = CheckOutputIsNotInput(options.input, options.output); !s.ok()) return s;
+    }
+    status = RunWithoutWriter(tool, options.input);
+    if (status.ok()) status = WriteText(options.output, tool.text());
+  }
+  for (const std::string& warning : tool.warnings()) {
+    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
+  }
+  if (!status.ok()) return status;
+  const cs_etm::DecodeStats& stats = tool.stats();
+  if (!options.quiet) {
+    std::fprintf(stderr,
+                 "perftk cs-etm-decode: %lu trace blocks (%lu bytes), %lu packets, %lu "
+                 "instruction samples, %lu branch samples\n",
+                 static_cast<unsigned long>(stats.blocks),
+                 static_cast<unsigned long>(stats.trace_bytes),
+                 static_cast<unsigned long>(stats.packets),
+                 static_cast<unsigned long>(stats.instruction_samples),
+                 static_cast<unsigned long>(stats.branch_samples));
+  }
+  return absl::OkStatus();
 }
 
 void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
@@ -16,9 +142,42 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "Decode Arm CoreSight ETM/ETE trace with OpenCSD into instruction samples with\n"
       "last-branch stacks (input for AutoFDO and BOLT), each stamped with the\n"
       "pid/tid/EL that retired it.");
+  sub->footer(
+      "Samples follow perf's --itrace rules for CoreSight: i[N] one instruction sample\n"
+      "every N instructions (default 100000; a time unit is accepted and ignored, as\n"
+      "perf does), plus one at every trace discontinuity and block end when l is on;\n"
+      "l[N] a stack of the last N taken branches (default 64, newest first); b one\n"
+      "branch sample per taken branch. A change of thread ends a branch stack: no\n"
+      "stack mixes two threads.\n\n"
+      "Code is read from the files the recording mapped (under --symfs DIR when given:\n"
+      "DIR/<recorded path>, then DIR/<file name>), checked against recorded build ids.\n"
+      "A missing binary is named in a warning and the trace in it is skipped.\n"
+      "A recording whose AUX data is missing decodes to no samples, with a warning\n"
+      "naming the AUX records without data (exit status 0). Exit status: 0 OK, 1 error,\n"
+      "2 usage error or not built yet (--jobs > 1).\n\n"
+      "Formats: perf (a perf.data with the samples, AUX data removed: read it with\n"
+      "`perf script -F pid,tid,ip,brstack` or perf2bolt), autofdo (simpleperf's text\n"
+      "for create_llvm_prof --profiler=text), bolt (perf2bolt --pa), script (lines as\n"
+      "`perf script -F pid,tid,ip,brstack` prints them). Text goes to -o or stdout.\n\n"
+      "Examples:\n"
+      "  perftk cs-etm-decode -i perf.data -o inj.data --itrace=il64\n"
+      "  perf script -i inj.data -F pid,tid,ip,brstack\n"
+      "  perftk cs-etm-decode -i perf.data --format=autofdo --symfs ./binaries -o prog.afdo\n"
+      "  perftk cs-etm-decode -i perf.data --format=bolt -o prog.fdata\n"
+      "  perftk cs-etm-decode -i perf.data --itrace=i100il64 --format=script");
   sub->add_option("-i,--input", options->input, "Input perf.data ('-' for stdin)")
       ->capture_default_str();
-  sub->add_option("-o,--output", options->output, "Output perf.data ('-' for stdout)");
+  sub->add_option("-o,--output", options->output,
+                  "Output: perf.data ('-' for a pipe) with --format=perf, else a text file "
+                  "(default stdout)");
+  sub->add_option("--itrace", options->itrace, "What to synthesize, perf's syntax: i[N], l[N], b")
+      ->capture_default_str();
+  sub->add_option("--format", options->format, "perf, autofdo, bolt or script")
+      ->capture_default_str();
+  sub->add_option("--symfs", options->symfs, "Look for binaries under this directory");
+  sub->add_option("-j,--jobs", options->jobs, "Decode threads (only 1 for now)")
+      ->capture_default_str();
+  sub->add_flag("-q,--quiet", options->quiet, "No summary line on stderr");
   sub->callback([options, &outcome] { outcome = RunCsEtmDecode(*options); });
 }
 

@@ -1,4 +1,5 @@
-// perftk cs-etm-decode: decode CoreSight ETM trace into branch-stack samples.
+// perftk cs-etm-decode: decode CoreSight ETM/ETE trace into branch-stack
+// samples (a perf.data), or into AutoFDO, BOLT or perf-script text.
 #ifndef PERFTK_CLI_CS_ETM_DECODE_COMMAND_H_
 #define PERFTK_CLI_CS_ETM_DECODE_COMMAND_H_
 
@@ -14,7 +15,12 @@ namespace perftk::cli {
 
 struct CsEtmDecodeOptions {
   std::string input = "perf.data";
-  std::string output;
+  std::string output;  // perf.data for --format=perf; text file ("-" or empty: stdout) otherwise
+  std::string itrace = "il64";
+  std::string format = "perf";
+  std::string symfs;
+  int jobs = 1;
+  bool quiet = false;  // no summary line on stderr
 };
 
 absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options);

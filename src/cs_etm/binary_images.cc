@@ -1,0 +1,131 @@
+#include "cs_etm/binary_images.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <optional>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "elf/elf_file.h"
+
+namespace perftk::cs_etm {
+
+struct BinaryImages::Mapped {
+  Image image;
+  void* base = nullptr;
+  size_t size = 0;
+  ~Mapped() {
+    if (base != nullptr) munmap(base, size);
+  }
+};
+
+namespace {
+
+std::string Basename(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Drops the zero padding simpleperf adds to 16-byte build ids.
+std::string TrimBuildId(std::string id) {
+  while (id.size() > 16 && id.back() == '\0') id.pop_back();
+  return id;
+}
+
+}  // namespace
+
+BinaryImages::BinaryImages(std::string symfs, std::map<std::string, std::string> build_ids)
+    : symfs_(std::move(symfs)), build_ids_(std::move(build_ids)) {}
+
+BinaryImages::~BinaryImages() = default;
+
+const Image* BinaryImages::Find(const machine::Dso& dso) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_dso_.find(&dso);
+  if (it != by_dso_.end()) return it->second;
+  const Image* image = Load(dso);
+  by_dso_.emplace(&dso, image);
+  return image;
+}
+
+std::vector<std::string> BinaryImages::TakeWarnings() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out = std::move(warnings_);
+  warnings_.clear();
+  return out;
+}
+
+std::string BinaryImages::ExpectedBuildId(const machine::Dso& dso) const {
+  if (!dso.build_id.empty()) return TrimBuildId(dso.build_id);
+  auto it = build_ids_.find(dso.name);
+  return it == build_ids_.end() ? std::string() : TrimBuildId(it->second);
+}
+
+const Image* BinaryImages::Load(const machine::Dso& dso) {
+  std::vector<std::string> candidates;
+  if (symfs_.empty()) {
+    candidates.push_back(dso.name);
+  } else {
+    candidates.push_back(absl::StrCat(symfs_, "/", dso.name));
+    candidates.push_back(absl::StrCat(symfs_, "/", Basename(dso.name)));
+  }
+  std::optional<std::string> path;
+  for (const std::string& candidate : candidates) {
+    if (IsRegularFile(candidate)) {
+      path = candidate;
+      break;
+    }
+  }
+  if (!path) {
+    warnings_.push_back(absl::StrCat("no file for ", dso.name, " (looked for ",
+                                     candidates.front(),
+                                     candidates.size() > 1 ? absl::StrCat(" and ", candidates[1])
+                                                           : std::string(),
+                                     "): trace in it is skipped"));
+    return nullptr;
+  }
+  std::string expected = ExpectedBuildId(dso);
+  if (!expected.empty()) {
+    absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(*path);
+    std::optional<std::string> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;
+    std::string expected_hex = absl::BytesToHexString(expected);
+    if (!actual || *actual != expected_hex) {
+      warnings_.push_back(absl::StrCat(*path, " has build id ", actual.value_or("(none)"),
+                                       " but the recording's ", dso.name, " has ", expected_hex,
+                                       ": trace in it is skipped"));
+      return nullptr;
+    }
+  }
+  int fd = open(path->c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
+    if (fd >= 0) close(fd);
+    warnings_.push_back(absl::StrCat("cannot read ", *path, ": trace in ", dso.name,
+                                     " is skipped"));
+    return nullptr;
+  }
+  auto mapped = std::make_unique<Mapped>();
+  mapped->size = static_cast<size_t>(st.st_size);
+  mapped->base = mmap(nullptr, mapped->size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (mapped->base == MAP_FAILED) {
+    mapped->base = nullptr;
+    warnings_.push_back(absl::StrCat("cannot map ", *path, ": trace in ", dso.name,
+                                     " is skipped"));
+    return nullptr;
+  }
+  mapped->image.path = *path;
+  mapped->image.bytes = AsBytes(mapped->base, mapped->size);
+  mapped_.push_back(std::move(mapped));
+  return &mapped_.back()->image;
+}
+
+}  // namespace perftk::cs_etm

@@ -1,0 +1,472 @@
+#include "cs_etm/decode_tool.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "machine/record_events.h"
+#include "perf/features.h"
+#include "perf/sample.h"
+
+namespace perftk::cs_etm {
+namespace {
+
+constexpr uint64_t kPerfCountHwInstructions = 1;
+constexpr uint64_t kPerfCountHwBranchInstructions = 4;
+constexpr uint64_t kPerfSampleBranchAny = 1u << 3;
+constexpr uint64_t kKernelSpaceStart = 0xffff000000000000ULL;
+// sample_type bits that place the id of a sample, counted from its start.
+constexpr uint64_t kBitsBeforeId = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                   PERF_SAMPLE_ADDR;
+// sample_type bits of the sample_id trailer.
+constexpr uint64_t kTrailerBits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+                                  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+                                  PERF_SAMPLE_IDENTIFIER;
+// attr flag bits copied to the synthesized events: exclude_user/kernel/hv/idle,
+// sample_id_all, exclude_host/guest.
+constexpr uint64_t kCopiedFlags = (0xfULL << 4) | (1ULL << 18) | (3ULL << 19);
+
+int64_t SignExtend(uint64_t value, int bits) {
+  uint64_t sign = 1ULL << (bits - 1);
+  return static_cast<int64_t>((value ^ sign) - sign);
+}
+
+bool IsKernel(const PacketContext& context, uint64_t address) {
+  if (context.el == kUnknownEl) return address >= kKernelSpaceStart;
+  return context.el >= 1;
+}
+
+}  // namespace
+
+// Feeds every packet to the synthesizer and, for profiles, to the profile.
+class CsEtmDecodeTool::PacketTee : public PacketSink {
+ public:
+  PacketTee(SampleSynthesizer* synthesizer, BranchProfile* profile, DecodeStats& stats)
+      : synthesizer_(synthesizer), profile_(profile), stats_(stats) {}
+  absl::Status Consume(std::span<const Packet> packets) override {
+    stats_.packets += packets.size();
+    if (synthesizer_ != nullptr) {
+      if (absl::Status s = synthesizer_->Consume(packets); !s.ok()) return s;
+    }
+    if (profile_ != nullptr) return profile_->Consume(packets);
+    return absl::OkStatus();
+  }
+  absl::Status EndBlock() override {
+    if (synthesizer_ != nullptr) {
+      if (absl::Status s = synthesizer_->EndBlock(); !s.ok()) return s;
+    }
+    if (profile_ != nullptr) return profile_->EndBlock();
+    return absl::OkStatus();
+  }
+
+ private:
+  SampleSynthesizer* synthesizer_;
+  BranchProfile* profile_;
+  DecodeStats& stats_;
+};
+
+CsEtmDecodeTool::CsEtmDecodeTool(DecodeOptions options) : options_(std::move(options)) {}
+
+CsEtmDecodeTool::~CsEtmDecodeTool() = default;
+
+absl::Status CsEtmDecodeTool::Begin(Header& header) {
+  header_ = header;
+  absl::StatusOr<std::vector<BuildIdEntry>> build_ids = ReadBuildIds(header.features);
+  if (build_ids.ok()) {
+    for (const BuildIdEntry& entry : *build_ids) {
+      build_ids_[entry.filename] =
+          std::string(reinterpret_cast<const char*>(entry.build_id.data()), entry.build_id.size());
+    }
+  } else if (header.features.count(HEADER_BUILD_ID)) {
+    warnings_.push_back(absl::StrCat("BUILD_ID feature unreadable: ",
+                                     build_ids.status().message()));
+  }
+  images_ = std::make_unique<BinaryImages>(options_.symfs, build_ids_);
+  if (options_.format == OutputFormat::kAutoFdo || options_.format == OutputFormat::kBolt) {
+    profile_ = std::make_unique<BranchProfile>(*this);
+    profile_->SetBuildIds(build_ids_);
+  }
+  if (options_.format == OutputFormat::kPerf) return AddSynthesizedEvents(header);
+  return absl::OkStatus();
+}
+
+absl::Status CsEtmDecodeTool::AddSynthesizedEvents(Header& header) {
+  if (header.events.empty()) return absl::InvalidArgumentError("the recording has no events");
+  const EventAttr& base = header.events.attrs().front();
+  uint64_t sample_type = (base.sample_type() & kTrailerBits) | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                         PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  if (options_.itrace.branches) sample_type |= PERF_SAMPLE_ADDR;
+  if (options_.itrace.last_branch) sample_type |= PERF_SAMPLE_BRANCH_STACK;
+  // With several events perf finds a sample's event by its id, which must sit
+  // at the same place in every event's samples. Without IDENTIFIER the place
+  // depends on IP/TID/TIME/ADDR: give the input's events the bits the new
+  // events have (their layout only changes for samples, which CoreSight
+  // recordings' events do not produce; Process checks that).
+  if (!(sample_type & PERF_SAMPLE_IDENTIFIER) && (sample_type & PERF_SAMPLE_ID)) {
+    for (EventAttr& attr : header.events.mutable_attrs()) {
+      uint64_t missing = sample_type & kBitsBeforeId & ~attr.sample_type();
+      if (missing != 0) {
+        attr.set_sample_type(attr.sample_type() | missing);
+        changed_input_attrs_ = true;
+      }
+      if ((attr.sample_type() & kBitsBeforeId) != (sample_type & kBitsBeforeId)) {
+        sample_type |= attr.sample_type() & kBitsBeforeId;
+      }
+    }
+  }
+  uint64_t next_id = 1;
+  for (const EventAttr& attr : header.events.attrs()) {
+    for (uint64_t id : attr.ids()) next_id = std::max(next_id, id + 1);
+  }
+  auto make = [&](uint64_t config, uint64_t period) {
+    EventAttr attr;
+    attr.SetU32(attr_offset::kType, PERF_TYPE_HARDWARE);
+    attr.SetU64(attr_offset::kConfig, config);
+    attr.SetU64(attr_offset::kSamplePeriod, period);
+    attr.set_sample_type(sample_type);
+    attr.SetU64(attr_offset::kFlags, base.flags() & kCopiedFlags);
+    if (options_.itrace.last_branch) {
+      attr.SetU64(attr_offset::kBranchSampleType, kPerfSampleBranchAny);
+    }
+    attr.ids().push_back(next_id++);
+    return attr;
+  };
+  if (options_.itrace.instructions) {
+    header.events.Add(make(kPerfCountHwInstructions, options_.itrace.period));
+    instructions_event_ = header.events.size() - 1;
+  }
+  if (options_.itrace.branches) {
+    header.events.Add(make(kPerfCountHwBranchInstructions, 1));
+    branches_event_ = header.events.size() - 1;
+  }
+  if (options_.itrace.last_branch) header.features[HEADER_BRANCH_STACK] = {};
+  header.features.erase(HEADER_AUXTRACE);
+  output_events_ = header.events;
+  return absl::OkStatus();
+}
+
+std::optional<SampleId> CsEtmDecodeTool::SampleIdOf(const Record& record) const {
+  absl::StatusOr<size_t> index = header_.events.IndexOf(record);
+  if (!index.ok()) return std::nullopt;
+  const SampleFormat& format = header_.events.format(*index);
+  if (!format.sample_id_all) return std::nullopt;
+  absl::StatusOr<SampleId> id = DecodeSampleId(format, record.bytes());
+  if (!id.ok()) return std::nullopt;
+  return *id;
+}
+
+absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
+  sink_ = &out;
+  const bool pass = options_.format == OutputFormat::kPerf;
+  switch (record.type()) {
+    case PERF_RECORD_AUXTRACE_INFO:
+      return OnAuxtraceInfo(record);
+    case PERF_RECORD_AUXTRACE:
+      return OnAuxtrace(record);
+    case PERF_RECORD_AUX:
+      return OnAux(record);
+    case PERF_RECORD_ITRACE_START:
+      OnItraceStart(record);
+      return absl::OkStatus();
+    case PERF_RECORD_AUX_OUTPUT_HW_ID:
+      OnHwId(record);
+      return absl::OkStatus();
+    case PERF_RECORD_AUXTRACE_ERROR:
+      warnings_.push_back(absl::StrFormat("the recording has an AUXTRACE_ERROR record at offset %d",
+                                          record.file_offset()));
+      return absl::OkStatus();
+    case PERF_RECORD_SWITCH:
+    case PERF_RECORD_SWITCH_CPU_WIDE:
+      OnSwitch(record);
+      break;
+    case PERF_RECORD_EXIT:
+      break;
+    case PERF_RECORD_SAMPLE:
+      if (changed_input_attrs_) {
+        return absl::UnimplementedError(absl::StrFormat(
+            "sample at offset %d: the input's events identify samples by PERF_SAMPLE_ID and "
+            "have samples of their own, so the synthesized events cannot be added to them",
+            record.file_offset()));
+      }
+      break;
+    default:
+      if (machine::ChangesMachines(record.type())) {
+        if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) {
+          warnings_.push_back(std::string(s.message()));
+        }
+      }
+      break;
+  }
+  return pass ? out.Emit(record) : absl::OkStatus();
+}
+
+absl::Status CsEtmDecodeTool::OnAuxtraceInfo(const Record& record) {
+  absl::StatusOr<AuxtraceInfoRecord> view = AuxtraceInfoRecord::From(record);
+  if (!view.ok()) return view.status();
+  if (view->auxtrace_type() != kAuxtraceCsEtm) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "AUXTRACE_INFO at offset %d has type %d, not CoreSight (%d)", record.file_offset(),
+        view->auxtrace_type(), kAuxtraceCsEtm));
+  }
+  std::vector<uint64_t> priv = view->priv();
+  absl::StatusOr<CsEtmInfo> info = ParseCsEtmInfo(priv);
+  if (!info.ok()) {
+    return absl::InvalidArgumentError(absl::StrFormat("AUXTRACE_INFO at offset %d: %s",
+                                                      record.file_offset(),
+                                                      info.status().message()));
+  }
+  info_ = std::move(*info);
+  for (const TraceSource& source : info_->sources) {
+    if (source.trace_id_valid) trace_ids_[source.cpu] = source.trace_id();
+  }
+  decoders_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status CsEtmDecodeTool::OnAux(const Record& record) {
+  absl::StatusOr<AuxRecord> view = AuxRecord::From(record);
+  if (!view.ok()) return view.status();
+  AuxFragment fragment;
+  fragment.offset = view->aux_offset();
+  fragment.size = view->aux_size();
+  fragment.flags = view->flags();
+  fragment.file_offset = record.file_offset();
+  if (std::optional<SampleId> id = SampleIdOf(record)) {
+    fragment.cpu = id->cpu;
+    fragment.tid = id->tid;
+    fragment.time = id->time;
+    if (auto seed = seeds_.find(id->cpu); seed != seeds_.end()) {
+      fragment.seed_pid = seed->second.first;
+      fragment.seed_tid = seed->second.second;
+    }
+  }
+  gatherer_.AddAux(fragment);
+  return absl::OkStatus();
+}
+
+void CsEtmDecodeTool::OnItraceStart(const Record& record) {
+  if (record.size() < 16) return;
+  int32_t pid = static_cast<int32_t>(Load<uint32_t>(record.bytes().data() + 8));
+  int32_t tid = static_cast<int32_t>(Load<uint32_t>(record.bytes().data() + 12));
+  if (std::optional<SampleId> id = SampleIdOf(record)) seeds_[id->cpu] = {pid, tid};
+}
+
+void CsEtmDecodeTool::OnSwitch(const Record& record) {
+  if (record.misc() & PERF_RECORD_MISC_SWITCH_OUT) return;
+  if (std::optional<SampleId> id = SampleIdOf(record)) {
+    seeds_[id->cpu] = {static_cast<int32_t>(id->pid), static_cast<int32_t>(id->tid)};
+  }
+}
+
+void CsEtmDecodeTool::OnHwId(const Record& record) {
+  if (record.size() < 16) return;
+  uint64_t hw_id = Load<uint64_t>(record.bytes().data() + 8);
+  std::optional<SampleId> id = SampleIdOf(record);
+  if (!id) {
+    warnings_.push_back(absl::StrFormat(
+        "AUX_OUTPUT_HW_ID at offset %d has no CPU: its trace id is ignored", record.file_offset()));
+    return;
+  }
+  uint8_t trace_id = static_cast<uint8_t>(hw_id & 0x7f);
+  auto [it, inserted] = trace_ids_.insert({id->cpu, trace_id});
+  if (!inserted && it->second != trace_id) {
+    it->second = trace_id;
+    decoders_.clear();
+  } else if (inserted) {
+    decoders_.clear();
+  }
+}
+
+absl::Status CsEtmDecodeTool::OnAuxtrace(const Record& record) {
+  absl::StatusOr<AuxtraceRecord> view = AuxtraceRecord::From(record);
+  if (!view.ok()) return view.status();
+  if (!info_) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "AUXTRACE at offset %d comes before any AUXTRACE_INFO: no trace source is known",
+        record.file_offset()));
+  }
+  AuxtraceBuffer buffer;
+  buffer.offset = view->offset();
+  buffer.size = view->payload_size();
+  buffer.idx = view->idx();
+  buffer.tid = view->tid();
+  buffer.cpu = view->cpu();
+  buffer.file_offset = record.file_offset();
+  Bytes payload = record.trailing_payload();
+  if (payload.size() < buffer.size) {
+    warnings_.push_back(absl::StrFormat(
+        "AUXTRACE at offset %d announces %d bytes of trace but has %d", record.file_offset(),
+        buffer.size, payload.size()));
+  }
+  for (const TraceBlock& block : gatherer_.AddAuxtrace(buffer, payload)) {
+    if (absl::Status s = DecodeBlock(block); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TraceDecoder*> CsEtmDecodeTool::DecoderFor(const TraceBlock& block) {
+  int64_t key = block.formatted ? -1 : static_cast<int64_t>(block.cpu);
+  if (!block.formatted && block.cpu == kNoCpu) {
+    if (info_->sources.size() != 1) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "raw trace at file offset %d names no CPU: cannot tell which trace unit made it",
+          block.file_offset));
+    }
+    key = info_->sources.front().cpu;
+  }
+  auto it = decoders_.find(key);
+  if (it != decoders_.end()) return it->second.get();
+  absl::StatusOr<std::unique_ptr<TraceDecoder>> decoder = TraceDecoder::Create(
+      *info_, trace_ids_, block.formatted, static_cast<uint32_t>(key), *this);
+  if (!decoder.ok()) return decoder.status();
+  TraceDecoder* raw = decoder->get();
+  decoders_[key] = std::move(*decoder);
+  return raw;
+}
+
+absl::Status CsEtmDecodeTool::DecodeBlock(const TraceBlock& block) {
+  ++stats_.blocks;
+  stats_.trace_bytes += block.data.size();
+  absl::StatusOr<TraceDecoder*> decoder = DecoderFor(block);
+  if (!decoder.ok()) return decoder.status();
+  if (!synthesizer_ && options_.format != OutputFormat::kAutoFdo &&
+      options_.format != OutputFormat::kBolt) {
+    std::map<uint8_t, uint32_t> cpu_of_trace_id;
+    for (const auto& [cpu, id] : trace_ids_) cpu_of_trace_id[id] = cpu;
+    synthesizer_ =
+        std::make_unique<SampleSynthesizer>(options_.itrace, cpu_of_trace_id, *this, *this);
+  }
+  if (!tee_) tee_ = std::make_unique<PacketTee>(synthesizer_.get(), profile_.get(), stats_);
+  if (synthesizer_) synthesizer_->BeginBlock(kNoCpu, block.time);
+  return (*decoder)->Decode(block, *tee_);
+}
+
+absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
+  (void)out;
+  (void)features;
+  for (std::string& note : gatherer_.Finish()) warnings_.push_back(std::move(note));
+  for (const auto& [key, decoder] : decoders_) {
+    if (decoder->decode_errors() > 0) {
+      warnings_.push_back(absl::StrFormat("%d trace decode errors; the first: %s",
+                                          decoder->decode_errors(), decoder->first_error()));
+    }
+  }
+  for (std::string& warning : images_->TakeWarnings()) warnings_.push_back(std::move(warning));
+  if (!info_) {
+    return absl::InvalidArgumentError(
+        "the recording has no CoreSight AUXTRACE_INFO record: nothing to decode");
+  }
+  if (profile_) {
+    text_ = options_.format == OutputFormat::kAutoFdo ? profile_->AutoFdoText()
+                                                      : profile_->BoltText();
+  }
+  return absl::OkStatus();
+}
+
+int32_t CsEtmDecodeTool::PidOf(int32_t tid) {
+  if (tid < 0) return tid;
+  std::optional<machine::Thread> thread = machines_.host().FindThread(tid);
+  return thread ? thread->pid : tid;
+}
+
+std::optional<machine::Map> CsEtmDecodeTool::FindMap(const PacketContext& context,
+                                                     uint64_t address) {
+  if (IsKernel(context, address)) return machines_.host().kernel_maps().Find(address, kernel_cache_);
+  if (context.pid != cached_pid_ || !cached_maps_) {
+    cached_pid_ = context.pid;
+    cached_maps_ = machines_.host().FindUserMaps(context.pid);
+    if (!cached_maps_) return std::nullopt;
+  }
+  return cached_maps_->Find(address, maps_cache_);
+}
+
+uint32_t CsEtmDecodeTool::ReadCode(const PacketContext& context, uint64_t address, uint32_t size,
+                                   uint8_t* out) {
+  std::optional<machine::Map> map = FindMap(context, address);
+  if (!map || map->dso == nullptr || map->IsIdentity() || map->kind == machine::MapKind::kVdso) {
+    return 0;
+  }
+  const Image* image = images_->Find(*map->dso);
+  if (image == nullptr) return 0;
+  uint64_t offset = map->DsoAddress(address);
+  if (offset >= image->bytes.size()) return 0;
+  uint64_t n = std::min<uint64_t>({size, map->end - address, image->bytes.size() - offset});
+  std::memcpy(out, image->bytes.data() + offset, n);
+  return static_cast<uint32_t>(n);
+}
+
+std::optional<CodeLocation> CsEtmDecodeTool::Locate(const PacketContext& context,
+                                                    uint64_t address) {
+  std::optional<machine::Map> map = FindMap(context, address);
+  if (!map || map->dso == nullptr) return std::nullopt;
+  return CodeLocation{map->dso, map->DsoAddress(address)};
+}
+
+std::optional<uint64_t> CsEtmDecodeTool::DirectBranchTarget(const PacketContext& context,
+                                                            uint64_t address, Isa isa) {
+  if (isa != Isa::kA64) return std::nullopt;
+  uint8_t bytes[4];
+  if (ReadCode(context, address, 4, bytes) != 4) return std::nullopt;
+  uint32_t insn = static_cast<uint32_t>(bytes[0]) | (static_cast<uint32_t>(bytes[1]) << 8) |
+                  (static_cast<uint32_t>(bytes[2]) << 16) | (static_cast<uint32_t>(bytes[3]) << 24);
+  int64_t delta = 0;
+  if ((insn & 0x7c000000u) == 0x14000000u) {  // B, BL
+    delta = SignExtend(insn & 0x3ffffffu, 26) * 4;
+  } else if ((insn & 0xff000010u) == 0x54000000u ||  // B.cond
+             (insn & 0x7e000000u) == 0x34000000u) {  // CBZ, CBNZ
+    delta = SignExtend((insn >> 5) & 0x7ffffu, 19) * 4;
+  } else if ((insn & 0x7e000000u) == 0x36000000u) {  // TBZ, TBNZ
+    delta = SignExtend((insn >> 5) & 0x3fffu, 14) * 4;
+  } else {
+    return std::nullopt;
+  }
+  return address + static_cast<uint64_t>(delta);
+}
+
+absl::Status CsEtmDecodeTool::Emit(const SynthesizedSample& sample) {
+  ++stats_.samples;
+  const bool instruction = sample.kind == SynthesizedSample::Kind::kInstruction;
+  ++(instruction ? stats_.instruction_samples : stats_.branch_samples);
+  if (options_.format == OutputFormat::kScript) {
+    AppendScriptLine(sample);
+    return absl::OkStatus();
+  }
+  if (options_.format != OutputFormat::kPerf) return absl::OkStatus();
+  std::optional<size_t> event = instruction ? instructions_event_ : branches_event_;
+  if (!event) return absl::OkStatus();
+  const EventAttr& attr = output_events_.attrs()[*event];
+  const SampleFormat& format = output_events_.format(*event);
+  Sample out;
+  out.identifier = attr.ids().front();
+  out.id = attr.ids().front();
+  out.ip = sample.ip;
+  out.pid = static_cast<uint32_t>(sample.context.pid);
+  out.tid = static_cast<uint32_t>(sample.context.tid);
+  out.time = sample.time;
+  out.addr = sample.addr;
+  out.cpu = sample.cpu;
+  out.period = sample.period;
+  if (format.has(PERF_SAMPLE_BRANCH_STACK)) out.branch_stack.entries = sample.branches;
+  std::vector<std::byte> body;
+  EncodeSample(format, out, body);
+  uint16_t misc = IsKernel(sample.context, sample.ip) ? PERF_RECORD_MISC_KERNEL
+                                                      : PERF_RECORD_MISC_USER;
+  absl::StatusOr<std::vector<std::byte>> bytes = MakeRecordBytes(PERF_RECORD_SAMPLE, misc, body);
+  if (!bytes.ok()) return bytes.status();
+  return sink_->Emit(Record(*bytes, 0));
+}
+
+void CsEtmDecodeTool::AppendScriptLine(const SynthesizedSample& sample) {
+  absl::StrAppendFormat(&text_, "%7d/%-7d %16x", sample.context.pid, sample.context.tid,
+                        sample.ip);
+  if (sample.kind == SynthesizedSample::Kind::kInstruction) {
+    absl::StrAppend(&text_, " ");
+    for (const BranchEntry& entry : sample.branches) {
+      absl::StrAppendFormat(&text_, " 0x%x/0x%x/P/-/-/0 ", entry.from, entry.to);
+    }
+  }
+  absl::StrAppend(&text_, "\n");
+}
+
+}  // namespace perftk::cs_etm

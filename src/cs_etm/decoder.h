@@ -1,0 +1,92 @@
+// Decodes CoreSight trace blocks with OpenCSD (C API) into Packets.
+//
+// One decoder handles one kind of input: formatted CoreSight frames, which
+// multiplex every trace source of the recording by trace id, or the raw
+// stream of one CPU (TRBE). It holds one OpenCSD decode tree with one
+// protocol decoder per trace source, configured from the AUXTRACE_INFO
+// registers, and is reset before each block.
+//
+// Per trace source it keeps the decoding context (thread and exception
+// level) that PE_CONTEXT elements set; instruction bytes are read through
+// the Environment with that context, and every packet is stamped with it
+// when made (see packet.h). Packets are handed to the sink in batches: the
+// element callback answers OpenCSD with WAIT when a batch is full, and the
+// input loop drains it and resumes with FLUSH, as OpenCSD's protocol asks.
+//
+// A fatal OpenCSD response is an error naming the file offset of the trace
+// byte and the CPU; non-fatal decode errors (bad packets, lost sync) are
+// counted and reported as warnings, and decoding resynchronizes.
+#ifndef PERFTK_CS_ETM_DECODER_H_
+#define PERFTK_CS_ETM_DECODER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cs_etm/metadata.h"
+#include "cs_etm/packet.h"
+#include "cs_etm/trace_blocks.h"
+
+struct _ocsd_pe_context;
+
+namespace perftk::cs_etm {
+
+// What the decoder needs from the recording's model.
+class DecodeEnvironment {
+ public:
+  virtual ~DecodeEnvironment() = default;
+  // The process of a thread id found in the trace; tid itself if unknown.
+  virtual int32_t PidOf(int32_t tid) = 0;
+  // Reads up to `size` code bytes at `address` in the address space of
+  // `context`; returns how many were read (0: no image there).
+  virtual uint32_t ReadCode(const PacketContext& context, uint64_t address, uint32_t size,
+                            uint8_t* out) = 0;
+};
+
+class TraceDecoder {
+ public:
+  // `trace_ids`: the trace id of each CPU (from the metadata, or from
+  // AUX_OUTPUT_HW_ID records). For raw input, `raw_cpu` names the one CPU.
+  static absl::StatusOr<std::unique_ptr<TraceDecoder>> Create(
+      const CsEtmInfo& info, const std::map<uint32_t, uint8_t>& trace_ids, bool formatted,
+      uint32_t raw_cpu, DecodeEnvironment& environment);
+  ~TraceDecoder();
+  TraceDecoder(const TraceDecoder&) = delete;
+  TraceDecoder& operator=(const TraceDecoder&) = delete;
+
+  // Resets the decoder, decodes the block to its end and hands every packet
+  // to `sink`, then calls sink.EndBlock().
+  absl::Status Decode(const TraceBlock& block, PacketSink& sink);
+
+  // Counts over all blocks so far.
+  uint64_t decode_errors() const { return decode_errors_; }
+  uint64_t no_access_ranges() const { return no_access_; }
+  const std::string& first_error() const { return first_error_; }
+
+ private:
+  struct Source;
+  class Callbacks;
+  explicit TraceDecoder(DecodeEnvironment& environment);
+
+  absl::Status AddSource(const TraceSource& source, uint8_t trace_id);
+  Source* FindSource(uint8_t trace_id);
+  // Applies a PE_CONTEXT; false if nothing this decoder tracks changed.
+  bool UpdateContext(Source& source, const ::_ocsd_pe_context& context);
+  absl::Status Drain(PacketSink& sink);
+  absl::Status Check(int response, uint64_t index, const TraceBlock& block, const char* op);
+
+  DecodeEnvironment& environment_;
+  void* tree_ = nullptr;  // dcd_tree_handle_t
+  std::vector<std::unique_ptr<Source>> sources_;
+  std::vector<Packet> batch_;
+  uint64_t decode_errors_ = 0;
+  uint64_t no_access_ = 0;
+  std::string first_error_;
+};
+
+}  // namespace perftk::cs_etm
+
+#endif  // PERFTK_CS_ETM_DECODER_H_

@@ -1,0 +1,70 @@
+// What the decoder hands to sample synthesis: one packet per OpenCSD element
+// that matters for program flow, in trace order, each carrying the context
+// (pid, tid, exception level) that was current on its trace source when
+// OpenCSD emitted it. A later PE_CONTEXT never changes a packet already made,
+// so however packets are buffered, each one is attributed to the thread that
+// retired it.
+#ifndef PERFTK_CS_ETM_PACKET_H_
+#define PERFTK_CS_ETM_PACKET_H_
+
+#include <cstdint>
+#include <span>
+
+#include "absl/status/status.h"
+
+namespace perftk::cs_etm {
+
+enum class PacketKind : uint8_t {
+  kRange,            // instructions [start, end) executed
+  kDiscontinuity,    // trace started, lost sync, or ended: no flow across it
+  kException,        // exception taken after the previous range
+  kExceptionReturn,  // exception return
+  kContext,          // the thread or exception level changed
+  kNoAccess,         // trace went to code with no image (start = address)
+};
+
+enum class Isa : uint8_t { kA64, kA32, kT32, kOther };
+
+enum class BranchKind : uint8_t { kNone, kDirect, kIndirect };
+
+// Exception level, or kUnknownEl when the protocol does not trace it.
+inline constexpr int8_t kUnknownEl = -1;
+
+struct PacketContext {
+  int32_t pid = -1;
+  int32_t tid = -1;
+  int8_t el = kUnknownEl;
+  bool operator==(const PacketContext&) const = default;
+};
+
+struct Packet {
+  PacketKind kind = PacketKind::kRange;
+  Isa isa = Isa::kA64;
+  BranchKind last_branch = BranchKind::kNone;  // of the range's last instruction
+  bool last_taken = false;  // the last instruction is a branch and was taken
+  bool last_cond = false;
+  uint8_t last_size = 4;
+  uint8_t trace_id = 0;
+  uint32_t instr_count = 0;
+  uint32_t exception_number = 0;
+  uint64_t start = 0;
+  uint64_t end = 0;  // exclusive
+  uint64_t cs_timestamp = 0;  // the last CoreSight timestamp seen before it, 0 if none
+  PacketContext context;
+
+  // The address of the range's last instruction.
+  uint64_t last_address() const { return end - last_size; }
+};
+
+// Receives packets in batches, in trace order.
+class PacketSink {
+ public:
+  virtual ~PacketSink() = default;
+  virtual absl::Status Consume(std::span<const Packet> packets) = 0;
+  // The end of a block (decoder reset follows): flush what is pending.
+  virtual absl::Status EndBlock() { return absl::OkStatus(); }
+};
+
+}  // namespace perftk::cs_etm
+
+#endif  // PERFTK_CS_ETM_PACKET_H_

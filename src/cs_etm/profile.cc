@@ -1,0 +1,132 @@
+#include "cs_etm/profile.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace perftk::cs_etm {
+
+absl::Status BranchProfile::Consume(std::span<const Packet> packets) {
+  for (const Packet& packet : packets) {
+    switch (packet.kind) {
+      case PacketKind::kRange: {
+        Resolve(packet.trace_id, &packet);
+        std::optional<CodeLocation> start = locator_.Locate(packet.context, packet.start);
+        if (!start) break;
+        uint64_t last = packet.last_address();
+        uint64_t last_offset = start->offset + (last - packet.start);
+        ++binaries_[start->dso].ranges[{start->offset, last_offset}];
+        if (packet.last_taken) {
+          Pending pending;
+          pending.context = packet.context;
+          pending.dso = start->dso;
+          pending.from = last_offset;
+          pending.indirect = packet.last_branch == BranchKind::kIndirect;
+          if (!pending.indirect) {
+            pending.target = locator_.DirectBranchTarget(packet.context, last, packet.isa);
+          }
+          pending_[packet.trace_id] = pending;
+        }
+        break;
+      }
+      case PacketKind::kContext:
+        // A new thread: the old one's branch target is not the next range.
+        if (auto it = pending_.find(packet.trace_id);
+            it != pending_.end() && it->second.context.tid != packet.context.tid) {
+          Resolve(packet.trace_id, nullptr);
+        }
+        break;
+      case PacketKind::kDiscontinuity:
+      case PacketKind::kNoAccess:
+        Resolve(packet.trace_id, nullptr);
+        break;
+      case PacketKind::kException:
+      case PacketKind::kExceptionReturn:
+        break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BranchProfile::EndBlock() {
+  while (!pending_.empty()) Resolve(pending_.begin()->first, nullptr);
+  return absl::OkStatus();
+}
+
+void BranchProfile::Resolve(uint8_t id, const Packet* next) {
+  auto it = pending_.find(id);
+  if (it == pending_.end()) return;
+  Pending pending = it->second;
+  pending_.erase(it);
+  std::optional<uint64_t> target = pending.target;
+  if (!target && next != nullptr) target = next->start;
+  uint64_t to = 0;
+  if (target) {
+    std::optional<CodeLocation> where = locator_.Locate(pending.context, *target);
+    if (where && where->dso == pending.dso) to = where->offset;
+  }
+  Count(pending.dso, Branch{pending.from, to, pending.indirect});
+}
+
+void BranchProfile::Count(const machine::Dso* dso, const Branch& branch) {
+  ++binaries_[dso].branches[branch];
+}
+
+namespace {
+
+std::string BuildIdHex(const machine::Dso& dso,
+                       const std::map<std::string, std::string>& build_ids) {
+  std::string id = dso.build_id;
+  if (id.empty()) {
+    auto it = build_ids.find(dso.name);
+    if (it != build_ids.end()) id = it->second;
+  }
+  if (id.empty()) return "";
+  id.resize(20, '\0');
+  return absl::StrCat("0x", absl::BytesToHexString(id));
+}
+
+}  // namespace
+
+std::string BranchProfile::AutoFdoText() const {
+  std::string out;
+  for (const auto& [dso, binary] : binaries_) {
+    absl::StrAppend(&out, binary.ranges.size(), "\n");
+    for (const auto& [range, count] : binary.ranges) {
+      absl::StrAppendFormat(&out, "%x-%x:%d\n", range.first, range.second, count);
+    }
+    absl::StrAppend(&out, "0\n");
+    std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
+    for (const auto& [branch, count] : binary.branches) {
+      branches[{branch.from, branch.indirect ? 0 : branch.to}] += count;
+    }
+    absl::StrAppend(&out, branches.size(), "\n");
+    for (const auto& [branch, count] : branches) {
+      absl::StrAppendFormat(&out, "%x->%x:%d\n", branch.first, branch.second, count);
+    }
+    std::string build_id = BuildIdHex(*dso, build_ids_);
+    if (!build_id.empty()) absl::StrAppend(&out, "// build_id: ", build_id, "\n");
+    absl::StrAppend(&out, "// ", dso->name, "\n\n");
+  }
+  return out;
+}
+
+std::string BranchProfile::BoltText() const {
+  std::string out;
+  for (const auto& [dso, binary] : binaries_) {
+    absl::StrAppend(&out, "# ", dso->name, "\n");
+    for (const auto& [range, count] : binary.ranges) {
+      absl::StrAppendFormat(&out, "F %x %x %d\n", range.first, range.second, count);
+    }
+    std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
+    for (const auto& [branch, count] : binary.branches) {
+      branches[{branch.from, branch.to}] += count;
+    }
+    for (const auto& [branch, count] : branches) {
+      absl::StrAppendFormat(&out, "B %x %x %d 0\n", branch.first, branch.second, count);
+    }
+  }
+  return out;
+}
+
+}  // namespace perftk::cs_etm

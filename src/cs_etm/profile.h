@@ -1,0 +1,98 @@
+// Aggregated control flow per binary, for AutoFDO and BOLT: how often each
+// address range ran straight through, and how often each taken branch went
+// from one address to another. Addresses are file offsets in the binary
+// (map.DsoAddress), so profiles of one binary from several processes add up.
+//
+// Built from the decoder's packets: every range counts once; a range whose
+// last instruction is a taken branch adds a branch to its target. The target
+// of a direct A64 branch is read from the instruction itself; otherwise it
+// is the start of the next range of the same thread when that follows
+// without a break. A target outside the binary, or unknown, is 0.
+//
+// Output formats:
+//   - AutoFDO text (simpleperf inject --output autofdo, read by
+//     create_llvm_prof --profiler=text): per binary, the count of ranges then
+//     "start-end:count" lines, "0" (no address samples), the count of
+//     branches then "from->to:count" lines, then "// build_id: 0x..." and
+//     "// path". As simpleperf does, an indirect branch's target is written
+//     as 0;
+//   - BOLT pre-aggregated text (perf2bolt --pa): "F start end count" and
+//     "B from to count 0" lines per binary, after a "# path" comment, with
+//     indirect branches' real targets.
+// Both list entries sorted by address.
+#ifndef PERFTK_CS_ETM_PROFILE_H_
+#define PERFTK_CS_ETM_PROFILE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "cs_etm/packet.h"
+#include "machine/dso.h"
+
+namespace perftk::cs_etm {
+
+// Where an address is: which binary, and the file offset in it.
+struct CodeLocation {
+  const machine::Dso* dso = nullptr;
+  uint64_t offset = 0;
+};
+
+class CodeLocator {
+ public:
+  virtual ~CodeLocator() = default;
+  virtual std::optional<CodeLocation> Locate(const PacketContext& context, uint64_t address) = 0;
+  // The target of the direct branch at `address`, if it can be read.
+  virtual std::optional<uint64_t> DirectBranchTarget(const PacketContext& context,
+                                                     uint64_t address, Isa isa) = 0;
+};
+
+class BranchProfile : public PacketSink {
+ public:
+  explicit BranchProfile(CodeLocator& locator) : locator_(locator) {}
+
+  absl::Status Consume(std::span<const Packet> packets) override;
+  absl::Status EndBlock() override;
+
+  // Build ids by recorded file name, for binaries whose MMAP2 had none.
+  void SetBuildIds(std::map<std::string, std::string> build_ids) {
+    build_ids_ = std::move(build_ids);
+  }
+  std::string AutoFdoText() const;
+  std::string BoltText() const;
+
+  struct Branch {
+    uint64_t from = 0;
+    uint64_t to = 0;
+    bool indirect = false;
+    auto operator<=>(const Branch&) const = default;
+  };
+  struct Binary {
+    std::map<std::pair<uint64_t, uint64_t>, uint64_t> ranges;
+    std::map<Branch, uint64_t> branches;
+  };
+  const std::map<const machine::Dso*, Binary>& binaries() const { return binaries_; }
+
+ private:
+  struct Pending {
+    PacketContext context;
+    const machine::Dso* dso = nullptr;
+    uint64_t from = 0;
+    bool indirect = false;
+    std::optional<uint64_t> target;  // runtime address, known for direct branches
+  };
+  // Resolves a pending branch of trace source `id` to `next` (null: a break).
+  void Resolve(uint8_t id, const Packet* next);
+  void Count(const machine::Dso* dso, const Branch& branch);
+
+  CodeLocator& locator_;
+  std::map<std::string, std::string> build_ids_;
+  std::map<uint8_t, Pending> pending_;
+  std::map<const machine::Dso*, Binary> binaries_;
+};
+
+}  // namespace perftk::cs_etm
+
+#endif  // PERFTK_CS_ETM_PROFILE_H_

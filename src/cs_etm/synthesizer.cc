@@ -1,0 +1,203 @@
+#include "cs_etm/synthesizer.h"
+
+#include <optional>
+
+namespace perftk::cs_etm {
+
+struct SampleSynthesizer::State {
+  uint8_t trace_id = 0;
+  // The previous flow packet: a range, a discontinuity, or nothing yet.
+  std::optional<Packet> prev;
+  uint64_t period_instructions = 0;
+  // Ring of taken branches, written backwards from `pos`; `count` valid.
+  std::vector<BranchEntry> ring;
+  size_t pos = 0;
+  size_t count = 0;
+};
+
+SampleSynthesizer::SampleSynthesizer(const ItraceOptions& options,
+                                     std::map<uint8_t, uint32_t> cpu_of_trace_id,
+                                     DecodeEnvironment& environment, SampleOutput& output)
+    : options_(options),
+      cpu_of_trace_id_(std::move(cpu_of_trace_id)),
+      environment_(environment),
+      output_(output) {}
+
+SampleSynthesizer::~SampleSynthesizer() = default;
+
+void SampleSynthesizer::BeginBlock(uint32_t cpu, uint64_t time) {
+  block_cpu_ = cpu;
+  block_time_ = time;
+}
+
+SampleSynthesizer::State& SampleSynthesizer::StateOf(uint8_t trace_id) {
+  std::unique_ptr<State>& state = states_[trace_id];
+  if (!state) {
+    state = std::make_unique<State>();
+    state->trace_id = trace_id;
+    state->ring.resize(options_.last_branch ? options_.last_branch_size : 0);
+  }
+  return *state;
+}
+
+absl::Status SampleSynthesizer::Consume(std::span<const Packet> packets) {
+  for (const Packet& packet : packets) {
+    State& state = StateOf(packet.trace_id);
+    switch (packet.kind) {
+      case PacketKind::kRange:
+        if (absl::Status s = OnRange(state, packet); !s.ok()) return s;
+        break;
+      case PacketKind::kDiscontinuity:
+        if (absl::Status s = Flush(state, /*reset_ring=*/true); !s.ok()) return s;
+        state.prev = packet;
+        break;
+      case PacketKind::kContext:
+        if (state.prev && state.prev->kind == PacketKind::kRange &&
+            state.prev->context.tid != packet.context.tid) {
+          if (absl::Status s = Flush(state, /*reset_ring=*/true); !s.ok()) return s;
+          state.prev.reset();
+        }
+        break;
+      case PacketKind::kException:
+        // The range before an exception ends in a branch to the handler.
+        if (state.prev && state.prev->kind == PacketKind::kRange) state.prev->last_taken = true;
+        break;
+      case PacketKind::kExceptionReturn:
+      case PacketKind::kNoAccess:
+        break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SampleSynthesizer::EndBlock() {
+  for (auto& [id, state] : states_) {
+    if (options_.last_branch && options_.instructions && state->prev &&
+        state->prev->kind == PacketKind::kRange) {
+      if (absl::Status s = EmitInstruction(*state, *state->prev, state->prev->last_address(),
+                                           state->period_instructions);
+          !s.ok()) {
+        return s;
+      }
+      state->period_instructions = 0;
+    }
+    // A new block starts from a reset decoder: no flow continues into it.
+    state->prev.reset();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SampleSynthesizer::OnRange(State& state, const Packet& packet) {
+  const bool prev_taken_range =
+      state.prev && state.prev->kind == PacketKind::kRange && state.prev->last_taken;
+  if (options_.last_branch && prev_taken_range) {
+    PushBranch(state, state.prev->last_address(), packet.start);
+  }
+  const uint64_t before = state.period_instructions;
+  state.period_instructions += packet.instr_count;
+  if (options_.instructions && state.period_instructions >= options_.period) {
+    uint64_t offset = options_.period - before;  // 1-based index in this packet
+    while (state.period_instructions >= options_.period) {
+      uint64_t ip = AddressOfInstruction(packet, offset - 1);
+      if (absl::Status s = EmitInstruction(state, packet, ip, options_.period); !s.ok()) return s;
+      offset += options_.period;
+      state.period_instructions -= options_.period;
+    }
+  }
+  if (options_.branches && state.prev) {
+    if (state.prev->kind == PacketKind::kDiscontinuity) {
+      if (absl::Status s = EmitBranch(state, packet, 0, packet.start); !s.ok()) return s;
+    } else if (prev_taken_range) {
+      if (absl::Status s =
+              EmitBranch(state, *state.prev, state.prev->last_address(), packet.start);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  state.prev = packet;
+  return absl::OkStatus();
+}
+
+absl::Status SampleSynthesizer::Flush(State& state, bool reset_ring) {
+  if (state.prev && state.prev->kind == PacketKind::kRange) {
+    if (options_.last_branch && options_.instructions) {
+      if (absl::Status s = EmitInstruction(state, *state.prev, state.prev->last_address(),
+                                           state.period_instructions);
+          !s.ok()) {
+        return s;
+      }
+      state.period_instructions = 0;
+    }
+    if (options_.branches) {
+      if (absl::Status s = EmitBranch(state, *state.prev, state.prev->last_address(), 0);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  if (reset_ring) {
+    state.pos = 0;
+    state.count = 0;
+  }
+  return absl::OkStatus();
+}
+
+void SampleSynthesizer::PushBranch(State& state, uint64_t from, uint64_t to) {
+  if (state.ring.empty()) return;
+  state.pos = (state.pos == 0 ? state.ring.size() : state.pos) - 1;
+  state.ring[state.pos] = BranchEntry{from, to, kBranchFlagPredicted};
+  if (state.count < state.ring.size()) ++state.count;
+}
+
+absl::Status SampleSynthesizer::EmitInstruction(State& state, const Packet& at, uint64_t ip,
+                                                uint64_t period) {
+  SynthesizedSample sample;
+  sample.kind = SynthesizedSample::Kind::kInstruction;
+  sample.context = at.context;
+  auto cpu = cpu_of_trace_id_.find(state.trace_id);
+  sample.cpu = block_cpu_ != kNoCpu ? block_cpu_ : cpu != cpu_of_trace_id_.end() ? cpu->second : 0;
+  sample.time = block_time_;
+  sample.ip = ip;
+  sample.period = period;
+  if (options_.last_branch) {
+    sample.branches.reserve(state.count);
+    for (size_t i = 0; i < state.count; ++i) {
+      sample.branches.push_back(state.ring[(state.pos + i) % state.ring.size()]);
+    }
+  }
+  ++emitted_;
+  return output_.Emit(sample);
+}
+
+absl::Status SampleSynthesizer::EmitBranch(State& state, const Packet& from_packet, uint64_t from,
+                                           uint64_t to) {
+  SynthesizedSample sample;
+  sample.kind = SynthesizedSample::Kind::kBranch;
+  sample.context = from_packet.context;
+  auto cpu = cpu_of_trace_id_.find(state.trace_id);
+  sample.cpu = block_cpu_ != kNoCpu ? block_cpu_ : cpu != cpu_of_trace_id_.end() ? cpu->second : 0;
+  sample.time = block_time_;
+  sample.ip = from;
+  sample.addr = to;
+  sample.period = 1;
+  ++emitted_;
+  return output_.Emit(sample);
+}
+
+uint64_t SampleSynthesizer::AddressOfInstruction(const Packet& packet, uint64_t index) {
+  if (packet.isa != Isa::kT32) return packet.start + 4 * index;
+  // T32 mixes 2- and 4-byte instructions: walk them.
+  uint64_t address = packet.start;
+  for (uint64_t i = 0; i < index && address < packet.end; ++i) {
+    uint8_t half[2] = {0, 0};
+    if (environment_.ReadCode(packet.context, address, 2, half) != 2) return address;
+    uint16_t first = static_cast<uint16_t>(half[0] | (half[1] << 8));
+    bool wide = (first & 0xf800) == 0xf800 || (first & 0xf800) == 0xf000 ||
+                (first & 0xf800) == 0xe800;
+    address += wide ? 4 : 2;
+  }
+  return address;
+}
+
+}  // namespace perftk::cs_etm

@@ -1,0 +1,96 @@
+// Turns decoded packets into perf's synthesized samples, with perf's
+// --itrace semantics for CoreSight (tools/perf/util/cs-etm.c):
+//
+//  - instructions: every `period` instructions one sample, at the address of
+//    the instruction that completes the period; at a discontinuity or the end
+//    of a block, when l is on, one more sample at the last executed
+//    instruction with the instructions counted since the last sample;
+//  - last branch: each taken branch from one range to the next is pushed on a
+//    ring of N entries (newest first in a sample); a discontinuity empties
+//    it, the end of a block does not;
+//  - branches: one sample per taken branch (ip = branch, addr = target) and
+//    per trace start (ip 0) and trace end (addr 0).
+//
+// Attribution: a sample takes the pid/tid/EL stamped on the packet it is
+// made from (the range holding its ip, or for branch samples the range the
+// branch left). A change of thread on a trace source ends its flow like a
+// discontinuity (pending instructions are flushed to the old thread and the
+// ring emptied), so no branch stack ever mixes the branches of two threads
+// and no branch sample crosses threads.
+//
+// State is per trace id; time and CPU of samples are those of the block.
+#ifndef PERFTK_CS_ETM_SYNTHESIZER_H_
+#define PERFTK_CS_ETM_SYNTHESIZER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "cs_etm/decoder.h"
+#include "cs_etm/itrace.h"
+#include "cs_etm/packet.h"
+#include "perf/sample.h"
+
+namespace perftk::cs_etm {
+
+struct SynthesizedSample {
+  enum class Kind { kInstruction, kBranch };
+  Kind kind = Kind::kInstruction;
+  PacketContext context;
+  uint32_t cpu = 0;
+  uint64_t time = 0;
+  uint64_t ip = 0;
+  uint64_t addr = 0;  // branch samples: the target
+  uint64_t period = 0;
+  std::vector<BranchEntry> branches;  // instruction samples with l: newest first
+};
+
+class SampleOutput {
+ public:
+  virtual ~SampleOutput() = default;
+  virtual absl::Status Emit(const SynthesizedSample& sample) = 0;
+};
+
+// perf_branch_entry flags of a synthesized entry: predicted, not mispredicted.
+inline constexpr uint64_t kBranchFlagPredicted = 1u << 1;
+
+class SampleSynthesizer : public PacketSink {
+ public:
+  // `cpu_of_trace_id` gives the CPU of each trace source; `environment`
+  // sizes T32 instructions.
+  SampleSynthesizer(const ItraceOptions& options, std::map<uint8_t, uint32_t> cpu_of_trace_id,
+                    DecodeEnvironment& environment, SampleOutput& output);
+  ~SampleSynthesizer() override;
+
+  // Time and CPU (kNoCpu: from the trace id) of the samples of the next block.
+  void BeginBlock(uint32_t cpu, uint64_t time);
+  absl::Status Consume(std::span<const Packet> packets) override;
+  absl::Status EndBlock() override;
+
+  uint64_t samples_emitted() const { return emitted_; }
+
+ private:
+  struct State;
+  State& StateOf(uint8_t trace_id);
+  absl::Status OnRange(State& state, const Packet& packet);
+  absl::Status Flush(State& state, bool reset_ring);
+  absl::Status EmitInstruction(State& state, const Packet& at, uint64_t ip, uint64_t period);
+  absl::Status EmitBranch(State& state, const Packet& from_packet, uint64_t from, uint64_t to);
+  void PushBranch(State& state, uint64_t from, uint64_t to);
+  uint64_t AddressOfInstruction(const Packet& packet, uint64_t index);
+
+  const ItraceOptions options_;
+  const std::map<uint8_t, uint32_t> cpu_of_trace_id_;
+  DecodeEnvironment& environment_;
+  SampleOutput& output_;
+  std::map<uint8_t, std::unique_ptr<State>> states_;
+  uint32_t block_cpu_ = 0xffffffffu;
+  uint64_t block_time_ = 0;
+  uint64_t emitted_ = 0;
+};
+
+}  // namespace perftk::cs_etm
+
+#endif  // PERFTK_CS_ETM_SYNTHESIZER_H_
