@@ -314,7 +314,13 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
   }
   absl::StatusOr<Bytes> head = input_->Read(kRecordHeaderSize, scratch_);
   if (!head.ok()) return head.status();
-  if (head->empty()) return std::optional<Record>();
+  if (head->empty()) {
+    if (decompressed_pos_ < decompressed_.size()) {
+      return Error(compressed_offset_, PERF_RECORD_COMPRESSED,
+                   "compressed data ends inside a record");
+    }
+    return std::optional<Record>();
+  }
   if (head->size() < kRecordHeaderSize) return Error(offset, std::nullopt, "input ends inside a record header");
   uint32_t type = Load<uint32_t>(head->data());
   uint16_t size = Load<uint16_t>(head->data() + 6);
@@ -401,6 +407,10 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextDecompressed() {
                  absl::StrFormat("decompressed record size %u is smaller than its header", size));
   }
   if (size > available) return NextFromInput();  // continues in the next compressed record
+  if (IsCompressed(type)) {
+    // perf never nests them; decompressing one would append to the buffer it lies in.
+    return Error(compressed_offset_, type, "a compressed record inside compressed data");
+  }
   decompressed_pos_ += size;
   if (header_.cross_endian) {
     record_buffer_.assign(p, p + size);
