@@ -93,7 +93,8 @@ absl::Status CsEtmDecodeTool::Begin(Header& header) {
 
 absl::Status CsEtmDecodeTool::AddSynthesizedEvents(Header& header) {
   if (header.events.empty()) return absl::InvalidArgumentError("the recording has no events");
-  const EventAttr& base = header.events.attrs().front();
+  // A copy: adding events below moves the attrs.
+  const EventAttr base = header.events.attrs().front();
   uint64_t sample_type = (base.sample_type() & kTrailerBits) | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                          PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
   if (options_.itrace.branches) sample_type |= PERF_SAMPLE_ADDR;
@@ -119,8 +120,10 @@ absl::Status CsEtmDecodeTool::AddSynthesizedEvents(Header& header) {
   for (const EventAttr& attr : header.events.attrs()) {
     for (uint64_t id : attr.ids()) next_id = std::max(next_id, id + 1);
   }
+  // A file has one attr size: make the new attrs as large as the input's.
+  const std::vector<std::byte> zeros(std::max<size_t>(base.size(), PERF_ATTR_SIZE_VER5));
   auto make = [&](uint64_t config, uint64_t period) {
-    EventAttr attr;
+    EventAttr attr = *EventAttr::FromBytes(zeros);
     attr.SetU32(attr_offset::kType, PERF_TYPE_HARDWARE);
     attr.SetU64(attr_offset::kConfig, config);
     attr.SetU64(attr_offset::kSamplePeriod, period);
@@ -458,13 +461,11 @@ absl::Status CsEtmDecodeTool::Emit(const SynthesizedSample& sample) {
 }
 
 void CsEtmDecodeTool::AppendScriptLine(const SynthesizedSample& sample) {
-  absl::StrAppendFormat(&text_, "%7d/%-7d %16x", sample.context.pid, sample.context.tid,
+  // perf 6.1's layout for -F pid,tid,ip,brstack.
+  absl::StrAppendFormat(&text_, "%5d/%-5d  %16x", sample.context.pid, sample.context.tid,
                         sample.ip);
-  if (sample.kind == SynthesizedSample::Kind::kInstruction) {
-    absl::StrAppend(&text_, " ");
-    for (const BranchEntry& entry : sample.branches) {
-      absl::StrAppendFormat(&text_, " 0x%x/0x%x/P/-/-/0 ", entry.from, entry.to);
-    }
+  for (const BranchEntry& entry : sample.branches) {
+    absl::StrAppendFormat(&text_, " 0x%x/0x%x/P/-/-/0/ ", entry.from, entry.to);
   }
   absl::StrAppend(&text_, "\n");
 }

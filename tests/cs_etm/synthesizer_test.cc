@@ -1,0 +1,167 @@
+// Attribution and --itrace semantics of the synthesizer on hand-made packets.
+#include "cs_etm/synthesizer.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace perftk::cs_etm {
+namespace {
+
+class NoMemory : public DecodeEnvironment {
+ public:
+  int32_t PidOf(int32_t tid) override { return tid; }
+  uint32_t ReadCode(const PacketContext&, uint64_t, uint32_t, uint8_t*) override { return 0; }
+};
+
+class Collect : public SampleOutput {
+ public:
+  absl::Status Emit(const SynthesizedSample& sample) override {
+    samples.push_back(sample);
+    return absl::OkStatus();
+  }
+  std::vector<SynthesizedSample> samples;
+};
+
+PacketContext Thread(int32_t pid, int32_t tid) { return PacketContext{pid, tid, 0}; }
+
+// A range of `count` A64 instructions at `start` ending in a taken branch.
+Packet Range(uint64_t start, uint32_t count, PacketContext context, bool taken = true) {
+  Packet p;
+  p.kind = PacketKind::kRange;
+  p.start = start;
+  p.end = start + 4 * count;
+  p.instr_count = count;
+  p.last_branch = BranchKind::kDirect;
+  p.last_taken = taken;
+  p.trace_id = 0x10;
+  p.context = context;
+  return p;
+}
+
+Packet Context(PacketContext context) {
+  Packet p;
+  p.kind = PacketKind::kContext;
+  p.trace_id = 0x10;
+  p.context = context;
+  return p;
+}
+
+Packet Discontinuity() {
+  Packet p;
+  p.kind = PacketKind::kDiscontinuity;
+  p.trace_id = 0x10;
+  return p;
+}
+
+struct Fixture {
+  explicit Fixture(const char* itrace)
+      : synth(*ParseItrace(itrace), {{0x10, 3}}, memory, out) {
+    synth.BeginBlock(kNoCpu, 777);
+  }
+  NoMemory memory;
+  Collect out;
+  SampleSynthesizer synth;
+};
+
+TEST(Synthesizer, PeriodSamplesAtTheRightInstruction) {
+  Fixture f("i10il4");
+  PacketContext a = Thread(100, 101);
+  std::vector<Packet> packets = {Range(0x1000, 6, a), Range(0x2000, 6, a), Range(0x3000, 10, a)};
+  ASSERT_TRUE(f.synth.Consume(packets).ok());
+  ASSERT_TRUE(f.synth.EndBlock().ok());
+  // 22 instructions: samples at instruction 10 (0x2000 + 3*4) and 20
+  // (0x3000 + 7*4), then the end-of-block sample with the 2 left.
+  ASSERT_EQ(f.out.samples.size(), 3u);
+  EXPECT_EQ(f.out.samples[0].ip, 0x200cu);
+  EXPECT_EQ(f.out.samples[0].period, 10u);
+  EXPECT_EQ(f.out.samples[1].ip, 0x301cu);
+  EXPECT_EQ(f.out.samples[2].ip, 0x3024u);  // last instruction of the last range
+  EXPECT_EQ(f.out.samples[2].period, 2u);
+  EXPECT_EQ(f.out.samples[0].cpu, 3u);
+  EXPECT_EQ(f.out.samples[0].time, 777u);
+  // Newest first: 0x2014 -> 0x3000, then 0x1014 -> 0x2000.
+  ASSERT_EQ(f.out.samples[2].branches.size(), 2u);
+  EXPECT_EQ(f.out.samples[2].branches[0].from, 0x2014u);
+  EXPECT_EQ(f.out.samples[2].branches[0].to, 0x3000u);
+  EXPECT_EQ(f.out.samples[2].branches[1].from, 0x1014u);
+}
+
+TEST(Synthesizer, RingKeepsTheNewestN) {
+  Fixture f("i1000il3");
+  PacketContext a = Thread(1, 1);
+  std::vector<Packet> packets;
+  for (uint64_t i = 0; i < 6; ++i) packets.push_back(Range(0x1000 * (i + 1), 2, a));
+  packets.push_back(Discontinuity());
+  ASSERT_TRUE(f.synth.Consume(packets).ok());
+  ASSERT_EQ(f.out.samples.size(), 1u);
+  const auto& b = f.out.samples[0].branches;
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_EQ(b[0].to, 0x6000u);
+  EXPECT_EQ(b[1].to, 0x5000u);
+  EXPECT_EQ(b[2].to, 0x4000u);
+  // The discontinuity emptied the ring: the next sample starts fresh.
+  ASSERT_TRUE(f.synth.Consume(std::vector<Packet>{Range(0x9000, 2, a), Range(0xa000, 2, a)}).ok());
+  ASSERT_TRUE(f.synth.EndBlock().ok());
+  ASSERT_EQ(f.out.samples.size(), 2u);
+  EXPECT_EQ(f.out.samples[1].branches.size(), 1u);
+}
+
+// A context switch inside a buffer: everything before it belongs to the old
+// thread, everything after to the new one, and no stack holds both.
+TEST(Synthesizer, ContextSwitchNeverMixesThreads) {
+  Fixture f("i5il64b");
+  PacketContext a = Thread(100, 101);
+  PacketContext b = Thread(200, 202);
+  std::vector<Packet> packets = {Range(0x1000, 3, a), Range(0x2000, 3, a), Context(b),
+                                 Range(0x1000, 3, b), Range(0x2000, 3, b), Range(0x3000, 3, b)};
+  ASSERT_TRUE(f.synth.Consume(packets).ok());
+  ASSERT_TRUE(f.synth.EndBlock().ok());
+  int a_samples = 0, b_samples = 0;
+  for (const SynthesizedSample& s : f.out.samples) {
+    const uint32_t tid = static_cast<uint32_t>(s.context.tid);
+    ASSERT_TRUE(tid == 101 || tid == 202);
+    (tid == 101 ? a_samples : b_samples)++;
+    EXPECT_EQ(s.context.pid, tid == 101 ? 100 : 200);
+    if (s.kind == SynthesizedSample::Kind::kBranch && s.ip != 0 && s.addr != 0) {
+      // A branch sample never goes from one thread's range to the other's.
+      EXPECT_FALSE(tid == 101 && s.addr == 0x1000);
+    }
+    for (const BranchEntry& e : s.branches) {
+      // Thread a's only branch is 0x1008 -> 0x2000; b's are 0x1008 -> 0x2000
+      // and 0x2008 -> 0x3000. The cross-thread edge 0x2008 -> 0x1000 never appears.
+      EXPECT_FALSE(e.from == 0x2008 && e.to == 0x1000);
+    }
+  }
+  EXPECT_GT(a_samples, 0);
+  EXPECT_GT(b_samples, 0);
+  // The instruction samples of thread a: one at instruction 5 (0x2004), one
+  // flushed at the switch with the last instruction.
+  std::vector<uint64_t> a_ips;
+  for (const SynthesizedSample& s : f.out.samples) {
+    if (s.kind == SynthesizedSample::Kind::kInstruction && s.context.tid == 101) {
+      a_ips.push_back(s.ip);
+      EXPECT_LE(s.branches.size(), 1u);
+    }
+  }
+  EXPECT_EQ(a_ips, (std::vector<uint64_t>{0x2004, 0x2008}));
+}
+
+TEST(Synthesizer, ExceptionMakesTheRangeEndATakenBranch) {
+  Fixture f("i1000il8");
+  PacketContext a = Thread(1, 1);
+  Packet exception;
+  exception.kind = PacketKind::kException;
+  exception.trace_id = 0x10;
+  std::vector<Packet> packets = {Range(0x1000, 2, a, /*taken=*/false), exception,
+                                 Range(0x4000, 2, a)};
+  ASSERT_TRUE(f.synth.Consume(packets).ok());
+  ASSERT_TRUE(f.synth.EndBlock().ok());
+  ASSERT_EQ(f.out.samples.size(), 1u);
+  ASSERT_EQ(f.out.samples[0].branches.size(), 1u);
+  EXPECT_EQ(f.out.samples[0].branches[0].from, 0x1004u);
+  EXPECT_EQ(f.out.samples[0].branches[0].to, 0x4000u);
+}
+
+}  // namespace
+}  // namespace perftk::cs_etm
