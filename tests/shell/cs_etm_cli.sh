@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# perftk cs-etm-decode on the command line: AutoFDO output equal to
+# simpleperf's, exit codes, and no output file on error.
+source "$(dirname "$0")/lib/common.bash"
+ETM=${PERFTK_SHARED_TESTDATA_DIR:-$(dirname "$0")/../../../shared/testdata}/simpleperf-etm
+[ -r "$ETM/perf_etm.data" ] || skip "no simpleperf ETM recordings at $ETM"
+
+"$PERFTK" cs-etm-decode -q -i "$ETM/perf_etm.data" --symfs "$ETM" --format=autofdo -o prof.afdo
+cmp prof.afdo "$ETM/perf_inject.data" || fail "AutoFDO text differs from simpleperf's"
+"$PERFTK" cs-etm-decode -q -i "$ETM/perf_with_unformatted_trace.data" --symfs "$ETM" \
+  --format=autofdo >ete.afdo
+cmp ete.afdo "$ETM/perf_inject.data" || fail "ETE AutoFDO text differs from simpleperf's"
+"$PERFTK" cs-etm-decode -q -i "$ETM/perf_etm.data" --symfs "$ETM" --format=bolt >prof.fdata
+grep -qx 'B 106c 1074 100 0' prof.fdata || fail "BOLT output lacks the loop edge"
+grep -qx 'F 1074 1080 100' prof.fdata || fail "BOLT output lacks the loop range"
+
+# Missing AUX data: exit 0, no samples, a warning naming the problem.
+"$PERFTK" cs-etm-decode -i "$ETM/perf_with_missing_aux_data.data" --format=script >none.txt 2>err.txt ||
+  fail "missing AUX data should not be an error"
+[ ! -s none.txt ] || fail "samples from a recording without AUX data"
+grep -q "have no AUXTRACE data" err.txt || fail "no warning about the missing AUX data"
+
+# Usage errors and unbuilt options: status 1 or 2, and no output file.
+set +e
+"$PERFTK" cs-etm-decode -i "$ETM/perf_etm.data" --itrace=q -o bad.data 2>/dev/null
+[ $? -eq 1 ] || fail "--itrace=q should exit 1"
+"$PERFTK" cs-etm-decode -i "$ETM/perf_etm.data" --jobs 2 -o bad.data 2>/dev/null
+[ $? -eq 2 ] || fail "--jobs 2 (not built yet) should exit 2"
+"$PERFTK" cs-etm-decode -i "$ETM/NOTICE" -o bad.data 2>/dev/null
+[ $? -eq 1 ] || fail "a non-perf.data input should exit 1"
+set -e
+[ ! -e bad.data ] || fail "an output file was left behind after an error"
+ls | grep -q 'tmp\.' && fail "a temporary file was left behind"
+"$PERFTK" cs-etm-decode --help | grep -q "Examples:" || fail "--help has no examples"
+echo "ok"
