@@ -6,7 +6,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "gtest/gtest.h"
@@ -65,17 +64,40 @@ std::string MissingReason(const std::string& name) {
   return "";
 }
 
+namespace {
+
+// One "0000000000001139 <global_fn> (File Offset: 0x1139):" line, or false.
+bool ParseLabelLine(const std::string& line, std::string* label, uint64_t* offset) {
+  static constexpr char kMiddle[] = "> (File Offset: 0x";
+  const size_t open = line.find(" <");
+  if (open == 0 || open == std::string::npos) return false;
+  if (line.find_first_not_of("0123456789abcdef") != open) return false;
+  const size_t middle = line.rfind(kMiddle);
+  if (middle == std::string::npos || middle <= open + 2 || line.size() < 2 ||
+      line.compare(line.size() - 2, 2, "):") != 0) {
+    return false;
+  }
+  const size_t hex = middle + sizeof(kMiddle) - 1;
+  const std::string digits = line.substr(hex, line.size() - 2 - hex);
+  if (digits.empty() || digits.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return false;
+  }
+  *label = line.substr(open + 2, middle - open - 2);
+  *offset = std::stoull(digits, nullptr, 16);
+  return true;
+}
+
+}  // namespace
+
 std::map<std::string, std::vector<uint64_t>> ObjdumpLabels(const std::string& objdump,
                                                            const std::string& file) {
   std::map<std::string, std::vector<uint64_t>> labels;
   std::istringstream text(RunShell(objdump + " -dF '" + file + "' 2>/dev/null"));
-  static const std::regex kLabel(R"(^[0-9a-f]+ <([^>]+)> \(File Offset: 0x([0-9a-f]+)\):$)");
   std::string line;
-  std::smatch match;
+  std::string label;
+  uint64_t offset = 0;
   while (std::getline(text, line)) {
-    if (std::regex_match(line, match, kLabel)) {
-      labels[match[1]].push_back(std::stoull(match[2], nullptr, 16));
-    }
+    if (ParseLabelLine(line, &label, &offset)) labels[label].push_back(offset);
   }
   return labels;
 }
