@@ -321,7 +321,8 @@ absl::StatusOr<TraceDecoder*> CsEtmDecodeTool::DecoderFor(const TraceBlock& bloc
   auto it = decoders_.find(key);
   if (it != decoders_.end()) return it->second.get();
   absl::StatusOr<std::unique_ptr<TraceDecoder>> decoder = TraceDecoder::Create(
-      *info_, trace_ids_, block.formatted, static_cast<uint32_t>(key), *this);
+      *info_, trace_ids_, block.formatted, static_cast<uint32_t>(key), *this,
+      options_.packet_batch);
   if (!decoder.ok()) return decoder.status();
   TraceDecoder* raw = decoder->get();
   decoders_[key] = std::move(*decoder);
@@ -350,6 +351,7 @@ absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
   (void)features;
   for (std::string& note : gatherer_.Finish()) warnings_.push_back(std::move(note));
   for (const auto& [key, decoder] : decoders_) {
+    stats_.decoder_waits += decoder->waits();
     if (decoder->decode_errors() > 0) {
       warnings_.push_back(absl::StrFormat("%d trace decode errors; the first: %s",
                                           decoder->decode_errors(), decoder->first_error()));

@@ -44,6 +44,8 @@ struct DecodeOptions {
   ItraceOptions itrace;
   OutputFormat format = OutputFormat::kPerf;
   std::string symfs;
+  // Packets the decoder hands over per OpenCSD WAIT.
+  size_t packet_batch = TraceDecoder::kDefaultBatchSize;
 };
 
 struct DecodeStats {
@@ -53,6 +55,7 @@ struct DecodeStats {
   uint64_t samples = 0;
   uint64_t instruction_samples = 0;
   uint64_t branch_samples = 0;
+  uint64_t decoder_waits = 0;
 };
 
 // The decode environment, code locator and sample output of its own parts.

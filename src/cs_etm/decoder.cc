@@ -5,12 +5,13 @@
 #include <opencsd/etmv3/trc_pkt_types_etmv3.h>
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_format.h"
 
 namespace perftk::cs_etm {
 namespace {
 
-constexpr size_t kBatchSize = 1024;
 constexpr uint64_t kKernelSpaceStart = 0xffff000000000000ULL;
 
 // TRCIDR1.TRCARCHMIN >= 4 means an ETMv4.4+ with AArch64 features (perf's rule).
@@ -100,7 +101,9 @@ class TraceDecoder::Callbacks {
     }
     packet.cs_timestamp = source->cs_timestamp;
     self->batch_.push_back(packet);
-    return self->batch_.size() >= kBatchSize ? OCSD_RESP_WAIT : OCSD_RESP_CONT;
+    if (self->batch_.size() < self->batch_size_) return OCSD_RESP_CONT;
+    ++self->waits_;
+    return OCSD_RESP_WAIT;
   }
 
   static uint32_t Memory(const void* p, const ocsd_vaddr_t address,
@@ -145,8 +148,9 @@ bool TraceDecoder::UpdateContext(Source& source, const ::_ocsd_pe_context& conte
 
 absl::StatusOr<std::unique_ptr<TraceDecoder>> TraceDecoder::Create(
     const CsEtmInfo& info, const std::map<uint32_t, uint8_t>& trace_ids, bool formatted,
-    uint32_t raw_cpu, DecodeEnvironment& environment) {
+    uint32_t raw_cpu, DecodeEnvironment& environment, size_t batch_size) {
   std::unique_ptr<TraceDecoder> decoder(new TraceDecoder(environment));
+  decoder->batch_size_ = std::max<size_t>(batch_size, 1);
   uint32_t flags = formatted ? (OCSD_DFRMTR_FRAME_MEM_ALIGN | OCSD_DFRMTR_RESET_ON_4X_FSYNC) : 0;
   dcd_tree_handle_t tree =
       ocsd_create_dcd_tree(formatted ? OCSD_TRC_SRC_FRAME_FORMATTED : OCSD_TRC_SRC_SINGLE, flags);

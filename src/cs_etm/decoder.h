@@ -48,11 +48,15 @@ class DecodeEnvironment {
 
 class TraceDecoder {
  public:
+  static constexpr size_t kDefaultBatchSize = 1024;
+
   // `trace_ids`: the trace id of each CPU (from the metadata, or from
   // AUX_OUTPUT_HW_ID records). For raw input, `raw_cpu` names the one CPU.
+  // `batch_size` packets are handed over per WAIT (small values exercise
+  // the WAIT/FLUSH path in tests).
   static absl::StatusOr<std::unique_ptr<TraceDecoder>> Create(
       const CsEtmInfo& info, const std::map<uint32_t, uint8_t>& trace_ids, bool formatted,
-      uint32_t raw_cpu, DecodeEnvironment& environment);
+      uint32_t raw_cpu, DecodeEnvironment& environment, size_t batch_size = kDefaultBatchSize);
   ~TraceDecoder();
   TraceDecoder(const TraceDecoder&) = delete;
   TraceDecoder& operator=(const TraceDecoder&) = delete;
@@ -65,6 +69,8 @@ class TraceDecoder {
   uint64_t decode_errors() const { return decode_errors_; }
   uint64_t no_access_ranges() const { return no_access_; }
   const std::string& first_error() const { return first_error_; }
+  // How often the element callback asked OpenCSD to wait.
+  uint64_t waits() const { return waits_; }
 
  private:
   struct Source;
@@ -82,6 +88,8 @@ class TraceDecoder {
   void* tree_ = nullptr;  // dcd_tree_handle_t
   std::vector<std::unique_ptr<Source>> sources_;
   std::vector<Packet> batch_;
+  size_t batch_size_ = kDefaultBatchSize;
+  uint64_t waits_ = 0;
   uint64_t decode_errors_ = 0;
   uint64_t no_access_ = 0;
   std::string first_error_;

@@ -39,12 +39,15 @@ struct DecodeRun {
   std::vector<Sample> instruction_samples;
   std::vector<Sample> branch_samples;
   std::vector<uint32_t> passed_types;  // of non-sample records written
+  uint64_t waits = 0;
 };
 
 DecodeRun Decode(const std::string& file, const std::string& itrace, OutputFormat format,
-           const std::string& symfs = kEtmDir) {
+                 const std::string& symfs = kEtmDir,
+                 size_t batch = TraceDecoder::kDefaultBatchSize) {
   DecodeRun run;
   DecodeOptions options;
+  options.packet_batch = batch;
   options.itrace = *ParseItrace(itrace);
   options.format = format;
   options.symfs = symfs;
@@ -70,6 +73,7 @@ DecodeRun Decode(const std::string& file, const std::string& itrace, OutputForma
   run.status = tool.End(sink, features);
   run.text = tool.text();
   run.warnings = tool.warnings();
+  run.waits = tool.stats().decoder_waits;
   for (const OwnedRecord& owned : sink.records) {
     Record record = owned.view();
     if (record.type() != PERF_RECORD_SAMPLE) {
@@ -191,6 +195,24 @@ TEST(CsEtmDecode, ScriptFormatMatchesSamples) {
     EXPECT_EQ(line.rfind("17235/17235        582b2b", 0), 0u) << line;
   }
   EXPECT_EQ(lines, 11);
+}
+
+// Handing packets over in small batches goes through OpenCSD's WAIT/FLUSH
+// protocol many times; the result must not change.
+TEST(CsEtmDecode, WaitFlushProtocolKeepsTheOutput) {
+  for (const char* file : {"perf_etm.data", "perf_with_unformatted_trace.data"}) {
+    DecodeRun whole = Decode(file, "i100il64", OutputFormat::kScript);
+    ASSERT_TRUE(whole.status.ok()) << whole.status;
+    EXPECT_EQ(whole.waits, 0u);
+    for (size_t batch : {1, 7}) {
+      DecodeRun small = Decode(file, "i100il64", OutputFormat::kScript, kEtmDir, batch);
+      ASSERT_TRUE(small.status.ok()) << small.status;
+      EXPECT_GT(small.waits, 20u);
+      EXPECT_EQ(small.text, whole.text) << file << " batch " << batch;
+    }
+    DecodeRun profile = Decode(file, "il64", OutputFormat::kAutoFdo, kEtmDir, 1);
+    EXPECT_EQ(AutoFdoLines(profile.text), AutoFdoLines(ReadFile(kEtmDir + "perf_inject.data")));
+  }
 }
 
 TEST(CsEtmDecode, EteRawTraceAttributesTid319FromVmid) {
