@@ -99,6 +99,65 @@ const char* BodyLayout(uint32_t type, uint16_t misc) {
   }
 }
 
+// perf_record_cpu_map_data (in CPU_MAP and EVENT_UPDATE records): u16 type,
+// then by type: CPUS {u16 nr, u16 cpu[nr]}; MASK {u16 nr, u16 long_size,
+// u32 mask[nr] | 4 pad bytes + u64 mask[nr]}; RANGE_CPUS {u8, u8, u16, u16}.
+void SwapCpuMapData(std::byte* p, std::byte* end) {
+  auto fits = [end](std::byte* at, size_t n) { return at <= end && n <= static_cast<size_t>(end - at); };
+  if (!fits(p, 2)) return;
+  SwapInPlace<uint16_t>(p);
+  const uint16_t map_type = Load<uint16_t>(p);
+  std::byte* u = p + 2;
+  if (map_type == 0 && fits(u, 2)) {
+    SwapInPlace<uint16_t>(u);
+    const uint16_t nr = Load<uint16_t>(u);
+    for (size_t i = 0; i < nr && fits(u + 2 + 2 * i, 2); ++i) SwapInPlace<uint16_t>(u + 2 + 2 * i);
+  } else if (map_type == 1 && fits(u, 4)) {
+    SwapInPlace<uint16_t>(u);
+    SwapInPlace<uint16_t>(u + 2);
+    const uint16_t nr = Load<uint16_t>(u);
+    const uint16_t long_size = Load<uint16_t>(u + 2);
+    if (long_size == 4) {
+      for (size_t i = 0; i < nr && fits(u + 4 + 4 * i, 4); ++i) SwapInPlace<uint32_t>(u + 4 + 4 * i);
+    } else if (long_size == 8) {
+      for (size_t i = 0; i < nr && fits(u + 8 + 8 * i, 8); ++i) SwapInPlace<uint64_t>(u + 8 + 8 * i);
+    }
+  } else if (map_type == 2 && fits(u, 6)) {
+    SwapInPlace<uint16_t>(u + 2);
+    SwapInPlace<uint16_t>(u + 4);
+  }
+}
+
+// THREAD_MAP, CPU_MAP and EVENT_UPDATE, which perf record writes into every
+// recording: their layouts depend on counts and type fields inside them.
+// Returns false for other record types.
+bool SwapSessionRecord(uint32_t type, std::byte* body, std::byte* end) {
+  const size_t size = static_cast<size_t>(end - body);
+  switch (type) {
+    case PERF_RECORD_THREAD_MAP: {  // u64 nr, {u64 pid, char comm[16]}[nr]
+      if (size < 8) return true;
+      SwapInPlace<uint64_t>(body);
+      const uint64_t nr = Load<uint64_t>(body);
+      for (uint64_t i = 0; i < nr && i < (size - 8) / 24; ++i) SwapInPlace<uint64_t>(body + 8 + 24 * i);
+      return true;
+    }
+    case PERF_RECORD_CPU_MAP:
+      SwapCpuMapData(body, end);
+      return true;
+    case PERF_RECORD_EVENT_UPDATE: {  // u64 type, u64 id, then by type
+      if (size < 16) return true;
+      SwapInPlace<uint64_t>(body);
+      SwapInPlace<uint64_t>(body + 8);
+      const uint64_t update_type = Load<uint64_t>(body);
+      if (update_type == 1 && size >= 24) SwapInPlace<uint64_t>(body + 16);  // SCALE: a double
+      if (update_type == 3) SwapCpuMapData(body + 16, end);                   // CPUS
+      return true;                                                            // UNIT, NAME: text
+    }
+    default:
+      return false;
+  }
+}
+
 bool HasTrailer(uint32_t type) {
   return type < PERF_RECORD_USER_TYPE_START && type != PERF_RECORD_SAMPLE;
 }
@@ -141,6 +200,7 @@ absl::Status SwapRecordToNative(const EventList& events, MutableBytes record) {
     SwapFields("q", body + attr_size, end);
     return absl::OkStatus();
   }
+  if (SwapSessionRecord(type, body, end)) return absl::OkStatus();
   if (events.empty()) {
     if (const char* layout = BodyLayout(type, misc)) SwapFields(layout, body, end);
     return absl::OkStatus();
