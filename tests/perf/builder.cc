@@ -157,6 +157,39 @@ Fields AttrBuilder::ToFields() const {
   return f;
 }
 
+AttrBuilder AttrBuilder::FromNative(const EventAttr& attr) {
+  using namespace attr_offset;
+  AttrBuilder b;
+  b.Type(attr.type())
+      .Config(attr.config())
+      .SamplePeriod(attr.U64(kSamplePeriod))
+      .SampleType(attr.sample_type())
+      .ReadFormat(attr.read_format())
+      .Flags(attr.flags())
+      .WakeupEvents(attr.U32(kWakeupEvents))
+      .BpType(attr.U32(kBpType))
+      .Config1(attr.config1())
+      .Config2(attr.config2())
+      .BranchSampleType(attr.branch_sample_type())
+      .RegsUser(attr.sample_regs_user())
+      .StackUser(attr.sample_stack_user())
+      .Clockid(attr.clockid())
+      .RegsIntr(attr.sample_regs_intr())
+      .AuxWatermark(attr.U32(kAuxWatermark))
+      .AuxSampleSize(attr.U32(kAuxSampleSize))
+      .SigData(attr.U64(kSigData))
+      .Config3(attr.U64(kConfig3))
+      .Size(attr.size())
+      .Ids(attr.ids());
+  if (attr.size() >= kSampleMaxStack + 2) {
+    b.SampleMaxStack(Load<uint16_t>(attr.bytes().data() + kSampleMaxStack));
+  }
+  std::vector<uint64_t> future;
+  for (size_t at = PERF_ATTR_SIZE_VER8; at + 8 <= attr.size(); at += 8) future.push_back(attr.U64(at));
+  b.FutureWords(std::move(future));
+  return b;
+}
+
 EventAttr AttrBuilder::Build() const {
   absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(Serialize(kNative));
   if (!attr.ok()) return EventAttr();
@@ -372,6 +405,80 @@ RecordBuilder MakeSwitchCpuWide(bool out, uint32_t next_prev_pid, uint32_t next_
   return r;
 }
 
+RecordBuilder MakeThreadMap(const std::vector<std::pair<uint64_t, std::string>>& threads) {
+  RecordBuilder r(PERF_RECORD_THREAD_MAP);
+  r.U64(threads.size());
+  for (const auto& [pid, comm] : threads) {
+    std::vector<std::byte> name = ToBytes(comm);
+    name.resize(16);
+    r.U64(pid).Raw(name);
+  }
+  return r;
+}
+
+Fields CpuMapCpus(const std::vector<uint16_t>& cpus) {
+  Fields f;
+  f.U16(0).U16(static_cast<uint16_t>(cpus.size()));
+  for (uint16_t cpu : cpus) f.U16(cpu);
+  return f;
+}
+
+Fields CpuMapMask32(const std::vector<uint32_t>& words) {
+  Fields f;
+  f.U16(1).U16(static_cast<uint16_t>(words.size())).U16(4);
+  for (uint32_t word : words) f.U32(word);
+  return f;
+}
+
+Fields CpuMapMask64(const std::vector<uint64_t>& words) {
+  Fields f;
+  f.U16(1).U16(static_cast<uint16_t>(words.size())).U16(8).Zeros(4);
+  for (uint64_t word : words) f.U64(word);
+  return f;
+}
+
+Fields CpuMapRange(bool any_cpu, uint16_t start, uint16_t end) {
+  Fields f;
+  f.U16(2).U8(any_cpu ? 1 : 0).U8(0).U16(start).U16(end);
+  return f;
+}
+
+namespace {
+
+// Pads a record body to a multiple of 8 bytes, as perf sizes these records.
+RecordBuilder& PadTo8(RecordBuilder& r, size_t body_size) {
+  r.Zeros(AlignUp(body_size, 8) - body_size);
+  return r;
+}
+
+}  // namespace
+
+RecordBuilder MakeCpuMap(const Fields& data) {
+  RecordBuilder r(PERF_RECORD_CPU_MAP);
+  r.Body(data);
+  return PadTo8(r, data.size());
+}
+
+RecordBuilder MakeEventUpdateScale(uint64_t id, double scale) {
+  RecordBuilder r(PERF_RECORD_EVENT_UPDATE);
+  uint64_t bits;
+  std::memcpy(&bits, &scale, 8);
+  r.U64(1).U64(id).U64(bits);
+  return r;
+}
+
+RecordBuilder MakeEventUpdateString(uint64_t type, uint64_t id, std::string_view text) {
+  RecordBuilder r(PERF_RECORD_EVENT_UPDATE);
+  r.U64(type).U64(id).String(text);
+  return r;
+}
+
+RecordBuilder MakeEventUpdateCpus(uint64_t id, const Fields& cpu_map_data) {
+  RecordBuilder r(PERF_RECORD_EVENT_UPDATE);
+  r.U64(3).U64(id).Body(cpu_map_data);
+  return PadTo8(r, 16 + cpu_map_data.size());
+}
+
 RecordBuilder MakeSample(const AttrBuilder& attr, const Sample& sample, uint16_t misc) {
   RecordBuilder r(PERF_RECORD_SAMPLE, misc);
   r.Body(SampleFields(attr, sample));
@@ -492,6 +599,16 @@ std::vector<RecordBuilder> EveryRecordType(const AttrBuilder& attr, const Sample
   r.push_back(RecordBuilder(PERF_RECORD_STAT_ROUND).U64(1).U64(5555));
   r.push_back(RecordBuilder(PERF_RECORD_TIME_CONV).U64(31).U64(1000).U64(7).U64(8).U64(~0ULL)
                   .U8(1).U8(1).Zeros(6));
+  r.push_back(MakeThreadMap({{1234, "perf-exec"}, {1235, "a-very-long-thread-name"}}));
+  r.push_back(MakeCpuMap(CpuMapCpus({0, 1, 5})));
+  r.push_back(MakeCpuMap(CpuMapMask32({0x0000000f, 0x80000000})));
+  r.push_back(MakeCpuMap(CpuMapMask64({0x00000000000000ff, 0x8000000000000001})));
+  r.push_back(MakeCpuMap(CpuMapRange(true, 0, 7)));
+  r.push_back(MakeEventUpdateString(0, 0x1d, "msr/tsc/"));   // UNIT
+  r.push_back(MakeEventUpdateScale(0x1d, 2.5));
+  r.push_back(MakeEventUpdateString(2, 0x1d, "cpu-clock"));  // NAME
+  r.push_back(MakeEventUpdateCpus(0x1d, CpuMapCpus({2, 3})));
+  r.push_back(MakeEventUpdateCpus(0x1d, CpuMapMask64({0x3})));
   // Unknown types pass through with only their header converted.
   r.push_back(RecordBuilder(200).Raw(ToBytes({9, 9, 9, 9, 9, 9, 9, 9})));
   return r;

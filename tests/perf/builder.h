@@ -84,6 +84,8 @@ uint64_t ToBigEndianBitfield(uint64_t value, const std::vector<int>& widths);
 class AttrBuilder {
  public:
   AttrBuilder() = default;
+  // Every field of an attr held in native order (e.g. read from a real file).
+  static AttrBuilder FromNative(const EventAttr& attr);
 
   AttrBuilder& Type(uint32_t v) { type_ = v; return *this; }
   AttrBuilder& Config(uint64_t v) { config_ = v; return *this; }
@@ -254,6 +256,19 @@ RecordBuilder MakeAuxtrace(const AuxtraceFields& f, std::vector<std::byte> data)
 RecordBuilder MakeAuxtraceInfo(uint32_t type, std::vector<uint64_t> priv);
 RecordBuilder MakeSwitch(bool out);
 RecordBuilder MakeSwitchCpuWide(bool out, uint32_t next_prev_pid, uint32_t next_prev_tid);
+
+// perf's own records that describe the session (perf record writes them
+// since 5.x): a thread map, a cpu map in each of its encodings, and event
+// updates of each kind.
+RecordBuilder MakeThreadMap(const std::vector<std::pair<uint64_t, std::string>>& threads);
+Fields CpuMapCpus(const std::vector<uint16_t>& cpus);        // PERF_CPU_MAP__CPUS
+Fields CpuMapMask32(const std::vector<uint32_t>& words);     // PERF_CPU_MAP__MASK, long_size 4
+Fields CpuMapMask64(const std::vector<uint64_t>& words);     // PERF_CPU_MAP__MASK, long_size 8
+Fields CpuMapRange(bool any_cpu, uint16_t start, uint16_t end);  // PERF_CPU_MAP__RANGE_CPUS
+RecordBuilder MakeCpuMap(const Fields& data);
+RecordBuilder MakeEventUpdateScale(uint64_t id, double scale);
+RecordBuilder MakeEventUpdateString(uint64_t type, uint64_t id, std::string_view text);  // UNIT, NAME
+RecordBuilder MakeEventUpdateCpus(uint64_t id, const Fields& cpu_map_data);
 
 // PERF_RECORD_SAMPLE of `sample` laid out by `attr`.
 RecordBuilder MakeSample(const AttrBuilder& attr, const Sample& sample,
