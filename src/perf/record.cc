@@ -97,8 +97,15 @@ PERFTK_VIEW_FROM(AuxRecord, 32, "AUX")
 PERFTK_VIEW_FROM(AuxtraceRecord, 48, "AUXTRACE")
 PERFTK_VIEW_FROM(AuxtraceInfoRecord, 16, "AUXTRACE_INFO")
 PERFTK_VIEW_FROM(HeaderFeatureRecord, 16, "HEADER_FEATURE")
-PERFTK_VIEW_FROM(SwitchRecord, 8, "SWITCH")
 #undef PERFTK_VIEW_FROM
+
+absl::StatusOr<SwitchRecord> SwitchRecord::From(const Record& record) {
+  // Only SWITCH_CPU_WIDE carries next_prev_pid/tid.
+  const bool cpu_wide = record.type() == PERF_RECORD_SWITCH_CPU_WIDE;
+  absl::Status s = CheckSize(record, cpu_wide ? 16 : 8, cpu_wide ? "SWITCH_CPU_WIDE" : "SWITCH");
+  if (!s.ok()) return s;
+  return SwitchRecord(record);
+}
 
 Bytes Mmap2Record::build_id() const {
   uint8_t size = static_cast<uint8_t>(record().bytes()[40]);

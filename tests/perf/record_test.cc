@@ -221,6 +221,8 @@ TEST_F(RecordViewTest, Switch) {
   EXPECT_FALSE(s->is_out());
   EXPECT_EQ(s->next_prev_pid(), 12u);
   EXPECT_EQ(s->next_prev_tid(), 13u);
+  // A plain SWITCH is only a header.
+  EXPECT_TRUE(SwitchRecord::From(Make(RecordBuilder(PERF_RECORD_SWITCH))).ok());
 }
 
 TEST_F(RecordViewTest, StringsWithoutTerminatorStopAtTheRecordEnd) {
@@ -267,6 +269,9 @@ TEST_F(RecordViewTest, EveryViewRefusesARecordShorterThanItsLayout) {
        [&](const perftk::Record& r) { return status(HeaderFeatureRecord::From(r)); }},
       {"HEADER_ATTR", MakeHeaderAttr(AttrBuilder().Size(PERF_ATTR_SIZE_VER0)), 72,
        [&](const perftk::Record& r) { return status(HeaderAttrRecord::From(r)); }},
+      // Fuzzer find: an 8-byte SWITCH_CPU_WIDE was read at 8..16 by describe.
+      {"SWITCH_CPU_WIDE", MakeSwitchCpuWide(true, 1, 2), 16,
+       [&](const perftk::Record& r) { return status(SwitchRecord::From(r)); }},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
