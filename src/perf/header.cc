@@ -66,6 +66,9 @@ absl::StatusOr<size_t> EventList::IndexOf(const Record& record) const {
                                                RecordTypeName(record.type()), bytes.size()));
   }
   uint64_t id = Load<uint64_t>(bytes.data() + *offset);
+  // perf synthesizes records (COMM, MMAP of what ran before it) with a zeroed
+  // sample_id; like perf, take them as the first event's.
+  if (id == 0) return 0;
   std::optional<size_t> index = IndexOfId(id);
   if (!index) {
     return absl::DataLossError(absl::StrFormat("%s record names event id %u, which no attr has",
