@@ -539,6 +539,19 @@ TEST(EventListTest, UnknownIdAndShortRecordAreErrors) {
   EXPECT_EQ(IndexOrError(events, short_sample), "SAMPLE record of 16 bytes is too short for its event id");
 }
 
+TEST(EventListTest, IdZeroIsTheFirstEvent) {
+  // perf synthesizes COMM/MMAP records for running processes with a zeroed
+  // sample_id; perf's evlist__id2evsel gives them the first event.
+  const uint64_t type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+  EventList events = TwoEvents(type, type);
+  AttrBuilder attr = AttrWith(type).SampleIdAll();
+  EXPECT_EQ(IndexOrError(events, MakeComm(1, 1, "x").WithSampleId(attr, SampleId{}).Build()), "0");
+  EXPECT_EQ(IndexOrError(events, MakeMmap({.filename = "[kernel.kallsyms]_text"})
+                                     .WithSampleId(attr, SampleId{})
+                                     .Build()),
+            "0");
+}
+
 TEST(EventListTest, OneEventOwnsEveryRecordAndNoneIsAnError) {
   EventList one;
   one.Add(AttrWith(PERF_SAMPLE_IP).Build());
