@@ -123,7 +123,7 @@ absl::StatusOr<HeaderAttrRecord> HeaderAttrRecord::From(const Record& record) {
   HeaderAttrRecord view(record);
   uint32_t attr_size = view.U32(8 + attr_offset::kSize);
   if (attr_size == 0) attr_size = PERF_ATTR_SIZE_VER0;
-  if (attr_size < PERF_ATTR_SIZE_VER0 || 8 + attr_size > record.bytes().size()) {
+  if (attr_size < PERF_ATTR_SIZE_VER0 || attr_size > record.bytes().size() - 8) {
     return absl::DataLossError(absl::StrFormat(
         "HEADER_ATTR record of %u bytes holds an attr of impossible size %u",
         record.bytes().size(), attr_size));

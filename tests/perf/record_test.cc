@@ -203,6 +203,15 @@ TEST_F(RecordViewTest, HeaderAttrOfImpossibleSize) {
   absl::StatusOr<HeaderAttrRecord> h = HeaderAttrRecord::From(perftk::Record(bytes, 0));
   ASSERT_FALSE(h.ok());
   EXPECT_THAT(h.status().message(), HasSubstr("attr of impossible size 4000"));
+  // Fuzzer find: 8 + 0xffffffff wrapped around in 32 bits and passed the
+  // check, and a 4 GiB attr was copied out of a 200-byte record.
+  for (uint32_t size : {0xffffffffu, 0xfffffff8u, 0xfffffffcu}) {
+    SCOPED_TRACE(size);
+    Store<uint32_t>(bytes.data() + 8 + attr_offset::kSize, size);
+    h = HeaderAttrRecord::From(perftk::Record(bytes, 0));
+    ASSERT_FALSE(h.ok());
+    EXPECT_THAT(h.status().message(), HasSubstr(absl::StrCat("impossible size ", size)));
+  }
   Store<uint32_t>(bytes.data() + 8 + attr_offset::kSize, 32);  // smaller than VER0
   EXPECT_FALSE(HeaderAttrRecord::From(perftk::Record(bytes, 0)).ok());
   // attr.size 0 means VER0, as perf reads it.
