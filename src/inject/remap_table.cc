@@ -3,86 +3,98 @@
 namespace perftk {
 
 uint64_t RemapTable::BaseOf(const Space& space) const {
-  if (space.pid != kKernelPid) return kUserBase;
+  if (space.pid != kKernelPid) return kernel_is_64bit_ ? kUserBase : kUserBase32;
   return kernel_is_64bit_ ? kKernelBase64 : kKernelBase32;
 }
 
-uint64_t RemapTable::Allocate(const Space& space, SpaceState& state, uint64_t start, uint64_t len,
+const RemapTable::Arena* RemapTable::FindArena(const Space& space) const {
+  auto it = arenas_.find(ArenaKey{space.machine, space.pid == kKernelPid});
+  return it == arenas_.end() ? nullptr : &it->second;
+}
+
+uint64_t RemapTable::Allocate(const Space& space, Arena& arena, uint64_t start, uint64_t len,
                               bool contiguous) {
   const uint64_t in_page = start % page_size_;
   uint64_t page;
-  if (state.top == 0) {
+  if (arena.top == 0) {
     page = BaseOf(space);
   } else {
-    page = (state.top + page_size_ - 1) / page_size_ * page_size_;
-    if (!contiguous) page += page_size_;
+    page = (arena.top + page_size_ - 1) / page_size_ * page_size_;
+    // Only a mapping that continues the one placed just before it can follow
+    // it without a gap; anything else gets a one-page gap.
+    if (!contiguous || arena.last_original_end != start) page += page_size_;
   }
   uint64_t placed = page + in_page;
-  state.top = std::max(state.top, placed + len);
+  arena.top = std::max(arena.top, placed + len);
+  arena.last_original_end = start + len;
   return placed;
 }
 
 uint64_t RemapTable::PlaceFile(const Space& space, const void* dso, uint64_t start, uint64_t len,
                                uint64_t pgoff, bool contiguous) {
-  SpaceState& state = spaces_[space];
+  Arena& arena = ArenaOf(space);
   const FileKey key{dso, start - pgoff};
-  if (auto it = state.files.find(key); it != state.files.end()) {
+  if (auto it = arena.files.find(key); it != arena.files.end()) {
     uint64_t placed = start + it->second;
-    state.top = std::max(state.top, placed + len);
+    arena.top = std::max(arena.top, placed + len);
     return placed;
   }
-  uint64_t placed = Allocate(space, state, start, len, contiguous);
-  state.files.emplace(key, placed - start);
+  uint64_t placed = Allocate(space, arena, start, len, contiguous);
+  arena.files.emplace(key, placed - start);
   return placed;
 }
 
 uint64_t RemapTable::PlaceMemory(const Space& space, uint64_t start, uint64_t len,
                                  bool contiguous) {
-  SpaceState& state = spaces_[space];
+  Arena& arena = ArenaOf(space);
   const uint64_t end = start + len;
-  // The same range placed before (a re-announced mapping) keeps its place.
-  if (auto it = state.memory.find(start); it != state.memory.end() && it->second.end == end) {
-    return start + it->second.delta;
+  uint64_t delta;
+  if (auto it = arena.memory.find({start, end}); it != arena.memory.end()) {
+    delta = it->second;  // the same range placed before, here or in another process
+  } else {
+    delta = Allocate(space, arena, start, len, contiguous) - start;
+    arena.memory.emplace(std::pair{start, end}, delta);
   }
-  uint64_t placed = Allocate(space, state, start, len, contiguous);
-  // Cut what the new range overlaps out of older ranges, as the kernel does.
-  auto it = state.memory.lower_bound(start);
-  if (it != state.memory.begin()) {
+  // Cut what the new range overlaps out of the space's older ranges, as the
+  // kernel does with VMAs.
+  std::map<uint64_t, Range>& ranges = memory_[space];
+  auto it = ranges.lower_bound(start);
+  if (it != ranges.begin()) {
     auto before = std::prev(it);
     if (before->second.end > start) {
       Range tail = before->second;
       before->second.end = start;
-      if (tail.end > end) state.memory.emplace(end, Range{tail.end, tail.delta});
+      if (tail.end > end) ranges.emplace(end, tail);
     }
   }
-  while (it != state.memory.end() && it->first < end) {
+  while (it != ranges.end() && it->first < end) {
     Range range = it->second;
-    it = state.memory.erase(it);
+    it = ranges.erase(it);
     if (range.end > end) {
-      state.memory.emplace(end, range);
+      ranges.emplace(end, range);
       break;
     }
   }
-  state.memory.emplace(start, Range{end, placed - start});
-  return placed;
+  ranges.emplace(start, Range{end, delta});
+  return start + delta;
 }
 
 std::optional<uint64_t> RemapTable::TranslateFile(const Space& space, const void* dso,
                                                   uint64_t start, uint64_t pgoff,
                                                   uint64_t addr) const {
-  auto s = spaces_.find(space);
-  if (s == spaces_.end()) return std::nullopt;
-  auto it = s->second.files.find(FileKey{dso, start - pgoff});
-  if (it == s->second.files.end()) return std::nullopt;
+  const Arena* arena = FindArena(space);
+  if (arena == nullptr) return std::nullopt;
+  auto it = arena->files.find(FileKey{dso, start - pgoff});
+  if (it == arena->files.end()) return std::nullopt;
   return addr + it->second;
 }
 
 std::optional<uint64_t> RemapTable::TranslateMemory(const Space& space, uint64_t addr) const {
-  auto s = spaces_.find(space);
-  if (s == spaces_.end()) return std::nullopt;
-  const auto& memory = s->second.memory;
-  auto it = memory.upper_bound(addr);
-  if (it == memory.begin()) return std::nullopt;
+  auto s = memory_.find(space);
+  if (s == memory_.end()) return std::nullopt;
+  const std::map<uint64_t, Range>& ranges = s->second;
+  auto it = ranges.upper_bound(addr);
+  if (it == ranges.begin()) return std::nullopt;
   --it;
   if (addr >= it->second.end) return std::nullopt;
   return addr + it->second.delta;
@@ -93,30 +105,27 @@ uint64_t RemapTable::SubstituteUnknown(uint64_t addr, bool kernel_half) {
   const uint64_t page = addr / page_size_ * page_size_;
   auto [it, inserted] = unknown_pages_.try_emplace(page, 0);
   if (inserted) {
-    if (kernel_half) {
-      if (next_unknown_kernel_ == 0) {
-        next_unknown_kernel_ = kernel_is_64bit_ ? kUnknownKernelBase : kUnknownKernelBase32;
-      }
-      it->second = next_unknown_kernel_;
-      next_unknown_kernel_ += page_size_;
-    } else {
-      it->second = next_unknown_user_;
-      next_unknown_user_ += page_size_;
+    uint64_t& next = kernel_half ? next_unknown_kernel_ : next_unknown_user_;
+    if (next == 0) {
+      next = kernel_half ? (kernel_is_64bit_ ? kUnknownKernelBase : kUnknownKernelBase32)
+                         : (kernel_is_64bit_ ? kUnknownUserBase : kUnknownUserBase32);
     }
+    it->second = next;
+    next += page_size_;
   }
   return it->second + addr % page_size_;
 }
 
 void RemapTable::Fork(const Space& parent, const Space& child) {
-  auto it = spaces_.find(parent);
-  if (it == spaces_.end()) {
-    spaces_.erase(child);
+  auto it = memory_.find(parent);
+  if (it == memory_.end()) {
+    memory_.erase(child);
     return;
   }
-  SpaceState copy = it->second;
-  spaces_[child] = std::move(copy);
+  std::map<uint64_t, Range> copy = it->second;
+  memory_[child] = std::move(copy);
 }
 
-void RemapTable::Forget(const Space& space) { spaces_.erase(space); }
+void RemapTable::Forget(const Space& space) { memory_.erase(space); }
 
 }  // namespace perftk
