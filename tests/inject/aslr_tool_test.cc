@@ -1,0 +1,269 @@
+#include "inject/aslr_tool.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "perf/sample.h"
+
+namespace perftk {
+namespace {
+
+// Collects what the tool emits.
+class Collect : public RecordSink {
+ public:
+  absl::Status Emit(const Record& record) override {
+    records.emplace_back(record);
+    return absl::OkStatus();
+  }
+  std::vector<OwnedRecord> records;
+};
+
+constexpr uint64_t kSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD;
+
+EventAttr Attr(uint64_t sample_type, uint32_t type = PERF_TYPE_SOFTWARE) {
+  EventAttr attr;
+  attr.SetU32(attr_offset::kType, type);
+  attr.set_sample_type(sample_type);
+  attr.SetU64(attr_offset::kFlags, 1ULL << kAttrFlagSampleIdAll);
+  attr.ids() = {7};
+  return attr;
+}
+
+std::vector<std::byte> RecordBytes(uint32_t type, uint16_t misc, const std::vector<std::byte>& body) {
+  absl::StatusOr<std::vector<std::byte>> bytes = MakeRecordBytes(type, misc, body);
+  EXPECT_TRUE(bytes.ok());
+  return *bytes;
+}
+
+// MMAP2 of `filename` for pid 42, with the sample_id trailer of `attr`.
+std::vector<std::byte> Mmap2(const EventAttr& attr, uint16_t misc, int32_t pid, uint64_t start,
+                             uint64_t len, uint64_t pgoff, const std::string& filename) {
+  std::vector<std::byte> body;
+  Append(body, static_cast<uint32_t>(pid));
+  Append(body, static_cast<uint32_t>(pid));
+  Append(body, start);
+  Append(body, len);
+  Append(body, pgoff);
+  Append(body, uint32_t{254});  // maj
+  Append(body, uint32_t{0});    // min
+  Append(body, uint64_t{1234}); // ino
+  Append(body, uint64_t{0});    // ino_generation
+  Append(body, uint32_t{5});    // prot r-x
+  Append(body, uint32_t{2});    // flags MAP_PRIVATE
+  std::vector<std::byte> name(AlignUp(filename.size() + 1, 8));
+  std::memcpy(name.data(), filename.data(), filename.size());
+  AppendBytes(body, name);
+  SampleId id;
+  id.pid = id.tid = pid;
+  EncodeSampleId(SampleFormat::Of(attr), id, body);
+  return RecordBytes(PERF_RECORD_MMAP2, misc, body);
+}
+
+std::vector<std::byte> SampleRecord(const EventAttr& attr, uint16_t misc, const Sample& sample) {
+  std::vector<std::byte> body;
+  EncodeSample(SampleFormat::Of(attr), sample, body);
+  return RecordBytes(PERF_RECORD_SAMPLE, misc, body);
+}
+
+class AslrToolTest : public ::testing::Test {
+ protected:
+  void Start(EventAttr attr) {
+    header_.events = EventList({attr});
+    attr_ = attr;
+    ASSERT_TRUE(tool_.Begin(header_).ok());
+  }
+  absl::Status Feed(const std::vector<std::byte>& bytes) {
+    return tool_.Process(Record(bytes, offset_++ * 0x100), out_);
+  }
+  Sample LastSample() {
+    absl::StatusOr<Sample> s =
+        DecodeSample(header_.events.format(0), out_.records.back().view().body());
+    EXPECT_TRUE(s.ok()) << s.status();
+    return *s;
+  }
+
+  AslrTool tool_;
+  Header header_;
+  EventAttr attr_;
+  Collect out_;
+  uint64_t offset_ = 1;
+};
+
+TEST_F(AslrToolTest, MovesMappingsAndKeepsOffsetsInThem) {
+  Start(Attr(kSampleType));
+  ASSERT_TRUE(Feed(Mmap2(attr_, PERF_RECORD_MISC_USER, 42, 0x55d0c0001000, 0x3000, 0x1000,
+                         "/usr/bin/prog")).ok());
+  absl::StatusOr<Mmap2Record> mmap = Mmap2Record::From(out_.records.back().view());
+  ASSERT_TRUE(mmap.ok());
+  const uint64_t new_start = mmap->start();
+  EXPECT_NE(new_start, 0x55d0c0001000u);
+  EXPECT_EQ(mmap->pgoff(), 0x1000u);  // a file offset stays
+  EXPECT_EQ(mmap->filename(), "/usr/bin/prog");
+
+  Sample s;
+  s.ip = 0x55d0c0002abc;
+  s.pid = s.tid = 42;
+  s.callchain = {PERF_CONTEXT_USER, 0x55d0c0002abc, 0x55d0c0001100, 0};
+  ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_USER, s)).ok());
+  Sample out = LastSample();
+  EXPECT_EQ(out.ip, new_start + 0x1abc);
+  EXPECT_EQ(out.callchain,
+            (std::vector<uint64_t>{PERF_CONTEXT_USER, new_start + 0x1abc, new_start + 0x100, 0}));
+}
+
+TEST_F(AslrToolTest, CallchainMarkersSwitchBetweenKernelAndUserSpace) {
+  Start(Attr(kSampleType));
+  std::vector<std::byte> kernel_body;
+  Append(kernel_body, uint32_t{0xffffffff});
+  Append(kernel_body, uint32_t{0});
+  Append(kernel_body, uint64_t{0xffffffff81000000});
+  Append(kernel_body, uint64_t{0x1000000});
+  Append(kernel_body, uint64_t{0xffffffff81000000});
+  std::vector<std::byte> name(24);
+  std::memcpy(name.data(), "[kernel.kallsyms]_text", 22);
+  AppendBytes(kernel_body, name);
+  EncodeSampleId(SampleFormat::Of(attr_), SampleId{}, kernel_body);
+  ASSERT_TRUE(Feed(RecordBytes(PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, kernel_body)).ok());
+  absl::StatusOr<MmapRecord> kernel = MmapRecord::From(out_.records.back().view());
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_EQ(kernel->start(), RemapTable::kKernelBase64);
+  EXPECT_EQ(kernel->pgoff(), RemapTable::kKernelBase64);  // the relocation address moves along
+  ASSERT_TRUE(Feed(Mmap2(attr_, PERF_RECORD_MISC_USER, 42, 0x7f0000000000, 0x1000, 0,
+                         "/lib/libc.so.6")).ok());
+  const uint64_t libc = Mmap2Record::From(out_.records.back().view())->start();
+
+  Sample s;
+  s.ip = 0xffffffff81000010;
+  s.pid = s.tid = 42;
+  s.callchain = {PERF_CONTEXT_KERNEL, 0xffffffff81000010, PERF_CONTEXT_USER, 0x7f0000000020};
+  ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_KERNEL, s)).ok());
+  Sample out = LastSample();
+  EXPECT_EQ(out.ip, RemapTable::kKernelBase64 + 0x10);
+  EXPECT_EQ(out.callchain, (std::vector<uint64_t>{PERF_CONTEXT_KERNEL, RemapTable::kKernelBase64 + 0x10,
+                                                  PERF_CONTEXT_USER, libc + 0x20}));
+}
+
+TEST_F(AslrToolTest, UnknownAddressesGetDistinctSubstitutesNeverZero) {
+  Start(Attr(kSampleType));
+  Sample s;
+  s.pid = s.tid = 42;
+  s.ip = 0x7f1111111111;
+  ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_USER, s)).ok());
+  uint64_t first = LastSample().ip;
+  s.ip = 0x7f2222222222;
+  ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_USER, s)).ok());
+  uint64_t second = LastSample().ip;
+  EXPECT_NE(first, 0u);
+  EXPECT_NE(first, second);
+  EXPECT_EQ(first % 4096, 0x111u);
+  EXPECT_EQ(tool_.stats().unknown_addresses, 2u);
+}
+
+TEST_F(AslrToolTest, RegistersStacksAndRawDataLeaveSamplesThatStay) {
+  EventAttr attr = Attr(kSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+                        PERF_SAMPLE_RAW | PERF_SAMPLE_PHYS_ADDR);
+  attr.SetU64(attr_offset::kSampleRegsUser, 0xff);
+  attr.SetU32(attr_offset::kSampleStackUser, 64);
+  header_.events = EventList({attr});
+  ASSERT_TRUE(tool_.Begin(header_).ok());
+  const EventAttr& out_attr = header_.events.attrs()[0];
+  EXPECT_EQ(out_attr.sample_type(), kSampleType);
+  EXPECT_EQ(out_attr.sample_regs_user(), 0u);
+  EXPECT_EQ(out_attr.sample_stack_user(), 0u);
+
+  Sample s;
+  s.pid = s.tid = 42;
+  s.ip = 0x7f0000000000;
+  s.regs_user.abi = 2;
+  s.regs_user.values.assign(8, 0x7ffd12345678);
+  s.stack_user.data.assign(64, std::byte{0x55});
+  s.stack_user.dyn_size = 64;
+  s.raw.assign(12, std::byte{0x77});
+  s.phys_addr = 0x12345000;
+  std::vector<std::byte> body;
+  EncodeSample(SampleFormat::Of(attr), s, body);
+  ASSERT_TRUE(tool_.Process(Record(RecordBytes(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body), 0x80),
+                            out_).ok());
+  ASSERT_EQ(out_.records.size(), 1u);
+  Sample out = LastSample();
+  EXPECT_EQ(out.pid, 42u);
+  EXPECT_TRUE(out.regs_user.values.empty());
+  EXPECT_TRUE(out.stack_user.data.empty());
+  EXPECT_TRUE(out.raw.empty());
+}
+
+TEST_F(AslrToolTest, BreakpointAddressAndProbeTargetsAreCleared) {
+  EventAttr bp = Attr(kSampleType, PERF_TYPE_BREAKPOINT);
+  bp.SetU64(attr_offset::kConfig1, 0x404040);
+  bp.SetU64(attr_offset::kConfig2, 8);
+  header_.events = EventList({bp});
+  ASSERT_TRUE(tool_.Begin(header_).ok());
+  EXPECT_EQ(header_.events.attrs()[0].config1(), 0u);
+  EXPECT_EQ(header_.events.attrs()[0].config2(), 8u);  // bp_len is no address
+  EXPECT_EQ(ScrubEventName("mem:0x0000000000404040:w"), "mem:0x0:w");
+  EXPECT_EQ(ScrubEventName("mem:0x404040/8:rw"), "mem:0x0/8:rw");
+  EXPECT_EQ(ScrubEventName("cpu-clock"), "cpu-clock");
+}
+
+TEST_F(AslrToolTest, RecordsThatCannotBeRemappedAreDropped) {
+  Start(Attr(kSampleType));
+  for (uint32_t type : {PERF_RECORD_TEXT_POKE, PERF_RECORD_AUX, PERF_RECORD_AUXTRACE_INFO,
+                        PERF_RECORD_AUXTRACE_ERROR, uint32_t{40}, uint32_t{200}}) {
+    std::vector<std::byte> body(32);
+    ASSERT_TRUE(Feed(RecordBytes(type, 0, body)).ok()) << type;
+  }
+  EXPECT_TRUE(out_.records.empty());
+  EXPECT_EQ(tool_.stats().dropped.at("TEXT_POKE"), 1u);
+  EXPECT_EQ(tool_.stats().dropped.at("UNKNOWN(40)"), 1u);
+}
+
+TEST_F(AslrToolTest, MalformedSamplesAreClearErrors) {
+  Start(Attr(kSampleType));
+  Sample s;
+  s.callchain = {1, 2, 3};
+  std::vector<std::byte> bytes = SampleRecord(attr_, PERF_RECORD_MISC_USER, s);
+  // Cut inside the callchain.
+  std::vector<std::byte> shorter(bytes.begin(), bytes.end() - 16);
+  Store<uint16_t>(shorter.data() + 6, static_cast<uint16_t>(shorter.size()));
+  absl::Status status = Feed(shorter);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(std::string(status.message()).find("SAMPLE record"), std::string::npos) << status;
+  EXPECT_NE(std::string(status.message()).find("CALLCHAIN"), std::string::npos) << status;
+  // A callchain nr far past the end (after header, ip, pid/tid, time, period).
+  std::vector<std::byte> huge = bytes;
+  ASSERT_EQ(Load<uint64_t>(huge.data() + 40), 3u);
+  Store<uint64_t>(huge.data() + 40, uint64_t{1} << 60);
+  status = Feed(huge);
+  EXPECT_NE(std::string(status.message()).find("CALLCHAIN"), std::string::npos) << status;
+  EXPECT_TRUE(out_.records.empty());
+}
+
+TEST_F(AslrToolTest, TheSameInputGivesTheSameOutput) {
+  std::vector<std::vector<std::byte>> runs;
+  for (int run = 0; run < 2; ++run) {
+    AslrTool tool;
+    Header header;
+    header.events = EventList({Attr(kSampleType)});
+    ASSERT_TRUE(tool.Begin(header).ok());
+    Collect out;
+    EventAttr attr = Attr(kSampleType);
+    ASSERT_TRUE(tool.Process(Record(Mmap2(attr, PERF_RECORD_MISC_USER, 42, 0x55d0c0001000, 0x3000,
+                                          0x1000, "/usr/bin/prog"), 0), out).ok());
+    Sample s;
+    s.pid = s.tid = 42;
+    s.ip = 0x55d0c0002000;
+    s.callchain = {PERF_CONTEXT_USER, 0x55d0c0002000, 0x7f9999999999};
+    ASSERT_TRUE(tool.Process(Record(SampleRecord(attr, PERF_RECORD_MISC_USER, s), 0), out).ok());
+    std::vector<std::byte> all;
+    for (const OwnedRecord& r : out.records) AppendBytes(all, r.view().bytes());
+    runs.push_back(all);
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+}
+
+}  // namespace
+}  // namespace perftk
