@@ -24,6 +24,9 @@ else
   fi
 fi
 
+# Let ccache share objects between checkouts in different folders (CI clones).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+
 configure() {  # build-dir, then cmake options
   local dir=$1
   shift

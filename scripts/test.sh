@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 status=0
 step() { echo; echo "=== $*"; }
 
