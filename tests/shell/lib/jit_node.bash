@@ -5,9 +5,9 @@ require_node() {
   command -v node >/dev/null || skip "node is not installed (Node.js writes the jitdump)"
 }
 
-# Writes bench.js: two hot JS functions for about one second.
+# Writes bench.js: two hot JS functions for BENCH_MS milliseconds (800).
 write_bench_js() {
-  cat >bench.js <<'JS'
+  cat >bench.js <<JS
 function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 function sieve(limit) {
   const a = new Uint8Array(limit + 1); let c = 0;
@@ -15,7 +15,7 @@ function sieve(limit) {
   return c;
 }
 const t0 = Date.now(); let acc = 0;
-while (Date.now() - t0 < 800) { acc += fib(22); acc += sieve(100000); }
+while (Date.now() - t0 < ${BENCH_MS:-800}) { acc += fib(22); acc += sieve(100000); }
 console.log(acc > 0 ? 'ok' : 'bad');
 JS
 }
