@@ -322,5 +322,67 @@ TEST(RealDataTest, BigEndianConversionReadsBackEqual) {
   }
 }
 
+// Writes the synthetic fuzzing seeds of tests/data/synthetic (see the
+// README there) into $PERFTK_FUZZ_SEEDS_DIR. Disabled: run it by hand with
+//   PERFTK_FUZZ_SEEDS_DIR=tests/data/synthetic perftk_perf_tests
+//     --gtest_also_run_disabled_tests --gtest_filter='*WriteFuzzSeeds'
+TEST(RealDataTest, DISABLED_WriteFuzzSeeds) {
+  const char* dir = getenv("PERFTK_FUZZ_SEEDS_DIR");
+  ASSERT_NE(dir, nullptr) << "set PERFTK_FUZZ_SEEDS_DIR";
+  auto write = [dir](const std::string& name, Bytes bytes) {
+    std::ofstream out(absl::StrCat(dir, "/", name), std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    ASSERT_TRUE(out.good()) << name;
+  };
+  // Big-endian versions of the real recordings.
+  for (const std::string& name : {std::string("callgraph_fp.data"), std::string("two_events.data"),
+                                  std::string("tracepoint.data"), std::string("pipe.data")}) {
+    absl::StatusOr<ReadBack> native = ReadAll(ReadData(name), name);
+    ASSERT_TRUE(native.ok()) << native.status();
+    Converted c = Convert(*native);
+    std::string be = name.substr(0, name.size() - 5) + "_be.data";
+    write(be, IsPipe(name) ? c.builder.BuildPipe(Endian::kBig)
+                           : c.builder.BuildFile(Endian::kBig).bytes);
+  }
+  // One record of every type, both byte orders, file and pipe layout, with
+  // AUXTRACE payloads and two events.
+  AttrBuilder attr = AttrBuilder()
+                         .Type(PERF_TYPE_HARDWARE)
+                         .SampleType(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                                     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_READ |
+                                     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK |
+                                     PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+                                     PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_AUX)
+                         .ReadFormat(PERF_FORMAT_GROUP | PERF_FORMAT_ID)
+                         .BranchSampleType(PERF_SAMPLE_BRANCH_HW_INDEX | PERF_SAMPLE_BRANCH_COUNTERS)
+                         .RegsUser(0x7)
+                         .SampleIdAll()
+                         .Ids({7, 8});
+  Sample sample;
+  sample.identifier = 7;
+  sample.ip = 0x401000;
+  sample.read.values = {{.value = 1, .id = 7, .lost = 0}, {.value = 2, .id = 8, .lost = 0}};
+  sample.callchain = {PERF_CONTEXT_USER, 0x401000};
+  sample.branch_stack.entries = {{1, 2, 3}};
+  sample.branch_stack.counters = {4};
+  sample.regs_user.abi = 2;
+  sample.regs_user.values = {1, 2, 3};
+  sample.stack_user.data = std::vector<std::byte>(16);
+  sample.stack_user.dyn_size = 8;
+  sample.aux = std::vector<std::byte>(8);
+  SampleId id;
+  id.identifier = 8;
+  PerfDataBuilder b;
+  b.Attr(attr).Attr(AttrBuilder().Type(PERF_TYPE_SOFTWARE).SampleType(PERF_SAMPLE_IDENTIFIER)
+                        .SampleIdAll().Ids({9}));
+  b.Feature(HEADER_HOSTNAME, StringFeature("seed")).Feature(HEADER_NRCPUS, NrCpusFeature(1, 1));
+  for (RecordBuilder& r : EveryRecordType(attr, sample, id)) b.Record(std::move(r));
+  for (Endian endian : {Endian::kLittle, Endian::kBig}) {
+    const char* suffix = endian == Endian::kLittle ? "le" : "be";
+    write(absl::StrCat("every_record_", suffix, ".data"), b.BuildFile(endian).bytes);
+    write(absl::StrCat("every_record_pipe_", suffix, ".data"), b.BuildPipe(endian));
+  }
+}
+
 }  // namespace
 }  // namespace perftk::testing
