@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Call graphs through jitted code: frame pointers (-g) and DWARF unwinding
+# with V8's unwinding info (--call-graph dwarf, --perf-prof-unwinding-info).
+# Every sample's call chain symbols must match perf inject --jit's output.
+source "$(dirname "$0")/lib/common.bash"
+source "$LIB_DIR/jit_node.bash"
+require_perf
+require_node
+
+check_mode() {
+  local name=$1
+  shift
+  mkdir "$name" && cd "$name"
+  record_node perf.data "$@"
+  perf_inject_jit perf.data perf.jit.data
+  mkdir ours
+  perftk_jit -i perf.data -o ours.data --jit-dir ours
+  samples_of perf.jit.data >expected.samples
+  samples_of ours.data >ours.samples
+  grep -q 'JS:' expected.samples || fail "$name: no JS frames in the oracle's call chains"
+  same_listing "$name: perf script call chains" expected.samples ours.samples
+  if [ "$name" = fp ]; then
+    report_of perf.jit.data --children --sort sym -g caller,0.5,callee,function,percent >expected.report
+    report_of ours.data --children --sort sym -g caller,0.5,callee,function,percent >ours.report
+    same_listing "$name: perf report --children" expected.report ours.report
+  fi
+  echo "ok $name: $(grep -c . expected.samples) script lines"
+  cd "$WORK"
+}
+
+BENCH_MS=500 check_mode fp -g
+# perf unwinds each DWARF sample for ~0.1 s here (thousands of jitted files):
+# a low sample rate keeps this check to seconds.
+BENCH_MS=800 check_mode dwarf -F 100 --call-graph dwarf,8192 -- --perf-prof-unwinding-info
