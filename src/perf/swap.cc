@@ -192,6 +192,10 @@ absl::Status SwapRecordToNative(const EventList& events, MutableBytes record) {
   std::byte* end = record.data() + record.size();
 
   if (type == PERF_RECORD_HEADER_ATTR) {
+    if (record.size() < kRecordHeaderSize + PERF_ATTR_SIZE_VER0) {
+      return absl::DataLossError(absl::StrFormat(
+          "HEADER_ATTR record of %u bytes is too short for an attr", record.size()));
+    }
     size_t attr_size = std::min<size_t>(record.size() - kRecordHeaderSize,
                                         ByteSwap(Load<uint32_t>(body + attr_offset::kSize)));
     if (attr_size == 0) attr_size = PERF_ATTR_SIZE_VER0;

@@ -308,6 +308,16 @@ TEST(BadInputTest, PipeHeaderAttrOfImpossibleSize) {
                     HasSubstr("impossible size 5000")));
 }
 
+TEST(BadInputTest, ForeignHeaderAttrShorterThanAnAttr) {
+  // Fuzzer find (heap-buffer-overflow in SwapRecordToNative).
+  PerfDataBuilder b;
+  b.Record(RecordBuilder(PERF_RECORD_HEADER_ATTR));
+  b.Record(RecordBuilder(PERF_RECORD_HEADER_ATTR).U32(1));
+  EXPECT_EQ(ReadError(b.BuildPipe(kForeign)),
+            "bad.data: offset 0x10: HEADER_ATTR record: HEADER_ATTR record of 8 bytes is too "
+            "short for an attr");
+}
+
 TEST(BadInputTest, ForeignRecordTooShortForItsTrailer) {
   AttrBuilder attr = Attr().SampleIdAll();
   PerfDataBuilder b;

@@ -424,6 +424,19 @@ TEST(SwapTest, ShortRecordsAreErrorsNotCrashes) {
   absl::Status s = SwapRecordToNative(events, comm);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.message(), HasSubstr("shorter than its sample_id trailer"));
+  // Fuzzer find: a foreign HEADER_ATTR shorter than 16 bytes had its
+  // attr.size read past its end. Anything shorter than VER0 is an error.
+  std::vector<std::byte> header_attr = MakeHeaderAttr(attr).Build(kForeign);
+  for (size_t len = 8; len < header_attr.size(); len += 4) {
+    SCOPED_TRACE(absl::StrCat("HEADER_ATTR cut to ", len));
+    std::vector<std::byte> cut(header_attr.begin(), header_attr.begin() + len);
+    Store<uint16_t>(cut.data() + 6, ByteSwap(static_cast<uint16_t>(len)));
+    absl::Status s = SwapRecordToNative(events, cut);
+    if (len < 8 + PERF_ATTR_SIZE_VER0) {
+      ASSERT_FALSE(s.ok());
+      EXPECT_THAT(s.message(), HasSubstr("too short for an attr"));
+    }
+  }
   // Every cut of every record type: an error or a converted record, never a
   // read past the cut (the sanitizer build checks that). Kernel records too
   // short for their trailer and cut samples must be errors.
