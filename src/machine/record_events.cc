@@ -6,28 +6,35 @@
 
 namespace perftk::machine {
 
-absl::StatusOr<MmapEvent> MmapEventOf(const Record& record) {
+namespace {
+
+// The fields MMAP and MMAP2 share.
+template <typename View>
+MmapEvent CommonMmapFields(const Record& record, const View& m) {
   MmapEvent e;
   e.misc = record.misc();
+  e.pid = static_cast<int32_t>(m.pid());
+  e.tid = static_cast<int32_t>(m.tid());
+  e.start = m.start();
+  e.len = m.len();
+  e.pgoff = m.pgoff();
+  e.filename = std::string(m.filename());
+  return e;
+}
+
+}  // namespace
+
+absl::StatusOr<MmapEvent> MmapEventOf(const Record& record) {
   if (record.type() == PERF_RECORD_MMAP) {
     absl::StatusOr<MmapRecord> m = MmapRecord::From(record);
     if (!m.ok()) return m.status();
-    e.pid = static_cast<int32_t>(m->pid());
-    e.tid = static_cast<int32_t>(m->tid());
-    e.start = m->start();
-    e.len = m->len();
-    e.pgoff = m->pgoff();
+    MmapEvent e = CommonMmapFields(record, *m);
     e.prot = (record.misc() & PERF_RECORD_MISC_MMAP_DATA) ? PROT_READ : PROT_READ | PROT_EXEC;
-    e.filename = std::string(m->filename());
     return e;
   }
   absl::StatusOr<Mmap2Record> m = Mmap2Record::From(record);
   if (!m.ok()) return m.status();
-  e.pid = static_cast<int32_t>(m->pid());
-  e.tid = static_cast<int32_t>(m->tid());
-  e.start = m->start();
-  e.len = m->len();
-  e.pgoff = m->pgoff();
+  MmapEvent e = CommonMmapFields(record, *m);
   if (m->has_build_id()) {
     Bytes id = m->build_id();
     e.build_id.assign(reinterpret_cast<const char*>(id.data()), id.size());
@@ -39,7 +46,6 @@ absl::StatusOr<MmapEvent> MmapEventOf(const Record& record) {
   }
   e.prot = m->prot();
   e.flags = m->flags();
-  e.filename = std::string(m->filename());
   return e;
 }
 
@@ -100,9 +106,9 @@ absl::Status ApplyEvent(Machines& machines, const Record& record,
                         const absl::StatusOr<Event>& event) {
   absl::Status status = event.ok() ? machines.Apply(*event) : event.status();
   if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrFormat("offset %#x: %s record: %s", record.file_offset(),
-                                                     RecordTypeName(record.type()),
-                                                     status.message()));
+  return absl::Status(status.code(),
+                      absl::StrFormat("offset %#x: %s record: %s", record.file_offset(),
+                                      RecordTypeName(record.type()), status.message()));
 }
 
 }  // namespace
