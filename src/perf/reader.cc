@@ -120,12 +120,14 @@ absl::Status PerfDataReader::ReadFileLayoutHeader(Bytes h) {
                  absl::StrFormat("data section [%#x, +%#x) lies outside the %u-byte file",
                                  data_offset, data_size, file_size));
   }
-  if (data_size == 0) {
+  const bool has_features = (bitmap[0] | bitmap[1] | bitmap[2] | bitmap[3]) != 0;
+  // A finished recording with no records has features; an unfinished one
+  // (perf record killed) has neither a data size nor features yet.
+  if (data_size == 0 && !has_features) {
     Warn(absl::StrCat(input_->name(),
                       ": the data size in the header is 0 (was perf record stopped before it "
                       "finished?); reading records up to the end of the file"));
     data_size = file_size - data_offset;
-    bitmap[0] = bitmap[1] = bitmap[2] = bitmap[3] = 0;
   }
   data_end_ = data_offset + data_size;
   if (absl::Status s = ReadFileAttrs(attr_size, attrs_offset, attrs_size); !s.ok()) return s;

@@ -86,7 +86,7 @@ const char* BodyLayout(uint32_t type, uint16_t misc) {
     case PERF_RECORD_FINISHED_INIT: return "";
     case PERF_RECORD_ID_INDEX: return "q";
     case PERF_RECORD_AUXTRACE_INFO: return "44q";
-    case PERF_RECORD_AUXTRACE: return "88844444";
+    case PERF_RECORD_AUXTRACE: return "8884444";
     case PERF_RECORD_AUXTRACE_ERROR: return "44444488#64;44";
     case PERF_RECORD_STAT_CONFIG:
     case PERF_RECORD_STAT_ROUND: return "q";

@@ -166,6 +166,17 @@ TEST_F(WriterTest, FileLayoutReadsBackEqual) {
   EXPECT_EQ(back->records[0].view().file_offset(), 104u);
 }
 
+TEST_F(WriterTest, ARecordingWithoutRecordsReadsBack) {
+  // Data size 0 with features is an empty recording, not an unfinished one.
+  PerfDataBuilder b;
+  b.Attr(EventA()).Feature(HEADER_HOSTNAME, StringFeature("empty"));
+  absl::StatusOr<ReadBack> back = Rewrite(b.BuildFile().bytes, DataLayout::kFile);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->records.empty());
+  EXPECT_TRUE(back->warnings.empty());
+  EXPECT_EQ(back->header.features.count(HEADER_HOSTNAME), 1u);
+}
+
 TEST_F(WriterTest, PipeLayoutReadsBackEqual) {
   PerfDataBuilder b = TwoEventRecording();
   absl::StatusOr<ReadBack> back = Rewrite(b.BuildFile().bytes, DataLayout::kPipe);
