@@ -45,5 +45,5 @@ fi
 ninja -C build
 ninja -C build-asan
 ninja -C build-tsan perftk_machine_tests
-[ ! -d build-fuzz ] || ninja -C build-fuzz reader_fuzzer
+[ ! -d build-fuzz ] || ninja -C build-fuzz perftk_reader_fuzzer
 echo "perftk built: build/src/perftk"
