@@ -45,6 +45,7 @@ void Sha1::Block(const uint8_t* block) {
 }
 
 void Sha1::Update(std::span<const std::byte> data) {
+  if (data.empty()) return;  // an empty span may have no data pointer
   const uint8_t* p = reinterpret_cast<const uint8_t*>(data.data());
   size_t n = data.size();
   total_bytes_ += n;
