@@ -376,15 +376,9 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
 
 absl::Status PerfDataReader::StartDecompressing(const Record& compressed) {
   if (!decompressor_) decompressor_ = std::make_unique<Decompressor>();
-  Bytes data = compressed.body();
-  if (compressed.type() == PERF_RECORD_COMPRESSED2) {
-    if (data.size() < 8) return Error(compressed.file_offset(), compressed.type(), "no data size");
-    uint64_t data_size = Load<uint64_t>(data.data());
-    if (data_size > data.size() - 8) {
-      return Error(compressed.file_offset(), compressed.type(), "data size exceeds the record");
-    }
-    data = data.subspan(8, data_size);
-  }
+  absl::StatusOr<CompressedRecord> view = CompressedRecord::From(compressed);
+  if (!view.ok()) return Error(compressed.file_offset(), compressed.type(), view.status().message());
+  Bytes data = view->data();
   // Keep the part of a record the previous compressed record ended inside.
   decompressed_.erase(decompressed_.begin(), decompressed_.begin() + decompressed_pos_);
   decompressed_pos_ = 0;

@@ -97,6 +97,20 @@ PERFTK_VIEW_FROM(AuxRecord, 32, "AUX")
 PERFTK_VIEW_FROM(AuxtraceRecord, 48, "AUXTRACE")
 PERFTK_VIEW_FROM(AuxtraceInfoRecord, 16, "AUXTRACE_INFO")
 PERFTK_VIEW_FROM(HeaderFeatureRecord, 16, "HEADER_FEATURE")
+PERFTK_VIEW_FROM(LostRecord, 24, "LOST")
+PERFTK_VIEW_FROM(ThrottleRecord, 32, "THROTTLE")
+PERFTK_VIEW_FROM(ReadRecord, 24, "READ")
+PERFTK_VIEW_FROM(ItraceStartRecord, 16, "ITRACE_START")
+PERFTK_VIEW_FROM(LostSamplesRecord, 16, "LOST_SAMPLES")
+PERFTK_VIEW_FROM(BpfEventRecord, 24, "BPF_EVENT")
+PERFTK_VIEW_FROM(CgroupRecord, 16, "CGROUP")
+PERFTK_VIEW_FROM(AuxOutputHwIdRecord, 16, "AUX_OUTPUT_HW_ID")
+PERFTK_VIEW_FROM(HeaderBuildIdRecord, 36, "HEADER_BUILD_ID")
+PERFTK_VIEW_FROM(AuxtraceErrorRecord, 112, "AUXTRACE_ERROR")
+PERFTK_VIEW_FROM(TimeConvRecord, 32, "TIME_CONV")
+PERFTK_VIEW_FROM(StatRecord, 48, "STAT")
+PERFTK_VIEW_FROM(StatRoundRecord, 24, "STAT_ROUND")
+PERFTK_VIEW_FROM(EventUpdateRecord, 24, "EVENT_UPDATE")
 #undef PERFTK_VIEW_FROM
 
 absl::StatusOr<SwitchRecord> SwitchRecord::From(const Record& record) {
@@ -105,6 +119,47 @@ absl::StatusOr<SwitchRecord> SwitchRecord::From(const Record& record) {
   absl::Status s = CheckSize(record, cpu_wide ? 16 : 8, cpu_wide ? "SWITCH_CPU_WIDE" : "SWITCH");
   if (!s.ok()) return s;
   return SwitchRecord(record);
+}
+
+// Views with a count of entries check that the entries fit.
+#define PERFTK_COUNTED_VIEW_FROM(View, fixed, count_offset, entry_size, name)                  \
+  absl::StatusOr<View> View::From(const Record& record) {                                     \
+    if (absl::Status s = CheckSize(record, fixed, name); !s.ok()) return s;                   \
+    uint64_t count = Load<uint64_t>(record.bytes().data() + count_offset);                    \
+    if (count > (record.bytes().size() - fixed) / entry_size) {                               \
+      return absl::DataLossError(absl::StrFormat("%s record of %u bytes cannot hold %u entries", \
+                                                 name, record.bytes().size(), count));        \
+    }                                                                                         \
+    return View(record);                                                                      \
+  }
+
+PERFTK_COUNTED_VIEW_FROM(NamespacesRecord, 24, 16, 16, "NAMESPACES")
+PERFTK_COUNTED_VIEW_FROM(CallchainDeferredRecord, 24, 16, 8, "CALLCHAIN_DEFERRED")
+PERFTK_COUNTED_VIEW_FROM(IdIndexRecord, 16, 8, 32, "ID_INDEX")
+PERFTK_COUNTED_VIEW_FROM(ThreadMapRecord, 16, 8, 24, "THREAD_MAP")
+#undef PERFTK_COUNTED_VIEW_FROM
+
+absl::StatusOr<CompressedRecord> CompressedRecord::From(const Record& record) {
+  if (record.type() != PERF_RECORD_COMPRESSED2) return CompressedRecord(record);
+  if (absl::Status s = CheckSize(record, 16, "COMPRESSED2"); !s.ok()) return s;
+  uint64_t size = Load<uint64_t>(record.bytes().data() + 8);
+  if (size > record.bytes().size() - 16) {
+    return absl::DataLossError("COMPRESSED2 record's data size exceeds the record");
+  }
+  return CompressedRecord(record);
+}
+
+Bytes CompressedRecord::data() const {
+  if (record().type() != PERF_RECORD_COMPRESSED2) return record().body();
+  return record().bytes().subspan(16, U64(8));
+}
+
+Bytes HeaderBuildIdRecord::build_id() const {
+  size_t size = 20;
+  if (record().misc() & PERF_RECORD_MISC_BUILD_ID_SIZE) {
+    size = std::min<size_t>(20, static_cast<uint8_t>(record().bytes()[32]));
+  }
+  return record().bytes().subspan(12, size);
 }
 
 Bytes Mmap2Record::build_id() const {

@@ -241,6 +241,248 @@ class HeaderFeatureRecord : public RecordView {
   using RecordView::RecordView;
 };
 
+class LostRecord : public RecordView {
+ public:
+  static absl::StatusOr<LostRecord> From(const Record& record);
+  uint64_t id() const { return U64(8); }
+  uint64_t lost() const { return U64(16); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+// PERF_RECORD_THROTTLE and PERF_RECORD_UNTHROTTLE.
+class ThrottleRecord : public RecordView {
+ public:
+  static absl::StatusOr<ThrottleRecord> From(const Record& record);
+  uint64_t time() const { return U64(8); }
+  uint64_t id() const { return U64(16); }
+  uint64_t stream_id() const { return U64(24); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+// PERF_RECORD_READ: the read_format values follow pid and tid.
+class ReadRecord : public RecordView {
+ public:
+  static absl::StatusOr<ReadRecord> From(const Record& record);
+  uint32_t pid() const { return U32(8); }
+  uint32_t tid() const { return U32(12); }
+  Bytes values() const { return record().bytes().subspan(16); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+class ItraceStartRecord : public RecordView {
+ public:
+  static absl::StatusOr<ItraceStartRecord> From(const Record& record);
+  uint32_t pid() const { return U32(8); }
+  uint32_t tid() const { return U32(12); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+class LostSamplesRecord : public RecordView {
+ public:
+  static absl::StatusOr<LostSamplesRecord> From(const Record& record);
+  uint64_t lost() const { return U64(8); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+class NamespacesRecord : public RecordView {
+ public:
+  struct Entry {
+    uint64_t dev = 0;
+    uint64_t inode = 0;
+  };
+  // Checks that nr_namespaces entries fit in the record.
+  static absl::StatusOr<NamespacesRecord> From(const Record& record);
+  uint32_t pid() const { return U32(8); }
+  uint32_t tid() const { return U32(12); }
+  uint64_t nr_namespaces() const { return U64(16); }
+  Entry entry(size_t i) const { return {U64(24 + 16 * i), U64(32 + 16 * i)}; }
+
+ private:
+  using RecordView::RecordView;
+};
+
+class BpfEventRecord : public RecordView {
+ public:
+  static absl::StatusOr<BpfEventRecord> From(const Record& record);
+  uint16_t bpf_event_type() const { return U16(8); }
+  uint16_t flags() const { return U16(10); }
+  uint32_t id() const { return U32(12); }
+  Bytes tag() const { return record().bytes().subspan(16, 8); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+class CgroupRecord : public RecordView {
+ public:
+  static absl::StatusOr<CgroupRecord> From(const Record& record);
+  uint64_t id() const { return U64(8); }
+  absl::string_view path() const { return String(16, record().size()); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+class AuxOutputHwIdRecord : public RecordView {
+ public:
+  static absl::StatusOr<AuxOutputHwIdRecord> From(const Record& record);
+  uint64_t hw_id() const { return U64(8); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+// PERF_RECORD_CALLCHAIN_DEFERRED: the user part of a callchain, stitched to
+// samples by cookie. Checks that nr entries fit in the record.
+class CallchainDeferredRecord : public RecordView {
+ public:
+  static absl::StatusOr<CallchainDeferredRecord> From(const Record& record);
+  uint64_t cookie() const { return U64(8); }
+  uint64_t nr() const { return U64(16); }
+  uint64_t ip(size_t i) const { return U64(24 + 8 * i); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+// PERF_RECORD_HEADER_BUILD_ID (and each entry of the build_id feature).
+class HeaderBuildIdRecord : public RecordView {
+ public:
+  static absl::StatusOr<HeaderBuildIdRecord> From(const Record& record);
+  int32_t pid() const { return static_cast<int32_t>(U32(8)); }
+  // At most 20 bytes; the stored size when the record says so.
+  Bytes build_id() const;
+  absl::string_view filename() const { return String(36, record().size()); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+class AuxtraceErrorRecord : public RecordView {
+ public:
+  static absl::StatusOr<AuxtraceErrorRecord> From(const Record& record);
+  uint32_t error_type() const { return U32(8); }
+  uint32_t code() const { return U32(12); }
+  uint32_t cpu() const { return U32(16); }
+  uint32_t pid() const { return U32(20); }
+  uint32_t tid() const { return U32(24); }
+  uint32_t fmt() const { return U32(28); }
+  uint64_t ip() const { return U64(32); }
+  uint64_t time() const { return U64(40); }
+  absl::string_view message() const { return String(48, 48 + 64); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+// PERF_RECORD_TIME_CONV: how to turn hardware timestamps into perf time.
+class TimeConvRecord : public RecordView {
+ public:
+  static absl::StatusOr<TimeConvRecord> From(const Record& record);
+  uint64_t time_shift() const { return U64(8); }
+  uint64_t time_mult() const { return U64(16); }
+  uint64_t time_zero() const { return U64(24); }
+  // Present when the record is long enough (newer perf).
+  uint64_t time_cycles() const { return record().size() >= 48 ? U64(32) : 0; }
+  uint64_t time_mask() const { return record().size() >= 48 ? U64(40) : 0; }
+
+ private:
+  using RecordView::RecordView;
+};
+
+// PERF_RECORD_ID_INDEX: which cpu and thread each sample id belongs to.
+class IdIndexRecord : public RecordView {
+ public:
+  struct Entry {
+    uint64_t id = 0;
+    uint64_t idx = 0;
+    uint64_t cpu = 0;
+    uint64_t tid = 0;
+  };
+  // Checks that nr entries fit in the record.
+  static absl::StatusOr<IdIndexRecord> From(const Record& record);
+  uint64_t nr() const { return U64(8); }
+  Entry entry(size_t i) const {
+    return {U64(16 + 32 * i), U64(24 + 32 * i), U64(32 + 32 * i), U64(40 + 32 * i)};
+  }
+
+ private:
+  using RecordView::RecordView;
+};
+
+// PERF_RECORD_THREAD_MAP: the threads of a `perf stat`/`record -t` session.
+class ThreadMapRecord : public RecordView {
+ public:
+  // Checks that nr entries fit in the record.
+  static absl::StatusOr<ThreadMapRecord> From(const Record& record);
+  uint64_t nr() const { return U64(8); }
+  uint64_t pid(size_t i) const { return U64(16 + 24 * i); }
+  absl::string_view comm(size_t i) const { return String(24 + 24 * i, 40 + 24 * i); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+// PERF_RECORD_STAT: one counter reading.
+class StatRecord : public RecordView {
+ public:
+  static absl::StatusOr<StatRecord> From(const Record& record);
+  uint64_t id() const { return U64(8); }
+  uint32_t cpu() const { return U32(16); }
+  uint32_t thread() const { return U32(20); }
+  uint64_t val() const { return U64(24); }
+  uint64_t ena() const { return U64(32); }
+  uint64_t run() const { return U64(40); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+class StatRoundRecord : public RecordView {
+ public:
+  static absl::StatusOr<StatRoundRecord> From(const Record& record);
+  uint64_t round_type() const { return U64(8); }
+  uint64_t time() const { return U64(16); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+// PERF_RECORD_EVENT_UPDATE: a unit, scale, name or cpu list for an event id.
+class EventUpdateRecord : public RecordView {
+ public:
+  static constexpr uint64_t kUnit = 0, kScale = 1, kName = 2, kCpus = 3;
+  static absl::StatusOr<EventUpdateRecord> From(const Record& record);
+  uint64_t update_type() const { return U64(8); }
+  uint64_t id() const { return U64(16); }
+  // The unit or name, for kUnit and kName.
+  absl::string_view text() const { return String(24, record().size()); }
+  Bytes data() const { return record().bytes().subspan(24); }
+
+ private:
+  using RecordView::RecordView;
+};
+
+// PERF_RECORD_COMPRESSED and COMPRESSED2: a zstd frame of records.
+class CompressedRecord : public RecordView {
+ public:
+  static absl::StatusOr<CompressedRecord> From(const Record& record);
+  Bytes data() const;
+
+ private:
+  using RecordView::RecordView;
+};
+
 class SwitchRecord : public RecordView {
  public:
   static absl::StatusOr<SwitchRecord> From(const Record& record);
