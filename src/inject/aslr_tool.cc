@@ -220,10 +220,14 @@ uint64_t AslrTool::Translate(int32_t pid, uint16_t cpumode, uint64_t addr) {
       std::optional<Map> map = machine->FindMap(pid, mode, addr);
       if (!map) continue;
       RemapTable::Space space = SpaceOf(machine, pid, mode);
-      std::optional<uint64_t> moved =
-          IsPlacedByRange(*map) ? table_.TranslateMemory(space, addr)
-                                : table_.TranslateFile(space, map->dso, map->start, map->pgoff, addr);
-      if (moved) return *moved;
+      if (IsPlacedByRange(*map)) {
+        // Through the map's start: the kernel text map can end before addr.
+        std::optional<uint64_t> start = table_.TranslateMemory(space, map->start);
+        if (start) return *start + (addr - map->start);
+      } else if (std::optional<uint64_t> moved = table_.TranslateFile(
+                     space, map->dso, map->start, map->pgoff, addr)) {
+        return *moved;
+      }
     }
   }
   ++stats_.unknown_addresses;
@@ -299,11 +303,11 @@ absl::Status AslrTool::FollowTask(const Record& record, RecordSink& out) {
     absl::StatusOr<machine::TaskEvent> task = machine::TaskEventOf(record);
     if (!task.ok()) return Fail(record, task.status());
     const Machine* machine = machines_.Find(cpumode, task->pid);
+    // An exited process keeps its placements, as the model keeps its maps:
+    // samples taken while it exits come after its EXIT.
     if (record.type() == PERF_RECORD_FORK && task->pid != task->ppid) {
       table_.Fork(SpaceOf(machine, task->ppid, PERF_RECORD_MISC_USER),
                   SpaceOf(machine, task->pid, PERF_RECORD_MISC_USER));
-    } else if (record.type() == PERF_RECORD_EXIT && task->pid == task->tid) {
-      table_.Forget(SpaceOf(machine, task->pid, PERF_RECORD_MISC_USER));
     }
   }
   return out.Emit(record);

@@ -59,7 +59,8 @@ absl::string_view RelocationSymbolName(absl::string_view filename) {
 
 }  // namespace
 
-Machine::Machine(int32_t pid) : pid_(pid), kernel_name_(KernelName(pid)) {}
+Machine::Machine(int32_t pid, size_t exited_threads_kept)
+    : pid_(pid), exited_threads_kept_(exited_threads_kept), kernel_name_(KernelName(pid)) {}
 
 bool Machine::IsKernelMmapName(absl::string_view filename) const {
   if (absl::StartsWith(filename, kHostKernelPrefix)) return true;
@@ -169,7 +170,17 @@ absl::Status Machine::Apply(const ForkEvent& event) {
 absl::Status Machine::Apply(const ExitEvent& event) {
   if (absl::Status ids = CheckTaskIds(event.pid, event.tid, "EXIT"); !ids.ok()) return ids;
   std::unique_lock lock(mu_);
-  RemoveThreadLocked(event.tid);
+  auto it = threads_.find(event.tid);
+  if (it == threads_.end() || it->second.exited) return absl::OkStatus();
+  it->second.exited = true;
+  exited_.push_back(event.tid);
+  while (exited_.size() > exited_threads_kept_) {
+    const int32_t oldest = exited_.front();
+    exited_.pop_front();
+    // A tid reused since its EXIT belongs to a live thread now.
+    auto old = threads_.find(oldest);
+    if (old != threads_.end() && old->second.exited) RemoveThreadLocked(oldest);
+  }
   return absl::OkStatus();
 }
 
@@ -197,7 +208,15 @@ absl::Status Machine::Apply(const KsymbolEvent& event) {
 
 std::optional<Map> Machine::FindMap(int32_t pid, uint16_t cpumode, uint64_t addr) const {
   cpumode = CpumodeOf(cpumode);
-  if (IsKernelCpumode(cpumode)) return kernel_maps_->Find(addr);
+  if (IsKernelCpumode(cpumode)) {
+    if (std::optional<Map> map = kernel_maps_->Find(addr)) return map;
+    // perf grows the kernel text map to the end of its last kallsyms symbol,
+    // past the text the MMAP announced (.init.text and the like): an address
+    // above the kernel text that no other kernel map covers is in it.
+    std::optional<Map> below = kernel_maps_->FindAtOrBelow(addr);
+    if (below && below->kind == MapKind::kKernel) return below;
+    return std::nullopt;
+  }
   if (!IsUserCpumode(cpumode)) return std::nullopt;
   std::shared_lock lock(mu_);
   auto it = processes_.find(pid);

@@ -4,9 +4,10 @@
 // by every thread) and one user address space per process. The threads of a
 // process share that process's Maps; FORK of a new process copies the
 // parent's; COMM with the exec flag keeps the process's Maps, as perf does
-// (the new image's MMAPs replace what they overlap); EXIT forgets the
-// thread, and a process whose last known thread exited is forgotten too, so
-// memory follows live processes, not the event count. A pid or tid first seen
+// (the new image's MMAPs replace what they overlap); EXIT keeps the thread
+// findable, as perf does, until kExitedThreadsKept later exits have passed;
+// then it is forgotten, and a process whose last known thread is forgotten
+// goes too, so memory follows live processes, not the event count. A pid or tid first seen
 // in an event creates a thread with an empty comm (perf does the same).
 //
 // Thread-safe: Apply and FindOrAddThread take the machine lock exclusively,
@@ -15,6 +16,7 @@
 #define PERFTK_MACHINE_MACHINE_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <shared_mutex>
@@ -53,7 +55,12 @@ struct RelocationSymbol {
 
 class Machine {
  public:
-  explicit Machine(int32_t pid = kHostMachinePid);
+  // How many exited threads stay findable: perf keeps a thread (and its
+  // maps) after its EXIT, and samples taken while it exits come after the
+  // EXIT record. The oldest exited thread beyond this many is let go.
+  static constexpr size_t kExitedThreadsKept = 512;
+
+  explicit Machine(int32_t pid = kHostMachinePid, size_t exited_threads_kept = kExitedThreadsKept);
   Machine(const Machine&) = delete;
   Machine& operator=(const Machine&) = delete;
 
@@ -84,7 +91,10 @@ class Machine {
 
   // The map covering addr in the space `cpumode` names: the kernel space
   // for KERNEL/GUEST_KERNEL, pid's user space for USER/GUEST_USER, nothing
-  // for HYPERVISOR/UNKNOWN. Whether the cpumode's host/guest side matches
+  // for HYPERVISOR/UNKNOWN. In kernel space, an address past the end of the
+  // kernel text map that no other map covers is the text map's, as perf
+  // extends that map to its last symbol: the map returned then ends before
+  // addr. Whether the cpumode's host/guest side matches
   // this machine is the caller's business (see Machines). No fallback to the
   // other space when the cpumode is wrong. Accepts a whole misc word.
   std::optional<Map> FindMap(int32_t pid, uint16_t cpumode, uint64_t addr) const;
@@ -112,6 +122,7 @@ class Machine {
     int32_t pid = 0;
     std::string comm;
     std::shared_ptr<Process> process;
+    bool exited = false;
   };
 
   // These expect mu_ held exclusively.
@@ -124,6 +135,7 @@ class Machine {
   Thread ToThread(int32_t tid, const ThreadEntry& entry) const;
 
   const int32_t pid_;
+  const size_t exited_threads_kept_;
   const std::string kernel_name_;
   const std::shared_ptr<Maps> kernel_maps_ = std::make_shared<Maps>();
 
@@ -133,6 +145,7 @@ class Machine {
   absl::flat_hash_map<int32_t, ThreadEntry> threads_;                 // by tid
   absl::flat_hash_map<int32_t, std::shared_ptr<Process>> processes_;  // by pid
   std::optional<RelocationSymbol> kernel_relocation_;
+  std::deque<int32_t> exited_;  // tids in EXIT order, oldest first
 };
 
 }  // namespace perftk::machine

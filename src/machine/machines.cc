@@ -13,7 +13,7 @@ Machine& Machines::FindOrAdd(uint16_t cpumode, int32_t guest_pid) {
   if (!IsGuestCpumode(cpumode)) return host_;
   std::unique_lock lock(mu_);
   std::unique_ptr<Machine>& guest = guests_[guest_pid];
-  if (guest == nullptr) guest = std::make_unique<Machine>(guest_pid);
+  if (guest == nullptr) guest = std::make_unique<Machine>(guest_pid, exited_threads_kept_);
   return *guest;
 }
 

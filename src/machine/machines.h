@@ -34,6 +34,9 @@ bool IsGuestCpumode(uint16_t cpumode);
 class Machines {
  public:
   Machines() = default;
+  // Every machine keeps this many exited threads (see Machine).
+  explicit Machines(size_t exited_threads_kept)
+      : exited_threads_kept_(exited_threads_kept), host_(kHostMachinePid, exited_threads_kept) {}
   Machines(const Machines&) = delete;
   Machines& operator=(const Machines&) = delete;
 
@@ -60,7 +63,8 @@ class Machines {
   template <typename Event>
   absl::Status ApplyWithPid(const Event& event, int32_t pid);
 
-  Machine host_{kHostMachinePid};
+  size_t exited_threads_kept_ = Machine::kExitedThreadsKept;
+  Machine host_{kHostMachinePid, exited_threads_kept_};
   mutable SharedMutex mu_;  // guards guests_
   absl::flat_hash_map<int32_t, std::unique_ptr<Machine>> guests_;
 };

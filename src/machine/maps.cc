@@ -75,6 +75,14 @@ const Map* Maps::FindIn(absl::Span<const Map> maps, uint64_t addr) {
   return &*it;
 }
 
+std::optional<Map> Maps::FindAtOrBelow(uint64_t addr) const {
+  std::shared_lock lock(mu_);
+  auto it = std::upper_bound(maps_.begin(), maps_.end(), addr,
+                             [](uint64_t a, const Map& m) { return a < m.start; });
+  if (it == maps_.begin()) return std::nullopt;
+  return *std::prev(it);
+}
+
 std::optional<Map> Maps::Find(uint64_t addr) const {
   std::shared_lock lock(mu_);
   const Map* map = FindIn(maps_, addr);

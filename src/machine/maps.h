@@ -77,6 +77,8 @@ class Maps {
   // Like Find, but answers from `cache` without locking when the last map
   // found covers `addr` and nothing changed since.
   std::optional<Map> Find(uint64_t addr, MapsCache& cache) const;
+  // The last map that starts at or below `addr`, whether or not it covers it.
+  std::optional<Map> FindAtOrBelow(uint64_t addr) const;
   std::vector<Map> Snapshot() const;
   size_t size() const;
   // Counts completed Mutate calls; changes whenever the list may have.

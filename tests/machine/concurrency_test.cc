@@ -252,7 +252,7 @@ TEST(MachineConcurrencyTest, LookupsStayCorrectWhileProcessesComeAndGo) {
   constexpr uint64_t kText = 0xffffffff81000000;
   constexpr int32_t kLongLived = 100;
   constexpr int kRounds = 1000;
-  Machine machine;
+  Machine machine(kHostMachinePid, /*exited_threads_kept=*/0);
   MmapEvent kernel;
   kernel.misc = PERF_RECORD_MISC_KERNEL;
   kernel.pid = -1;

@@ -184,7 +184,7 @@ TEST(MachineTest, CommWithoutExecKeepsTheMaps) {
 }
 
 TEST(MachineTest, ExitForgetsThreadsAndTheProcessAfterItsLastThread) {
-  Machine m;
+  Machine m(kHostMachinePid, /*exited_threads_kept=*/0);
   ASSERT_TRUE(m.Apply(UserMmap(1, 1, 0x1000, 0x1000, 0, "/bin/a")).ok());
   ASSERT_TRUE(m.Apply(Fork(1, 1, 1, 2)).ok());
   std::weak_ptr<Maps> maps = m.FindThread(1)->maps;
@@ -201,8 +201,38 @@ TEST(MachineTest, ExitForgetsThreadsAndTheProcessAfterItsLastThread) {
   EXPECT_TRUE(m.Apply(Exit(1, 2)).ok());  // a repeated EXIT is harmless
 }
 
+TEST(MachineTest, ExitedThreadsStayFindableForSamplesTakenWhileExiting) {
+  Machine m(kHostMachinePid, /*exited_threads_kept=*/2);
+  for (int32_t pid : {1, 2, 3}) {
+    ASSERT_TRUE(m.Apply(UserMmap(pid, pid, 0x1000, 0x1000, 0, "/bin/a")).ok());
+  }
+  ASSERT_TRUE(m.Apply(Exit(1, 1)).ok());
+  ASSERT_TRUE(m.Apply(Exit(2, 2)).ok());
+  // perf still finds both, and their maps.
+  EXPECT_EQ(DsoNameAt(m, 1, PERF_RECORD_MISC_USER, 0x1000), "/bin/a");
+  EXPECT_TRUE(m.FindThread(2).has_value());
+  // A third exit lets the oldest go.
+  ASSERT_TRUE(m.Apply(Exit(3, 3)).ok());
+  EXPECT_EQ(DsoNameAt(m, 1, PERF_RECORD_MISC_USER, 0x1000), "(none)");
+  EXPECT_EQ(DsoNameAt(m, 2, PERF_RECORD_MISC_USER, 0x1000), "/bin/a");
+  EXPECT_EQ(m.thread_count(), 2u);
+}
+
+TEST(MachineTest, AReusedTidIsNotForgottenForItsPredecessorsExit) {
+  Machine m(kHostMachinePid, /*exited_threads_kept=*/1);
+  ASSERT_TRUE(m.Apply(UserMmap(1, 1, 0x1000, 0x1000, 0, "/bin/a")).ok());
+  ASSERT_TRUE(m.Apply(Exit(1, 1)).ok());
+  ASSERT_TRUE(m.Apply(Fork(1, 1, 5, 5)).ok());  // a placeholder parent for the new pid 7
+  ASSERT_TRUE(m.Apply(UserMmap(7, 7, 0x2000, 0x1000, 0, "/bin/b")).ok());
+  ASSERT_TRUE(m.Apply(Fork(7, 7, 1, 1)).ok());  // tid 1 again, a live thread
+  ASSERT_TRUE(m.Apply(Exit(9, 9)).ok());        // unknown: nothing to keep
+  ASSERT_TRUE(m.Apply(Exit(5, 5)).ok());        // pushes tid 1's old exit out
+  EXPECT_TRUE(m.FindThread(1).has_value());
+  EXPECT_EQ(DsoNameAt(m, 1, PERF_RECORD_MISC_USER, 0x2000), "/bin/b");
+}
+
 TEST(MachineTest, HeldMapsOutliveExit) {
-  Machine m;
+  Machine m(kHostMachinePid, /*exited_threads_kept=*/0);
   ASSERT_TRUE(m.Apply(UserMmap(1, 1, 0x1000, 0x1000, 0, "/bin/a")).ok());
   std::shared_ptr<Maps> held = m.FindUserMaps(1);
   ASSERT_TRUE(m.Apply(Exit(1, 1)).ok());
@@ -420,6 +450,44 @@ TEST(MachineTest, UserMmapOverlapSplitsLikeTheKernel) {
   EXPECT_EQ(all[2].pgoff, 0x6000u);
   EXPECT_EQ(all[0].dso, all[2].dso);
   EXPECT_EQ(all[2].start - all[2].pgoff, all[0].start - all[0].pgoff);
+}
+
+}  // namespace
+}  // namespace perftk::machine
+
+namespace perftk::machine {
+namespace {
+
+TEST(MachineKernelTextTest, AddressesPastTheAnnouncedTextBelongToIt) {
+  // perf grows the kernel map to its last kallsyms symbol (.init.text lies
+  // past the MMAP's length); a module above still has its own map.
+  Machine m;
+  MmapEvent text;
+  text.misc = PERF_RECORD_MISC_KERNEL;
+  text.pid = -1;
+  text.start = 0xffffffff81000000;
+  text.len = 0x1000000;
+  text.pgoff = 0xffffffff81000000;
+  text.filename = "[kernel.kallsyms]_text";
+  ASSERT_TRUE(m.Apply(text).ok());
+  MmapEvent module = text;
+  module.start = 0xffffffffc0000000;
+  module.len = 0x4000;
+  module.pgoff = 0;
+  module.filename = "/lib/modules/6.1/kernel/fs/ext4.ko";
+  ASSERT_TRUE(m.Apply(module).ok());
+
+  std::optional<Map> init = m.FindMap(-1, PERF_RECORD_MISC_KERNEL, 0xffffffff83123456);
+  ASSERT_TRUE(init.has_value());
+  EXPECT_EQ(init->kind, MapKind::kKernel);
+  EXPECT_EQ(init->start, 0xffffffff81000000u);
+  std::optional<Map> in_module = m.FindMap(-1, PERF_RECORD_MISC_KERNEL, 0xffffffffc0001000);
+  ASSERT_TRUE(in_module.has_value());
+  EXPECT_EQ(in_module->kind, MapKind::kModule);
+  // Past the module: the module does not grow.
+  EXPECT_FALSE(m.FindMap(-1, PERF_RECORD_MISC_KERNEL, 0xffffffffc0010000).has_value());
+  // Below the kernel text: nothing.
+  EXPECT_FALSE(m.FindMap(-1, PERF_RECORD_MISC_KERNEL, 0xffffffff80000000).has_value());
 }
 
 }  // namespace

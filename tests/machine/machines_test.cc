@@ -118,7 +118,7 @@ TEST(MachinesTest, GuestAcceptsAHostStyleKernelMmapName) {
 }
 
 TEST(MachinesTest, TaskEventsFollowTheirCpumode) {
-  Machines m;
+  Machines m(/*exited_threads_kept=*/0);
   ForkEvent fork;
   fork.misc = PERF_RECORD_MISC_GUEST_USER;
   fork.machine_pid = 600;
