@@ -126,6 +126,4 @@ void RemapTable::Fork(const Space& parent, const Space& child) {
   memory_[child] = std::move(copy);
 }
 
-void RemapTable::Forget(const Space& space) { memory_.erase(space); }
-
 }  // namespace perftk

@@ -87,10 +87,9 @@ class RemapTable {
   // (never mappable; NULL-ish values) are kept as they are.
   uint64_t SubstituteUnknown(uint64_t addr, bool kernel_half);
 
-  // A forked process starts with a copy of its parent's memory ranges; an
-  // exited one is forgotten.
+  // A forked process starts with a copy of its parent's memory ranges.
+  // (Exited processes keep theirs: samples taken while exiting follow EXIT.)
   void Fork(const Space& parent, const Space& child);
-  void Forget(const Space& space);
 
   size_t unknown_pages() const { return unknown_pages_.size(); }
 
