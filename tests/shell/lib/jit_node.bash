@@ -51,5 +51,7 @@ perftk_jit() {
 
 # Every sample: thread, time, address and symbol (dso paths differ by --jit-dir).
 samples_of() {
-  perf script -i "$1" -F tid,time,ip,sym "${@:2}" 2>"$1.script.err"
+  # --no-inline: inline frames come from each .so's line tables, and ours
+  # carry pc ranges perf's lack (addr2line then answers differently).
+  perf script -i "$1" -F tid,time,ip,sym --no-inline "${@:2}" 2>"$1.script.err"
 }
