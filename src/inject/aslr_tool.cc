@@ -472,6 +472,4 @@ absl::Status AslrTool::Process(const Record& record, RecordSink& out) {
   }
 }
 
-absl::Status AslrTool::End(RecordSink&, FeatureSet&) { return absl::OkStatus(); }
-
 }  // namespace perftk

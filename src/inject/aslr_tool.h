@@ -55,7 +55,6 @@ class AslrTool : public Tool {
 
   absl::Status Begin(Header& header) override;
   absl::Status Process(const Record& record, RecordSink& out) override;
-  absl::Status End(RecordSink& out, FeatureSet& features) override;
 
   const AslrStats& stats() const { return stats_; }
   size_t unknown_pages() const { return table_.unknown_pages(); }
