@@ -36,7 +36,7 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
   WriterSink sink(**writer);
 
   PipelineStats stats;
-  Progress progress(options.progress_label, 0);
+  Progress progress(options.progress_label, (*reader)->size());
   OrderedReader ordered(**reader);
   while (true) {
     absl::StatusOr<std::optional<Record>> record =

@@ -43,6 +43,8 @@ class PerfDataReader {
 
   const Header& header() const { return header_; }
   const std::string& name() const { return input_->name(); }
+  // Size of the input in bytes; 0 for a stream.
+  uint64_t size() const { return input_->mapped().size(); }
   // Things that were wrong but could be stepped over (e.g. a feature section
   // pointing outside the file), one line each.
   const std::vector<std::string>& warnings() const { return warnings_; }
