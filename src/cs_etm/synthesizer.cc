@@ -150,14 +150,20 @@ void SampleSynthesizer::PushBranch(State& state, uint64_t from, uint64_t to) {
   if (state.count < state.ring.size()) ++state.count;
 }
 
-absl::Status SampleSynthesizer::EmitInstruction(State& state, const Packet& at, uint64_t ip,
-                                                uint64_t period) {
+SynthesizedSample SampleSynthesizer::NewSample(const State& state, SynthesizedSample::Kind kind,
+                                                const Packet& packet) const {
   SynthesizedSample sample;
-  sample.kind = SynthesizedSample::Kind::kInstruction;
-  sample.context = at.context;
+  sample.kind = kind;
+  sample.context = packet.context;
   auto cpu = cpu_of_trace_id_.find(state.trace_id);
   sample.cpu = block_cpu_ != kNoCpu ? block_cpu_ : cpu != cpu_of_trace_id_.end() ? cpu->second : 0;
   sample.time = block_time_;
+  return sample;
+}
+
+absl::Status SampleSynthesizer::EmitInstruction(State& state, const Packet& at, uint64_t ip,
+                                                uint64_t period) {
+  SynthesizedSample sample = NewSample(state, SynthesizedSample::Kind::kInstruction, at);
   sample.ip = ip;
   sample.period = period;
   if (options_.last_branch) {
@@ -172,12 +178,7 @@ absl::Status SampleSynthesizer::EmitInstruction(State& state, const Packet& at, 
 
 absl::Status SampleSynthesizer::EmitBranch(State& state, const Packet& from_packet, uint64_t from,
                                            uint64_t to) {
-  SynthesizedSample sample;
-  sample.kind = SynthesizedSample::Kind::kBranch;
-  sample.context = from_packet.context;
-  auto cpu = cpu_of_trace_id_.find(state.trace_id);
-  sample.cpu = block_cpu_ != kNoCpu ? block_cpu_ : cpu != cpu_of_trace_id_.end() ? cpu->second : 0;
-  sample.time = block_time_;
+  SynthesizedSample sample = NewSample(state, SynthesizedSample::Kind::kBranch, from_packet);
   sample.ip = from;
   sample.addr = to;
   sample.period = 1;

@@ -76,6 +76,9 @@ class SampleSynthesizer : public PacketSink {
   State& StateOf(uint8_t trace_id);
   absl::Status OnRange(State& state, const Packet& packet);
   absl::Status Flush(State& state, bool reset_ring);
+  // A sample of `kind` stamped with the packet's context, the block's cpu and time.
+  SynthesizedSample NewSample(const State& state, SynthesizedSample::Kind kind,
+                              const Packet& packet) const;
   absl::Status EmitInstruction(State& state, const Packet& at, uint64_t ip, uint64_t period);
   absl::Status EmitBranch(State& state, const Packet& from_packet, uint64_t from, uint64_t to);
   void PushBranch(State& state, uint64_t from, uint64_t to);
