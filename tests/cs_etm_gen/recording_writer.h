@@ -1,0 +1,76 @@
+// Writes a CoreSight perf.data as `perf record -e cs_etm//` would in
+// CPU-wide mode, with perftk's own writer (streaming, so large recordings
+// never sit in memory): one cs_etm event with sample_id_all (TID, TIME, CPU,
+// IDENTIFIER), COMM and MMAP2 of every process, MMAP2 of a kernel image,
+// AUXTRACE_INFO with ETMv4 metadata per CPU (header version 1, TRCCONFIGR
+// with the context id bit so the trace names threads), ITRACE_START, and per
+// buffer an AUX record and an AUXTRACE record with the trace.
+#ifndef PERFTK_TESTS_CS_ETM_GEN_RECORDING_WRITER_H_
+#define PERFTK_TESTS_CS_ETM_GEN_RECORDING_WRITER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "perf/header.h"
+#include "perf/writer.h"
+
+namespace perftk::etm_gen {
+
+inline constexpr uint32_t kCsEtmPmuType = 9;
+
+struct ProcessMapping {
+  int32_t pid = 0;
+  std::vector<int32_t> tids;  // the first is the main thread (tid == pid)
+  std::string comm;
+  uint64_t base = 0;  // where the user binary's file offset 0 is mapped
+};
+
+struct RecordingLayout {
+  uint32_t nr_cpus = 1;
+  bool timestamps = false;  // sets the TS bit in the event config and TRCCONFIGR
+  std::string user_binary;  // absolute path, mapped by every process
+  uint64_t user_size = 0;
+  std::string kernel_image;  // absolute path, mapped as kernel code ("" = none)
+  uint64_t kernel_base = 0;
+  uint64_t kernel_size = 0;
+  std::vector<ProcessMapping> processes;
+};
+
+// The AUXTRACE_INFO private words for `nr_cpus` ETMv4 trace units.
+std::vector<uint64_t> CsEtmInfoWords(uint32_t nr_cpus, bool timestamps);
+
+class RecordingWriter {
+ public:
+  static absl::StatusOr<std::unique_ptr<RecordingWriter>> Create(const std::string& path,
+                                                                 const RecordingLayout& layout);
+
+  // ITRACE_START on `cpu` for the thread that runs there first.
+  absl::Status StartCpu(uint32_t cpu, int32_t pid, int32_t tid, uint64_t time);
+  // One buffer of trace written by `cpu`'s sink (AUX + AUXTRACE).
+  absl::Status AddBuffer(uint32_t cpu, uint64_t time, const std::vector<uint8_t>& trace,
+                         bool raw);
+  absl::Status Finish();
+
+  uint64_t trace_bytes() const { return trace_bytes_; }
+
+ private:
+  RecordingWriter(RecordingLayout layout) : layout_(std::move(layout)) {}
+  absl::Status WriteHeaderRecords();
+  absl::Status Write(uint32_t type, uint16_t misc, std::vector<std::byte> body, uint32_t cpu,
+                     int32_t pid, int32_t tid, uint64_t time, bool sample_id = true,
+                     const std::vector<uint8_t>* payload = nullptr);
+
+  RecordingLayout layout_;
+  Header header_;
+  std::unique_ptr<PerfDataWriter> writer_;
+  std::map<uint32_t, uint64_t> aux_offset_;  // per cpu
+  uint64_t trace_bytes_ = 0;
+};
+
+}  // namespace perftk::etm_gen
+
+#endif  // PERFTK_TESTS_CS_ETM_GEN_RECORDING_WRITER_H_
