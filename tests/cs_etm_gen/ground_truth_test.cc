@@ -293,5 +293,253 @@ TEST_F(GroundTruth, TwoProcessesSwitchingMidBuffer) {
   }
 }
 
+// Runs `thread` one waypoint at a time until its last executed instruction
+// has the flow `wanted` and was taken.
+void RunUntil(CpuTracer& tracer, ThreadState& thread, Flow wanted) {
+  for (int i = 0; i < 500; ++i) {
+    ASSERT_TRUE(tracer.Run(thread, 1).ok());
+    const TruthEvent& last = tracer.truth().events.back();
+    const LoadedCode& code = last.context.el == 0 ? thread.user : thread.kernel;
+    if (last.taken && Classify(code.WordAt(last.end - 4)).flow == wanted) return;
+  }
+  FAIL() << "no taken branch of the wanted kind";
+}
+
+// (b) The switch comes right after a taken branch: the branch belongs to the
+// old thread, the first range after the context to the new one. Threads 100
+// and 101 share the process, so only the exact comparison can tell them apart.
+TEST_F(GroundTruth, SwitchRightAfterTakenBranch) {
+  for (Flow flow : {Flow::kCondBranch, Flow::kCall, Flow::kReturn}) {
+    CpuTracer tracer(0, 0);
+    ThreadState a = Thread(100, 100, 11), a2 = Thread(100, 101, 12), b = Thread(200, 200, 13);
+    tracer.BeginBuffer(500);
+    tracer.Enter(a);
+    RunUntil(tracer, a, flow);
+    tracer.SwitchTo(a2);
+    RunUntil(tracer, a2, flow);
+    tracer.SwitchTo(b, SwitchStyle::kContextThenAddress);
+    RunUntil(tracer, b, flow);
+    tracer.SwitchTo(a);
+    ASSERT_TRUE(tracer.Run(a, 12).ok());
+    std::vector<Buffer> buffers = {{0, 500, tracer.EndBuffer()}};
+    std::string path = Write(absl::StrCat("b", static_cast<int>(flow), ".data"), Layout(1, false),
+                             buffers, Packing::kFormatted, {{0, {100, 100}}});
+    SCOPED_TRACE(path);
+    for (const char* itrace : {"i1il64b", "i3il8", "il64"}) {
+      ExpectMatchesTruth(path, {tracer.truth()}, itrace);
+    }
+    // The sample flushed at each switch is the old thread's, at its branch.
+    Decode run = DecodeFile(path, "il64");
+    ASSERT_TRUE(run.status.ok()) << run.status;
+    ASSERT_EQ(run.samples.size(), 4u);
+    EXPECT_EQ(run.samples[0].sample.tid, 100u);
+    EXPECT_EQ(run.samples[1].sample.tid, 101u);
+    EXPECT_EQ(run.samples[2].sample.tid, 200u);
+    EXPECT_EQ(run.samples[3].sample.tid, 100u);
+  }
+}
+
+// (c) Syscalls: SVC takes an exception into the kernel image (EL1, mapped by
+// a kernel MMAP2), ERET returns to EL0. Samples there are kernel samples of
+// the same thread, and the exception is a branch in the stack.
+TEST_F(GroundTruth, SyscallsChangeTheExceptionLevel) {
+  CpuTracer tracer(0, 0);
+  ThreadState a = Thread(100, 100, 21, 500), b = Thread(200, 200, 22, 500);
+  tracer.BeginBuffer(700);
+  tracer.Enter(a);
+  ASSERT_TRUE(tracer.Run(a, 120).ok());
+  tracer.SwitchTo(b);
+  ASSERT_TRUE(tracer.Run(b, 120).ok());
+  std::vector<Buffer> buffers = {{0, 700, tracer.EndBuffer()}};
+  int kernel_ranges = 0;
+  for (const TruthEvent& e : tracer.truth().events) {
+    kernel_ranges += e.kind == TruthEvent::Kind::kRange && e.context.el == 1;
+  }
+  ASSERT_GT(kernel_ranges, 10);
+  for (Packing packing : {Packing::kRaw, Packing::kFormatted}) {
+    std::string path = Write(packing == Packing::kRaw ? "c_raw.data" : "c_fmt.data",
+                             Layout(1, false), buffers, packing, {{0, {100, 100}}});
+    SCOPED_TRACE(path);
+    for (const char* itrace : {"i2il32b", "i5il64"}) ExpectMatchesTruth(path, {tracer.truth()}, itrace);
+    Decode run = DecodeFile(path, "i2il32");
+    ASSERT_TRUE(run.status.ok()) << run.status;
+    int kernel = 0;
+    for (const Decoded& d : run.samples) {
+      if (d.cpumode != PERF_RECORD_MISC_KERNEL) continue;
+      ++kernel;
+      EXPECT_GE(d.sample.ip, kKernelBase);
+    }
+    EXPECT_GT(kernel, 5);
+  }
+}
+
+// (d) Trace off and on again: no branch-stack entry spans the gap.
+TEST_F(GroundTruth, TraceGapIsADiscontinuity) {
+  CpuTracer tracer(0, 0);
+  ThreadState a = Thread(100, 100, 31, 200), b = Thread(200, 200, 32);
+  tracer.BeginBuffer(900);
+  tracer.Enter(a);
+  ASSERT_TRUE(tracer.Run(a, 30).ok());
+  ASSERT_TRUE(tracer.TraceGap(a, 7).ok());
+  ASSERT_TRUE(tracer.Run(a, 30).ok());
+  tracer.SwitchTo(b);
+  ASSERT_TRUE(tracer.TraceGap(b, 3).ok());
+  ASSERT_TRUE(tracer.Run(b, 30).ok());
+  std::vector<Buffer> buffers = {{0, 900, tracer.EndBuffer()}};
+  std::string path = Write("d.data", Layout(1, false), buffers, Packing::kRaw, {{0, {100, 100}}});
+  for (const char* itrace : {"i4il64b", "il64"}) ExpectMatchesTruth(path, {tracer.truth()}, itrace);
+}
+
+// (e) Timestamps in the stream change nothing in the samples (with and
+// without them the same truth gives the same expectations).
+TEST_F(GroundTruth, TimestampsPresentAndAbsent) {
+  for (uint32_t every : {0u, 1u, 4u}) {
+    CpuTracer tracer(0, every);
+    ThreadState a = Thread(100, 100, 1), a2 = Thread(100, 101, 2), b = Thread(200, 200, 3);
+    std::vector<Buffer> buffers = TwoProcessesOneCpu(tracer, a, a2, b);
+    std::string path = Write(absl::StrCat("e", every, ".data"), Layout(1, every != 0), buffers,
+                             Packing::kFormatted, {{0, {100, 100}}});
+    SCOPED_TRACE(path);
+    ExpectMatchesTruth(path, {tracer.truth()}, "i7il16b");
+  }
+}
+
+// Four CPUs with their own buffers, raw and formatted, threads moving
+// between CPUs; and two CPUs' trace multiplexed in one formatted buffer.
+TEST_F(GroundTruth, FourCpus) {
+  for (Packing packing : {Packing::kRaw, Packing::kFormatted}) {
+    std::vector<CpuTracer> tracers;
+    for (uint32_t cpu = 0; cpu < 4; ++cpu) tracers.emplace_back(cpu, cpu % 2 ? 5 : 0);
+    std::vector<ThreadState> threads = {Thread(100, 100, 41, 100), Thread(100, 101, 42),
+                                        Thread(200, 200, 43, 300), Thread(200, 100, 44)};
+    threads[3].pid = 200;
+    threads[3].tid = 201;
+    std::vector<Buffer> buffers;
+    uint64_t time = 1000;
+    for (int round = 0; round < 3; ++round) {
+      for (uint32_t cpu = 0; cpu < 4; ++cpu) {
+        CpuTracer& tracer = tracers[cpu];
+        ThreadState& first = threads[(cpu + round) % 4];
+        ThreadState& second = threads[(cpu + round + 2) % 4];
+        tracer.BeginBuffer(time);
+        tracer.Enter(first);
+        ASSERT_TRUE(tracer.Run(first, 20 + cpu).ok());
+        buffers.push_back({cpu, time, tracer.EndBuffer()});
+        ++time;
+        tracer.BeginBuffer(time);
+        tracer.Enter(second);
+        ASSERT_TRUE(tracer.Run(second, 15).ok());
+        tracer.SwitchTo(first);
+        ASSERT_TRUE(tracer.Run(first, 9).ok());
+        buffers.push_back({cpu, time, tracer.EndBuffer()});
+        ++time;
+      }
+    }
+    RecordingLayout layout = Layout(4, true);
+    layout.processes[1].tids.push_back(201);
+    std::string path = Write(packing == Packing::kRaw ? "f_raw.data" : "f_fmt.data", layout,
+                             buffers, packing,
+                             {{0, {100, 100}}, {1, {100, 101}}, {2, {200, 200}}, {3, {200, 201}}});
+    std::vector<CpuTruth> truths;
+    for (CpuTracer& tracer : tracers) truths.push_back(tracer.truth());
+    ExpectMatchesTruth(path, truths, "i3il64b");
+  }
+}
+
+TEST_F(GroundTruth, TwoCpusInOneFormattedBuffer) {
+  CpuTracer cpu0(0, 0), cpu1(1, 3);
+  ThreadState a = Thread(100, 100, 51), b = Thread(200, 200, 52, 300);
+  cpu0.BeginBuffer(3000);
+  cpu1.BeginBuffer(3000);
+  cpu0.Enter(a);
+  cpu1.Enter(b);
+  ASSERT_TRUE(cpu0.Run(a, 60).ok());
+  ASSERT_TRUE(cpu1.Run(b, 70).ok());
+  std::vector<uint8_t> s0 = cpu0.EndBuffer(), s1 = cpu1.EndBuffer();
+  // Interleave the two streams in chunks of uneven sizes, as a shared sink does.
+  FrameFormatter formatter;
+  size_t p0 = 0, p1 = 0, chunk = 1;
+  while (p0 < s0.size() || p1 < s1.size()) {
+    size_t n0 = std::min(chunk, s0.size() - p0), n1 = std::min(chunk + 2, s1.size() - p1);
+    formatter.Add(TraceIdOfCpu(0), std::vector<uint8_t>(s0.begin() + p0, s0.begin() + p0 + n0));
+    formatter.Add(TraceIdOfCpu(1), std::vector<uint8_t>(s1.begin() + p1, s1.begin() + p1 + n1));
+    p0 += n0;
+    p1 += n1;
+    chunk = chunk % 9 + 1;
+  }
+  std::string path = *dir_ + "/shared_sink.data";
+  {
+    auto writer = RecordingWriter::Create(path, Layout(2, true));
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    ASSERT_TRUE((*writer)->StartCpu(0, 100, 100, 10).ok());
+    ASSERT_TRUE((*writer)->AddBuffer(0, 3000, formatter.Finish(), /*raw=*/false).ok());
+    ASSERT_TRUE((*writer)->Finish().ok());
+  }
+  ExpectMatchesTruth(path, {cpu0.truth(), cpu1.truth()}, "i2il16b");
+}
+
+// The truth itself checked against hand-computed counts: a loop whose
+// B.NE is taken 9 times out of 10, then B back to the start. 30 waypoints
+// are 2 rounds of 11 and 8 more taken B.NE, the last of which ends the trace
+// (its target is never traced): the back edge is seen 9 + 9 + 7 = 25 times
+// and B twice. The decoded branch samples must say so.
+TEST_F(GroundTruth, TinyLoopEdgeCountsByHand) {
+  Assembler code(kTextOffset);
+  code.Label("start", true).AddImm(0, 0, 9).Label("top").SubsImm(0, 0, 1)
+      .BCond(Cond::kNe, "top").B("start");
+  auto words = code.Finish();
+  ASSERT_TRUE(words.ok());
+  ElfImage image;
+  image.code = *words;
+  image.symbols = code.symbols();
+  const std::string binary = *dir_ + "/tiny_loop";
+  ASSERT_TRUE(WriteElf(image, binary).ok());
+
+  ThreadState t;
+  t.pid = t.tid = 300;
+  t.user = LoadedCode{kBaseA, kTextOffset, &image.code};
+  t.pc = kBaseA + kTextOffset;
+  auto count = std::make_shared<int>(0);
+  t.decide = [count](uint64_t) { return (*count)++ % 10 != 9; };
+  CpuTracer tracer(0, 0);
+  tracer.BeginBuffer(100);
+  tracer.Enter(t);
+  ASSERT_TRUE(tracer.Run(t, 30).ok());
+  std::vector<uint8_t> trace = tracer.EndBuffer();
+
+  const uint64_t top = kBaseA + kTextOffset + 4, bne = top + 4, b = bne + 4;
+  std::map<std::pair<uint64_t, uint64_t>, int> truth_edges;
+  const TruthEvent* prev = nullptr;
+  for (const TruthEvent& e : tracer.truth().events) {
+    if (e.kind != TruthEvent::Kind::kRange) continue;
+    if (prev != nullptr && prev->taken) ++truth_edges[{prev->end - 4, e.start}];
+    prev = &e;
+  }
+  const std::map<std::pair<uint64_t, uint64_t>, int> by_hand = {
+      {{bne, top}, 25}, {{b, kBaseA + kTextOffset}, 2}};
+  EXPECT_EQ(truth_edges, by_hand);
+
+  RecordingLayout layout = Layout(1, false);
+  layout.user_binary = binary;
+  layout.user_size = std::filesystem::file_size(binary);
+  layout.processes = {{300, {300}, "tiny_loop", kBaseA}};
+  std::string path = *dir_ + "/tiny.data";
+  {
+    auto writer = RecordingWriter::Create(path, layout);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    ASSERT_TRUE((*writer)->AddBuffer(0, 100, trace, /*raw=*/true).ok());
+    ASSERT_TRUE((*writer)->Finish().ok());
+  }
+  Decode run = DecodeFile(path, "b");
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  std::map<std::pair<uint64_t, uint64_t>, int> decoded;
+  for (const Decoded& d : run.samples) {
+    if (d.sample.ip != 0 && d.sample.addr != 0) ++decoded[{d.sample.ip, d.sample.addr}];
+  }
+  EXPECT_EQ(decoded, by_hand);
+  // The 27 edges, plus trace start (0 -> start) and trace end (B.NE -> 0).
+  EXPECT_EQ(run.samples.size(), 27u + 2u);
+}
+
 }  // namespace
 }  // namespace perftk::etm_gen
