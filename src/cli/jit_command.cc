@@ -9,6 +9,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "inject/pipeline.h"
+#include "jit/buildid_cache.h"
 #include "jit/jit_tool.h"
 
 namespace perftk::cli {
@@ -21,7 +22,13 @@ absl::Status RunJit(const JitOptions& options) {
           absl::StrCat("--jit-dir ", options.jit_dir, ": not a directory"));
     }
   }
-  jit::JitTool tool(jit::JitToolOptions{options.jit_dir, options.merge});
+  std::string cache_dir = options.buildid_cache;
+  if (cache_dir == kDefaultBuildIdCache) {
+    absl::StatusOr<std::string> home_cache = jit::DefaultBuildIdCacheDir();
+    if (!home_cache.ok()) return home_cache.status();
+    cache_dir = *home_cache;
+  }
+  jit::JitTool tool(jit::JitToolOptions{options.jit_dir, options.merge, cache_dir});
   PipelineOptions pipeline;
   pipeline.input = options.input;
   pipeline.output = options.output;
@@ -59,13 +66,20 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
   sub->footer(
       "Each CODE_LOAD of a dump becomes jitted-<pid>-<code_index>.so beside the dump\n"
       "(or in --jit-dir), with its symbol, .eh_frame and line table; --merge writes one\n"
-      "jitted-<pid>-merged.so per dump instead, for runtimes with very many functions.\n"
-      "Nothing is written to ~/.debug. Records are written in timestamp order.\n\n"
+      "jitted-<pid>-merged.so per dump instead, for runtimes with very many functions\n"
+      "(loads with unwinding tables mapped after their code, as from node\n"
+      "--perf-prof-unwinding-info, keep their own file: perf reads one .eh_frame_hdr\n"
+      "per file). A process in a container (pid namespace) names its dump with its\n"
+      "pid there; such dumps are found, and their pids translated, as perf does.\n"
+      "Nothing is written to ~/.debug unless --buildid-cache is given; the output's\n"
+      "build-id table lists every file written. Records are written in timestamp order.\n\n"
       "Examples:\n"
       "  perf record -k 1 -e cpu-clock -o perf.data node --perf-prof app.js\n"
       "  perftk jit -i perf.data -o jit.data\n"
       "  perf report -i jit.data --sort dso,sym\n"
       "  perftk jit -i perf.data -o jit.data --merge --jit-dir /tmp/jitted\n"
+      "  perftk jit -i perf.data -o jit.data --buildid-cache    # perf report works\n"
+      "                                                         # after the .so are gone\n"
       "  perf record -k 1 -o - node --perf-prof app.js | perftk jit -i - -o jit.data");
   sub->add_option("-i,--input", options->input, "Input perf.data ('-' for stdin)")
       ->capture_default_str();
@@ -74,6 +88,10 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_option("--jit-dir", options->jit_dir,
                   "Write the jitted-*.so files here instead of beside each dump");
   sub->add_flag("--merge", options->merge, "One ELF file per dump instead of one per function");
+  sub->add_flag(absl::StrCat("--buildid-cache{", kDefaultBuildIdCache, "}"), options->buildid_cache,
+                "Also store the ELF files in perf's build-id cache: DIR (give it as\n"
+                "--buildid-cache=DIR) or $HOME/.debug")
+      ->type_name("[=DIR]");
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
   sub->callback([options, &outcome] { outcome = RunJit(*options); });

@@ -12,11 +12,15 @@ class App;
 
 namespace perftk::cli {
 
+inline constexpr char kDefaultBuildIdCache[] = "HOME";
+
 struct JitOptions {
   std::string input = "perf.data";
   std::string output;
   std::string jit_dir;  // empty: the .so files go beside each dump
   bool merge = false;
+  // --buildid-cache[=DIR]: empty = no cache; kDefaultBuildIdCache = $HOME/.debug.
+  std::string buildid_cache;
   bool pipe = false;   // write the pipe layout even to a file
   bool quiet = false;  // no summary line on stderr
 };

@@ -109,6 +109,8 @@ class JitElfComposer {
 
   size_t functions() const { return symbols_.size(); }
   uint64_t region_end() const { return region_end_; }
+  const Sha1::Digest& build_id() const { return build_id_; }
+  const JitElfTarget& target() const { return target_; }
 
   // Appends the function's code to `region` (after alignment padding) and
   // returns its address.
@@ -162,7 +164,8 @@ class JitElfComposer {
     hash_.Update(line);
     hash_.Update(info);
     hash_.Update(abbrev);
-    Sha1::Digest build_id = hash_.Finish();
+    build_id_ = hash_.Finish();
+    const Sha1::Digest& build_id = build_id_;
 
     Emitter t(target_, tail);
     tail.clear();
@@ -490,10 +493,11 @@ class JitElfComposer {
   std::vector<std::string> files_;
   absl::flat_hash_map<std::string, uint32_t> file_index_;
   Sha1 hash_;
+  Sha1::Digest build_id_{};
 };
 
-void BuildJitElf(const JitElfTarget& target, const JitFunction& function,
-                 std::vector<std::byte>& out) {
+Sha1::Digest BuildJitElf(const JitElfTarget& target, const JitFunction& function,
+                         std::vector<std::byte>& out) {
   JitElfComposer composer(target);
   std::vector<std::byte> region;
   region.reserve(function.code.size() + function.eh_frame.size() +
@@ -505,6 +509,7 @@ void BuildJitElf(const JitElfTarget& target, const JitFunction& function,
   out.reserve(out.size() + region.size() + tail.size());
   AppendBytes(out, region);
   AppendBytes(out, tail);
+  return composer.build_id();
 }
 
 namespace {
@@ -570,6 +575,8 @@ absl::StatusOr<std::unique_ptr<MergedJitElfWriter>> MergedJitElfWriter::Create(
 
 size_t MergedJitElfWriter::functions() const { return composer_->functions(); }
 
+const Sha1::Digest& MergedJitElfWriter::build_id() const { return composer_->build_id(); }
+
 absl::Status MergedJitElfWriter::FlushRegion() {
   absl::Status s = WriteAll(fd_, region_, temp_path_);
   region_.clear();
@@ -582,6 +589,21 @@ absl::StatusOr<uint64_t> MergedJitElfWriter::Add(const JitFunction& function) {
     if (absl::Status s = FlushRegion(); !s.ok()) return s;
   }
   return address;
+}
+
+void MergedJitElfWriter::AddEmptyUnwindingTables() {
+  // version 1; eh_frame_ptr pc-relative sdata4; fde_count udata4; table
+  // datarel sdata4 (what V8 writes for code without tables).
+  constexpr uint8_t kPcrelSdata4 = 0x1b, kUdata4 = 0x03, kDatarelSdata4 = 0x3b;
+  std::vector<std::byte> header;
+  Emitter e(composer_->target(), header);
+  e.U8(1);
+  e.U8(kPcrelSdata4);
+  e.U8(kUdata4);
+  e.U8(kDatarelSdata4);
+  e.U32(static_cast<uint32_t>(-4));  // the empty .eh_frame is where the header starts
+  e.U32(0);                          // no entries
+  composer_->AddUnwinding(Bytes(), header, region_);
 }
 
 absl::StatusOr<struct stat> MergedJitElfWriter::Finish() {

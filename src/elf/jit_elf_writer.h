@@ -34,6 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "elf/sha1.h"
 #include "perf/bytes.h"
 
 namespace perftk::elf {
@@ -72,9 +73,10 @@ struct JitFunction {
   std::span<const JitLine> lines = {};
 };
 
-// The whole file for one function, replacing `out`'s contents.
-void BuildJitElf(const JitElfTarget& target, const JitFunction& function,
-                 std::vector<std::byte>& out);
+// The whole file for one function, replacing `out`'s contents; returns its
+// build id.
+Sha1::Digest BuildJitElf(const JitElfTarget& target, const JitFunction& function,
+                         std::vector<std::byte>& out);
 
 // Creates or truncates `path`, writes `bytes` with one write, and returns the
 // file's stat (for the device and inode numbers an MMAP2 carries).
@@ -82,7 +84,10 @@ absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes)
 
 // One ELF for many functions (perftk jit --merge): each function's code at
 // its own 16-aligned offset in .text, one symbol each. Unwinding tables are
-// not merged. The file appears at `path` only when Finish succeeds.
+// not merged (an unwinder finds one .eh_frame_hdr per file and reads it at
+// one base address), but the file can say "no tables here" with an empty
+// .eh_frame and an .eh_frame_hdr without entries, as a JIT does for code it
+// has no tables for. The file appears at `path` only when Finish succeeds.
 class MergedJitElfWriter {
  public:
   static absl::StatusOr<std::unique_ptr<MergedJitElfWriter>> Create(const std::string& path,
@@ -91,9 +96,14 @@ class MergedJitElfWriter {
 
   // Appends a function; returns the file offset (== address) of its code.
   absl::StatusOr<uint64_t> Add(const JitFunction& function);
+  // Ends the code with an empty .eh_frame and an .eh_frame_hdr of no
+  // entries; call after the last Add.
+  void AddEmptyUnwindingTables();
   absl::StatusOr<struct stat> Finish();
 
   size_t functions() const;
+  // The file's build id, once Finish has succeeded.
+  const Sha1::Digest& build_id() const;
 
  private:
   MergedJitElfWriter(std::string path, std::string temp_path, int fd,

@@ -5,6 +5,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -13,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "jit/buildid_cache.h"
 #include "perftk/perf_abi.h"
 
 namespace perftk::jit {
@@ -66,6 +68,14 @@ std::optional<uint32_t> JitDumpPidOf(absl::string_view filename) {
 bool IsAnonymousMapping(absl::string_view filename) {
   return absl::StartsWith(filename, "//anon") || absl::StartsWith(filename, "[anon:") ||
          absl::StartsWith(filename, "/memfd:");
+}
+
+std::vector<std::string> DumpCandidates(absl::string_view filename, uint32_t pid) {
+  std::vector<std::string> candidates{std::string(filename)};
+  if (pid != 0 && absl::StartsWith(filename, "/")) {
+    candidates.push_back(absl::StrCat("/proc/", pid, "/root", filename));
+  }
+  return candidates;
 }
 
 absl::StatusOr<TimeConversion> TimeConversion::From(const Record& record) {
@@ -144,24 +154,49 @@ absl::Status JitTool::Process(const Record& record, RecordSink& out) {
 
 absl::Status JitTool::ProcessMapping(const Record& record, absl::string_view filename,
                                      uint32_t pid, RecordSink& out) {
-  std::optional<uint32_t> dump_pid = JitDumpPidOf(filename);
-  if (dump_pid && (pid == *dump_pid || pid == 0)) {
-    std::string path(filename);
-    if (processed_dumps_.contains(path)) return absl::OkStatus();  // mapped again
-    if (access(path.c_str(), R_OK) != 0) {
-      warnings_.push_back(absl::StrCat("offset ", record.file_offset(), ": jitdump ", path,
-                                       " cannot be read (", std::strerror(errno),
-                                       "); its marker mmap is kept"));
-      return out.Emit(record);
-    }
-    processed_dumps_.insert(path);
-    return ProcessDump(record, path, pid == 0 ? *dump_pid : pid);
+  if (std::optional<uint32_t> name_pid = JitDumpPidOf(filename)) {
+    std::optional<FoundDump> dump = FindDump(record, filename, pid, *name_pid);
+    if (!dump) return out.Emit(record);
+    if (processed_dumps_.contains(dump->path)) return absl::OkStatus();  // mapped again
+    processed_dumps_.insert(dump->path);
+    return ProcessDump(record, *dump, pid == 0 ? *name_pid : pid);
   }
   if (processed_pids_.contains(pid) && IsAnonymousMapping(filename)) {
     ++stats_.anon_mmaps_dropped;
     return absl::OkStatus();
   }
   return out.Emit(record);
+}
+
+std::optional<JitTool::FoundDump> JitTool::FindDump(const Record& marker,
+                                                   absl::string_view filename, uint32_t pid,
+                                                   uint32_t name_pid) {
+  // Another pid than the mapping's: a process in a pid namespace, if the
+  // dump says it was written by that namespace pid.
+  bool namespaced = pid != 0 && pid != name_pid;
+  int first_errno = 0;
+  for (const std::string& path : DumpCandidates(filename, pid)) {
+    if (access(path.c_str(), R_OK) != 0) {
+      if (first_errno == 0) first_errno = errno;
+      continue;
+    }
+    if (namespaced) {
+      absl::StatusOr<std::unique_ptr<JitDumpReader>> reader = JitDumpReader::Open(path);
+      if (!reader.ok() || (*reader)->header().pid != name_pid) continue;
+    }
+    return FoundDump{path, namespaced};
+  }
+  if (namespaced) {
+    warnings_.push_back(absl::StrCat(
+        "offset ", marker.file_offset(), ": ", filename, " is mapped by pid ", pid,
+        ", and no readable jitdump there has pid ", name_pid,
+        " in its header (a process in a pid namespace); the mmap is kept"));
+  } else {
+    warnings_.push_back(absl::StrCat("offset ", marker.file_offset(), ": jitdump ", filename,
+                                     " cannot be read (", std::strerror(first_errno),
+                                     "); its marker mmap is kept"));
+  }
+  return std::nullopt;
 }
 
 absl::Status JitTool::CheckClock(const std::string& path) const {
@@ -200,7 +235,8 @@ absl::StatusOr<JitTool::DumpContext> JitTool::ContextFor(const Record& marker,
   return context;
 }
 
-absl::Status JitTool::ProcessDump(const Record& marker, const std::string& path, uint32_t pid) {
+absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, uint32_t pid) {
+  const std::string& path = dump.path;
   absl::StatusOr<std::unique_ptr<JitDumpReader>> reader = JitDumpReader::Open(path);
   if (!reader.ok()) return reader.status();
   if ((*reader)->header().arch_timestamp()) {
@@ -215,6 +251,7 @@ absl::Status JitTool::ProcessDump(const Record& marker, const std::string& path,
   absl::StatusOr<DumpContext> context = ContextFor(marker, **reader);
   if (!context.ok()) return context.status();
   context->file_pid = (*reader)->header().pid;
+  if (dump.namespaced) context->outer_pid = pid;
 
   std::unique_ptr<elf::MergedJitElfWriter> merged;
   if (options_.merge) {
@@ -228,6 +265,10 @@ absl::Status JitTool::ProcessDump(const Record& marker, const std::string& path,
   absl::flat_hash_map<uint64_t, struct stat> files;
   absl::flat_hash_map<uint64_t, uint64_t> offsets;
   std::vector<PlannedMmap> planned;
+  // Whether a merged load came with (empty) unwinding info: the merged file
+  // then says "no tables", so that perf falls back to frame pointers there
+  // as it does for such a load's own file.
+  bool merged_without_tables = false;
   debug_info_.reset();
   unwinding_info_.reset();
   auto time_of = [&](uint64_t timestamp) {
@@ -246,13 +287,22 @@ absl::Status JitTool::ProcessDump(const Record& marker, const std::string& path,
     } else if (auto* load = std::get_if<CodeLoad>(&r.body)) {
       ++stats_.code_loads;
       uint64_t len = load->code_size;
-      if (!merged && unwinding_info_ && unwinding_info_->mapped_size > 0) {
+      if (unwinding_info_ && unwinding_info_->mapped_size > 0) {
         len = AlignUp(load->code_size, 8) + unwinding_info_->mapped_size;
       }
+      // Unwinding tables need a file of their own (see jit_tool.h).
+      bool own_file = !merged || (unwinding_info_ && (unwinding_info_->mapped_size > 0 ||
+                                                      !unwinding_info_->eh_frame().empty()));
+      if (!own_file && unwinding_info_) merged_without_tables = true;
       absl::StatusOr<std::optional<struct stat>> written =
-          WriteLoad(*context, *load, merged.get(), offsets);
+          WriteLoad(*context, *load, own_file ? nullptr : merged.get(), offsets);
       if (!written.ok()) return written.status();
-      if (*written) files[load->code_index] = **written;
+      if (*written) {
+        files[load->code_index] = **written;
+        offsets.erase(load->code_index);
+      } else {
+        files.erase(load->code_index);
+      }
       planned.push_back(PlannedMmap{time_of(r.timestamp), load->pid, load->tid, load->code_addr,
                                     len, load->code_index});
       debug_info_.reset();
@@ -266,43 +316,37 @@ absl::Status JitTool::ProcessDump(const Record& marker, const std::string& path,
   for (const std::string& warning : (*reader)->warnings()) warnings_.push_back(warning);
 
   struct stat merged_stat {};
-  if (merged) {
-    if (merged->functions() > 0) {
-      absl::StatusOr<struct stat> st = merged->Finish();
-      if (!st.ok()) return st.status();
-      merged_stat = *st;
-      created_files_.push_back(context->merged_path);
-      ++stats_.files_written;
-    }
+  if (merged && merged->functions() > 0) {
+    if (merged_without_tables) merged->AddEmptyUnwindingTables();
+    absl::StatusOr<struct stat> st = merged->Finish();
+    if (!st.ok()) return st.status();
+    merged_stat = *st;
+    created_files_.push_back(context->merged_path);
+    written_.emplace_back(context->merged_path, merged->build_id());
+    ++stats_.files_written;
   }
   for (const PlannedMmap& p : planned) {
     std::string filename;
     uint64_t pgoff;
     const struct stat* st;
-    if (merged) {
-      auto it = offsets.find(p.code_index);
-      if (it == offsets.end()) {
-        warnings_.push_back(absl::StrCat(path, ": CODE_MOVE of code_index ", p.code_index,
-                                         " that was never loaded; ignored"));
-        continue;
-      }
-      filename = context->merged_path;
-      pgoff = it->second;
-      st = &merged_stat;
-    } else {
-      auto it = files.find(p.code_index);
-      if (it == files.end()) {
-        warnings_.push_back(absl::StrCat(path, ": CODE_MOVE of code_index ", p.code_index,
-                                         " that was never loaded; ignored"));
-        continue;
-      }
+    if (auto file = files.find(p.code_index); file != files.end()) {
       filename = absl::StrCat(context->dir, "/jitted-", context->file_pid, "-", p.code_index,
                               ".so");
       pgoff = context->target.text_offset();
-      st = &it->second;
+      st = &file->second;
+    } else if (auto offset = offsets.find(p.code_index); offset != offsets.end()) {
+      filename = context->merged_path;
+      pgoff = offset->second;
+      st = &merged_stat;
+    } else {
+      warnings_.push_back(absl::StrCat(path, ": CODE_MOVE of code_index ", p.code_index,
+                                       " that was never loaded; ignored"));
+      continue;
     }
-    if (absl::Status s = QueueMmap2(*context, p.time, p.pid, p.tid, p.start, p.len, pgoff, *st,
-                                    filename);
+    uint32_t mmap_pid = context->outer_pid.value_or(p.pid);
+    uint32_t mmap_tid = context->outer_pid.value_or(p.tid);
+    if (absl::Status s = QueueMmap2(*context, p.time, mmap_pid, mmap_tid, p.start, p.len, pgoff,
+                                    *st, filename);
         !s.ok()) {
       return s;
     }
@@ -338,12 +382,13 @@ absl::StatusOr<std::optional<struct stat>> JitTool::WriteLoad(
     function.eh_frame = unwinding_info_->eh_frame();
     function.eh_frame_hdr = unwinding_info_->eh_frame_hdr();
   }
-  elf::BuildJitElf(context.target, function, elf_buffer_);
+  elf::Sha1::Digest build_id = elf::BuildJitElf(context.target, function, elf_buffer_);
   std::string file =
       absl::StrCat(context.dir, "/jitted-", context.file_pid, "-", load.code_index, ".so");
   absl::StatusOr<struct stat> st = elf::WriteWholeFile(file, elf_buffer_);
   if (!st.ok()) return st.status();
-  created_files_.push_back(std::move(file));
+  created_files_.push_back(file);
+  written_.emplace_back(std::move(file), build_id);
   ++stats_.files_written;
   return std::optional<struct stat>(*st);
 }
@@ -382,9 +427,45 @@ absl::Status JitTool::QueueMmap2(const DumpContext& context, uint64_t timestamp,
   return absl::OkStatus();
 }
 
+void JitTool::AddBuildIdEntries(FeatureSet& features) const {
+  constexpr int32_t kHostMachinePid = -1;  // perf's HOST_KERNEL_ID
+  constexpr size_t kNameAlign = 64;
+  std::vector<std::byte>& section = features[HEADER_BUILD_ID];
+  for (const auto& [path, build_id] : written_) {
+    size_t name_size = AlignUp(path.size() + 1, kNameAlign);
+    Append<uint32_t>(section, 0);  // type: unused in the feature section
+    Append<uint16_t>(section, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_BUILD_ID_SIZE);
+    Append<uint16_t>(section, static_cast<uint16_t>(8 + 4 + 24 + name_size));
+    Append<int32_t>(section, kHostMachinePid);
+    AppendBytes(section, AsBytes(build_id.data(), build_id.size()));
+    Append<uint8_t>(section, static_cast<uint8_t>(build_id.size()));
+    section.resize(section.size() + 3 + (20 - build_id.size()), std::byte{0});
+    AppendBytes(section, AsBytes(path.data(), path.size()));
+    section.resize(section.size() + name_size - path.size(), std::byte{0});
+  }
+}
+
+absl::Status JitTool::StoreInBuildIdCache() const {
+  for (const auto& [path, build_id] : written_) {
+    if (absl::Status s = AddToBuildIdCache(options_.buildid_cache_dir, path, build_id); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status JitTool::End(RecordSink& out, FeatureSet& features) {
-  (void)features;
-  return EmitPendingUpTo(UINT64_MAX, out);
+  if (absl::Status s = EmitPendingUpTo(UINT64_MAX, out); !s.ok()) return s;
+  // A file written again (the same code_index loaded twice) counts once, last.
+  std::stable_sort(written_.begin(), written_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto last = [](const auto& a, const auto& b) { return a.first == b.first; };
+  std::reverse(written_.begin(), written_.end());
+  written_.erase(std::unique(written_.begin(), written_.end(), last), written_.end());
+  std::reverse(written_.begin(), written_.end());
+  if (!written_.empty()) AddBuildIdEntries(features);
+  if (!options_.buildid_cache_dir.empty()) return StoreInBuildIdCache();
+  return absl::OkStatus();
 }
 
 }  // namespace perftk::jit

@@ -1,13 +1,22 @@
 // JitTool: what `perf inject --jit` does, as a pipeline Tool. Give it the
 // records in timestamp order (PipelineOptions::ordered).
 //
-// - An MMAP/MMAP2 whose file's basename is jit-<pid>.dump, with <pid> equal
-//   to the mapping's pid (or mapping pid 0), is a marker: it is dropped and
-//   the jitdump it names is read at that moment.
-// - Each CODE_LOAD becomes an ELF file jitted-<pid>-<code_index>.so beside
-//   the dump (or in jit_dir), with the DEBUG_INFO / UNWINDING_INFO that came
-//   before it; with `merge`, all loads of a dump go into one file
-//   jitted-<pid>-merged.so, each at its own offset.
+// - An MMAP/MMAP2 whose file's basename is jit-<pid>.dump is a marker when
+//   <pid> is the mapping's pid (or the mapping's pid is 0, as in perf's
+//   synthesized mappings), or when the mapping comes from a process in a
+//   pid namespace (a container), which names its dump with its pid there:
+//   then the dump's header must carry that same pid, and the loads' pids
+//   and tids, which are namespace pids, become the mapping's pid. The
+//   dump is looked for at the recorded path, then under /proc/<pid>/root
+//   (a process with its own mount namespace, while it still runs). The
+//   marker is dropped and the dump read at that moment.
+// - Each CODE_LOAD becomes an ELF file jitted-<pid>-<code_index>.so (pid:
+//   the dump's) beside the dump (or in jit_dir), with the DEBUG_INFO /
+//   UNWINDING_INFO that came before it. With `merge`, the loads of a dump go
+//   into one file jitted-<pid>-merged.so, each at its own offset, with its
+//   line table; a load with unwinding tables mapped after its code keeps a
+//   file of its own, because perf finds one .eh_frame_hdr per file and reads
+//   it at one base address, so tables of many loads in one file are unusable.
 // - Each CODE_LOAD and CODE_MOVE becomes an MMAP2 (prot r-x, a complete
 //   sample_id trailer copied from the marker's, with the load's pid, tid and
 //   time), emitted among the other records at its timestamp (converted
@@ -15,6 +24,9 @@
 // - Once a pid's dump has been read, its later //anon*, [anon:* and
 //   /memfd:* mappings are dropped: they would shadow the jitted code.
 // - Without ARCH_TIMESTAMP, every event must use CLOCK_MONOTONIC (-k 1).
+// - The build id of every file written goes into the BUILD_ID feature; with
+//   buildid_cache_dir, the files are also stored in that build-id cache
+//   (see buildid_cache.h). Nothing else is written outside the output.
 //
 // A marker whose dump cannot be opened is kept as it is, with a warning (as
 // perf does); a dump that is corrupt is an error. The ELF files of a run that
@@ -28,6 +40,7 @@
 #include <optional>
 #include <queue>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -45,6 +58,7 @@ namespace perftk::jit {
 struct JitToolOptions {
   std::string jit_dir = {};  // empty: beside each dump
   bool merge = false;
+  std::string buildid_cache_dir = {};  // empty: no build-id cache
 };
 
 struct JitToolStats {
@@ -60,6 +74,9 @@ struct JitToolStats {
 std::optional<uint32_t> JitDumpPidOf(absl::string_view filename);
 // True for the mappings a processed pid no longer needs.
 bool IsAnonymousMapping(absl::string_view filename);
+// Where the dump a marker of process `pid` names may be, in the order they
+// are tried: the recorded path, then the path in the process's root.
+std::vector<std::string> DumpCandidates(absl::string_view filename, uint32_t pid);
 
 // PERF_RECORD_TIME_CONV: converts the CPU's cycle counter to perf time.
 struct TimeConversion {
@@ -106,11 +123,22 @@ class JitTool : public Tool {
     bool arch_timestamp = false;
     elf::JitElfTarget target;
     std::string merged_path;
+    // For a process in a pid namespace: its pid outside, which replaces
+    // the namespace pids and tids of the dump's records.
+    std::optional<uint32_t> outer_pid;
+  };
+  // A marker's dump, found.
+  struct FoundDump {
+    std::string path;
+    bool namespaced = false;
   };
 
   absl::Status ProcessMapping(const Record& record, absl::string_view filename, uint32_t pid,
                               RecordSink& out);
-  absl::Status ProcessDump(const Record& marker, const std::string& path, uint32_t pid);
+  // The readable dump the marker names, nullopt (with a warning) if none.
+  std::optional<FoundDump> FindDump(const Record& marker, absl::string_view filename,
+                                    uint32_t pid, uint32_t name_pid);
+  absl::Status ProcessDump(const Record& marker, const FoundDump& dump, uint32_t pid);
   absl::Status CheckClock(const std::string& path) const;
   absl::StatusOr<DumpContext> ContextFor(const Record& marker, const JitDumpReader& reader);
   // Writes the load's ELF (or adds it to `merged`, recording its offset);
@@ -122,6 +150,8 @@ class JitTool : public Tool {
                           uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
                           const struct stat& st, const std::string& filename);
   absl::Status EmitPendingUpTo(uint64_t time, RecordSink& out);
+  void AddBuildIdEntries(FeatureSet& features) const;
+  absl::Status StoreInBuildIdCache() const;
 
   JitToolOptions options_;
   EventList events_;
@@ -131,6 +161,8 @@ class JitTool : public Tool {
   std::priority_queue<Pending, std::vector<Pending>, Later> pending_;
   uint64_t sequence_ = 0;
   std::vector<std::string> created_files_;
+  // Every file written, with its build id (a path may repeat: the last wins).
+  std::vector<std::pair<std::string, elf::Sha1::Digest>> written_;
   std::vector<std::byte> elf_buffer_;
   std::vector<elf::JitLine> lines_buffer_;
   std::optional<DebugInfo> debug_info_;

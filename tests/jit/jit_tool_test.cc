@@ -7,14 +7,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "elf/elf_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "inject/pipeline.h"
+#include "jit/buildid_cache.h"
 #include "jitdump_builder.h"
+#include "perf/features.h"
 #include "perf/reader.h"
 #include "perf/writer.h"
 
@@ -23,6 +27,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
 using testing::JitDumpBuilder;
 
 constexpr uint32_t kPid = 4100;
@@ -303,17 +308,60 @@ TEST_F(JitToolTest, MergeWritesOneFileWithAnOffsetPerLoad) {
   WriteRecording();
   UsualDump().WriteTo(dump_path_);
   ASSERT_TRUE(Run({.merge = true}).ok());
-  EXPECT_THAT(SoFiles(), ElementsAre("jitted-4100-merged.so"));
+  // Load 1 has unwinding tables mapped after its code: a file of its own,
+  // as perf writes it; load 2 goes into the merged file.
+  EXPECT_THAT(SoFiles(), ElementsAre("jitted-4100-1.so", "jitted-4100-merged.so"));
   std::vector<Mmap2Summary> mmaps = Mmap2s(ReadBack(out_));
   ASSERT_EQ(mmaps.size(), 5u);
   std::string merged = dir_ + "/jitted-4100-merged.so";
-  EXPECT_EQ(mmaps[1].filename, merged);
+  EXPECT_EQ(mmaps[1].filename, dir_ + "/jitted-4100-1.so");
   EXPECT_EQ(mmaps[1].pgoff, 0x80u);
-  EXPECT_EQ(mmaps[1].len, 20u);
+  EXPECT_EQ(mmaps[1].len, 24u + 12);
   EXPECT_EQ(mmaps[2].filename, merged);
-  EXPECT_EQ(mmaps[2].pgoff, 0xa0u);  // 0x80 + 20, aligned to 16
-  EXPECT_EQ(mmaps[4].pgoff, 0x80u);  // the move keeps load 1's bytes
+  EXPECT_EQ(mmaps[2].pgoff, 0x80u);
+  EXPECT_EQ(mmaps[2].len, 40u);
+  EXPECT_EQ(mmaps[4].filename, dir_ + "/jitted-4100-1.so");  // the move keeps load 1's file
   EXPECT_EQ(mmaps[4].start, 0x5000u);
+  // No unwinding info came with load 2: the merged file has no tables at all.
+  auto elf = elf::ElfFile::Open(merged);
+  ASSERT_TRUE(elf.ok()) << elf.status();
+  EXPECT_EQ((*elf)->FindSection(".eh_frame_hdr"), nullptr);
+}
+
+TEST_F(JitToolTest, MergeKeepsLoadsWithoutTablesTogetherAndSaysSo) {
+  WriteRecording();
+  JitDumpBuilder dump(kPid);
+  // What V8 writes for builtins: no .eh_frame, a header of no entries.
+  std::vector<uint8_t> empty_header = {1, 0x1b, 3, 0x3b, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (uint64_t i = 1; i <= 3; ++i) {
+    dump.Unwinding(10 + i, {}, empty_header, 0);
+    dump.Load({.timestamp = 10 + i, .pid = kPid, .tid = kPid, .code_addr = 0x1000 * i,
+               .code_index = i, .name = "Builtin:b" + std::to_string(i), .code = Code(20)});
+  }
+  dump.WriteTo(dump_path_);
+  ASSERT_TRUE(Run({.merge = true}).ok());
+  EXPECT_THAT(SoFiles(), ElementsAre("jitted-4100-merged.so"));
+  std::vector<Mmap2Summary> mmaps = Mmap2s(ReadBack(out_));
+  ASSERT_EQ(mmaps.size(), 5u);  // //anon, 3 loads, the other pid's //anon
+  EXPECT_EQ(mmaps[1].pgoff, 0x80u);
+  EXPECT_EQ(mmaps[2].pgoff, 0xa0u);  // 0x80 + 20, aligned to 16
+  EXPECT_EQ(mmaps[3].pgoff, 0xc0u);
+  EXPECT_EQ(mmaps[3].len, 20u);
+  auto elf = elf::ElfFile::Open(dir_ + "/jitted-4100-merged.so");
+  ASSERT_TRUE(elf.ok()) << elf.status();
+  const elf::Section* eh_frame = (*elf)->FindSection(".eh_frame");
+  const elf::Section* header = (*elf)->FindSection(".eh_frame_hdr");
+  ASSERT_NE(eh_frame, nullptr);
+  ASSERT_NE(header, nullptr);
+  EXPECT_EQ(eh_frame->size, 0u);
+  EXPECT_EQ(eh_frame->addr, header->addr);
+  EXPECT_GE(header->addr, 0xc0u + 20);  // after the code
+  auto bytes = (*elf)->SectionBytes(*header);
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_EQ(bytes->size(), 12u);
+  EXPECT_EQ(static_cast<uint8_t>((*bytes)[0]), 1);  // version
+  EXPECT_EQ(Load<uint32_t>(reinterpret_cast<const std::byte*>(bytes->data()) + 8), 0u)
+      << "fde_count";
 }
 
 TEST_F(JitToolTest, JitDirTakesTheFiles) {
@@ -411,6 +459,113 @@ TEST_F(JitToolTest, MissingDumpKeepsTheMarkerAndTheAnonMaps) {
   ASSERT_EQ(mmaps.size(), 4u);
   EXPECT_EQ(mmaps[1].filename, dump_path_);
   EXPECT_EQ(mmaps[2].filename, "//anon");
+}
+
+TEST_F(JitToolTest, ProcessInAPidNamespace) {
+  // Node in a container: pid 7 there, kPid outside; it names its dump with 7.
+  constexpr uint32_t kNamespacePid = 7;
+  std::string dump_path = dir_ + "/jit-7.dump";
+  Recording rec;
+  rec.Mmap2(10, kPid, 0x7000000, 4096, dump_path);
+  rec.Sample(25, kPid, 0x1010);
+  rec.Mmap2(31, kPid, 0x1000, 0x20000, "//anon");
+  rec.Write(in_);
+  JitDumpBuilder dump(kNamespacePid);
+  dump.Load({.timestamp = 20, .pid = kNamespacePid, .tid = kNamespacePid + 1,
+             .code_addr = 0x1000, .code_index = 3, .name = "JS:*f", .code = Code(16)});
+  dump.WriteTo(dump_path);
+  ASSERT_TRUE(Run().ok());
+  std::vector<OutRecord> records = ReadBack(out_);
+  std::vector<Mmap2Summary> mmaps = Mmap2s(records);
+  ASSERT_EQ(mmaps.size(), 1u) << "the marker and the later //anon are gone";
+  EXPECT_EQ(mmaps[0].filename, dir_ + "/jitted-7-3.so");  // perf's name: the dump's pid
+  for (const OutRecord& r : records) {
+    if (r.type != PERF_RECORD_MMAP2) continue;
+    Record record(r.bytes, 0);
+    auto m = Mmap2Record::From(record);
+    EXPECT_EQ(m->pid(), kPid) << "namespace pids become the mapping's pid";
+    EXPECT_EQ(m->tid(), kPid);
+  }
+}
+
+TEST_F(JitToolTest, MarkerOfAnotherPidNeedsADumpOfThatPid) {
+  // jit-7.dump mapped by kPid, but the dump there was written by pid 9: not
+  // this process's dump, so nothing is injected and its maps stay.
+  std::string dump_path = dir_ + "/jit-7.dump";
+  Recording rec;
+  rec.Mmap2(10, kPid, 0x7000000, 4096, dump_path);
+  rec.Mmap2(31, kPid, 0x1000, 0x20000, "//anon");
+  rec.Write(in_);
+  JitDumpBuilder dump(9);
+  dump.Load({.timestamp = 20, .pid = 9, .tid = 9, .code_addr = 0x1000, .code_index = 3,
+             .name = "f", .code = Code(16)});
+  dump.WriteTo(dump_path);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(Run({}, &warnings).ok());
+  EXPECT_THAT(warnings, ElementsAre(HasSubstr("no readable jitdump there has pid 7")));
+  std::vector<Mmap2Summary> mmaps = Mmap2s(ReadBack(out_));
+  ASSERT_EQ(mmaps.size(), 2u);
+  EXPECT_EQ(mmaps[0].filename, dump_path);
+  EXPECT_EQ(mmaps[1].filename, "//anon");
+  EXPECT_TRUE(SoFiles().empty());
+}
+
+TEST(DumpCandidates, RecordedPathThenTheProcessRoot) {
+  EXPECT_THAT(DumpCandidates("/app/jit-1.dump", 4100),
+              ElementsAre("/app/jit-1.dump", "/proc/4100/root/app/jit-1.dump"));
+  EXPECT_THAT(DumpCandidates("/app/jit-1.dump", 0), ElementsAre("/app/jit-1.dump"));
+  EXPECT_THAT(DumpCandidates("jit-1.dump", 4100), ElementsAre("jit-1.dump"));
+}
+
+TEST_F(JitToolTest, BuildIdTableListsEveryFileWritten) {
+  WriteRecording();
+  UsualDump().WriteTo(dump_path_);
+  ASSERT_TRUE(Run().ok());
+  Header header;
+  ReadBack(out_, &header);
+  auto entries = ReadBuildIds(header.features);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  std::vector<std::string> names;
+  for (const BuildIdEntry& e : *entries) {
+    names.push_back(e.filename);
+    auto elf = elf::ElfFile::Open(e.filename);
+    ASSERT_TRUE(elf.ok()) << elf.status();
+    std::vector<uint8_t> id(e.build_id.size());
+    std::memcpy(id.data(), e.build_id.data(), id.size());
+    EXPECT_EQ((*elf)->BuildId(), BuildIdHex(id)) << e.filename;
+    EXPECT_EQ(e.pid, -1);
+    EXPECT_EQ(e.misc & PERF_RECORD_MISC_CPUMODE_MASK, PERF_RECORD_MISC_USER);
+  }
+  EXPECT_THAT(names, UnorderedElementsAre(dir_ + "/jitted-4100-1.so",
+                                          dir_ + "/jitted-4100-2.so"));
+}
+
+TEST_F(JitToolTest, BuildIdCacheHasPerfsLayout) {
+  WriteRecording();
+  UsualDump().WriteTo(dump_path_);
+  std::string cache = dir_ + "/cache";
+  ASSERT_TRUE(Run({.buildid_cache_dir = cache}).ok());
+  for (const char* name : {"jitted-4100-1.so", "jitted-4100-2.so"}) {
+    std::string so = dir_ + "/" + name;
+    auto elf = elf::ElfFile::Open(so);
+    ASSERT_TRUE(elf.ok()) << elf.status();
+    std::string hex = (*elf)->BuildId().value_or("");
+    ASSERT_EQ(hex.size(), 40u);
+    std::string entry = cache + so + "/" + hex;
+    struct stat original, cached;
+    ASSERT_EQ(stat(so.c_str(), &original), 0);
+    ASSERT_EQ(stat((entry + "/elf").c_str(), &cached), 0) << entry;
+    EXPECT_EQ(cached.st_ino, original.st_ino) << "a hard link";
+    std::string link = cache + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2);
+    char target[4096];
+    ssize_t n = readlink(link.c_str(), target, sizeof(target));
+    ASSERT_GT(n, 0) << link;
+    EXPECT_EQ(std::string(target, n), "../.." + so + "/" + hex);
+    ASSERT_EQ(stat((link + "/elf").c_str(), &cached), 0);
+    EXPECT_EQ(cached.st_ino, original.st_ino);
+  }
+  // A second run finds everything in place and succeeds.
+  ASSERT_TRUE(Run({.buildid_cache_dir = cache}).ok());
 }
 
 TEST(JitDumpPidOf, PerfsBasenameRule) {
