@@ -126,6 +126,16 @@ absl::StatusOr<std::vector<AuxtraceIndexEntry>> ReadAuxtraceIndex(const FeatureS
   return entries;
 }
 
+std::vector<std::byte> EncodeAuxtraceIndex(const std::vector<AuxtraceIndexEntry>& entries) {
+  std::vector<std::byte> section;
+  Append(section, static_cast<uint64_t>(entries.size()));
+  for (const AuxtraceIndexEntry& e : entries) {
+    Append(section, e.offset);
+    Append(section, e.size);
+  }
+  return section;
+}
+
 absl::StatusOr<std::vector<EventDescEntry>> ReadEventDesc(const FeatureSet& features) {
   absl::StatusOr<Bytes> section = Section(features, HEADER_EVENT_DESC);
   if (!section.ok()) return section.status();

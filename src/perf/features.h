@@ -37,10 +37,12 @@ absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& feature
 
 struct AuxtraceIndexEntry {
   uint64_t offset = 0;  // file offset of a PERF_RECORD_AUXTRACE
-  uint64_t size = 0;
+  uint64_t size = 0;    // of the record without its payload (perf checks it)
 };
 // perf writes a leading count word; simpleperf does not. Both are accepted.
 absl::StatusOr<std::vector<AuxtraceIndexEntry>> ReadAuxtraceIndex(const FeatureSet& features);
+// The AUXTRACE section in perf's layout: the count, then the entries.
+std::vector<std::byte> EncodeAuxtraceIndex(const std::vector<AuxtraceIndexEntry>& entries);
 
 struct EventDescEntry {
   std::string name;

@@ -19,8 +19,9 @@ constexpr size_t kFileHeaderSize = 104;
 constexpr size_t kBufferSize = 1 << 20;
 
 // Features that describe the input file itself and must not be carried
-// into another file: AUXTRACE holds file offsets of the input's records,
-// COMPRESSED describes compressed records perftk does not write.
+// into another file: AUXTRACE holds file offsets of the input's records (the
+// writer makes a new one for the records it writes), COMPRESSED describes
+// compressed records perftk does not write.
 bool IsFileSpecificFeature(int feature) {
   return feature == HEADER_AUXTRACE || feature == HEADER_COMPRESSED ||
          feature == HEADER_DIR_FORMAT;
@@ -245,6 +246,10 @@ absl::Status PerfDataWriter::Write(const Record& record) {
 }
 
 absl::Status PerfDataWriter::WriteBytes(Bytes record, Bytes trailing_payload) {
+  if (layout_ == DataLayout::kFile && record.size() >= kRecordHeaderSize &&
+      Load<uint32_t>(record.data()) == PERF_RECORD_AUXTRACE) {
+    auxtrace_index_.push_back({offset_, record.size()});
+  }
   if (absl::Status s = Put(record); !s.ok()) return s;
   if (!trailing_payload.empty()) {
     if (absl::Status s = Put(trailing_payload); !s.ok()) return s;
@@ -255,6 +260,11 @@ absl::Status PerfDataWriter::WriteBytes(Bytes record, Bytes trailing_payload) {
 
 absl::Status PerfDataWriter::WriteFileTail() {
   const uint64_t data_size = offset_ - kFileHeaderSize;
+  // perf decodes AUX area data out of order only through this index; without
+  // it, it falls back to reading the file as a stream.
+  if (!auxtrace_index_.empty()) {
+    header_.features[HEADER_AUXTRACE] = EncodeAuxtraceIndex(auxtrace_index_);
+  }
   // Feature table right after the data, then the sections in bit order.
   uint64_t bitmap[4] = {0, 0, 0, 0};
   std::vector<std::byte> table;

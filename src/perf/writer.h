@@ -23,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "perf/features.h"
 #include "perf/header.h"
 #include "perf/record.h"
 
@@ -70,6 +71,7 @@ class PerfDataWriter {
   std::vector<std::byte> buffer_;
   uint64_t offset_ = 0;  // bytes written so far (buffer included)
   uint64_t records_written_ = 0;
+  std::vector<AuxtraceIndexEntry> auxtrace_index_;  // of the AUXTRACE records written
   uint64_t written_back_ = 0;
 };
 

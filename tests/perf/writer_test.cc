@@ -149,7 +149,30 @@ void ExpectSameHeader(const Header& got, const PerfDataBuilder& b) {
   EXPECT_EQ(ReadStringFeature(got.features, HEADER_HOSTNAME).value_or(""), "writerhost");
   EXPECT_EQ(got.features.count(HEADER_NRCPUS), 1u);
   EXPECT_EQ(got.features.count(HEADER_CMDLINE), 1u);
-  EXPECT_EQ(got.features.count(HEADER_AUXTRACE), 0u);
+}
+
+// The AUXTRACE index of a written file: one entry per AUXTRACE record, at the
+// record's offset in the new file, with the record's size without its
+// payload, as perf writes it and checks it (the input's index pointed
+// elsewhere and must not survive).
+void ExpectAuxtraceIndexOfOutput(const ReadBack& back) {
+  std::vector<AuxtraceIndexEntry> expected;
+  for (const OwnedRecord& r : back.records) {
+    if (r.view().type() != PERF_RECORD_AUXTRACE) continue;
+    expected.push_back({r.view().file_offset(), r.view().bytes().size()});
+  }
+  ASSERT_EQ(expected.size(), 1u);
+  absl::StatusOr<std::vector<AuxtraceIndexEntry>> index = ReadAuxtraceIndex(back.header.features);
+  ASSERT_TRUE(index.ok()) << index.status();
+  ASSERT_EQ(index->size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ((*index)[i].offset, expected[i].offset);
+    EXPECT_EQ((*index)[i].size, expected[i].size);
+  }
+  // perf's layout: a leading count word.
+  Bytes section = back.header.features.at(HEADER_AUXTRACE);
+  ASSERT_EQ(section.size(), 8 + 16 * expected.size());
+  EXPECT_EQ(Load<uint64_t>(section.data()), expected.size());
 }
 
 TEST_F(WriterTest, FileLayoutReadsBackEqual) {
@@ -160,6 +183,7 @@ TEST_F(WriterTest, FileLayoutReadsBackEqual) {
   ExpectSameHeader(back->header, b);
   EXPECT_EQ(back->header.features.at(HEADER_CPU_TOPOLOGY), U64Feature({5, 6}).Serialize(kNative));
   ExpectSameRecords(*back, b.records());
+  ExpectAuxtraceIndexOfOutput(*back);
   EXPECT_TRUE(back->warnings.empty());
   EXPECT_FALSE(Exists(temp_path()));
   // The data section starts right after the 104-byte header.
@@ -184,6 +208,7 @@ TEST_F(WriterTest, PipeLayoutReadsBackEqual) {
   EXPECT_EQ(back->header.layout, DataLayout::kPipe);
   ExpectSameHeader(back->header, b);
   ExpectSameRecords(*back, b.records());
+  EXPECT_EQ(back->header.features.count(HEADER_AUXTRACE), 0u);  // a pipe has no index
   // The preamble: pipe header, then HEADER_ATTR records.
   ASSERT_GE(written_.size(), 24u);
   EXPECT_EQ(Load<uint64_t>(written_.data() + 8), 16u);
