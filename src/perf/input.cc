@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -80,10 +81,18 @@ absl::StatusOr<Bytes> Input::Read(uint64_t n, std::vector<std::byte>& scratch) {
     position_ += take;
     return span;
   }
-  scratch.resize(n);
-  size_t got = 0;
+  // The buffer grows as bytes arrive, so a stream that announces more than
+  // it holds costs memory for what it holds, not for what it announced.
+  constexpr uint64_t kFirstChunk = 1u << 20;
+  uint64_t room = std::min(n, kFirstChunk);
+  if (scratch.size() < room) scratch.resize(room);
+  uint64_t got = 0;
   while (got < n) {
-    ssize_t r = read(fd_, scratch.data() + got, n - got);
+    if (got == room) {
+      room = std::min(n, 2 * room);
+      if (scratch.size() < room) scratch.resize(room);
+    }
+    ssize_t r = read(fd_, scratch.data() + got, room - got);
     if (r == 0) break;
     if (r < 0) {
       if (errno == EINTR) continue;

@@ -19,7 +19,8 @@ constexpr uint64_t kPipeHeaderSize = 16;
 constexpr uint64_t kFileHeaderSize = 104;
 constexpr uint64_t kFileHeaderSizeNoFeatures = 72;
 // Largest payload a stream may announce after an AUXTRACE or tracing-data
-// record; larger ones are taken as corruption rather than allocated.
+// record; larger ones are taken as corruption. Below it, memory follows the
+// bytes that really arrive (Input::Read grows its buffer as it reads).
 constexpr uint64_t kMaxStreamPayload = 1ULL << 32;
 // Largest expansion of one compressed record.
 constexpr size_t kMaxDecompressed = 256u << 20;

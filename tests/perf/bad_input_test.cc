@@ -253,6 +253,31 @@ TEST(BadInputTest, StreamsFromARealPipe) {
               HasSubstr("file-layout perf.data cannot be read from a pipe"));
 }
 
+TEST(BadInputTest, AStreamThatLiesAboutAPayloadCostsOnlyWhatItHolds) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const std::vector<std::byte> sent(3 << 20, std::byte{7});  // 3 MiB arrive
+  std::thread writer([fd = fds[1], &sent] {
+    size_t done = 0;
+    while (done < sent.size()) {
+      ssize_t n = write(fd, sent.data() + done, sent.size() - done);
+      if (n <= 0) break;
+      done += n;
+    }
+    close(fd);
+  });
+  absl::StatusOr<std::unique_ptr<Input>> input = Input::Open(absl::StrCat("/dev/fd/", fds[0]));
+  ASSERT_TRUE(input.ok()) << input.status();
+  std::vector<std::byte> scratch;
+  absl::StatusOr<Bytes> got = (*input)->Read(uint64_t{1} << 32, scratch);  // 4 GiB announced
+  writer.join();
+  close(fds[0]);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->size(), sent.size());
+  EXPECT_EQ(got->front(), std::byte{7});
+  EXPECT_LE(scratch.size(), 2 * sent.size());  // grown by doubling, never to 4 GiB
+}
+
 TEST(BadInputTest, FeatureTableOutsideTheFileIsAWarning) {
   PerfDataBuilder b = Small();
   b.Feature(HEADER_NRCPUS, NrCpusFeature(1, 1));
