@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "cs_etm/lane_pool.h"
+#include "cs_etm/opencsd_guard.h"
 #include "machine/record_events.h"
 #include "perf/features.h"
 #include "perf/sample.h"
@@ -37,15 +41,77 @@ bool IsKernel(const PacketContext& context, uint64_t address) {
   return context.el >= 1;
 }
 
+bool IsProfile(OutputFormat format) {
+  return format == OutputFormat::kAutoFdo || format == OutputFormat::kBolt;
+}
+
+// The locator of the profile the lanes' profiles are added into: it never
+// sees a packet.
+class NoCode : public CodeLocator {
+ public:
+  std::optional<CodeLocation> Locate(const PacketContext&, uint64_t) override {
+    return std::nullopt;
+  }
+  std::optional<uint64_t> DirectBranchTarget(const PacketContext&, uint64_t, Isa) override {
+    return std::nullopt;
+  }
+};
+
 }  // namespace
 
-// Feeds every packet to the synthesizer and, for profiles, to the profile.
-class CsEtmDecodeTool::PacketTee : public PacketSink {
+// What decoders are made from; replaced, never changed, when it changes.
+struct CsEtmDecodeTool::Setup {
+  CsEtmInfo info;
+  std::map<uint32_t, uint8_t> trace_ids;  // by cpu
+  uint64_t generation = 0;
+};
+
+// One block to decode on a lane, and what decoding it gave.
+struct CsEtmDecodeTool::Job {
+  TraceBlock block;
+  std::vector<std::byte> data;  // the block's trace when it outlives its record
+  int64_t source = -1;          // -1: formatted; else the raw trace's cpu
+  std::shared_ptr<const Setup> setup;
+  Lane* lane = nullptr;
+  uint64_t ticket = 0;
+  // Results, written by the lane, read once the ticket is done.
+  absl::Status status;
+  std::vector<std::vector<std::byte>> records;  // kPerf samples
+  std::string text;                             // kScript lines
+  DecodeStats stats;                            // packets, samples, waits
+  uint64_t errors = 0;
+  std::string first_error;
+};
+
+// A block in flight, or a record that waits to be written behind one.
+struct CsEtmDecodeTool::Slot {
+  std::unique_ptr<Job> job;
+  std::optional<OwnedRecord> record;
+};
+
+// Decodes jobs one at a time: owns the decoders, the synthesizer or profile
+// whose state carries across blocks, and the map caches of its lookups.
+// Reads the tool's machine model, images and output events, which nothing
+// changes while a job runs.
+class CsEtmDecodeTool::Lane : public DecodeEnvironment, public CodeLocator, public SampleOutput,
+                              public PacketSink {
  public:
-  PacketTee(SampleSynthesizer* synthesizer, BranchProfile* profile, DecodeStats& stats)
-      : synthesizer_(synthesizer), profile_(profile), stats_(stats) {}
+  explicit Lane(CsEtmDecodeTool& tool) : tool_(tool) {}
+  ~Lane() override {
+    std::lock_guard lock(OpenCsdSetupMutex());
+    decoders_.clear();
+  }
+
+  void Run(Job& job) {
+    job_ = &job;
+    job.status = Decode(job);
+    job_ = nullptr;
+  }
+  const BranchProfile* profile() const { return profile_.get(); }
+
+  // PacketSink: every packet to the synthesizer and, for profiles, to the profile.
   absl::Status Consume(std::span<const Packet> packets) override {
-    stats_.packets += packets.size();
+    job_->stats.packets += packets.size();
     if (synthesizer_ != nullptr) {
       if (absl::Status s = synthesizer_->Consume(packets); !s.ok()) return s;
     }
@@ -60,15 +126,98 @@ class CsEtmDecodeTool::PacketTee : public PacketSink {
     return absl::OkStatus();
   }
 
+  // DecodeEnvironment
+  int32_t PidOf(int32_t tid) override;
+  uint32_t ReadCode(const PacketContext& context, uint64_t address, uint32_t size,
+                    uint8_t* out) override;
+  // CodeLocator
+  std::optional<CodeLocation> Locate(const PacketContext& context, uint64_t address) override;
+  std::optional<uint64_t> DirectBranchTarget(const PacketContext& context, uint64_t address,
+                                             Isa isa) override;
+  // SampleOutput
+  absl::Status Emit(const SynthesizedSample& sample) override;
+
  private:
-  SampleSynthesizer* synthesizer_;
-  BranchProfile* profile_;
-  DecodeStats& stats_;
+  struct KeyedDecoder {
+    uint64_t generation = 0;
+    std::unique_ptr<TraceDecoder> decoder;
+  };
+
+  absl::Status Decode(Job& job);
+  absl::StatusOr<TraceDecoder*> DecoderFor(const Job& job);
+  void DropDecoder(int64_t source);
+  std::optional<machine::Map> FindMap(const PacketContext& context, uint64_t address);
+  void AppendScriptLine(const SynthesizedSample& sample);
+
+  CsEtmDecodeTool& tool_;
+  Job* job_ = nullptr;
+  std::map<int64_t, KeyedDecoder> decoders_;  // by source
+  std::unique_ptr<SampleSynthesizer> synthesizer_;
+  std::unique_ptr<BranchProfile> profile_;
+  int32_t cached_pid_ = -2;
+  std::shared_ptr<machine::Maps> cached_maps_;
+  machine::MapsCache maps_cache_;
+  machine::MapsCache kernel_cache_;
 };
 
-CsEtmDecodeTool::CsEtmDecodeTool(DecodeOptions options) : options_(std::move(options)) {}
+absl::StatusOr<TraceDecoder*> CsEtmDecodeTool::Lane::DecoderFor(const Job& job) {
+  auto it = decoders_.find(job.source);
+  if (it != decoders_.end() && it->second.generation == job.setup->generation) {
+    return it->second.decoder.get();
+  }
+  DropDecoder(job.source);
+  std::lock_guard lock(OpenCsdSetupMutex());
+  absl::StatusOr<std::unique_ptr<TraceDecoder>> decoder = TraceDecoder::Create(
+      job.setup->info, job.setup->trace_ids, job.block.formatted,
+      static_cast<uint32_t>(job.source), *this, tool_.options_.packet_batch);
+  if (!decoder.ok()) return decoder.status();
+  KeyedDecoder& entry = decoders_[job.source];
+  entry.generation = job.setup->generation;
+  entry.decoder = std::move(*decoder);
+  return entry.decoder.get();
+}
 
-CsEtmDecodeTool::~CsEtmDecodeTool() = default;
+void CsEtmDecodeTool::Lane::DropDecoder(int64_t source) {
+  auto it = decoders_.find(source);
+  if (it == decoders_.end()) return;
+  std::lock_guard lock(OpenCsdSetupMutex());
+  decoders_.erase(it);
+}
+
+absl::Status CsEtmDecodeTool::Lane::Decode(Job& job) {
+  absl::StatusOr<TraceDecoder*> decoder = DecoderFor(job);
+  if (!decoder.ok()) return decoder.status();
+  const OutputFormat format = tool_.options_.format;
+  if (!synthesizer_ && !IsProfile(format)) {
+    std::map<uint8_t, uint32_t> cpu_of_trace_id;
+    for (const auto& [cpu, id] : job.setup->trace_ids) cpu_of_trace_id[id] = cpu;
+    synthesizer_ = std::make_unique<SampleSynthesizer>(tool_.options_.itrace, cpu_of_trace_id,
+                                                       *this, *this);
+  }
+  if (!profile_ && IsProfile(format)) {
+    profile_ = std::make_unique<BranchProfile>(*this);
+    profile_->SetBuildIds(tool_.build_ids_);
+  }
+  if (synthesizer_) synthesizer_->BeginBlock(kNoCpu, job.block.time);
+  const uint64_t waits_before = (*decoder)->waits();
+  absl::Status status = (*decoder)->Decode(job.block, *this);
+  job.stats.decoder_waits = (*decoder)->waits() - waits_before;
+  job.errors = (*decoder)->decode_errors();
+  job.first_error = (*decoder)->first_error();
+  // The next block's errors must be its own: start it from a new decoder.
+  if (job.errors > 0 || !status.ok()) DropDecoder(job.source);
+  return status;
+}
+
+CsEtmDecodeTool::CsEtmDecodeTool(DecodeOptions options) : options_(std::move(options)) {
+  QuietOpenCsdErrorLog();
+  const size_t threads = options_.jobs > 1 ? static_cast<size_t>(options_.jobs) : 0;
+  pool_ = std::make_unique<LanePool>(threads);
+}
+
+CsEtmDecodeTool::~CsEtmDecodeTool() {
+  pool_.reset();  // no lane runs once it is gone
+}
 
 absl::Status CsEtmDecodeTool::Begin(Header& header) {
   header_ = header;
@@ -83,10 +232,6 @@ absl::Status CsEtmDecodeTool::Begin(Header& header) {
                                      build_ids.status().message()));
   }
   images_ = std::make_unique<BinaryImages>(options_.symfs, build_ids_);
-  if (options_.format == OutputFormat::kAutoFdo || options_.format == OutputFormat::kBolt) {
-    profile_ = std::make_unique<BranchProfile>(*this);
-    profile_->SetBuildIds(build_ids_);
-  }
   if (options_.format == OutputFormat::kPerf) return AddSynthesizedEvents(header);
   return absl::OkStatus();
 }
@@ -161,12 +306,12 @@ std::optional<SampleId> CsEtmDecodeTool::SampleIdOf(const Record& record) const 
 
 absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
   sink_ = &out;
-  const bool pass = options_.format == OutputFormat::kPerf;
   switch (record.type()) {
     case PERF_RECORD_AUXTRACE_INFO:
       return OnAuxtraceInfo(record);
     case PERF_RECORD_AUXTRACE:
-      return OnAuxtrace(record);
+      if (absl::Status s = OnAuxtrace(record); !s.ok()) return s;
+      return Flush(2 * static_cast<size_t>(std::max(options_.jobs, 1)));
     case PERF_RECORD_AUX:
       return OnAux(record);
     case PERF_RECORD_ITRACE_START:
@@ -195,13 +340,18 @@ absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
       break;
     default:
       if (machine::ChangesMachines(record.type())) {
+        // Blocks in flight read the model: let them finish first.
+        if (absl::Status s = Flush(0); !s.ok()) return s;
         if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) {
           warnings_.push_back(std::string(s.message()));
         }
       }
       break;
   }
-  return pass ? out.Emit(record) : absl::OkStatus();
+  if (options_.format != OutputFormat::kPerf) return absl::OkStatus();
+  if (slots_.empty()) return out.Emit(record);
+  slots_.push_back(Slot{nullptr, OwnedRecord(record)});
+  return absl::OkStatus();
 }
 
 absl::Status CsEtmDecodeTool::OnAuxtraceInfo(const Record& record) {
@@ -223,8 +373,17 @@ absl::Status CsEtmDecodeTool::OnAuxtraceInfo(const Record& record) {
   for (const TraceSource& source : info_->sources) {
     if (source.trace_id_valid) trace_ids_[source.cpu] = source.trace_id();
   }
-  decoders_.clear();
+  RenewSetup();
   return absl::OkStatus();
+}
+
+void CsEtmDecodeTool::RenewSetup() {
+  if (!info_) return;
+  auto setup = std::make_shared<Setup>();
+  setup->info = *info_;
+  setup->trace_ids = trace_ids_;
+  setup->generation = ++setup_generation_;
+  setup_ = std::move(setup);
 }
 
 absl::Status CsEtmDecodeTool::OnAux(const Record& record) {
@@ -275,9 +434,9 @@ void CsEtmDecodeTool::OnHwId(const Record& record) {
   auto [it, inserted] = trace_ids_.insert({id->cpu, trace_id});
   if (!inserted && it->second != trace_id) {
     it->second = trace_id;
-    decoders_.clear();
+    RenewSetup();
   } else if (inserted) {
-    decoders_.clear();
+    RenewSetup();
   }
 }
 
@@ -303,96 +462,136 @@ absl::Status CsEtmDecodeTool::OnAuxtrace(const Record& record) {
         buffer.size, payload.size()));
   }
   for (const TraceBlock& block : gatherer_.AddAuxtrace(buffer, payload)) {
-    if (absl::Status s = DecodeBlock(block); !s.ok()) return s;
+    if (absl::Status s = SubmitBlock(block); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<TraceDecoder*> CsEtmDecodeTool::DecoderFor(const TraceBlock& block) {
-  int64_t key = block.formatted ? -1 : static_cast<int64_t>(block.cpu);
+absl::Status CsEtmDecodeTool::SubmitBlock(const TraceBlock& block) {
+  ++stats_.blocks;
+  stats_.trace_bytes += block.data.size();
+  auto job = std::make_unique<Job>();
+  job->block = block;
+  job->setup = setup_;
+  job->source = block.formatted ? -1 : static_cast<int64_t>(block.cpu);
   if (!block.formatted && block.cpu == kNoCpu) {
     if (info_->sources.size() != 1) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "raw trace at file offset %d names no CPU: cannot tell which trace unit made it",
           block.file_offset));
     }
-    key = info_->sources.front().cpu;
+    job->source = info_->sources.front().cpu;
   }
-  auto it = decoders_.find(key);
-  if (it != decoders_.end()) return it->second.get();
-  absl::StatusOr<std::unique_ptr<TraceDecoder>> decoder = TraceDecoder::Create(
-      *info_, trace_ids_, block.formatted, static_cast<uint32_t>(key), *this,
-      options_.packet_batch);
-  if (!decoder.ok()) return decoder.status();
-  TraceDecoder* raw = decoder->get();
-  decoders_[key] = std::move(*decoder);
-  return raw;
+  if (options_.jobs > 1) {  // the trace outlives its record
+    job->data.assign(block.data.begin(), block.data.end());
+    job->block.data = Bytes(job->data);
+  }
+  const uint64_t lane_key =
+      IsProfile(options_.format)
+          ? next_block_ % static_cast<uint64_t>(std::max(options_.jobs, 1))
+          : static_cast<uint64_t>(job->source);
+  ++next_block_;
+  std::unique_ptr<Lane>& lane = lanes_[lane_key];
+  if (!lane) lane = std::make_unique<Lane>(*this);
+  job->lane = lane.get();
+  Job* raw = job.get();
+  slots_.push_back(Slot{std::move(job), std::nullopt});
+  ++blocks_in_flight_;
+  raw->ticket = pool_->Submit(lane_key, [raw] { raw->lane->Run(*raw); });
+  return absl::OkStatus();
 }
 
-absl::Status CsEtmDecodeTool::DecodeBlock(const TraceBlock& block) {
-  ++stats_.blocks;
-  stats_.trace_bytes += block.data.size();
-  absl::StatusOr<TraceDecoder*> decoder = DecoderFor(block);
-  if (!decoder.ok()) return decoder.status();
-  if (!synthesizer_ && options_.format != OutputFormat::kAutoFdo &&
-      options_.format != OutputFormat::kBolt) {
-    std::map<uint8_t, uint32_t> cpu_of_trace_id;
-    for (const auto& [cpu, id] : trace_ids_) cpu_of_trace_id[id] = cpu;
-    synthesizer_ =
-        std::make_unique<SampleSynthesizer>(options_.itrace, cpu_of_trace_id, *this, *this);
-  }
-  if (!tee_) tee_ = std::make_unique<PacketTee>(synthesizer_.get(), profile_.get(), stats_);
-  if (synthesizer_) synthesizer_->BeginBlock(kNoCpu, block.time);
-  return (*decoder)->Decode(block, *tee_);
-}
-
-absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
-  (void)out;
-  (void)features;
-  for (std::string& note : gatherer_.Finish()) warnings_.push_back(std::move(note));
-  for (const auto& [key, decoder] : decoders_) {
-    stats_.decoder_waits += decoder->waits();
-    if (decoder->decode_errors() > 0) {
-      warnings_.push_back(absl::StrFormat("%d trace decode errors; the first: %s",
-                                          decoder->decode_errors(), decoder->first_error()));
+absl::Status CsEtmDecodeTool::Flush(size_t max_in_flight) {
+  while (!slots_.empty()) {
+    Slot& front = slots_.front();
+    if (front.record) {
+      absl::Status status = sink_->Emit(front.record->view());
+      slots_.pop_front();
+      if (!status.ok()) return status;
+      continue;
     }
-  }
-  for (std::string& warning : images_->TakeWarnings()) warnings_.push_back(std::move(warning));
-  if (!info_) {
-    return absl::InvalidArgumentError(
-        "the recording has no CoreSight AUXTRACE_INFO record: nothing to decode");
-  }
-  if (profile_) {
-    text_ = options_.format == OutputFormat::kAutoFdo ? profile_->AutoFdoText()
-                                                      : profile_->BoltText();
+    if (blocks_in_flight_ <= max_in_flight && !pool_->Done(front.job->ticket)) break;
+    pool_->Wait(front.job->ticket);
+    std::unique_ptr<Job> job = std::move(front.job);
+    slots_.pop_front();
+    --blocks_in_flight_;
+    if (absl::Status s = WriteResult(*job); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
 
-int32_t CsEtmDecodeTool::PidOf(int32_t tid) {
+absl::Status CsEtmDecodeTool::WriteResult(Job& job) {
+  stats_.packets += job.stats.packets;
+  stats_.samples += job.stats.samples;
+  stats_.instruction_samples += job.stats.instruction_samples;
+  stats_.branch_samples += job.stats.branch_samples;
+  stats_.decoder_waits += job.stats.decoder_waits;
+  if (job.errors > 0) {
+    SourceErrors& errors = errors_[job.source];
+    if (errors.count == 0) errors.first = job.first_error;
+    errors.count += job.errors;
+  }
+  if (!job.status.ok()) return job.status;
+  for (const std::vector<std::byte>& bytes : job.records) {
+    if (absl::Status s = sink_->Emit(Record(bytes, 0)); !s.ok()) return s;
+  }
+  text_ += job.text;
+  return absl::OkStatus();
+}
+
+absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
+  (void)features;
+  sink_ = &out;
+  if (absl::Status s = Flush(0); !s.ok()) return s;
+  for (std::string& note : gatherer_.Finish()) warnings_.push_back(std::move(note));
+  for (const auto& [source, errors] : errors_) {
+    warnings_.push_back(absl::StrFormat("%d trace decode errors; the first: %s", errors.count,
+                                        errors.first));
+  }
+  // Binaries are first looked up by whichever lane gets there first.
+  std::vector<std::string> image_warnings = images_->TakeWarnings();
+  std::sort(image_warnings.begin(), image_warnings.end());
+  for (std::string& warning : image_warnings) warnings_.push_back(std::move(warning));
+  if (!info_) {
+    return absl::InvalidArgumentError(
+        "the recording has no CoreSight AUXTRACE_INFO record: nothing to decode");
+  }
+  if (IsProfile(options_.format)) {
+    NoCode no_code;
+    BranchProfile total(no_code);
+    total.SetBuildIds(build_ids_);
+    for (const auto& [key, lane] : lanes_) {
+      if (lane->profile() != nullptr) total.Add(*lane->profile());
+    }
+    text_ = options_.format == OutputFormat::kAutoFdo ? total.AutoFdoText() : total.BoltText();
+  }
+  return absl::OkStatus();
+}
+
+int32_t CsEtmDecodeTool::Lane::PidOf(int32_t tid) {
   if (tid < 0) return tid;
-  std::optional<machine::Thread> thread = machines_.host().FindThread(tid);
+  std::optional<machine::Thread> thread = tool_.machines_.host().FindThread(tid);
   return thread ? thread->pid : tid;
 }
 
-std::optional<machine::Map> CsEtmDecodeTool::FindMap(const PacketContext& context,
+std::optional<machine::Map> CsEtmDecodeTool::Lane::FindMap(const PacketContext& context,
                                                      uint64_t address) {
-  if (IsKernel(context, address)) return machines_.host().kernel_maps().Find(address, kernel_cache_);
+  if (IsKernel(context, address)) return tool_.machines_.host().kernel_maps().Find(address, kernel_cache_);
   if (context.pid != cached_pid_ || !cached_maps_) {
     cached_pid_ = context.pid;
-    cached_maps_ = machines_.host().FindUserMaps(context.pid);
+    cached_maps_ = tool_.machines_.host().FindUserMaps(context.pid);
     if (!cached_maps_) return std::nullopt;
   }
   return cached_maps_->Find(address, maps_cache_);
 }
 
-uint32_t CsEtmDecodeTool::ReadCode(const PacketContext& context, uint64_t address, uint32_t size,
+uint32_t CsEtmDecodeTool::Lane::ReadCode(const PacketContext& context, uint64_t address, uint32_t size,
                                    uint8_t* out) {
   std::optional<machine::Map> map = FindMap(context, address);
   if (!map || map->dso == nullptr || map->IsIdentity() || map->kind == machine::MapKind::kVdso) {
     return 0;
   }
-  const Image* image = images_->Find(*map->dso);
+  const Image* image = tool_.images_->Find(*map->dso);
   if (image == nullptr) return 0;
   uint64_t offset = map->DsoAddress(address);
   if (offset >= image->bytes.size()) return 0;
@@ -401,14 +600,14 @@ uint32_t CsEtmDecodeTool::ReadCode(const PacketContext& context, uint64_t addres
   return static_cast<uint32_t>(n);
 }
 
-std::optional<CodeLocation> CsEtmDecodeTool::Locate(const PacketContext& context,
+std::optional<CodeLocation> CsEtmDecodeTool::Lane::Locate(const PacketContext& context,
                                                     uint64_t address) {
   std::optional<machine::Map> map = FindMap(context, address);
   if (!map || map->dso == nullptr) return std::nullopt;
   return CodeLocation{map->dso, map->DsoAddress(address)};
 }
 
-std::optional<uint64_t> CsEtmDecodeTool::DirectBranchTarget(const PacketContext& context,
+std::optional<uint64_t> CsEtmDecodeTool::Lane::DirectBranchTarget(const PacketContext& context,
                                                             uint64_t address, Isa isa) {
   if (isa != Isa::kA64) return std::nullopt;
   uint8_t bytes[4];
@@ -429,17 +628,27 @@ std::optional<uint64_t> CsEtmDecodeTool::DirectBranchTarget(const PacketContext&
   return address + static_cast<uint64_t>(delta);
 }
 
-absl::Status CsEtmDecodeTool::Emit(const SynthesizedSample& sample) {
-  ++stats_.samples;
+absl::Status CsEtmDecodeTool::Lane::Emit(const SynthesizedSample& sample) {
+  DecodeStats& stats = job_->stats;
+  ++stats.samples;
   const bool instruction = sample.kind == SynthesizedSample::Kind::kInstruction;
-  ++(instruction ? stats_.instruction_samples : stats_.branch_samples);
-  if (options_.format == OutputFormat::kScript) {
+  ++(instruction ? stats.instruction_samples : stats.branch_samples);
+  if (tool_.options_.format == OutputFormat::kScript) {
     AppendScriptLine(sample);
     return absl::OkStatus();
   }
-  if (options_.format != OutputFormat::kPerf) return absl::OkStatus();
+  if (tool_.options_.format != OutputFormat::kPerf) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::byte>> bytes = tool_.SampleRecord(sample);
+  if (!bytes.ok()) return bytes.status();
+  if (!bytes->empty()) job_->records.push_back(*std::move(bytes));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::byte>> CsEtmDecodeTool::SampleRecord(
+    const SynthesizedSample& sample) const {
+  const bool instruction = sample.kind == SynthesizedSample::Kind::kInstruction;
   std::optional<size_t> event = instruction ? instructions_event_ : branches_event_;
-  if (!event) return absl::OkStatus();
+  if (!event) return std::vector<std::byte>();
   const EventAttr& attr = output_events_.attrs()[*event];
   const SampleFormat& format = output_events_.format(*event);
   Sample out;
@@ -457,19 +666,17 @@ absl::Status CsEtmDecodeTool::Emit(const SynthesizedSample& sample) {
   EncodeSample(format, out, body);
   uint16_t misc = IsKernel(sample.context, sample.ip) ? PERF_RECORD_MISC_KERNEL
                                                       : PERF_RECORD_MISC_USER;
-  absl::StatusOr<std::vector<std::byte>> bytes = MakeRecordBytes(PERF_RECORD_SAMPLE, misc, body);
-  if (!bytes.ok()) return bytes.status();
-  return sink_->Emit(Record(*bytes, 0));
+  return MakeRecordBytes(PERF_RECORD_SAMPLE, misc, body);
 }
 
-void CsEtmDecodeTool::AppendScriptLine(const SynthesizedSample& sample) {
+void CsEtmDecodeTool::Lane::AppendScriptLine(const SynthesizedSample& sample) {
   // perf 6.1's layout for -F pid,tid,ip,brstack.
-  absl::StrAppendFormat(&text_, "%5d/%-5d  %16x", sample.context.pid, sample.context.tid,
+  absl::StrAppendFormat(&job_->text, "%5d/%-5d  %16x", sample.context.pid, sample.context.tid,
                         sample.ip);
   for (const BranchEntry& entry : sample.branches) {
-    absl::StrAppendFormat(&text_, " 0x%x/0x%x/P/-/-/0/ ", entry.from, entry.to);
+    absl::StrAppendFormat(&job_->text, " 0x%x/0x%x/P/-/-/0/ ", entry.from, entry.to);
   }
-  absl::StrAppend(&text_, "\n");
+  absl::StrAppend(&job_->text, "\n");
 }
 
 }  // namespace perftk::cs_etm

@@ -6,19 +6,46 @@
 // (trace_blocks.h); MMAP/MMAP2/COMM/FORK/KSYMBOL build the machine model the
 // decoder reads code through. EXIT is passed on but not applied to the model:
 // the trace of a thread is often written after it exited, and its maps must
-// still be found (simpleperf does the same). Each block is decoded when its
-// data arrives.
+// still be found (simpleperf does the same).
+//
+// Decoding: each block is decoded on a lane, which owns a decoder, and the
+// synthesizer (or profile) whose state carries over from block to block.
+// Lanes are trace sources for samples: one lane for all formatted trace (one
+// AUX buffer may hold the trace ids of several CPUs, and a branch stack
+// continues across blocks, so formatted trace is one source and decodes
+// serially), one lane per CPU for raw trace (TRBE). A profile keeps nothing
+// from one block to the next, so for autofdo and bolt every block may go to
+// any lane (block number modulo jobs), each lane has its own profile, and
+// the profiles are added up at the end.
+//
+// With jobs > 1 lanes run on jobs worker threads (lane_pool.h); with 1 they
+// run on the calling thread, through the same code. Either way the output
+// is the same bytes:
+//   - each block's samples (records or script lines), packet and error
+//     counts are buffered in the block's result, and results are written in
+//     block order; records passed through after a block wait behind it;
+//   - the machine model is read by workers and changed only by the caller,
+//     and only when no block is in flight: a record that changes the model
+//     first waits for every block submitted before it and writes their
+//     results. So each block is decoded against the model as it was when
+//     its AUXTRACE record was read, as with --jobs 1;
+//   - at most 2 x jobs blocks (each with a copy of its trace) are in flight;
+//   - decode errors are counted per block, and the first error of a source
+//     is the first one in block order; binary warnings are sorted.
+// Decode trees are made and destroyed under OpenCSD's setup lock, and
+// OpenCSD's error log is quiet (opencsd_guard.h).
 //
 // With Format::kPerf, the output is the input without its AUX area records
 // (AUXTRACE_INFO, AUXTRACE, AUXTRACE_ERROR, AUX, ITRACE_START,
 // AUX_OUTPUT_HW_ID) and with the synthesized samples: event "instructions"
-// (PERF_TYPE_HARDWARE) for i, "branches" for b, written as each block is
-// decoded; sample time is the time of the block's AUX record. The other
-// formats emit nothing and keep what Text() returns.
+// (PERF_TYPE_HARDWARE) for i, "branches" for b, written in block order;
+// sample time is the time of the block's AUX record. The other formats emit
+// nothing and keep what Text() returns.
 #ifndef PERFTK_CS_ETM_DECODE_TOOL_H_
 #define PERFTK_CS_ETM_DECODE_TOOL_H_
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +73,8 @@ struct DecodeOptions {
   std::string symfs;
   // Packets the decoder hands over per OpenCSD WAIT.
   size_t packet_batch = TraceDecoder::kDefaultBatchSize;
+  // Decode threads; 1 decodes on the calling thread.
+  int jobs = 1;
 };
 
 struct DecodeStats {
@@ -58,9 +87,9 @@ struct DecodeStats {
   uint64_t decoder_waits = 0;
 };
 
-// The decode environment, code locator and sample output of its own parts.
-class CsEtmDecodeTool : public Tool, public DecodeEnvironment, public CodeLocator,
-                        public SampleOutput {
+class LanePool;
+
+class CsEtmDecodeTool : public Tool {
  public:
   explicit CsEtmDecodeTool(DecodeOptions options);
   ~CsEtmDecodeTool() override;
@@ -77,45 +106,51 @@ class CsEtmDecodeTool : public Tool, public DecodeEnvironment, public CodeLocato
   bool saw_trace_info() const { return info_.has_value(); }
 
  private:
-  class PacketTee;
+  class Lane;
+  struct Setup;
+  struct Job;
+  struct Slot;
+  struct SourceErrors {
+    uint64_t count = 0;
+    std::string first;
+  };
 
-  // DecodeEnvironment
-  int32_t PidOf(int32_t tid) override;
-  uint32_t ReadCode(const PacketContext& context, uint64_t address, uint32_t size,
-                    uint8_t* out) override;
-  // CodeLocator
-  std::optional<CodeLocation> Locate(const PacketContext& context, uint64_t address) override;
-  std::optional<uint64_t> DirectBranchTarget(const PacketContext& context, uint64_t address,
-                                             Isa isa) override;
-  // SampleOutput
-  absl::Status Emit(const SynthesizedSample& sample) override;
-
-  std::optional<machine::Map> FindMap(const PacketContext& context, uint64_t address);
   absl::Status OnAuxtraceInfo(const Record& record);
   absl::Status OnAux(const Record& record);
   absl::Status OnAuxtrace(const Record& record);
   void OnItraceStart(const Record& record);
   void OnSwitch(const Record& record);
   void OnHwId(const Record& record);
-  absl::Status DecodeBlock(const TraceBlock& block);
-  absl::StatusOr<TraceDecoder*> DecoderFor(const TraceBlock& block);
+  // A new decode setup from info_ and trace_ids_ (decoders are remade).
+  void RenewSetup();
+  absl::Status SubmitBlock(const TraceBlock& block);
+  // Writes, in order, the results of the finished blocks at the front and
+  // the records behind them; waits for the oldest blocks while more than
+  // `max_in_flight` are in flight (0: waits for all).
+  absl::Status Flush(size_t max_in_flight);
+  absl::Status WriteResult(Job& job);
   std::optional<SampleId> SampleIdOf(const Record& record) const;
   absl::Status AddSynthesizedEvents(Header& header);
-  void AppendScriptLine(const SynthesizedSample& sample);
+  // The PERF_RECORD_SAMPLE of a synthesized sample (kPerf). Thread-safe.
+  absl::StatusOr<std::vector<std::byte>> SampleRecord(const SynthesizedSample& sample) const;
 
   const DecodeOptions options_;
   Header header_;          // the input's header
   EventList output_events_;  // perf output: the events written
   std::optional<CsEtmInfo> info_;
   std::map<uint32_t, uint8_t> trace_ids_;  // by cpu
+  std::shared_ptr<const Setup> setup_;
+  uint64_t setup_generation_ = 0;
   std::map<uint32_t, std::pair<int32_t, int32_t>> seeds_;  // cpu -> (pid, tid)
   machine::Machines machines_;
   std::unique_ptr<BinaryImages> images_;
   TraceBlockGatherer gatherer_;
-  std::map<int64_t, std::unique_ptr<TraceDecoder>> decoders_;  // -1: formatted; else raw cpu
-  std::unique_ptr<SampleSynthesizer> synthesizer_;
-  std::unique_ptr<BranchProfile> profile_;
-  std::unique_ptr<PacketTee> tee_;
+  std::map<uint64_t, std::unique_ptr<Lane>> lanes_;
+  std::unique_ptr<LanePool> pool_;  // after lanes_: joined before they go
+  std::deque<Slot> slots_;          // blocks in flight and records behind them
+  size_t blocks_in_flight_ = 0;
+  uint64_t next_block_ = 0;
+  std::map<int64_t, SourceErrors> errors_;  // by source: -1 formatted, else raw cpu
   RecordSink* sink_ = nullptr;
   // perf output: the synthesized events.
   std::optional<size_t> instructions_event_;
@@ -125,11 +160,6 @@ class CsEtmDecodeTool : public Tool, public DecodeEnvironment, public CodeLocato
   std::string text_;
   DecodeStats stats_;
   std::vector<std::string> warnings_;
-  // Per-thread user maps cache for ReadCode.
-  int32_t cached_pid_ = -2;
-  std::shared_ptr<machine::Maps> cached_maps_;
-  machine::MapsCache maps_cache_;
-  machine::MapsCache kernel_cache_;
 };
 
 }  // namespace perftk::cs_etm

@@ -6,6 +6,7 @@
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "absl/strings/str_format.h"
 
@@ -257,6 +258,11 @@ absl::Status TraceDecoder::Check(int response, uint64_t index, const TraceBlock&
   ocsd_trc_index_t err_index = 0;
   uint8_t chan = 0;
   ocsd_get_last_err(&err_index, &chan, message, sizeof(message));
+  if (message[0] == '\0') {  // OpenCSD's error log is quiet (opencsd_guard.h)
+    std::snprintf(message, sizeof(message), "%s",
+                  OCSD_DATA_RESP_IS_FATAL(resp) ? "fatal error in the trace data"
+                                                : "bad or unsynchronized trace data");
+  }
   std::string text = absl::StrFormat(
       "OpenCSD %s at file offset %d (trace byte %d of the block) of cpu %d: %s", op,
       block.file_offset + index, index, static_cast<int32_t>(block.cpu), message);

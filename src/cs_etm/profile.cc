@@ -48,6 +48,14 @@ absl::Status BranchProfile::Consume(std::span<const Packet> packets) {
   return absl::OkStatus();
 }
 
+void BranchProfile::Add(const BranchProfile& other) {
+  for (const auto& [dso, binary] : other.binaries_) {
+    Binary& mine = binaries_[dso];
+    for (const auto& [range, count] : binary.ranges) mine.ranges[range] += count;
+    for (const auto& [branch, count] : binary.branches) mine.branches[branch] += count;
+  }
+}
+
 absl::Status BranchProfile::EndBlock() {
   while (!pending_.empty()) Resolve(pending_.begin()->first, nullptr);
   return absl::OkStatus();

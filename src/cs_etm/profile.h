@@ -60,6 +60,8 @@ class BranchProfile : public PacketSink {
   void SetBuildIds(std::map<std::string, std::string> build_ids) {
     build_ids_ = std::move(build_ids);
   }
+  // Adds the counts of `other`, a profile of other blocks.
+  void Add(const BranchProfile& other);
   std::string AutoFdoText() const;
   std::string BoltText() const;
 
