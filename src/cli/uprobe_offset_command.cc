@@ -1,5 +1,6 @@
 #include "cli/uprobe_offset_command.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 namespace perftk::cli {
 namespace {
 
+using elf::ListedSite;
 using elf::ProbeSite;
 
 constexpr char kDescription[] =
@@ -144,10 +146,6 @@ std::string FormatText(const std::vector<ProbeSite>& sites, const UprobeOffsetOp
     }
     return out;
   }
-  if (options.list) {
-    for (const ProbeSite& s : sites) absl::StrAppendFormat(&out, "0x%08x  %s\n", s.offset, s.symbol);
-    return out;
-  }
   if (queries == 1 && sites.size() == 1) return absl::StrFormat("0x%x\n", sites[0].offset);
   for (const ProbeSite& s : sites) absl::StrAppendFormat(&out, "%s 0x%x\n", s.query, s.offset);
   return out;
@@ -170,23 +168,65 @@ absl::Status CheckOptions(const UprobeOffsetOptions& options) {
   return absl::OkStatus();
 }
 
+// Appends `value` in lower-case hex, zero-padded to at least `width` digits.
+void AppendHex(std::string* out, uint64_t value, int width) {
+  char digits[16];
+  int count = 0;
+  do {
+    digits[count++] = "0123456789abcdef"[value & 0xf];
+    value >>= 4;
+  } while (value != 0);
+  for (int i = count; i < width; ++i) out->push_back('0');
+  while (count > 0) out->push_back(digits[--count]);
+}
+
+// "0x%08x  SYMBOL" lines, the way `perf probe -F` lists names, built in one
+// buffer: a listing has tens of thousands of lines.
+std::string FormatListing(const std::vector<ListedSite>& sites) {
+  std::string out;
+  out.reserve(sites.size() * 48);
+  for (const ListedSite& site : sites) {
+    out.append("0x");
+    AppendHex(&out, site.offset, 8);
+    out.append("  ");
+    site.AppendSymbol(&out);
+    out.push_back('\n');
+  }
+  return out;
+}
+
+// --list: every function with an offset; the others are warned about.
+absl::Status PrintListing(elf::UprobeResolver& resolver, const UprobeOffsetOptions& options) {
+  absl::StatusOr<std::vector<ListedSite>> listed = resolver.List();
+  if (!listed.ok()) return listed.status();
+  std::vector<ListedSite> usable;
+  usable.reserve(listed->size());
+  for (ListedSite& site : *listed) {
+    if (site.note.empty()) {
+      usable.push_back(std::move(site));
+    } else {
+      std::fprintf(stderr, "perftk: warning: %s: %s\n", site.Symbol().c_str(), site.note.c_str());
+    }
+  }
+  if (options.format == "hex") {
+    const std::string text = FormatListing(usable);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return absl::OkStatus();
+  }
+  std::vector<ProbeSite> sites;
+  sites.reserve(usable.size());
+  for (const ListedSite& site : usable) {
+    sites.push_back(site.ToProbeSite());
+    sites.back().path = resolver.path();
+  }
+  const std::string text = options.format == "json" ? FormatJson(sites, options)
+                                                   : FormatText(sites, options, 0);
+  std::fputs(text.c_str(), stdout);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<ProbeSite>> Collect(elf::UprobeResolver& resolver,
                                                const UprobeOffsetOptions& options) {
-  if (options.list) {
-    absl::StatusOr<std::vector<ProbeSite>> listed = resolver.List();
-    if (!listed.ok()) return listed.status();
-    std::vector<ProbeSite> usable;
-    usable.reserve(listed->size());
-    for (ProbeSite& site : *listed) {
-      if (site.note.empty()) {
-        if (options.format != "hex") site.path = resolver.path();
-        usable.push_back(std::move(site));
-      } else {
-        std::fprintf(stderr, "perftk: warning: %s: %s\n", site.symbol.c_str(), site.note.c_str());
-      }
-    }
-    return usable;
-  }
   std::vector<ProbeSite> sites;
   std::vector<std::string> errors;
   for (const std::string& function : options.functions) {
@@ -213,6 +253,7 @@ absl::Status RunUprobeOffset(const UprobeOffsetOptions& options) {
   absl::StatusOr<std::unique_ptr<elf::UprobeResolver>> resolver =
       elf::UprobeResolver::Open(options.binary, resolve);
   if (!resolver.ok()) return resolver.status();
+  if (options.list) return PrintListing(**resolver, options);
   absl::StatusOr<std::vector<ProbeSite>> sites = Collect(**resolver, options);
   if (!sites.ok()) return sites.status();
   if (options.format == "json") {

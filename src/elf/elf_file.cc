@@ -305,13 +305,20 @@ absl::StatusOr<absl::string_view> ElfFile::SectionBytes(const Section& section) 
 }
 
 absl::StatusOr<std::string> ElfFile::StringAt(size_t strtab_index, size_t offset) const {
+  absl::StatusOr<absl::string_view> text = StringViewAt(strtab_index, offset);
+  if (!text.ok()) return text.status();
+  return std::string(*text);
+}
+
+absl::StatusOr<absl::string_view> ElfFile::StringViewAt(size_t strtab_index,
+                                                        size_t offset) const {
   const char* text = elf_strptr(elf_, strtab_index, offset);
   if (text == nullptr) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: string table section %d: bad string offset 0x%x: %s", path_, strtab_index, offset,
         LibelfError()));
   }
-  return std::string(text);
+  return absl::string_view(text);
 }
 
 std::optional<std::string> ElfFile::BuildId() const {

@@ -88,6 +88,9 @@ class ElfFile {
   absl::StatusOr<absl::string_view> SectionBytes(const Section& section) const;
   // A NUL-terminated string from string table section `strtab_index`.
   absl::StatusOr<std::string> StringAt(size_t strtab_index, size_t offset) const;
+  // The same string without a copy: it points into the file's data and
+  // stays valid for the lifetime of the ElfFile.
+  absl::StatusOr<absl::string_view> StringViewAt(size_t strtab_index, size_t offset) const;
 
   // The GNU build id (hex), if the file has one.
   std::optional<std::string> BuildId() const;

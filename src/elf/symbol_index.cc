@@ -13,8 +13,8 @@ namespace perftk::elf {
 namespace {
 
 struct VersionName {
-  std::string name;
-  std::string file;  // for requirements (verneed): the library's soname
+  absl::string_view name;  // views into the file's string table
+  absl::string_view file;  // for requirements (verneed): the library's soname
 };
 
 // .gnu.version, .gnu.version_d and .gnu.version_r of one file.
@@ -36,7 +36,7 @@ absl::Status ReadVerdef(const ElfFile& file, const Section& section, VersionTabl
           "%s: section .gnu.version_d at offset 0x%x: bad version definition at +0x%x",
           file.path(), section.offset, offset));
     }
-    absl::StatusOr<std::string> name = file.StringAt(section.link, aux.vda_name);
+    absl::StatusOr<absl::string_view> name = file.StringViewAt(section.link, aux.vda_name);
     if (!name.ok()) return name.status();
     if ((def.vd_flags & VER_FLG_BASE) == 0) tables.names[def.vd_ndx] = {*name, ""};
     if (def.vd_next == 0) break;
@@ -56,7 +56,7 @@ absl::Status ReadVerneed(const ElfFile& file, const Section& section, VersionTab
           "%s: section .gnu.version_r at offset 0x%x: bad version requirement at +0x%x",
           file.path(), section.offset, offset));
     }
-    absl::StatusOr<std::string> library = file.StringAt(section.link, need.vn_file);
+    absl::StatusOr<absl::string_view> library = file.StringViewAt(section.link, need.vn_file);
     if (!library.ok()) return library.status();
     size_t aux_offset = offset + need.vn_aux;
     for (size_t a = 0; a < need.vn_cnt; ++a) {
@@ -66,7 +66,7 @@ absl::Status ReadVerneed(const ElfFile& file, const Section& section, VersionTab
             "%s: section .gnu.version_r at offset 0x%x: bad requirement entry at +0x%x",
             file.path(), section.offset, aux_offset));
       }
-      absl::StatusOr<std::string> name = file.StringAt(section.link, aux.vna_name);
+      absl::StatusOr<absl::string_view> name = file.StringViewAt(section.link, aux.vna_name);
       if (!name.ok()) return name.status();
       tables.names[aux.vna_other] = {*name, *library};
       if (aux.vna_next == 0) break;
@@ -120,27 +120,43 @@ size_t EditDistance(absl::string_view a, absl::string_view b) {
 }  // namespace
 
 std::string FunctionSymbol::DisplayName() const {
-  if (version.empty()) return name;
-  return absl::StrCat(name, default_version ? "@@" : "@", version);
+  std::string out;
+  AppendDisplayName(&out);
+  return out;
 }
 
-void SplitVersionedName(absl::string_view raw, std::string* name, std::string* version,
-                        bool* default_version) {
+void FunctionSymbol::AppendDisplayName(std::string* out) const {
+  out->append(name.data(), name.size());
+  if (version.empty()) return;
+  out->append(default_version ? "@@" : "@");
+  out->append(version.data(), version.size());
+}
+
+void SplitVersionedName(absl::string_view raw, absl::string_view* name,
+                        absl::string_view* version, bool* default_version) {
   const size_t at = raw.find('@');
   *default_version = true;
   if (at == absl::string_view::npos || at == 0) {
-    *name = std::string(raw);
-    version->clear();
+    *name = raw;
+    *version = absl::string_view();
     return;
   }
-  *name = std::string(raw.substr(0, at));
+  *name = raw.substr(0, at);
   absl::string_view rest = raw.substr(at + 1);
-  if (absl::ConsumePrefix(&rest, "@")) {
-    *default_version = true;
+  *default_version = absl::ConsumePrefix(&rest, "@");
+  *version = rest;
+}
+
+void SymbolIndex::Link(ChainsByName& chains, std::vector<uint32_t>& next, absl::string_view name,
+                       uint32_t entry) {
+  next.push_back(kEndOfChain);
+  Chain& chain = chains[name];
+  if (chain.first == kEndOfChain) {
+    chain.first = entry;
   } else {
-    *default_version = false;
+    next[chain.last] = entry;
   }
-  *version = std::string(rest);
+  chain.last = entry;
 }
 
 absl::Status SymbolIndex::AddTables(const ElfFile& file, bool from_binary) {
@@ -182,6 +198,8 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
   const size_t count = table.size / table.entry_size;
   const absl::string_view stored_label = labels_.emplace_back(label);
   symbols_.reserve(symbols_.size() + count);
+  next_symbol_.reserve(symbols_.size() + count);
+  by_name_.reserve(by_name_.size() + count);
   for (size_t i = 1; i < count; ++i) {
     GElf_Sym sym;
     if (gelf_getsym(*data, static_cast<int>(i), &sym) == nullptr) {
@@ -194,14 +212,14 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
     if (!IsFunctionType(type) && !(dynamic && undefined && type == STT_NOTYPE)) continue;
     if (sym.st_shndx == SHN_ABS || sym.st_shndx == SHN_COMMON) continue;
     if (undefined && !dynamic) continue;
-    absl::StatusOr<std::string> raw = file.StringAt(table.link, sym.st_name);
+    absl::StatusOr<absl::string_view> raw = file.StringViewAt(table.link, sym.st_name);
     if (!raw.ok()) return raw.status();
     if (raw->empty()) continue;
 
-    std::string name;
-    std::string version;
+    absl::string_view name;
+    absl::string_view version;
     bool default_version = true;
-    std::string library;
+    absl::string_view library;
     if (dynamic && i < versions.versym.size()) {
       const uint16_t entry = versions.versym[i];
       auto found = versions.names.find(static_cast<uint16_t>(entry & kVersymVersion));
@@ -216,14 +234,13 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
     }
 
     if (undefined) {
-      imports_by_name_[name].push_back(static_cast<uint32_t>(imports_.size()));
-      imports_.push_back({std::move(name), std::move(version), std::move(library), i,
-                          sym.st_value});
+      Link(imports_by_name_, next_import_, name, static_cast<uint32_t>(imports_.size()));
+      imports_.push_back({name, version, library, i, sym.st_value});
       continue;
     }
     FunctionSymbol symbol;
-    symbol.name = std::move(name);
-    symbol.version = std::move(version);
+    symbol.name = name;
+    symbol.version = version;
     symbol.default_version = default_version;
     symbol.value = sym.st_value;
     symbol.size = sym.st_size;
@@ -235,8 +252,8 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
                          : absl::string_view("<bad section index>");
     symbol.table = stored_label;
     symbol.from_binary = from_binary;
-    by_name_[symbol.name].push_back(static_cast<uint32_t>(symbols_.size()));
-    symbols_.push_back(std::move(symbol));
+    Link(by_name_, next_symbol_, symbol.name, static_cast<uint32_t>(symbols_.size()));
+    symbols_.push_back(symbol);
   }
   return absl::OkStatus();
 }
@@ -245,7 +262,9 @@ std::vector<const FunctionSymbol*> SymbolIndex::Find(absl::string_view name) con
   std::vector<const FunctionSymbol*> found;
   auto it = by_name_.find(name);
   if (it == by_name_.end()) return found;
-  for (uint32_t i : it->second) found.push_back(&symbols_[i]);
+  for (uint32_t i = it->second.first; i != kEndOfChain; i = next_symbol_[i]) {
+    found.push_back(&symbols_[i]);
+  }
   return found;
 }
 
@@ -253,14 +272,16 @@ std::vector<const ImportedSymbol*> SymbolIndex::FindImport(absl::string_view nam
   std::vector<const ImportedSymbol*> found;
   auto it = imports_by_name_.find(name);
   if (it == imports_by_name_.end()) return found;
-  for (uint32_t i : it->second) found.push_back(&imports_[i]);
+  for (uint32_t i = it->second.first; i != kEndOfChain; i = next_import_[i]) {
+    found.push_back(&imports_[i]);
+  }
   return found;
 }
 
 std::vector<std::string> SymbolIndex::CloseNames(absl::string_view name, size_t limit) const {
   const size_t budget = std::max<size_t>(2, name.size() / 3);
   std::vector<std::pair<size_t, std::string>> scored;
-  auto consider = [&](const std::string& candidate) {
+  auto consider = [&](absl::string_view candidate) {
     size_t score;
     const bool long_enough = candidate.size() >= 3 && name.size() >= 3;
     if (long_enough && (absl::StrContains(candidate, name) || absl::StrContains(name, candidate))) {
@@ -274,7 +295,7 @@ std::vector<std::string> SymbolIndex::CloseNames(absl::string_view name, size_t 
       score = EditDistance(name, candidate);
       if (score > budget) return;
     }
-    scored.emplace_back(score, candidate);
+    scored.emplace_back(score, std::string(candidate));
   };
   for (const auto& [candidate, unused] : by_name_) consider(candidate);
   for (const auto& [candidate, unused] : imports_by_name_) {

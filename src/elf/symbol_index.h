@@ -7,8 +7,9 @@
 // .gnu.version_d for .dynsym, or from a raw "name@VER"/"name@@VER" in
 // .symtab) is kept beside it. Only defined STT_FUNC and STT_GNU_IFUNC
 // symbols are functions; undefined functions in .dynsym are imports.
-// Section names in FunctionSymbol point into the ElfFile the symbol came
-// from, which must outlive the index.
+// Names, versions and section names are views into the ElfFile the symbol
+// came from (no copies: a large binary has tens of thousands of symbols),
+// so that file must outlive the index.
 #ifndef PERFTK_ELF_SYMBOL_INDEX_H_
 #define PERFTK_ELF_SYMBOL_INDEX_H_
 
@@ -25,8 +26,8 @@
 namespace perftk::elf {
 
 struct FunctionSymbol {
-  std::string name;
-  std::string version;          // empty when the symbol has none
+  absl::string_view name;
+  absl::string_view version;    // empty when the symbol has none
   bool default_version = true;  // false for a hidden (non-default) version
   uint64_t value = 0;           // st_value, an address in the binary's layout
   uint64_t size = 0;
@@ -39,12 +40,14 @@ struct FunctionSymbol {
 
   // "name", "name@VER" or "name@@VER".
   std::string DisplayName() const;
+  // Appends DisplayName() to `out`.
+  void AppendDisplayName(std::string* out) const;
 };
 
 struct ImportedSymbol {
-  std::string name;
-  std::string version;  // required version, empty if none
-  std::string library;  // vn_file of the version requirement, if any
+  absl::string_view name;
+  absl::string_view version;  // required version, empty if none
+  absl::string_view library;  // vn_file of the version requirement, if any
   size_t dynsym_index = 0;
   uint64_t value = 0;  // non-zero for a canonical PLT entry in a non-PIE program
 };
@@ -71,17 +74,31 @@ class SymbolIndex {
   absl::Status AddTable(const ElfFile& file, const Section& table, absl::string_view label,
                         bool from_binary);
 
+  // Entries of one name form a chain through a `next` array (kEndOfChain
+  // ends it), so indexing a symbol allocates nothing beyond a hash slot.
+  static constexpr uint32_t kEndOfChain = UINT32_MAX;
+  struct Chain {
+    uint32_t first = kEndOfChain;
+    uint32_t last = kEndOfChain;
+  };
+  using ChainsByName = absl::flat_hash_map<absl::string_view, Chain>;
+  static void Link(ChainsByName& chains, std::vector<uint32_t>& next, absl::string_view name,
+                   uint32_t entry);
+
   std::deque<std::string> labels_;  // stable storage for FunctionSymbol::table
   std::vector<FunctionSymbol> symbols_;
   std::vector<ImportedSymbol> imports_;
-  absl::flat_hash_map<std::string, std::vector<uint32_t>> by_name_;
-  absl::flat_hash_map<std::string, std::vector<uint32_t>> imports_by_name_;
+  ChainsByName by_name_;
+  ChainsByName imports_by_name_;
+  std::vector<uint32_t> next_symbol_;  // parallel to symbols_
+  std::vector<uint32_t> next_import_;  // parallel to imports_
   bool has_symtab_ = false;
 };
 
-// Splits a raw .symtab name "name@VER" / "name@@VER" into its parts.
-void SplitVersionedName(absl::string_view raw, std::string* name, std::string* version,
-                        bool* default_version);
+// Splits a raw .symtab name "name@VER" / "name@@VER" into its parts, which
+// are views into `raw`.
+void SplitVersionedName(absl::string_view raw, absl::string_view* name,
+                        absl::string_view* version, bool* default_version);
 
 }  // namespace perftk::elf
 

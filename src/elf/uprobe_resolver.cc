@@ -158,7 +158,7 @@ std::string IfuncImplementations(const SymbolIndex& index, const std::string& na
   for (const FunctionSymbol& s : index.symbols()) {
     if (s.type != STT_FUNC || s.value == selector || absl::StrContains(s.name, "_chk")) continue;
     for (const std::string& prefix : prefixes) {
-      if (absl::StartsWith(s.name, prefix)) found.emplace(s.name, s.value);
+      if (absl::StartsWith(s.name, prefix)) found.emplace(std::string(s.name), s.value);
     }
   }
   if (found.empty()) {
@@ -328,7 +328,8 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveImport(Binary& bin
                                             "' but not version '", query.version, "'"));
   }
   if (options_.in_library) return ResolveInLibrary(query, *import);
-  const std::string library = import->library.empty() ? "its library" : import->library;
+  const std::string library =
+      import->library.empty() ? "its library" : std::string(import->library);
   if (query.offset != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         binary.path, ": '", query.text, "': ", query.name,
@@ -374,7 +375,7 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveImport(Binary& bin
 absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveInLibrary(
     const Query& query, const ImportedSymbol& import) {
   Query wanted = query;
-  if (wanted.version.empty()) wanted.version = import.version;
+  if (wanted.version.empty()) wanted.version = std::string(import.version);
   struct Pending {
     const ElfFile* requester;
     std::string soname;
@@ -442,34 +443,79 @@ absl::Status UprobeResolver::NotFound(const Binary& binary, const Query& query) 
   return absl::NotFoundError(message);
 }
 
-absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::List() {
-  std::vector<const FunctionSymbol*> symbols;
-  for (const FunctionSymbol& s : main_->index.symbols()) symbols.push_back(&s);
-  std::sort(symbols.begin(), symbols.end(), [](const FunctionSymbol* a, const FunctionSymbol* b) {
-    if (a->name != b->name) return a->name < b->name;
-    if (a->value != b->value) return a->value < b->value;
-    return a->from_binary > b->from_binary;
+void ListedSite::AppendSymbol(std::string* out) const {
+  if (function != nullptr) {
+    function->AppendDisplayName(out);
+  } else {
+    out->append(imported_name.data(), imported_name.size());
+    out->append("@plt");
+  }
+}
+
+std::string ListedSite::Symbol() const {
+  std::string symbol;
+  AppendSymbol(&symbol);
+  return symbol;
+}
+
+ProbeSite ListedSite::ToProbeSite() const {
+  ProbeSite site;
+  site.symbol = Symbol();
+  site.address = address;
+  site.offset = offset;
+  site.section = std::string(section);
+  site.note = note;
+  if (function != nullptr) {
+    site.size = function->size;
+    site.binding = BindingName(function->bind);
+    site.type = TypeName(function->type);
+    site.table = std::string(function->table);
+  } else {
+    site.binding = "global";
+    site.type = "plt";
+    site.table = ".dynsym (import)";
+  }
+  return site;
+}
+
+absl::StatusOr<std::vector<ListedSite>> UprobeResolver::List() {
+  const std::vector<FunctionSymbol>& all = main_->index.symbols();
+  std::vector<uint32_t> order(all.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  // By name, then address. Of the symbols at one name and address, the one
+  // listed is the binary's own before a debug file's, the default version
+  // (what plain NAME binds to) before a versionless one before a hidden
+  // version, then the first in table order: the listing is deterministic.
+  auto version_rank = [](const FunctionSymbol& s) {
+    if (!s.default_version) return 2;
+    return s.version.empty() ? 1 : 0;
+  };
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const FunctionSymbol& x = all[a];
+    const FunctionSymbol& y = all[b];
+    if (const int c = x.name.compare(y.name); c != 0) return c < 0;
+    if (x.value != y.value) return x.value < y.value;
+    if (x.from_binary != y.from_binary) return x.from_binary;
+    if (version_rank(x) != version_rank(y)) return version_rank(x) < version_rank(y);
+    return a < b;
   });
-  std::vector<ProbeSite> sites;
-  sites.reserve(symbols.size() + main_->index.imports().size());
-  for (size_t i = 0; i < symbols.size(); ++i) {
-    const FunctionSymbol& s = *symbols[i];
-    if (i > 0 && symbols[i - 1]->name == s.name && symbols[i - 1]->value == s.value) continue;
-    absl::StatusOr<uint64_t> offset = FileOffsetOf(*main_->file, s, 0);
-    ProbeSite site;
-    site.symbol = s.DisplayName();
+  std::vector<ListedSite> sites;
+  sites.reserve(order.size() + main_->index.imports().size());
+  const FunctionSymbol* previous = nullptr;
+  for (uint32_t i : order) {
+    const FunctionSymbol& s = all[i];
+    if (previous != nullptr && previous->name == s.name && previous->value == s.value) continue;
+    previous = &s;
+    ListedSite& site = sites.emplace_back();
+    site.function = &s;
     site.address = s.value;
-    site.size = s.size;
-    site.binding = BindingName(s.bind);
-    site.type = TypeName(s.type);
-    site.section = std::string(s.section);
-    site.table = std::string(s.table);
+    site.section = s.section;
+    absl::StatusOr<uint64_t> offset = FileOffsetOf(*main_->file, s, 0);
     if (offset.ok()) {
       site.offset = *offset;
     } else {
       site.note = std::string(offset.status().message());
     }
-    sites.push_back(std::move(site));
   }
   const absl::StatusOr<PltStubs>& stubs = main_->Stubs();
   if (stubs.ok()) {
@@ -479,15 +525,11 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::List() {
       absl::StatusOr<uint64_t> offset =
           CodeAddressToFileOffset(*main_->file, found->second.vaddr, found->second.section);
       if (!offset.ok()) continue;
-      ProbeSite site;
-      site.symbol = absl::StrCat(import.name, "@plt");
+      ListedSite& site = sites.emplace_back();
+      site.imported_name = import.name;
       site.address = found->second.vaddr;
       site.offset = *offset;
-      site.binding = "global";
-      site.type = "plt";
       site.section = found->second.section->name;
-      site.table = ".dynsym (import)";
-      sites.push_back(std::move(site));
     }
   }
   return sites;

@@ -51,6 +51,24 @@ struct ProbeSite {
   std::string note;   // caveat for the user, empty if none
 };
 
+// One entry of a listing: a function defined in the binary or a PLT stub.
+// Light on purpose (a listing has tens of thousands): the strings are views
+// into the resolver's files and stay valid as long as the resolver.
+struct ListedSite {
+  const FunctionSymbol* function = nullptr;  // null for a PLT stub
+  absl::string_view imported_name;           // the PLT stub's function
+  uint64_t address = 0;
+  uint64_t offset = 0;  // valid when `note` is empty
+  absl::string_view section;
+  std::string note;  // why there is no offset; empty if none
+
+  // Appends "name", "name@VER", "name@@VER" or "name@plt" to `out`.
+  void AppendSymbol(std::string* out) const;
+  std::string Symbol() const;
+  // The full description, with `path` left empty.
+  ProbeSite ToProbeSite() const;
+};
+
 class UprobeResolver {
  public:
   static absl::StatusOr<std::unique_ptr<UprobeResolver>> Open(const std::string& path,
@@ -58,9 +76,10 @@ class UprobeResolver {
   ~UprobeResolver();
 
   absl::StatusOr<std::vector<ProbeSite>> Resolve(absl::string_view query);
-  // Every function defined in the binary and every PLT stub, by name. The
-  // sites leave `path` empty: it is path() for all of them.
-  absl::StatusOr<std::vector<ProbeSite>> List();
+  // Every function defined in the binary (one entry per name and address,
+  // sorted by name, then address) followed by every PLT stub. All are in
+  // the file at path().
+  absl::StatusOr<std::vector<ListedSite>> List();
   // Absolute path of the binary.
   const std::string& path() const;
 

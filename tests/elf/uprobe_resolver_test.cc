@@ -17,6 +17,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using testing::FixtureDir;
 using testing::MissingReason;
 using testing::ObjdumpLabels;
@@ -204,16 +205,17 @@ TEST(UprobeResolver, ListHasEveryObjdumpFunctionAtItsOffset) {
   ASSERT_TRUE(listed.ok()) << listed.status();
   const auto labels = ObjdumpLabels("objdump", file);
   size_t checked = 0;
-  for (const ProbeSite& site : *listed) {
-    auto truth = labels.find(site.symbol);
-    ASSERT_NE(truth, labels.end()) << site.symbol;
-    EXPECT_THAT(truth->second, ::testing::Contains(site.offset)) << site.symbol;
+  for (const ListedSite& site : *listed) {
+    ASSERT_THAT(site.note, IsEmpty()) << site.Symbol();
+    auto truth = labels.find(site.Symbol());
+    ASSERT_NE(truth, labels.end()) << site.Symbol();
+    EXPECT_THAT(truth->second, ::testing::Contains(site.offset)) << site.Symbol();
     ++checked;
   }
   EXPECT_GE(checked, 8u);
   for (const char* name : {"global_fn", "main", "malloc@plt", "free@plt"}) {
     EXPECT_TRUE(std::any_of(listed->begin(), listed->end(),
-                            [&](const ProbeSite& s) { return s.symbol == name; }))
+                            [&](const ListedSite& s) { return s.Symbol() == name; }))
         << name;
   }
 }
