@@ -273,6 +273,49 @@ TEST_F(JitToolTest, InjectsMmap2sInTimeOrderAndDropsLaterAnonMaps) {
   EXPECT_THAT(SoFiles(), ElementsAre("jitted-4100-1.so", "jitted-4100-2.so"));
 }
 
+TEST_F(JitToolTest, ReusedAddressBelongsToTheLaterLoadFromItsTime) {
+  WriteRecording();
+  UsualDump().WriteTo(dump_path_);  // loads 1 (t=20) and 2 (t=30), both at 0x1000
+  ASSERT_TRUE(Run().ok());
+  // What a reader sees in order: load 1's map, the sample at 25, load 2's
+  // map, the sample at 35; so 0x1010 is load 1's at 25 and load 2's at 35.
+  std::vector<std::string> sequence;
+  for (const OutRecord& r : ReadBack(out_)) {
+    if (r.type == PERF_RECORD_SAMPLE && r.time >= 20u) {
+      sequence.push_back("sample@" + std::to_string(*r.time));
+    } else if (r.type == PERF_RECORD_MMAP2 && r.time >= 20u) {
+      Record record(r.bytes, 0);
+      auto m = Mmap2Record::From(record);
+      if (m->start() != 0x1000 || m->pid() != kPid) continue;
+      std::string name(m->filename());
+      sequence.push_back(name.substr(name.rfind('/') + 1));
+    }
+  }
+  EXPECT_THAT(sequence, ElementsAre("jitted-4100-1.so", "sample@25", "jitted-4100-2.so",
+                                    "sample@35"));
+}
+
+TEST_F(JitToolTest, DebugAndUnwindingInfoGoToTheNextLoadOnly) {
+  WriteRecording();
+  UsualDump().WriteTo(dump_path_);  // DEBUG_INFO and UNWINDING_INFO before load 1
+  ASSERT_TRUE(Run().ok());
+  auto first = elf::ElfFile::Open(dir_ + "/jitted-4100-1.so");
+  auto second = elf::ElfFile::Open(dir_ + "/jitted-4100-2.so");
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(second.ok()) << second.status();
+  auto bytes_of = [](const elf::ElfFile& elf, const char* name) {
+    const elf::Section* section = elf.FindSection(name);
+    if (section == nullptr) return std::string("(none)");
+    auto bytes = elf.SectionBytes(*section);
+    return bytes.ok() ? std::string(bytes->data(), bytes->size()) : std::string("(error)");
+  };
+  EXPECT_EQ(bytes_of(**first, ".eh_frame"), std::string("\x01\x02\x03\x04\x05\x06\x07\x08"));
+  EXPECT_EQ(bytes_of(**first, ".eh_frame_hdr"), std::string("\x09\x0a\x0b\x0c"));
+  EXPECT_NE((*first)->FindSection(".debug_line"), nullptr);
+  EXPECT_EQ((*second)->FindSection(".eh_frame"), nullptr);
+  EXPECT_EQ((*second)->FindSection(".debug_line"), nullptr);
+}
+
 TEST_F(JitToolTest, InjectedMmap2HasReadExecProtAndACompleteSampleId) {
   WriteRecording();
   UsualDump().WriteTo(dump_path_);
