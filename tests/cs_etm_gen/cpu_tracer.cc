@@ -111,8 +111,10 @@ std::vector<uint8_t> CpuTracer::EndBuffer() {
 }
 
 CpuTruth CpuTracer::TakeTruth() {
-  CpuTruth out = truth_;
-  truth_.events.clear();
+  CpuTruth out;
+  out.cpu = truth_.cpu;
+  out.trace_id = truth_.trace_id;
+  out.events.swap(truth_.events);
   return out;
 }
 

@@ -45,6 +45,7 @@ class CpuTracer {
   std::vector<uint8_t> EndBuffer();
 
   const CpuTruth& truth() const { return truth_; }
+  // The truth so far, which the tracer forgets (long runs call it per buffer).
   CpuTruth TakeTruth();
   const EtmV4Encoder& encoder() const { return encoder_; }
   uint64_t waypoints() const { return waypoints_; }

@@ -61,7 +61,9 @@ std::vector<uint64_t> CsEtmInfoWords(uint32_t nr_cpus, bool timestamps) {
 absl::StatusOr<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(
     const std::string& path, const RecordingLayout& layout) {
   std::unique_ptr<RecordingWriter> self(new RecordingWriter(layout));
-  EventAttr attr;
+  // The attr size perf 6.1 (Debian 12) reads; it refuses larger ones.
+  const std::vector<std::byte> zeros(PERF_ATTR_SIZE_VER7);
+  EventAttr attr = *EventAttr::FromBytes(zeros);
   attr.SetU32(attr_offset::kType, kCsEtmPmuType);
   attr.SetU64(attr_offset::kConfig, kEtmOptCtxtId | (layout.timestamps ? kEtmOptTs : 0));
   attr.SetU64(attr_offset::kSamplePeriod, 1);
