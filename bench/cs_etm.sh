@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): decode throughput of `perftk cs-etm-decode` on a
+# large synthetic ETMv4 recording made by perftk_etm_gen (tests/cs_etm_gen).
+#
+#   bench/cs_etm.sh                      # 4 CPUs, 200 MB of formatted trace
+#   CPUS=2 TRACE_MB=20 bench/cs_etm.sh   # smaller
+#   RAW=1 bench/cs_etm.sh                # raw (TRBE-like) trace instead of frames
+#   PERF_CORESIGHT=/path/to/perf bench/cs_etm.sh   # also perf script --itrace=il64
+#                                        # (bench/build_perf_coresight.sh builds one)
+# Env: PERFTK (binary), ETM_GEN (generator; default next to PERFTK's build),
+# KEEP=1 keeps the work directory.
+# Prints trace MB, wall time, MB/s and peak RSS for --jobs 1 and --jobs 2 and
+# the speed-up; a run that fails (e.g. --jobs 2 before it exists) prints n/a.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${BUILD:-$here/../build}
+PERFTK=${PERFTK:-$build/src/perftk}
+ETM_GEN=${ETM_GEN:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_etm_gen}
+CPUS=${CPUS:-4}
+TRACE_MB=${TRACE_MB:-200}
+for bin in "$PERFTK" "$ETM_GEN"; do
+  [ -x "$bin" ] || { echo "missing $bin (build it: ninja -C $build perftk perftk_etm_gen)" >&2; exit 1; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/perftk-etm-bench.XXXXXX")
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+
+gen_args=(--cpus "$CPUS" --trace-mb "$TRACE_MB" --out "$work")
+[ "${RAW:-0}" = 1 ] && gen_args+=(--raw)
+echo "generating: $ETM_GEN ${gen_args[*]}"
+/usr/bin/time -f '%e %M' -o "$work/gen.time" "$ETM_GEN" "${gen_args[@]}" || exit 1
+read -r gen_wall gen_rss <"$work/gen.time"
+echo "generator: $gen_wall s, peak RSS $gen_rss KB"
+
+declare -A WALL RSS STATUS
+run() {  # name, command...
+  local name=$1
+  shift
+  sync
+  if /usr/bin/time -f '%e %M' -o "$work/$name.time" "$@" >"$work/$name.out" 2>"$work/$name.err"; then
+    read -r WALL[$name] RSS[$name] <"$work/$name.time"
+    STATUS[$name]=ok
+  else
+    WALL[$name]=n/a
+    RSS[$name]=n/a
+    STATUS[$name]="failed: $(grep -v '^Command exited' "$work/$name.err" | tail -1)"
+  fi
+}
+mbps() { [ "$1" = n/a ] && { echo n/a; return; }; awk -v m="$trace_mb" -v t="$1" 'BEGIN { if (t <= 0) t = 0.01; printf "%.1f", m / t }'; }
+
+run jobs1 "$PERFTK" cs-etm-decode --itrace=il64 -i "$work/perf.data" -o "$work/jobs1.data"
+run jobs2 "$PERFTK" cs-etm-decode --itrace=il64 --jobs 2 -i "$work/perf.data" -o "$work/jobs2.data"
+names=(jobs1 jobs2)
+# Trace bytes as the decoder counted them ("N trace blocks (B bytes)"), else the file size.
+trace_bytes=$(sed -nE 's/.*trace blocks \(([0-9]+) bytes\).*/\1/p' "$work/jobs1.err" | head -1)
+[ -n "$trace_bytes" ] || trace_bytes=$(stat -c %s "$work/perf.data")
+trace_mb=$(awk -v b="$trace_bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
+if [ -n "${PERF_CORESIGHT:-}" ]; then
+  run perf_script "$PERF_CORESIGHT" script -i "$work/perf.data" --itrace=il64 -F pid,tid,ip,brstack
+  names+=(perf_script)
+fi
+
+echo
+echo "trace: $trace_mb MB in $CPUS CPUs' buffers; perf.data $(stat -c %s "$work/perf.data") bytes"
+grep -h 'trace blocks' "$work/jobs1.err" || true
+printf '%-12s %10s %10s %14s  %s\n' run "wall (s)" "MB/s" "peak RSS (KB)" status
+for n in "${names[@]}"; do
+  printf '%-12s %10s %10s %14s  %s\n' "$n" "${WALL[$n]}" "$(mbps "${WALL[$n]}")" "${RSS[$n]}" "${STATUS[$n]}"
+done
+if [ "${STATUS[jobs1]}" = ok ] && [ "${STATUS[jobs2]}" = ok ]; then
+  echo "speed-up --jobs 2 / --jobs 1: $(awk -v a="${WALL[jobs1]}" -v b="${WALL[jobs2]}" 'BEGIN { if (b <= 0) b = 0.01; printf "%.2fx", a / b }')"
+  if cmp -s "$work/jobs1.data" "$work/jobs2.data"; then echo "outputs identical"; else echo "outputs DIFFER"; fi
+else
+  echo "speed-up --jobs 2 / --jobs 1: n/a"
+fi
+[ "${KEEP:-0}" = 1 ] && echo "work dir: $work"
+exit 0
