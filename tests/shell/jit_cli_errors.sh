@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # perftk jit refuses what it cannot do right, with exit status 1, a message
 # that says what to do, no output file and no .so left behind: a recording
-# made without -k 1, and a jitdump with a broken record size.
+# made without -k 1, a jitdump with a broken record size, and a build-id
+# cache that cannot be written.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/jit_node.bash"
 require_perf
@@ -20,10 +21,24 @@ grep -q 'perf record -k 1' err.txt || fail "the error does not say how to record
 [ ! -e out.data ] || fail "an output file was written"
 [ -z "$(ls out)" ] || fail ".so files were left: $(ls out | head -3)"
 
-# The same process recorded correctly, then its dump's third record broken.
+# The same process recorded correctly; a cache directory that is a file.
 rm -f jit-*.dump
 BENCH_MS=100 record_node good.data
 dump=$(ls jit-*.dump)
+touch not-a-dir
+set +e
+"$PERFTK" jit -i good.data -o out.data --jit-dir out --buildid-cache="$WORK/not-a-dir" 2>err.txt
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "exit status $rc with an unwritable build-id cache (expected 1)"
+grep -q "build-id cache: cannot create directory $WORK/not-a-dir" err.txt ||
+  fail "the error does not name the cache directory: $(cat err.txt)"
+[ ! -e out.data ] || fail "an output file was written"
+[ -z "$(ls out)" ] || fail ".so files were left: $(ls out | head -3)"
+HOME= "$PERFTK" jit -i good.data -o out.data --buildid-cache 2>err.txt && fail "no HOME: accepted"
+grep -q 'HOME is not set' err.txt || fail "no HOME: $(cat err.txt)"
+
+# Then its dump's third record broken.
 python3 - "$dump" <<'PY'
 import struct, sys
 path = sys.argv[1]
