@@ -168,30 +168,38 @@ absl::Status CheckOptions(const UprobeOffsetOptions& options) {
   return absl::OkStatus();
 }
 
-// Appends `value` in lower-case hex, zero-padded to at least `width` digits.
-void AppendHex(std::string* out, uint64_t value, int width) {
+// Writes `value` in lower-case hex, zero-padded to at least 8 digits, at
+// `out` (room for 16); returns the end.
+char* WriteHex8(char* out, uint64_t value) {
   char digits[16];
   int count = 0;
   do {
     digits[count++] = "0123456789abcdef"[value & 0xf];
     value >>= 4;
   } while (value != 0);
-  for (int i = count; i < width; ++i) out->push_back('0');
-  while (count > 0) out->push_back(digits[--count]);
+  for (int i = count; i < 8; ++i) *out++ = '0';
+  while (count > 0) *out++ = digits[--count];
+  return out;
 }
 
-// "0x%08x  SYMBOL" lines, the way `perf probe -F` lists names, built in one
-// buffer: a listing has tens of thousands of lines.
+// "0x%08x  SYMBOL" lines, the way `perf probe -F` lists names, written into
+// one buffer sized up front: a listing has tens of thousands of lines.
 std::string FormatListing(const std::vector<ListedSite>& sites) {
-  std::string out;
-  out.reserve(sites.size() * 48);
+  constexpr size_t kMaxLineWithoutSymbol = 2 + 16 + 2 + 1;  // "0x", hex, "  ", "\n"
+  size_t capacity = 0;
+  for (const ListedSite& site : sites) capacity += kMaxLineWithoutSymbol + site.SymbolLength();
+  std::string out(capacity, '\0');
+  char* end = out.data();
   for (const ListedSite& site : sites) {
-    out.append("0x");
-    AppendHex(&out, site.offset, 8);
-    out.append("  ");
-    site.AppendSymbol(&out);
-    out.push_back('\n');
+    *end++ = '0';
+    *end++ = 'x';
+    end = WriteHex8(end, site.offset);
+    *end++ = ' ';
+    *end++ = ' ';
+    end = site.WriteSymbol(end);
+    *end++ = '\n';
   }
+  out.resize(static_cast<size_t>(end - out.data()));
   return out;
 }
 

@@ -198,8 +198,6 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
   const size_t count = table.size / table.entry_size;
   const absl::string_view stored_label = labels_.emplace_back(label);
   symbols_.reserve(symbols_.size() + count);
-  next_symbol_.reserve(symbols_.size() + count);
-  by_name_.reserve(by_name_.size() + count);
   for (size_t i = 1; i < count; ++i) {
     GElf_Sym sym;
     if (gelf_getsym(*data, static_cast<int>(i), &sym) == nullptr) {
@@ -234,7 +232,6 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
     }
 
     if (undefined) {
-      Link(imports_by_name_, next_import_, name, static_cast<uint32_t>(imports_.size()));
       imports_.push_back({name, version, library, i, sym.st_value});
       continue;
     }
@@ -252,13 +249,26 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
                          : absl::string_view("<bad section index>");
     symbol.table = stored_label;
     symbol.from_binary = from_binary;
-    Link(by_name_, next_symbol_, symbol.name, static_cast<uint32_t>(symbols_.size()));
     symbols_.push_back(symbol);
   }
   return absl::OkStatus();
 }
 
+void SymbolIndex::IndexNames() const {
+  if (next_symbol_.size() < symbols_.size()) {
+    by_name_.reserve(symbols_.size());
+    next_symbol_.reserve(symbols_.size());
+    for (size_t i = next_symbol_.size(); i < symbols_.size(); ++i) {
+      Link(by_name_, next_symbol_, symbols_[i].name, static_cast<uint32_t>(i));
+    }
+  }
+  for (size_t i = next_import_.size(); i < imports_.size(); ++i) {
+    Link(imports_by_name_, next_import_, imports_[i].name, static_cast<uint32_t>(i));
+  }
+}
+
 std::vector<const FunctionSymbol*> SymbolIndex::Find(absl::string_view name) const {
+  IndexNames();
   std::vector<const FunctionSymbol*> found;
   auto it = by_name_.find(name);
   if (it == by_name_.end()) return found;
@@ -269,6 +279,7 @@ std::vector<const FunctionSymbol*> SymbolIndex::Find(absl::string_view name) con
 }
 
 std::vector<const ImportedSymbol*> SymbolIndex::FindImport(absl::string_view name) const {
+  IndexNames();
   std::vector<const ImportedSymbol*> found;
   auto it = imports_by_name_.find(name);
   if (it == imports_by_name_.end()) return found;
@@ -279,6 +290,7 @@ std::vector<const ImportedSymbol*> SymbolIndex::FindImport(absl::string_view nam
 }
 
 std::vector<std::string> SymbolIndex::CloseNames(absl::string_view name, size_t limit) const {
+  IndexNames();
   const size_t budget = std::max<size_t>(2, name.size() / 3);
   std::vector<std::pair<size_t, std::string>> scored;
   auto consider = [&](absl::string_view candidate) {

@@ -1,7 +1,8 @@
 // SymbolIndex: the function symbols of one binary (its .dynsym and .symtab,
 // plus the .symtab of a separate debug file when the binary has none),
 // indexed by plain name so that resolving many names is one build and one
-// hash lookup per name.
+// hash lookup per name. The name index is built on the first lookup, so a
+// listing, which needs none, does not pay for it (not thread-safe).
 //
 // Names are stored without their version; the version (from .gnu.version +
 // .gnu.version_d for .dynsym, or from a raw "name@VER"/"name@@VER" in
@@ -84,15 +85,18 @@ class SymbolIndex {
   using ChainsByName = absl::flat_hash_map<absl::string_view, Chain>;
   static void Link(ChainsByName& chains, std::vector<uint32_t>& next, absl::string_view name,
                    uint32_t entry);
+  // Brings the name index up to date with the symbols added so far.
+  void IndexNames() const;
 
   std::deque<std::string> labels_;  // stable storage for FunctionSymbol::table
   std::vector<FunctionSymbol> symbols_;
   std::vector<ImportedSymbol> imports_;
-  ChainsByName by_name_;
-  ChainsByName imports_by_name_;
-  std::vector<uint32_t> next_symbol_;  // parallel to symbols_
-  std::vector<uint32_t> next_import_;  // parallel to imports_
   bool has_symtab_ = false;
+  // The name index, a cache built by IndexNames().
+  mutable ChainsByName by_name_;
+  mutable ChainsByName imports_by_name_;
+  mutable std::vector<uint32_t> next_symbol_;  // parallel to the indexed symbols_
+  mutable std::vector<uint32_t> next_import_;  // parallel to the indexed imports_
 };
 
 // Splits a raw .symtab name "name@VER" / "name@@VER" into its parts, which

@@ -1,6 +1,7 @@
 #include "elf/uprobe_resolver.h"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -178,6 +179,17 @@ absl::StatusOr<uint64_t> FileOffsetOf(const ElfFile& file, const FunctionSymbol&
     hint = &file.sections()[symbol.section_index];
   }
   return CodeAddressToFileOffset(file, symbol.value + delta, hint);
+}
+
+// The first 8 bytes of a name as a big-endian number, zero-padded: two
+// prefixes compare as their names do, unless they are equal.
+uint64_t NamePrefix(absl::string_view name) {
+  uint64_t prefix = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    prefix <<= 8;
+    if (i < name.size()) prefix |= static_cast<unsigned char>(name[i]);
+  }
+  return prefix;
 }
 
 absl::Status CheckOffsetInside(const std::string& path, const Query& query, const Match& match) {
@@ -443,13 +455,35 @@ absl::Status UprobeResolver::NotFound(const Binary& binary, const Query& query) 
   return absl::NotFoundError(message);
 }
 
-void ListedSite::AppendSymbol(std::string* out) const {
-  if (function != nullptr) {
-    function->AppendDisplayName(out);
+size_t ListedSite::SymbolLength() const {
+  if (function == nullptr) return imported_name.size() + 4;
+  const FunctionSymbol& f = *function;
+  if (f.version.empty()) return f.name.size();
+  return f.name.size() + (f.default_version ? 2 : 1) + f.version.size();
+}
+
+char* ListedSite::WriteSymbol(char* out) const {
+  auto put = [&out](absl::string_view text) {
+    std::memcpy(out, text.data(), text.size());
+    out += text.size();
+  };
+  if (function == nullptr) {
+    put(imported_name);
+    put("@plt");
   } else {
-    out->append(imported_name.data(), imported_name.size());
-    out->append("@plt");
+    put(function->name);
+    if (!function->version.empty()) {
+      put(function->default_version ? "@@" : "@");
+      put(function->version);
+    }
   }
+  return out;
+}
+
+void ListedSite::AppendSymbol(std::string* out) const {
+  const size_t start = out->size();
+  out->resize(start + SymbolLength());
+  WriteSymbol(out->data() + start);
 }
 
 std::string ListedSite::Symbol() const {
@@ -480,8 +514,12 @@ ProbeSite ListedSite::ToProbeSite() const {
 
 absl::StatusOr<std::vector<ListedSite>> UprobeResolver::List() {
   const std::vector<FunctionSymbol>& all = main_->index.symbols();
-  std::vector<uint32_t> order(all.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  struct Entry {
+    uint64_t prefix;  // NamePrefix(name): most comparisons end here
+    uint32_t index;
+  };
+  std::vector<Entry> order(all.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = {NamePrefix(all[i].name), i};
   // By name, then address. Of the symbols at one name and address, the one
   // listed is the binary's own before a debug file's, the default version
   // (what plain NAME binds to) before a versionless one before a hidden
@@ -490,20 +528,21 @@ absl::StatusOr<std::vector<ListedSite>> UprobeResolver::List() {
     if (!s.default_version) return 2;
     return s.version.empty() ? 1 : 0;
   };
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const FunctionSymbol& x = all[a];
-    const FunctionSymbol& y = all[b];
+  std::sort(order.begin(), order.end(), [&](const Entry& a, const Entry& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    const FunctionSymbol& x = all[a.index];
+    const FunctionSymbol& y = all[b.index];
     if (const int c = x.name.compare(y.name); c != 0) return c < 0;
     if (x.value != y.value) return x.value < y.value;
     if (x.from_binary != y.from_binary) return x.from_binary;
     if (version_rank(x) != version_rank(y)) return version_rank(x) < version_rank(y);
-    return a < b;
+    return a.index < b.index;
   });
   std::vector<ListedSite> sites;
   sites.reserve(order.size() + main_->index.imports().size());
   const FunctionSymbol* previous = nullptr;
-  for (uint32_t i : order) {
-    const FunctionSymbol& s = all[i];
+  for (const Entry& entry : order) {
+    const FunctionSymbol& s = all[entry.index];
     if (previous != nullptr && previous->name == s.name && previous->value == s.value) continue;
     previous = &s;
     ListedSite& site = sites.emplace_back();

@@ -64,6 +64,10 @@ struct ListedSite {
 
   // Appends "name", "name@VER", "name@@VER" or "name@plt" to `out`.
   void AppendSymbol(std::string* out) const;
+  // The same without a std::string: its length, and writing it to `out`,
+  // which has room for SymbolLength() bytes; returns the end.
+  size_t SymbolLength() const;
+  char* WriteSymbol(char* out) const;
   std::string Symbol() const;
   // The full description, with `path` left empty.
   ProbeSite ToProbeSite() const;
