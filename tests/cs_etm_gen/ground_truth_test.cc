@@ -373,6 +373,33 @@ TEST_F(GroundTruth, SyscallsChangeTheExceptionLevel) {
   }
 }
 
+// (c') Switches inside the kernel, as a real scheduler does them: thread A
+// enters the kernel by SVC and is switched out there; B runs, enters the
+// kernel and is switched out; A resumes at EL1 and returns to EL0 by ERET.
+TEST_F(GroundTruth, SwitchesInsideTheKernel) {
+  CpuTracer tracer(0, 2);
+  ThreadState a = Thread(100, 100, 61, 500), b = Thread(200, 200, 62, 500);
+  tracer.BeginBuffer(800);
+  tracer.Enter(a);
+  RunUntil(tracer, a, Flow::kSyscall);
+  ASSERT_TRUE(tracer.Run(a, 1).ok());  // a few instructions into the handler
+  ASSERT_EQ(a.el, 1);
+  tracer.SwitchTo(b);
+  RunUntil(tracer, b, Flow::kSyscall);
+  ASSERT_EQ(b.el, 1);
+  tracer.SwitchTo(a, SwitchStyle::kContextThenAddress);
+  RunUntil(tracer, a, Flow::kExceptionReturn);
+  ASSERT_TRUE(tracer.Run(a, 25).ok());
+  tracer.SwitchTo(b);
+  ASSERT_TRUE(tracer.Run(b, 25).ok());
+  std::vector<Buffer> buffers = {{0, 800, tracer.EndBuffer()}};
+  std::string path =
+      Write("c_kernel_switch.data", Layout(1, true), buffers, Packing::kFormatted, {{0, {100, 100}}});
+  for (const char* itrace : {"i1il64b", "i3il8", "il64"}) {
+    ExpectMatchesTruth(path, {tracer.truth()}, itrace);
+  }
+}
+
 // (d) Trace off and on again: no branch-stack entry spans the gap.
 TEST_F(GroundTruth, TraceGapIsADiscontinuity) {
   CpuTracer tracer(0, 0);
