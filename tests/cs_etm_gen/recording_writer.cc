@@ -67,7 +67,7 @@ absl::StatusOr<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(
   attr.SetU32(attr_offset::kType, kCsEtmPmuType);
   attr.SetU64(attr_offset::kConfig, kEtmOptCtxtId | (layout.timestamps ? kEtmOptTs : 0));
   attr.SetU64(attr_offset::kSamplePeriod, 1);
-  attr.set_sample_type(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+  attr.set_sample_type(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
                        PERF_SAMPLE_IDENTIFIER);
   attr.SetU64(attr_offset::kFlags, (1ULL << kAttrFlagSampleIdAll) | (1ULL << 5) /*exclude_hv*/);
   for (uint32_t cpu = 0; cpu < layout.nr_cpus; ++cpu) attr.ids().push_back(100 + cpu);

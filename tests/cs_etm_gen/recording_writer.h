@@ -1,6 +1,6 @@
 // Writes a CoreSight perf.data as `perf record -e cs_etm//` would in
 // CPU-wide mode, with perftk's own writer (streaming, so large recordings
-// never sit in memory): one cs_etm event with sample_id_all (TID, TIME, CPU,
+// never sit in memory): one cs_etm event with sample_id_all (IP, TID, TIME, CPU,
 // IDENTIFIER), COMM and MMAP2 of every process, MMAP2 of a kernel image,
 // AUXTRACE_INFO with ETMv4 metadata per CPU (header version 1, TRCCONFIGR
 // with the context id bit so the trace names threads), ITRACE_START, and per

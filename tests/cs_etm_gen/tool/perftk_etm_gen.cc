@@ -138,6 +138,11 @@ int main(int argc, char** argv) {
   app.add_option("--buffer-kb", options.buffer_kb, "AUX buffer size in KiB")
       ->check(CLI::Range(1, 1 << 20));
   app.add_option("--seed", options.seed, "seed of the branch decisions");
+  app.add_option("--syscalls-per-mille", options.syscall_per_mille,
+                 "how often (of 1000 loop rounds) a thread makes a syscall into the kernel image")
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--switch-every", options.switch_every, "waypoints between thread switches")
+      ->check(CLI::Range(1000, 1 << 30));
   app.add_flag("--raw", options.raw, "raw (unformatted) trace instead of CoreSight frames");
   app.add_flag("--no-timestamps", options.no_timestamps, "no timestamp packets");
   CLI11_PARSE(app, argc, argv);
