@@ -2,7 +2,10 @@
 # Benchmark for perftk uprobe-offset (not a unit test): `--list` against
 # `perf probe -x BIN -F` on libc.so.6 and on a generated 12,000-function
 # binary, and the cost of resolving 1,000 names in one call against one name.
-# Prints best-of-N wall times and ratios.
+# Prints best-of-N wall times, mean CPU times (task-clock: on a machine shared
+# with builds, CPU time is the steadier number) and ratios, then whether the
+# goals hold: --list no slower than perf probe -F on both files (ratio <= 1,
+# wall and CPU), 1,000 names less than twice one name (ratio < 2).
 #
 #   bench/uprobe_offset.sh [PERFTK]   (default: build-elf/src/perftk)
 set -euo pipefail
@@ -38,6 +41,9 @@ cpu_ms() {
     awk -F, '$3 ~ /^task-clock/ {printf "%.2f", $1}' | tail -1
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+misses=()
+# goal NAME RATIO LIMIT: records NAME unless RATIO <= LIMIT.
+goal() { awk -v r="$2" -v l="$3" 'BEGIN { exit !(r <= l) }' || misses+=("$1 ($2)"); }
 
 echo "generating a $FUNCTIONS-function program..."
 {
@@ -52,13 +58,15 @@ report_list() {
   count=$("$PERFTK" uprobe-offset --list "$file" | wc -l)
   ours=$(best_ms "$PERFTK" uprobe-offset --list "$file")
   theirs=$(best_ms perf --buildid-dir "$work/buildid" probe -x "$file" -F)
-  printf '%-28s %6d functions  perftk --list %8s ms  perf probe -F %8s ms  ratio perftk/perf %s\n' \
+  printf '%-28s %6d functions  perftk --list %8s ms  perf probe -F %8s ms  ratio perftk/perf %s (goal <= 1)\n' \
     "$label" "$count" "$ours" "$theirs" "$(ratio "$ours" "$theirs")"
+  goal "$label --list wall" "$(ratio "$ours" "$theirs")" 1
   local ours_i theirs_i
   ours_i=$(cpu_ms "$PERFTK" uprobe-offset --list "$file")
   theirs_i=$(cpu_ms perf --buildid-dir "$work/buildid" probe -x "$file" -F)
-  printf '%-28s cpu time: perftk %s ms, perf probe -F %s ms, ratio perftk/perf %s\n' \
+  printf '%-28s cpu time: perftk %s ms, perf probe -F %s ms, ratio perftk/perf %s (goal <= 1)\n' \
     "" "$ours_i" "$theirs_i" "$(ratio "$ours_i" "$theirs_i")"
+  goal "$label --list cpu" "$(ratio "$ours_i" "$theirs_i")" 1
 }
 report_list "libc.so.6" "$LIBC"
 report_list "generated ($FUNCTIONS fns)" "$work/big"
@@ -69,10 +77,12 @@ one=$(best_ms "$PERFTK" uprobe-offset "$work/big" fn_1)
 thousand=$(best_ms "$PERFTK" uprobe-offset "$work/big" "${names[@]}")
 printf 'resolve in generated binary: 1 name %s ms, 1000 names %s ms, ratio %s (goal < 2)\n' \
   "$one" "$thousand" "$(ratio "$thousand" "$one")"
+goal "generated 1000 names wall" "$(ratio "$thousand" "$one")" 1.99
 one=$(cpu_ms "$PERFTK" uprobe-offset "$work/big" fn_1)
 thousand=$(cpu_ms "$PERFTK" uprobe-offset "$work/big" "${names[@]}")
 printf '  cpu time: 1 name %s ms, 1000 names %s ms, ratio %s\n' "$one" "$thousand" \
   "$(ratio "$thousand" "$one")"
+goal "generated 1000 names cpu" "$(ratio "$thousand" "$one")" 1.99
 
 libc_names=($(nm -D --defined-only "$LIBC" | awk '$2 == "T" {print $3}' | sed 's/@.*//' |
               sort -u | head -1000))
@@ -80,3 +90,15 @@ one=$(best_ms "$PERFTK" uprobe-offset "$LIBC" malloc)
 many=$(best_ms "$PERFTK" uprobe-offset --ifunc-selector --all "$LIBC" "${libc_names[@]}")
 printf 'resolve in libc.so.6: 1 name %s ms, %d names %s ms, ratio %s (goal < 2)\n' \
   "$one" "${#libc_names[@]}" "$many" "$(ratio "$many" "$one")"
+goal "libc 1000 names wall" "$(ratio "$many" "$one")" 1.99
+one=$(cpu_ms "$PERFTK" uprobe-offset "$LIBC" malloc)
+many=$(cpu_ms "$PERFTK" uprobe-offset --ifunc-selector --all "$LIBC" "${libc_names[@]}")
+printf '  cpu time: 1 name %s ms, %d names %s ms, ratio %s\n' "$one" "${#libc_names[@]}" "$many" \
+  "$(ratio "$many" "$one")"
+goal "libc 1000 names cpu" "$(ratio "$many" "$one")" 1.99
+
+if ((${#misses[@]} == 0)); then
+  echo "goals: all met"
+else
+  printf 'goals: NOT met: %s\n' "$(IFS=';'; echo "${misses[*]}")"
+fi
