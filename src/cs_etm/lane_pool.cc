@@ -9,20 +9,20 @@ LanePool::LanePool(size_t threads) {
 
 LanePool::~LanePool() {
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard lock(mu_);
     stopping_ = true;
-    work_ready_.SignalAll();
   }
+  work_ready_.notify_all();
   for (std::thread& thread : threads_) thread.join();
 }
 
 uint64_t LanePool::Submit(uint64_t lane, Task task) {
   if (threads_.empty()) {
     task();
-    absl::MutexLock lock(&mu_);
+    std::lock_guard lock(mu_);
     return next_ticket_++;
   }
-  absl::MutexLock lock(&mu_);
+  std::lock_guard lock(mu_);
   const uint64_t ticket = next_ticket_++;
   unfinished_.insert(ticket);
   Lane& state = lanes_[lane];
@@ -34,23 +34,23 @@ uint64_t LanePool::Submit(uint64_t lane, Task task) {
 void LanePool::MarkReady(uint64_t lane, Lane& state) {
   if (state.running || state.queue.empty()) return;
   ready_.insert({state.queue.front().first, lane});
-  work_ready_.Signal();
+  work_ready_.notify_one();
 }
 
 bool LanePool::Done(uint64_t ticket) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard lock(mu_);
   return !unfinished_.contains(ticket);
 }
 
 void LanePool::Wait(uint64_t ticket) {
-  absl::MutexLock lock(&mu_);
-  while (unfinished_.contains(ticket)) task_done_.Wait(&mu_);
+  std::unique_lock lock(mu_);
+  task_done_.wait(lock, [&] { return !unfinished_.contains(ticket); });
 }
 
 void LanePool::Work() {
-  absl::MutexLock lock(&mu_);
+  std::unique_lock lock(mu_);
   while (true) {
-    while (!stopping_ && ready_.empty()) work_ready_.Wait(&mu_);
+    work_ready_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
     if (stopping_) return;
     const uint64_t lane = ready_.begin()->second;
     ready_.erase(ready_.begin());
@@ -58,14 +58,14 @@ void LanePool::Work() {
     auto [ticket, task] = std::move(state.queue.front());
     state.queue.pop_front();
     state.running = true;
-    mu_.Unlock();
+    lock.unlock();
     task();
     task = nullptr;  // whatever the task holds goes before the ticket is done
-    mu_.Lock();
+    lock.lock();
     state.running = false;
     unfinished_.erase(ticket);
     MarkReady(lane, state);
-    task_done_.SignalAll();
+    task_done_.notify_all();
   }
 }
 

@@ -9,10 +9,20 @@
 //   - the default error logger logs nothing (QuietOpenCsdErrorLog()), so
 //     decoding never writes to it. Decode errors are then known only by the
 //     responses of the datapath calls, which the decoder counts and words.
+//
+// OpenCSD 1.3.3's ETMv4/ETE decoders also crash on some corrupt trace
+// (wild reads in TrcPktDecodeEtmV4I::mispredictAtom and processException,
+// found by tests/fuzz/cs_etm_decoder_fuzzer.cc). RunGuarded runs datapath
+// calls so that a SIGSEGV or SIGBUS inside them returns to the caller as a
+// failure instead of killing the process; the tree it happened in is in an
+// unknown state and must never be used or destroyed again (AbandonTree).
+// A fault outside a guarded call goes to the handler that was there before.
 #ifndef PERFTK_CS_ETM_OPENCSD_GUARD_H_
 #define PERFTK_CS_ETM_OPENCSD_GUARD_H_
 
 #include <mutex>
+
+#include "absl/functional/function_ref.h"
 
 namespace perftk::cs_etm {
 
@@ -20,6 +30,15 @@ std::mutex& OpenCsdSetupMutex();
 
 // Sets the default error logger to log nothing. Idempotent, thread-safe.
 void QuietOpenCsdErrorLog();
+
+// Runs `call` (which must own no object with a destructor: a fault skips
+// them); returns the signal number if it faulted, else 0. Thread-safe; the
+// signal handlers are installed on first use.
+int RunGuarded(absl::FunctionRef<void()> call);
+
+// Keeps a tree that faulted, neither used nor destroyed, for the life of the
+// process (reachable, so leak checkers stay quiet).
+void AbandonTree(void* tree);
 
 }  // namespace perftk::cs_etm
 

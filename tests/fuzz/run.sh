@@ -1,7 +1,8 @@
 #!/bin/bash
-# Runs an already-built perf.data reader fuzzer for a bounded time over a
-# copy of the seed corpus (tests/data/*.data and tests/data/synthetic/*), in
-# a temporary directory. Builds nothing. Exits non-zero if the fuzzer finds
+# Runs an already-built fuzzer for a bounded time over a copy of a seed
+# corpus, in a temporary directory: the files of $PERFTK_FUZZ_SEEDS when set
+# (see cs_etm_seeds.py), else the perf.data seeds (tests/data/*.data and
+# tests/data/synthetic/*). Builds nothing. Exits non-zero if the fuzzer finds
 # a crash, a leak, a sanitizer report or a timeout; the reproducer is copied
 # to $PERFTK_FUZZ_ARTIFACTS (default: ./fuzz-artifacts).
 #
@@ -28,8 +29,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/perftk-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 mkdir -p "$work/corpus" "$work/artifacts"
-cp "$data"/*.data "$work/corpus/"
-if [[ -d $data/synthetic ]]; then cp "$data"/synthetic/* "$work/corpus/"; fi
+if [[ -n ${PERFTK_FUZZ_SEEDS:-} ]]; then
+  if compgen -G "$PERFTK_FUZZ_SEEDS/*" > /dev/null; then cp "$PERFTK_FUZZ_SEEDS"/* "$work/corpus/"; fi
+else
+  cp "$data"/*.data "$work/corpus/"
+  if [[ -d $data/synthetic ]]; then cp "$data"/synthetic/* "$work/corpus/"; fi
+fi
 echo "fuzzing $fuzzer for ${seconds}s over $(ls "$work/corpus" | wc -l) seeds in $work"
 
 set +e

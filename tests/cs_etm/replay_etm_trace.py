@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Makes a larger CoreSight recording from a real one, for --jobs tests and
+timing: the recording, then ROUNDS more blocks, each an AUX record and an
+AUXTRACE whose trace is the recording's last AUXTRACE trace REPEAT times over,
+round r on the r-th CPU that has trace metadata (round-robin).
+
+Usage: replay_etm_trace.py IN OUT ROUNDS REPEAT
+
+Input: a little-endian file-layout perf.data whose events have sample_id_all
+with CPU last in the trailer (the simpleperf recordings). Benchmark and test
+input only: times repeat, and repeated trace is decoded as it comes (the
+decoder resynchronizes at each copy's start).
+"""
+import struct
+import sys
+
+AUX, AUXTRACE_INFO, AUXTRACE = 11, 70, 71
+
+
+def main() -> int:
+    src, dst = sys.argv[1], sys.argv[2]
+    rounds, repeat = int(sys.argv[3]), int(sys.argv[4])
+    with open(src, "rb") as f:
+        blob = f.read()
+    magic, size, attr_size = struct.unpack_from("<8sQQ", blob, 0)
+    if magic != b"PERFILE2" or size != 104:
+        sys.exit(f"{src}: not a little-endian file-layout perf.data")
+    attrs_off, attrs_size, data_off, data_size = struct.unpack_from("<4Q", blob, 24)
+    features = struct.unpack_from("<4Q", blob, 72)
+
+    cpus, aux, trace = [], None, None
+    pos, end = data_off, data_off + data_size
+    while pos + 8 <= end:
+        rtype, _misc, rsize = struct.unpack_from("<IHH", blob, pos)
+        record = blob[pos:pos + rsize]
+        if rtype == AUXTRACE_INFO:
+            # header words: version, nr_cpu | pmu_type << 32, snapshot; then per
+            # CPU: magic, cpu, nr_params, params...
+            words = struct.unpack_from("<%dQ" % ((rsize - 16) // 8), record, 16)
+            at = 3
+            for _ in range(words[1] & 0xffffffff):
+                cpus.append(words[at + 1])
+                at += 3 + words[at + 2]
+        elif rtype == AUX:
+            aux = record
+        elif rtype == AUXTRACE:
+            payload_size = struct.unpack_from("<Q", record, 8)[0]
+            trace = (record, blob[pos + rsize:pos + rsize + payload_size])
+            pos += payload_size
+        pos += rsize
+    if not cpus or aux is None or trace is None:
+        sys.exit(f"{src}: no AUXTRACE_INFO, AUX or AUXTRACE record")
+
+    payload = trace[1] * repeat
+    extra = bytearray()
+    for r in range(rounds):
+        cpu = cpus[r % len(cpus)]
+        record = bytearray(aux)
+        struct.pack_into("<QQ", record, 8, 0, len(payload))  # aux_offset, aux_size
+        struct.pack_into("<I", record, len(record) - 8, cpu)
+        extra += record
+        header = bytearray(trace[0])
+        struct.pack_into("<QQ", header, 8, len(payload), 0)  # size, offset
+        struct.pack_into("<I", header, 40, cpu)
+        extra += header + payload
+
+    table_off = data_off + data_size
+    nr_features = sum(bin(word).count("1") for word in features)
+    table = blob[table_off:table_off + 16 * nr_features]
+    grow = len(extra)
+    out = bytearray(blob[:table_off]) + extra
+    for i in range(nr_features):
+        off, sec_size = struct.unpack_from("<QQ", table, 16 * i)
+        out += struct.pack("<QQ", off + grow if off >= table_off else off, sec_size)
+    out += blob[table_off + 16 * nr_features:]
+    struct.pack_into("<Q", out, 48, data_size + grow)
+    if attrs_off >= table_off:
+        struct.pack_into("<Q", out, 24, attrs_off + grow)
+    for i in range(attrs_size // attr_size):
+        at = (attrs_off + grow if attrs_off >= table_off else attrs_off) + i * attr_size
+        ids_off = struct.unpack_from("<Q", out, at + attr_size - 16)[0]
+        if ids_off >= table_off:
+            struct.pack_into("<Q", out, at + attr_size - 16, ids_off + grow)
+    with open(dst, "wb") as f:
+        f.write(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+// libFuzzer target: the decoder entry of cs-etm-decode. A fixed, valid
+// metadata (the registers of real recordings: ETMv4 formatted, ETE raw) and
+// fuzzed trace bytes go through TraceDecoder, the sample synthesizer and the
+// branch profile, as one block of cs-etm-decode.
+//
+// Input: byte 0 chooses the mode (bit 0: formatted, bit 1: ETE instead of
+// ETMv4, bits 2-3: packet batch size 1, 7, 64 or 1024); byte 1 times 4 is
+// the length of the code that follows, which the program image holds at
+// kCodeBase (the trace may run through it); the rest is the trace.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "cs_etm/decoder.h"
+#include "cs_etm/itrace.h"
+#include "cs_etm/metadata.h"
+#include "cs_etm/opencsd_guard.h"
+#include "cs_etm/profile.h"
+#include "cs_etm/synthesizer.h"
+#include "cs_etm/trace_blocks.h"
+#include "machine/dso.h"
+
+namespace {
+
+using namespace perftk::cs_etm;  // NOLINT: a fuzz target's glue
+
+// etm_test_loop's text in the simpleperf recordings.
+constexpr uint64_t kCodeBase = 0x582b2b1000;
+
+TraceSource EtmV4Source(uint32_t cpu) {
+  TraceSource source;
+  source.protocol = TraceProtocol::kEtmV4;
+  source.cpu = cpu;
+  source.trcconfigr = 0x40;
+  source.trctraceidr = 0x10 + 2 * cpu;
+  source.trcidr0 = 0x28000ea1;
+  source.trcidr1 = 0x4100f422;
+  source.trcidr2 = 0x20001088;
+  source.trcidr8 = 0;
+  source.trcauthstatus = 0x8c;
+  return source;
+}
+
+TraceSource EteSource(uint32_t cpu) {
+  TraceSource source;
+  source.protocol = TraceProtocol::kEte;
+  source.cpu = cpu;
+  source.trcconfigr = 0x8080;
+  source.trctraceidr = 0x10 + 2 * cpu;
+  source.trcidr0 = 0x288006a1;
+  source.trcidr1 = 0x4100fff0;
+  source.trcidr2 = 0xc0001088;
+  source.trcidr8 = 0;
+  source.trcauthstatus = 0xcc;
+  source.trcdevarch = 0x47715a13;
+  return source;
+}
+
+class Image : public DecodeEnvironment, public CodeLocator, public SampleOutput {
+ public:
+  explicit Image(std::span<const uint8_t> code) : code_(code) { dso_.name = "/fuzz/image"; }
+
+  int32_t PidOf(int32_t tid) override { return tid; }
+  uint32_t ReadCode(const PacketContext&, uint64_t address, uint32_t size, uint8_t* out) override {
+    if (address < kCodeBase || address - kCodeBase >= code_.size()) return 0;
+    uint64_t offset = address - kCodeBase;
+    uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(size, code_.size() - offset));
+    std::memcpy(out, code_.data() + offset, n);
+    return n;
+  }
+  std::optional<CodeLocation> Locate(const PacketContext&, uint64_t address) override {
+    if (address < kCodeBase || address - kCodeBase >= code_.size()) return std::nullopt;
+    return CodeLocation{&dso_, address - kCodeBase + 0x1000};
+  }
+  std::optional<uint64_t> DirectBranchTarget(const PacketContext&, uint64_t, Isa) override {
+    return std::nullopt;
+  }
+  absl::Status Emit(const SynthesizedSample& sample) override {
+    if (sample.branches.size() > 16) abort();  // l16 caps the stack
+    ++samples_;
+    return absl::OkStatus();
+  }
+
+ private:
+  std::span<const uint8_t> code_;
+  perftk::machine::Dso dso_;
+  uint64_t samples_ = 0;
+};
+
+// Feeds the synthesizer and the profile, as cs-etm-decode's lanes do.
+class Tee : public PacketSink {
+ public:
+  Tee(SampleSynthesizer& synthesizer, BranchProfile& profile)
+      : synthesizer_(synthesizer), profile_(profile) {}
+  absl::Status Consume(std::span<const Packet> packets) override {
+    if (absl::Status s = synthesizer_.Consume(packets); !s.ok()) return s;
+    return profile_.Consume(packets);
+  }
+  absl::Status EndBlock() override {
+    if (absl::Status s = synthesizer_.EndBlock(); !s.ok()) return s;
+    return profile_.EndBlock();
+  }
+
+ private:
+  SampleSynthesizer& synthesizer_;
+  BranchProfile& profile_;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  QuietOpenCsdErrorLog();
+  if (size < 2) return 0;
+  const uint8_t mode = data[0];
+  const bool formatted = mode & 1;
+  const bool ete = mode & 2;
+  static constexpr size_t kBatches[] = {1, 7, 64, 1024};
+  const size_t batch = kBatches[(mode >> 2) & 3];
+  const size_t code_size = std::min<size_t>(size_t{data[1]} * 4, size - 2);
+  std::span<const uint8_t> code(data + 2, code_size);
+  std::vector<std::byte> trace(reinterpret_cast<const std::byte*>(data + 2 + code_size),
+                               reinterpret_cast<const std::byte*>(data + size));
+
+  CsEtmInfo info;
+  info.version = 1;
+  std::map<uint32_t, uint8_t> trace_ids;
+  for (uint32_t cpu = 0; cpu < 2; ++cpu) {
+    info.sources.push_back(ete ? EteSource(cpu) : EtmV4Source(cpu));
+    trace_ids[cpu] = info.sources.back().trace_id();
+  }
+  Image image(code);
+  auto decoder = TraceDecoder::Create(info, trace_ids, formatted, 0, image, batch);
+  if (!decoder.ok()) {  // the metadata is valid
+    fprintf(stderr, "%s\n", std::string(decoder.status().message()).c_str());
+    abort();
+  }
+
+  std::map<uint8_t, uint32_t> cpu_of_trace_id;
+  for (const auto& [cpu, id] : trace_ids) cpu_of_trace_id[id] = cpu;
+  ItraceOptions itrace = *ParseItrace("i10il16b");
+  SampleSynthesizer synthesizer(itrace, cpu_of_trace_id, image, image);
+  BranchProfile profile(image);
+  Tee tee(synthesizer, profile);
+
+  TraceBlock block;
+  block.cpu = 0;
+  block.formatted = formatted;
+  block.seed_pid = 100;
+  block.seed_tid = 101;
+  block.data = perftk::Bytes(trace);
+  synthesizer.BeginBlock(kNoCpu, 1);
+  (void)(*decoder)->Decode(block, tee);
+  // A second block through the same decoder: it must reset cleanly.
+  synthesizer.BeginBlock(kNoCpu, 2);
+  (void)(*decoder)->Decode(block, tee);
+  (void)profile.AutoFdoText();
+  (void)profile.BoltText();
+  return 0;
+}
