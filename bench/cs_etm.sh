@@ -55,7 +55,11 @@ trace_bytes=$(sed -nE 's/.*trace blocks \(([0-9]+) bytes\).*/\1/p' "$work/jobs1.
 [ -n "$trace_bytes" ] || trace_bytes=$(stat -c %s "$work/perf.data")
 trace_mb=$(awk -v b="$trace_bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
 if [ -n "${PERF_CORESIGHT:-}" ]; then
-  run perf_script "$PERF_CORESIGHT" script -i "$work/perf.data" --itrace=il64 -F pid,tid,ip,brstack
+  # perf needs an AUXTRACE index to read AUX records (else it decodes as a
+  # stream): perftk copy writes one.
+  "$PERFTK" copy -i "$work/perf.data" -o "$work/indexed.data" >/dev/null 2>&1
+  run perf_script env HOME="$work" "$PERF_CORESIGHT" script -i "$work/indexed.data" --itrace=il64 \
+    -F pid,tid,ip,brstack
   names+=(perf_script)
 fi
 

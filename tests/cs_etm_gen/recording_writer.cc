@@ -142,6 +142,13 @@ absl::Status RecordingWriter::StartCpu(uint32_t cpu, int32_t pid, int32_t tid, u
   return Write(PERF_RECORD_ITRACE_START, 0, body.bytes, cpu, pid, tid, time);
 }
 
+absl::Status RecordingWriter::SwitchIn(uint32_t cpu, int32_t pid, int32_t tid, int32_t prev_pid,
+                                       int32_t prev_tid, uint64_t time) {
+  Body body;
+  body.U32(static_cast<uint32_t>(prev_pid)).U32(static_cast<uint32_t>(prev_tid));
+  return Write(PERF_RECORD_SWITCH_CPU_WIDE, 0, body.bytes, cpu, pid, tid, time);
+}
+
 absl::Status RecordingWriter::AddBuffer(uint32_t cpu, uint64_t time,
                                         const std::vector<uint8_t>& trace, bool raw) {
   uint64_t& offset = aux_offset_[cpu];

@@ -3,8 +3,9 @@
 // never sit in memory): one cs_etm event with sample_id_all (IP, TID, TIME, CPU,
 // IDENTIFIER), COMM and MMAP2 of every process, MMAP2 of a kernel image,
 // AUXTRACE_INFO with ETMv4 metadata per CPU (header version 1, TRCCONFIGR
-// with the context id bit so the trace names threads), ITRACE_START, and per
-// buffer an AUX record and an AUXTRACE record with the trace.
+// with the context id bit so the trace names threads), ITRACE_START,
+// SWITCH_CPU_WIDE, and per buffer an AUX record and an AUXTRACE record with
+// the trace.
 #ifndef PERFTK_TESTS_CS_ETM_GEN_RECORDING_WRITER_H_
 #define PERFTK_TESTS_CS_ETM_GEN_RECORDING_WRITER_H_
 
@@ -50,6 +51,10 @@ class RecordingWriter {
 
   // ITRACE_START on `cpu` for the thread that runs there first.
   absl::Status StartCpu(uint32_t cpu, int32_t pid, int32_t tid, uint64_t time);
+  // PERF_RECORD_SWITCH_CPU_WIDE: `pid`/`tid` is switched in on `cpu`
+  // (`prev_pid`/`prev_tid` out).
+  absl::Status SwitchIn(uint32_t cpu, int32_t pid, int32_t tid, int32_t prev_pid, int32_t prev_tid,
+                        uint64_t time);
   // One buffer of trace written by `cpu`'s sink (AUX + AUXTRACE).
   absl::Status AddBuffer(uint32_t cpu, uint64_t time, const std::vector<uint8_t>& trace,
                          bool raw);

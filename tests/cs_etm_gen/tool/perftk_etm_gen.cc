@@ -96,6 +96,8 @@ absl::Status Generate(const Options& options) {
   while ((*writer)->trace_bytes() < target) {
     for (uint32_t cpu = 0; cpu < options.cpus && (*writer)->trace_bytes() < target; ++cpu) {
       CpuTracer& tracer = tracers[cpu];
+      const ThreadState& last = threads[running[cpu]];
+      const int32_t prev_pid = last.pid, prev_tid = last.tid;
       tracer.BeginBuffer(time);
       tracer.Enter(threads[running[cpu]]);
       while (tracer.encoder().size() < buffer_bytes) {
@@ -107,6 +109,14 @@ absl::Status Generate(const Options& options) {
         }
       }
       std::vector<uint8_t> trace = tracer.EndBuffer();
+      // The thread the buffer ends with was switched in during it.
+      const ThreadState& now = threads[running[cpu]];
+      if (now.tid != prev_tid) {
+        if (absl::Status s = (*writer)->SwitchIn(cpu, now.pid, now.tid, prev_pid, prev_tid, time);
+            !s.ok()) {
+          return s;
+        }
+      }
       tracer.TakeTruth();
       if (!options.raw) {
         FrameFormatter formatter;
