@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test of perftk: unit and shell tests (against the real perf) on
-# the release build and on the ASan+UBSan build, the machine-model tests under
-# TSan, and the perf.data reader fuzzer for a bounded time. Ends with one line
+# the release build and on the ASan+UBSan build, the machine-model and
+# cs-etm-decode --jobs tests under TSan, and the perf.data reader fuzzer (60 s)
+# and the two cs-etm fuzzers (15 s each) for a bounded time. Ends with one line
 # "N passed, M failed" counting every test of every suite.
 #   scripts/test.sh              # after scripts/setup.sh
-#   FUZZ_SECONDS=10 scripts/test.sh
+#   FUZZ_SECONDS=10 ETM_FUZZ_SECONDS=5 scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -37,13 +38,23 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   ctest --test-dir build-asan --output-on-failure -j"$jobs" 2>&1 | tee "$log" || true
 count_ctest
 
-step "TSan build: machine model under concurrent readers and a mutator"
-ninja -C build-tsan perftk_machine_tests >/dev/null
-if TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_machine_tests --gtest_brief=1 2>&1 | tee "$log"; then
-  passed=$((passed + $(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?.*/\1/p' "$log" | tail -1)))
-else
-  failed=$((failed + 1))
-fi
+# Adds the count of a gtest run's "[  PASSED  ] N tests" line, or one failure.
+count_gtest() {  # exit status of the run
+  local n
+  n=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?.*/\1/p' "$log" | tail -1)
+  if [ "$1" -eq 0 ] && [ -n "$n" ]; then passed=$((passed + n)); else failed=$((failed + 1)); fi
+}
+
+step "TSan build: machine model under concurrent readers and a mutator; cs-etm-decode --jobs"
+ninja -C build-tsan perftk_machine_tests perftk_cs_etm_tests >/dev/null
+status=0
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_machine_tests --gtest_brief=1 2>&1 | tee "$log" ||
+  status=$?
+count_gtest "$status"
+status=0
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_cs_etm_tests --gtest_brief=1 \
+  --gtest_filter='ParallelDecode*' 2>&1 | tee "$log" || status=$?
+count_gtest "$status"
 
 if [ -d build-fuzz ] && [ -x tests/fuzz/run.sh ]; then
   step "fuzzing the perf.data reader for ${FUZZ_SECONDS:-60} s"
@@ -53,6 +64,25 @@ if [ -d build-fuzz ] && [ -x tests/fuzz/run.sh ]; then
   else
     failed=$((failed + 1))
   fi
+  # cs-etm-decode's inputs: the AUXTRACE_INFO parser and the decoder entry,
+  # seeded from the real ETM recordings when they are there.
+  etm=${PERFTK_SHARED_TESTDATA_DIR:-../shared/testdata}/simpleperf-etm
+  seeds=$(mktemp -d)
+  if [ -r "$etm/perf_etm.data" ]; then
+    python3 tests/fuzz/cs_etm_seeds.py "$etm" "$seeds/info" "$seeds/decoder"
+  fi
+  mkdir -p "$seeds/info" "$seeds/decoder"
+  ninja -C build-fuzz perftk_cs_etm_info_fuzzer perftk_cs_etm_decoder_fuzzer >/dev/null
+  for target in info decoder; do
+    step "fuzzing cs-etm-decode's $target entry for ${ETM_FUZZ_SECONDS:-15} s"
+    if PERFTK_FUZZ_SEEDS="$seeds/$target" tests/fuzz/run.sh \
+        "build-fuzz/tests/fuzz/perftk_cs_etm_${target}_fuzzer" "${ETM_FUZZ_SECONDS:-15}"; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1))
+    fi
+  done
+  rm -rf "$seeds"
 fi
 
 echo
