@@ -51,7 +51,12 @@ def main() -> int:
     if not cpus or aux is None or trace is None:
         sys.exit(f"{src}: no AUXTRACE_INFO, AUX or AUXTRACE record")
 
-    payload = trace[1] * repeat
+    # Raw trace: only what the last AUX record announces (the buffer is
+    # padded, and a raw stream cannot resynchronize through the padding).
+    aux_size, aux_flags = struct.unpack_from("<QQ", aux, 16)
+    raw = aux_flags & 0x100
+    one = trace[1][:aux_size] if raw and 0 < aux_size <= len(trace[1]) else trace[1]
+    payload = one * repeat
     extra = bytearray()
     for r in range(rounds):
         cpu = cpus[r % len(cpus)]
