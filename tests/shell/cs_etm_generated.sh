@@ -5,6 +5,10 @@
 # output: every sample names a thread of the recording with its own process,
 # kernel samples lie in the kernel image, and the sample count is perftk's.
 # --jobs 2, once it exists, must write the same bytes as --jobs 1.
+# With PERF_CORESIGHT=/path/to/perf (bench/build_perf_coresight.sh), perf
+# decodes a user-only, timeless recording too: its instruction samples must
+# be ours, address for address (perf 6.1 attributes samples near thread
+# switches to the wrong thread, so pid/tid are not compared).
 source "$(dirname "$0")/lib/common.bash"
 require_perf
 GEN=${ETM_GEN:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_etm_gen}
@@ -42,5 +46,18 @@ if [ $status -eq 0 ]; then
 else
   [ ! -e out2.data ] || fail "--jobs 2 failed (status $status) but left out2.data"
   echo "note: --jobs 2 not available (status $status): $(tail -1 jobs2.err)"
+fi
+if [ -n "${PERF_CORESIGHT:-}" ]; then
+  [ -x "$PERF_CORESIGHT" ] || fail "PERF_CORESIGHT=$PERF_CORESIGHT is not executable"
+  "$GEN" --cpus 4 --trace-mb 1 --buffer-kb 32 --switch-every 3000 --syscalls-per-mille 0 \
+    --no-timestamps --out user >/dev/null || fail "perftk_etm_gen failed"
+  "$PERFTK" copy -i user/perf.data -o indexed.data  # perf needs the AUXTRACE index
+  HOME=$WORK "$PERF_CORESIGHT" script -i indexed.data --itrace=i7 -F ip 2>live.err |
+    sed 's/^ *//' | sort >live.ips || fail "perf (CoreSight) failed: $(tail -1 live.err)"
+  "$PERFTK" cs-etm-decode -q -i user/perf.data --itrace=i7 -o user.data
+  perf script -i user.data -F ip | sed 's/^ *//' | sort >ours.ips
+  [ "$(wc -l <ours.ips)" -gt 10000 ] || fail "only $(wc -l <ours.ips) samples"
+  cmp -s live.ips ours.ips || fail "perf's instruction samples differ: $(diff live.ips ours.ips | grep -c '^[<>]') lines"
+  echo "ok: live perf with CoreSight has the same $(wc -l <ours.ips) instruction samples"
 fi
 echo "ok: $samples samples, threads and code ranges as generated"
