@@ -4,14 +4,19 @@
 #include <optional>
 
 namespace perftk::etm_gen {
-namespace {
 
-class Model {
+class ExpectedSampleModel::Impl {
  public:
-  Model(const CpuTruth& truth, const ExpectOptions& options) : truth_(truth), options_(options) {}
+  Impl(uint32_t cpu, const ExpectOptions& options) : cpu_(cpu), options_(options) {}
 
-  std::vector<ExpectedSample> Run() {
-    for (const TruthEvent& event : truth_.events) {
+  std::vector<ExpectedSample> Take() {
+    std::vector<ExpectedSample> out;
+    out.swap(out_);
+    return out;
+  }
+
+  void Feed(const std::vector<TruthEvent>& events) {
+    for (const TruthEvent& event : events) {
       switch (event.kind) {
         case TruthEvent::Kind::kBlockStart:
           time_ = event.time;
@@ -40,7 +45,6 @@ class Model {
           break;
       }
     }
-    return std::move(out_);
   }
 
  private:
@@ -101,13 +105,13 @@ class Model {
 
   ExpectedSample New(const TruthEvent& at) const {
     ExpectedSample sample;
-    sample.cpu = truth_.cpu;
+    sample.cpu = cpu_;
     sample.context = at.context;
     sample.time = time_;
     return sample;
   }
 
-  const CpuTruth& truth_;
+  const uint32_t cpu_;
   const ExpectOptions options_;
   std::optional<TruthEvent> prev_;
   bool after_discontinuity_ = false;
@@ -117,10 +121,16 @@ class Model {
   std::vector<ExpectedSample> out_;
 };
 
-}  // namespace
+ExpectedSampleModel::ExpectedSampleModel(uint32_t cpu, const ExpectOptions& options)
+    : impl_(std::make_unique<Impl>(cpu, options)) {}
+ExpectedSampleModel::~ExpectedSampleModel() = default;
+void ExpectedSampleModel::Feed(const std::vector<TruthEvent>& events) { impl_->Feed(events); }
+std::vector<ExpectedSample> ExpectedSampleModel::Take() { return impl_->Take(); }
 
 std::vector<ExpectedSample> ExpectedSamples(const CpuTruth& truth, const ExpectOptions& options) {
-  return Model(truth, options).Run();
+  ExpectedSampleModel model(truth.cpu, options);
+  model.Feed(truth.events);
+  return model.Take();
 }
 
 }  // namespace perftk::etm_gen

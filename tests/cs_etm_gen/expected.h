@@ -14,6 +14,7 @@
 #define PERFTK_TESTS_CS_ETM_GEN_EXPECTED_H_
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,21 @@ struct ExpectOptions {
   bool last_branch = false;
   uint32_t last_branch_size = 64;
   bool branches = false;
+};
+
+// The samples of one CPU's truth fed in pieces (e.g. buffer by buffer),
+// in the order the decoder emits them.
+class ExpectedSampleModel {
+ public:
+  ExpectedSampleModel(uint32_t cpu, const ExpectOptions& options);
+  ~ExpectedSampleModel();
+  void Feed(const std::vector<TruthEvent>& events);
+  // The samples so far, which the model forgets.
+  std::vector<ExpectedSample> Take();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // In the order the decoder emits them for this CPU.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # perftk cs-etm-decode on a recording made by perftk_etm_gen (tests/cs_etm_gen):
 # 4 CPUs, 8 threads of 4 processes sharing one binary, thread switches inside
-# AUX buffers, syscalls into a kernel image. The real perf must read our
-# output: every sample names a thread of the recording with its own process,
-# kernel samples lie in the kernel image, and the sample count is perftk's.
+# AUX buffers, syscalls into a kernel image. Every sample perftk writes must be
+# the one the generator's ground truth gives (cpu, pid/tid, ip, branch stack),
+# read back by the real perf; every sample names a thread of its own process,
+# kernel samples lie in the kernel image.
 # --jobs 2, once it exists, must write the same bytes as --jobs 1.
 # With PERF_CORESIGHT=/path/to/perf (bench/build_perf_coresight.sh), perf
 # decodes a user-only, timeless recording too: its instruction samples must
@@ -14,8 +15,8 @@ require_perf
 GEN=${ETM_GEN:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_etm_gen}
 [ -x "$GEN" ] || skip "no perftk_etm_gen at $GEN"
 
-"$GEN" --cpus 4 --trace-mb 2 --buffer-kb 64 --switch-every 2000 --syscalls-per-mille 100 \
-  --out gen >gen.txt || fail "perftk_etm_gen failed"
+"$GEN" --cpus 4 --trace-mb 4 --buffer-kb 64 --switch-every 2000 --syscalls-per-mille 100 \
+  --expect-itrace i1000il64 --expect-out expected.txt --out gen >gen.txt || fail "perftk_etm_gen failed"
 "$PERFTK" cs-etm-decode -i gen/perf.data --itrace=i1000il64 -o out.data 2>decode.err ||
   fail "cs-etm-decode failed: $(tail -1 decode.err)"
 grep -q warning decode.err && fail "warnings on a clean recording: $(grep warning decode.err | head -2)"
@@ -24,6 +25,16 @@ samples=$(sed -nE 's/.* ([0-9]+) instruction samples.*/\1/p' decode.err)
 
 perf script -i out.data -F pid,tid,ip,cpu >script.txt 2>script.err || fail "perf script: $(tail -1 script.err)"
 [ "$(wc -l <script.txt)" -eq "$samples" ] || fail "perf script shows $(wc -l <script.txt) samples, perftk wrote $samples"
+# Every sample (cpu, pid/tid, ip, each branch-stack entry) is the ground
+# truth's, in order per CPU.
+perf script -i out.data -F cpu,pid,tid,ip,brstack 2>/dev/null | awk '{
+  cpu = $2; gsub(/[\[\]]/, "", cpu); line = (cpu + 0) " " $1 " " $3
+  for (i = 4; i <= NF; i++) { split($i, a, "/"); sub(/^0x/, "", a[1]); sub(/^0x/, "", a[2]); line = line " " a[1] ">" a[2] }
+  print line }' | sort -s -n -k1,1 >got.txt
+sort -s -n -k1,1 expected.txt >want.txt
+[ "$(wc -l <want.txt)" -eq "$samples" ] || fail "the truth has $(wc -l <want.txt) samples, perftk wrote $samples"
+cmp -s got.txt want.txt || fail "samples differ from the ground truth: $(diff got.txt want.txt | head -2 | cut -c1-160)"
+
 # Threads are pid and pid + 1 of pids 1000, 1100, 1200, 1300; user code of
 # process N is mapped at 0x55N0000000 + 0x1000..., the kernel at 0xffff8000100010xx.
 awk '{

@@ -9,6 +9,11 @@
 // that share etm_demo, switching threads inside AUX buffers; the trace is
 // formatted CoreSight frames (or raw with --raw), with timestamps unless
 // --no-timestamps. Prints what it wrote on one line.
+//
+// With --expect-itrace=i<N>il<M> --expect-out FILE it also writes, from the
+// simulator's ground truth, the instruction samples cs-etm-decode must make
+// with that --itrace, one line each: "cpu pid/tid ip from>to ..." (hex,
+// branch stack newest first), in decode order per CPU.
 #include <sys/stat.h>
 
 #include <chrono>
@@ -19,6 +24,8 @@
 
 #include "CLI/CLI.hpp"
 #include "cpu_tracer.h"
+#include "cs_etm/itrace.h"
+#include "expected.h"
 #include "etm_encoder.h"
 #include "programs.h"
 #include "recording_writer.h"
@@ -36,6 +43,59 @@ struct Options {
   bool no_timestamps = false;
   uint32_t switch_every = 4000;  // waypoints between thread switches
   int syscall_per_mille = 30;
+  std::string expect_itrace = "i1000il64";
+  std::string expect_out;
+};
+
+// Writes expected instruction samples as lines (see the file comment).
+class ExpectationWriter {
+ public:
+  static absl::StatusOr<std::unique_ptr<ExpectationWriter>> Create(const Options& options) {
+    absl::StatusOr<cs_etm::ItraceOptions> itrace = cs_etm::ParseItrace(options.expect_itrace);
+    if (!itrace.ok()) return itrace.status();
+    if (!itrace->instructions || itrace->branches) {
+      return absl::InvalidArgumentError("--expect-itrace wants instruction samples only (i...)");
+    }
+    std::unique_ptr<ExpectationWriter> self(new ExpectationWriter);
+    ExpectOptions expect;
+    expect.instructions = true;
+    expect.period = itrace->period;
+    expect.last_branch = itrace->last_branch;
+    expect.last_branch_size = itrace->last_branch_size;
+    for (uint32_t cpu = 0; cpu < options.cpus; ++cpu) {
+      self->models_.push_back(std::make_unique<ExpectedSampleModel>(cpu, expect));
+    }
+    self->file_ = std::fopen(options.expect_out.c_str(), "w");
+    if (self->file_ == nullptr) {
+      return absl::InternalError("cannot write " + options.expect_out);
+    }
+    return self;
+  }
+  ~ExpectationWriter() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  void Feed(uint32_t cpu, const CpuTruth& truth) {
+    models_[cpu]->Feed(truth.events);
+    for (const ExpectedSample& s : models_[cpu]->Take()) {
+      std::fprintf(file_, "%u %d/%d %lx", cpu, s.context.pid, s.context.tid,
+                   static_cast<unsigned long>(s.ip));
+      for (const auto& [from, to] : s.branches) {
+        std::fprintf(file_, " %lx>%lx", static_cast<unsigned long>(from),
+                     static_cast<unsigned long>(to));
+      }
+      std::fputc('\n', file_);
+    }
+  }
+  absl::Status Close() {
+    int failed = std::ferror(file_) | std::fclose(file_);
+    file_ = nullptr;
+    return failed ? absl::InternalError("cannot write the expectations") : absl::OkStatus();
+  }
+
+ private:
+  ExpectationWriter() = default;
+  std::vector<std::unique_ptr<ExpectedSampleModel>> models_;
+  std::FILE* file_ = nullptr;
 };
 
 constexpr int kProcesses = 4;
@@ -79,6 +139,12 @@ absl::Status Generate(const Options& options) {
   absl::StatusOr<std::unique_ptr<RecordingWriter>> writer = RecordingWriter::Create(path, layout);
   if (!writer.ok()) return writer.status();
 
+  std::unique_ptr<ExpectationWriter> expectations;
+  if (!options.expect_out.empty()) {
+    absl::StatusOr<std::unique_ptr<ExpectationWriter>> created = ExpectationWriter::Create(options);
+    if (!created.ok()) return created.status();
+    expectations = std::move(*created);
+  }
   std::vector<CpuTracer> tracers;
   std::vector<size_t> running;  // thread index per cpu
   for (uint32_t cpu = 0; cpu < options.cpus; ++cpu) {
@@ -117,7 +183,8 @@ absl::Status Generate(const Options& options) {
           return s;
         }
       }
-      tracer.TakeTruth();
+      CpuTruth truth = tracer.TakeTruth();
+      if (expectations) expectations->Feed(cpu, truth);
       if (!options.raw) {
         FrameFormatter formatter;
         formatter.Add(TraceIdOfCpu(cpu), trace);
@@ -129,6 +196,9 @@ absl::Status Generate(const Options& options) {
   }
   for (const CpuTracer& tracer : tracers) waypoints += tracer.waypoints();
   if (absl::Status s = (*writer)->Finish(); !s.ok()) return s;
+  if (expectations) {
+    if (absl::Status s = expectations->Close(); !s.ok()) return s;
+  }
   std::printf("perftk_etm_gen: %s: %u cpus, %.1f MB of %s ETMv4 trace, %lu waypoints\n",
               path.c_str(), options.cpus, (*writer)->trace_bytes() / 1048576.0,
               options.raw ? "raw" : "formatted", static_cast<unsigned long>(waypoints));
@@ -153,6 +223,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000));
   app.add_option("--switch-every", options.switch_every, "waypoints between thread switches")
       ->check(CLI::Range(1000, 1 << 30));
+  app.add_option("--expect-itrace", options.expect_itrace,
+                 "with --expect-out: the --itrace (i<N>il<M>) to write expected samples for");
+  app.add_option("--expect-out", options.expect_out,
+                 "write the instruction samples the ground truth gives to this file");
   app.add_flag("--raw", options.raw, "raw (unformatted) trace instead of CoreSight frames");
   app.add_flag("--no-timestamps", options.no_timestamps, "no timestamp packets");
   CLI11_PARSE(app, argc, argv);
