@@ -72,6 +72,7 @@ struct CsEtmDecodeTool::Job {
   std::vector<std::byte> data;  // the block's trace when it outlives its record
   int64_t source = -1;          // -1: formatted; else the raw trace's cpu
   std::shared_ptr<const Setup> setup;
+  uint64_t model_generation = 0;  // changes of the machine model before it
   Lane* lane = nullptr;
   uint64_t ticket = 0;
   // Results, written by the lane, read once the ticket is done.
@@ -154,6 +155,7 @@ class CsEtmDecodeTool::Lane : public DecodeEnvironment, public CodeLocator, publ
   std::map<int64_t, KeyedDecoder> decoders_;  // by source
   std::unique_ptr<SampleSynthesizer> synthesizer_;
   std::unique_ptr<BranchProfile> profile_;
+  uint64_t model_generation_ = 0;  // of the model the cache below was filled from
   int32_t cached_pid_ = -2;
   std::shared_ptr<machine::Maps> cached_maps_;
   machine::MapsCache maps_cache_;
@@ -185,6 +187,11 @@ void CsEtmDecodeTool::Lane::DropDecoder(int64_t source) {
 }
 
 absl::Status CsEtmDecodeTool::Lane::Decode(Job& job) {
+  if (job.model_generation != model_generation_) {  // a process may have a new address space
+    model_generation_ = job.model_generation;
+    cached_pid_ = -2;
+    cached_maps_.reset();
+  }
   absl::StatusOr<TraceDecoder*> decoder = DecoderFor(job);
   if (!decoder.ok()) return decoder.status();
   const OutputFormat format = tool_.options_.format;
@@ -342,6 +349,7 @@ absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
       if (machine::ChangesMachines(record.type())) {
         // Blocks in flight read the model: let them finish first.
         if (absl::Status s = Flush(0); !s.ok()) return s;
+        ++model_generation_;
         if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) {
           warnings_.push_back(std::string(s.message()));
         }
@@ -473,6 +481,7 @@ absl::Status CsEtmDecodeTool::SubmitBlock(const TraceBlock& block) {
   auto job = std::make_unique<Job>();
   job->block = block;
   job->setup = setup_;
+  job->model_generation = model_generation_;
   job->source = block.formatted ? -1 : static_cast<int64_t>(block.cpu);
   if (!block.formatted && block.cpu == kNoCpu) {
     if (info_->sources.size() != 1) {

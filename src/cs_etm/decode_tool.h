@@ -141,6 +141,7 @@ class CsEtmDecodeTool : public Tool {
   std::map<uint32_t, uint8_t> trace_ids_;  // by cpu
   std::shared_ptr<const Setup> setup_;
   uint64_t setup_generation_ = 0;
+  uint64_t model_generation_ = 0;  // counts records applied to machines_
   std::map<uint32_t, std::pair<int32_t, int32_t>> seeds_;  // cpu -> (pid, tid)
   machine::Machines machines_;
   std::unique_ptr<BinaryImages> images_;
