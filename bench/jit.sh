@@ -4,9 +4,9 @@
 #
 #   bench/jit.sh [PERFTK] [FUNCTIONS] [WORKDIR]
 #
-# Node compiles FUNCTIONS distinct functions (default 21000) with
+# Node compiles FUNCTIONS distinct functions (default 30000) with
 # --interpreted-frames-native-stack, which gives each its own copy of the
-# interpreter trampoline, i.e. about 3 CODE_LOADs per function: the default
+# interpreter trampoline, i.e. 2 to 3 CODE_LOADs per function: the default
 # makes a dump of more than 60,000 CODE_LOADs (checked; the count is printed).
 # Prints wall time, CPU time (user + system), peak RSS and files written per
 # tool, and the speed-ups; the goals are perftk >= 10x and --merge >= 50x
@@ -15,7 +15,7 @@
 # and are counted as files written.
 set -euo pipefail
 PERFTK=$(realpath "${1:-build/src/perftk}")
-FUNCTIONS=${2:-21000}
+FUNCTIONS=${2:-30000}
 W=${3:-$(mktemp -d "${TMPDIR:-/tmp}/perftk-bench-jit.XXXXXX")}
 mkdir -p "$W"
 cd "$W"

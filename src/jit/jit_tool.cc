@@ -71,10 +71,11 @@ bool IsAnonymousMapping(absl::string_view filename) {
 }
 
 std::vector<std::string> DumpCandidates(absl::string_view filename, uint32_t pid) {
-  std::vector<std::string> candidates{std::string(filename)};
+  std::vector<std::string> candidates;
   if (pid != 0 && absl::StartsWith(filename, "/")) {
     candidates.push_back(absl::StrCat("/proc/", pid, "/root", filename));
   }
+  candidates.emplace_back(filename);
   return candidates;
 }
 
@@ -174,10 +175,10 @@ std::optional<JitTool::FoundDump> JitTool::FindDump(const Record& marker,
   // Another pid than the mapping's: a process in a pid namespace, if the
   // dump says it was written by that namespace pid.
   bool namespaced = pid != 0 && pid != name_pid;
-  int first_errno = 0;
+  int recorded_path_errno = 0;  // the last candidate's
   for (const std::string& path : DumpCandidates(filename, pid)) {
     if (access(path.c_str(), R_OK) != 0) {
-      if (first_errno == 0) first_errno = errno;
+      recorded_path_errno = errno;
       continue;
     }
     if (namespaced) {
@@ -193,7 +194,7 @@ std::optional<JitTool::FoundDump> JitTool::FindDump(const Record& marker,
         " in its header (a process in a pid namespace); the mmap is kept"));
   } else {
     warnings_.push_back(absl::StrCat("offset ", marker.file_offset(), ": jitdump ", filename,
-                                     " cannot be read (", std::strerror(first_errno),
+                                     " cannot be read (", std::strerror(recorded_path_errno),
                                      "); its marker mmap is kept"));
   }
   return std::nullopt;

@@ -7,9 +7,10 @@
 //   pid namespace (a container), which names its dump with its pid there:
 //   then the dump's header must carry that same pid, and the loads' pids
 //   and tids, which are namespace pids, become the mapping's pid. The
-//   dump is looked for at the recorded path, then under /proc/<pid>/root
-//   (a process with its own mount namespace, while it still runs). The
-//   marker is dropped and the dump read at that moment.
+//   dump is looked for as the process sees it, under /proc/<pid>/root
+//   (its own mount namespace, while it still runs, as perf enters it),
+//   then at the recorded path. The marker is dropped and the dump read at
+//   that moment.
 // - Each CODE_LOAD becomes an ELF file jitted-<pid>-<code_index>.so (pid:
 //   the dump's) beside the dump (or in jit_dir), with the DEBUG_INFO /
 //   UNWINDING_INFO that came before it. With `merge`, the loads of a dump go
@@ -75,7 +76,7 @@ std::optional<uint32_t> JitDumpPidOf(absl::string_view filename);
 // True for the mappings a processed pid no longer needs.
 bool IsAnonymousMapping(absl::string_view filename);
 // Where the dump a marker of process `pid` names may be, in the order they
-// are tried: the recorded path, then the path in the process's root.
+// are tried: the path in the process's root, then the recorded path.
 std::vector<std::string> DumpCandidates(absl::string_view filename, uint32_t pid);
 
 // PERF_RECORD_TIME_CONV: converts the CPU's cycle counter to perf time.

@@ -553,9 +553,9 @@ TEST_F(JitToolTest, MarkerOfAnotherPidNeedsADumpOfThatPid) {
   EXPECT_TRUE(SoFiles().empty());
 }
 
-TEST(DumpCandidates, RecordedPathThenTheProcessRoot) {
+TEST(DumpCandidates, TheProcessRootThenTheRecordedPath) {
   EXPECT_THAT(DumpCandidates("/app/jit-1.dump", 4100),
-              ElementsAre("/app/jit-1.dump", "/proc/4100/root/app/jit-1.dump"));
+              ElementsAre("/proc/4100/root/app/jit-1.dump", "/app/jit-1.dump"));
   EXPECT_THAT(DumpCandidates("/app/jit-1.dump", 0), ElementsAre("/app/jit-1.dump"));
   EXPECT_THAT(DumpCandidates("jit-1.dump", 4100), ElementsAre("jit-1.dump"));
 }
