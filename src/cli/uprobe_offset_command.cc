@@ -218,7 +218,9 @@ absl::Status PrintListing(elf::UprobeResolver& resolver, const UprobeOffsetOptio
   }
   if (options.format == "hex") {
     const std::string text = FormatListing(usable);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+      return absl::UnavailableError("cannot write the listing to standard output");
+    }
     return absl::OkStatus();
   }
   std::vector<ProbeSite> sites;
