@@ -17,7 +17,7 @@ HOME="$WORK/home" "$PERFTK" jit -q -i perf.data -o ours.data --jit-dir ours --bu
 perftk_jit -i perf.data -o plain.data --jit-dir plain
 
 # perf's layout: <dir>/<path>/<build id>/elf and .build-id/xx/<rest> -> ../../<path>/<build id>.
-so=$(ls ours/*.so | head -1)
+so=$(find ours -name "*.so" -print -quit)
 id=$(perf buildid-list -i ours.data 2>/dev/null | awk -v f="$WORK/$so" '$2 == f { print $1 }')
 [ -n "$id" ] || fail "ours.data has no build id for $WORK/$so"
 [ -f "home/.debug$WORK/$so/$id/elf" ] || fail "no home/.debug$WORK/$so/$id/elf"
