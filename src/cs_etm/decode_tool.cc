@@ -20,6 +20,8 @@ constexpr uint64_t kPerfCountHwInstructions = 1;
 constexpr uint64_t kPerfCountHwBranchInstructions = 4;
 constexpr uint64_t kPerfSampleBranchAny = 1u << 3;
 constexpr uint64_t kKernelSpaceStart = 0xffff000000000000ULL;
+// Blocks in flight and records waiting behind them, at most.
+constexpr size_t kMaxQueuedSlots = 4096;
 // sample_type bits that place the id of a sample, counted from its start.
 constexpr uint64_t kBitsBeforeId = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                                    PERF_SAMPLE_ADDR;
@@ -359,7 +361,8 @@ absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
   if (options_.format != OutputFormat::kPerf) return absl::OkStatus();
   if (slots_.empty()) return out.Emit(record);
   slots_.push_back(Slot{nullptr, OwnedRecord(record)});
-  return absl::OkStatus();
+  // Records waiting behind blocks are copies: bound them too.
+  return slots_.size() > kMaxQueuedSlots ? Flush(0) : absl::OkStatus();
 }
 
 absl::Status CsEtmDecodeTool::OnAuxtraceInfo(const Record& record) {

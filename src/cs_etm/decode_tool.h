@@ -29,7 +29,11 @@
 //     first waits for every block submitted before it and writes their
 //     results. So each block is decoded against the model as it was when
 //     its AUXTRACE record was read, as with --jobs 1;
-//   - at most 2 x jobs blocks (each with a copy of its trace) are in flight;
+//   - at most 2 x jobs blocks (each with a copy of its trace) are in flight,
+//     and at most 4096 records wait behind them (then all blocks are waited
+//     for);
+//   - a lane forgets its cached address space when the model changed since
+//     its last block;
 //   - decode errors are counted per block, and the first error of a source
 //     is the first one in block order; binary warnings are sorted.
 // Decode trees are made and destroyed under OpenCSD's setup lock, and
