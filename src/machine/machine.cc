@@ -14,6 +14,7 @@ namespace {
 
 constexpr absl::string_view kHostKernelPrefix = "[kernel.kallsyms";
 constexpr absl::string_view kGuestKernelPrefix = "[guest.kernel.kallsyms";
+constexpr uint32_t kProtExec = 0x4;  // PROT_EXEC
 
 std::string KernelName(int32_t machine_pid) {
   if (machine_pid == kHostMachinePid) return "[kernel.kallsyms]";
@@ -124,7 +125,16 @@ absl::Status Machine::ApplyUserMmap(const MmapEvent& event, uint64_t end) {
   map.flags = event.flags;
   map.kind = UserMapKind(event.filename, event.flags);
   map.pgoff = map.kind == MapKind::kVdso ? 0 : event.pgoff;
-  map.dso = dsos_.Intern(event.filename, event.build_id,
+  // Executable memory with no file is named, as perf names it, after the
+  // process's perf map, where JIT runtimes list their symbols (perf uses the
+  // pid inside the process's pid namespace; the model knows only this one).
+  std::string perf_map;
+  absl::string_view dso_name = event.filename;
+  if ((map.kind == MapKind::kAnon || map.kind == MapKind::kNoFile) && (event.prot & kProtExec)) {
+    perf_map = absl::StrCat("/tmp/perf-", event.pid, ".map");
+    dso_name = perf_map;
+  }
+  map.dso = dsos_.Intern(dso_name, event.build_id,
                          FileId{event.maj, event.min, event.ino, event.ino_generation},
                          /*kernel_space=*/false);
   std::shared_ptr<Maps> maps = FindOrAddThreadLocked(event.pid, event.tid).process->maps;

@@ -300,6 +300,23 @@ TEST(MachineTest, VdsoPgoffIsZeroAndAnonIsIdentity) {
   EXPECT_EQ(anon->DsoAddress(0x10010), 0x10010u);
 }
 
+TEST(MachineTest, ExecutableMemoryWithoutAFileIsNamedAfterThePerfMap) {
+  // perf's map__new: anonymous or no-file memory mapped executable shows as
+  // /tmp/perf-<pid>.map (where JIT runtimes write symbols); data keeps its name.
+  Machine m;
+  ASSERT_TRUE(m.Apply(UserMmap(7, 8, 0x10000, 0x1000, 0, "//anon")).ok());
+  MmapEvent data = UserMmap(7, 7, 0x20000, 0x1000, 0, "//anon");
+  data.prot = 3;  // PROT_READ | PROT_WRITE
+  ASSERT_TRUE(m.Apply(data).ok());
+  ASSERT_TRUE(m.Apply(UserMmap(7, 7, 0x30000, 0x1000, 0, "[heap]")).ok());
+  ASSERT_TRUE(m.Apply(UserMmap(7, 7, 0x40000, 0x1000, 0, "/bin/a")).ok());
+  EXPECT_EQ(DsoNameAt(m, 7, PERF_RECORD_MISC_USER, 0x10010), "/tmp/perf-7.map");
+  EXPECT_EQ(DsoNameAt(m, 7, PERF_RECORD_MISC_USER, 0x20010), "//anon");
+  EXPECT_EQ(DsoNameAt(m, 7, PERF_RECORD_MISC_USER, 0x30010), "/tmp/perf-7.map");
+  EXPECT_EQ(DsoNameAt(m, 7, PERF_RECORD_MISC_USER, 0x40010), "/bin/a");
+  EXPECT_EQ(m.FindMap(7, PERF_RECORD_MISC_USER, 0x10010)->kind, MapKind::kAnon);
+}
+
 TEST(MachineTest, SameFileInTwoProcessesIsOneDso) {
   Machine m;
   MmapEvent a = UserMmap(1, 1, 0x1000, 0x1000, 0, "/lib/libc.so.6");
