@@ -15,7 +15,7 @@ set -e
 [ "$rc" -eq 1 ] || fail "exit status $rc for a truncated file"
 grep -q 'offset' err.txt || { cat err.txt >&2; fail "the error does not name an offset"; }
 [ ! -e out.data ] || fail "an output file was left behind"
-ls | grep -q 'out.data.tmp' && fail "a temporary file was left behind"
+ls | has 'out.data.tmp' && fail "a temporary file was left behind"
 before=$(md5sum <in.data)
 set +e
 "$PERFTK" aslr -i in.data -o in.data 2>err.txt

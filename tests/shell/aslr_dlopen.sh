@@ -25,4 +25,4 @@ cc -O1 -g -fPIC -shared -o libplugin.so plugin.c
 cc -O1 -g -fPIE -pie -o host host.c -ldl
 perf record -q -e cpu-clock -g -o in.data -- ./host >/dev/null
 check_aslr in.data
-aslr_report out.data --sort dso,sym | grep -q 'libplugin.so.*plugin_work' || fail "plugin_work is not symbolized"
+aslr_report out.data --sort dso,sym | has 'libplugin.so.*plugin_work' || fail "plugin_work is not symbolized"

@@ -10,8 +10,8 @@ in_samples=$("$PERFTK" dump -i in.data | grep -c ' type=SAMPLE ')
 out_samples=$("$PERFTK" dump -i out.data | grep -c ' type=SAMPLE ')
 [ "$in_samples" -gt 0 ] || fail "no samples recorded"
 [ "$in_samples" -eq "$out_samples" ] || fail "$in_samples samples in, $out_samples out"
-"$PERFTK" dump -i out.data --header-only | grep 'attr ' | grep -q -E 'REGS_USER|STACK_USER' &&
+"$PERFTK" dump -i out.data --header-only | grep 'attr ' | has -E 'REGS_USER|STACK_USER' &&
   fail "the output still asks for registers or stacks"
-perf report -i out.data --stdio --no-children -g none --sort sym 2>/dev/null | grep -q leaf_multiply ||
+perf report -i out.data --stdio --no-children -g none --sort sym 2>/dev/null | has leaf_multiply ||
   fail "no sample in leaf_multiply"
 echo "ok: $out_samples samples kept"

@@ -9,6 +9,6 @@ perf record -q -e cpu-clock -g -o - -- ./workload 300 2>/dev/null >in.pipe.data
 ASLR_REPORT_OPTIONS="--no-children" check_aslr in.pipe.data
 perf record -q -e cpu-clock -g -o - -- ./workload 300 2>/dev/null |
   "$PERFTK" aslr -q -i - -o - >stream.data
-"$PERFTK" dump -i stream.data --header-only | grep -q 'layout=pipe' || fail "stdout is not a pipe"
-aslr_report stream.data --sort dso,sym | grep -q leaf_multiply || fail "the streamed output lost its symbols"
+"$PERFTK" dump -i stream.data --header-only | has 'layout=pipe' || fail "stdout is not a pipe"
+aslr_report stream.data --sort dso,sym | has leaf_multiply || fail "the streamed output lost its symbols"
 echo "ok: stdin to stdout"

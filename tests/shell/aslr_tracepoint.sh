@@ -8,4 +8,4 @@ build_workload
 perf record -q -e sched:sched_switch -o in.data -- ./workload 100 4 >/dev/null 2>&1 ||
   skip "sched:sched_switch cannot be recorded here (no tracefs?)"
 check_aslr in.data
-perf script -i out.data 2>/dev/null | grep -q 'sched:sched_switch' || fail "the event name is gone"
+perf script -i out.data 2>/dev/null | has 'sched:sched_switch' || fail "the event name is gone"

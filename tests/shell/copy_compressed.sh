@@ -5,9 +5,9 @@ source "$(dirname "$0")/lib/common.bash"
 require_perf
 build_workload
 perf record -q -z -e cpu-clock -g -o in.data -- ./workload 300 >/dev/null
-"$PERFTK" dump -i in.data --header-only | grep -q 'feature=compressed' ||
+"$PERFTK" dump -i in.data --header-only | has 'feature=compressed' ||
   skip "this perf wrote no compressed records"
 check_copy_roundtrip in.data
-if "$PERFTK" dump -i copy.data | grep -q 'type=COMPRESSED'; then
+if "$PERFTK" dump -i copy.data | has 'type=COMPRESSED'; then
   fail "the copy still holds compressed records"
 fi

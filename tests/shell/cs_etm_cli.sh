@@ -30,6 +30,6 @@ set +e
 [ $? -eq 1 ] || fail "a non-perf.data input should exit 1"
 set -e
 [ ! -e bad.data ] || fail "an output file was left behind after an error"
-ls | grep -q 'tmp\.' && fail "a temporary file was left behind"
-"$PERFTK" cs-etm-decode --help | grep -q "Examples:" || fail "--help has no examples"
+ls | has 'tmp\.' && fail "a temporary file was left behind"
+"$PERFTK" cs-etm-decode --help | has "Examples:" || fail "--help has no examples"
 echo "ok"

@@ -21,7 +21,7 @@ rows() {  # the line table's rows: file, line, address (end-of-sequence rows lef
 # A function with DEBUG_INFO whose file names are intact (Node 20 garbles some).
 pick=
 for so in ours/jitted-*.so; do
-  readelf -S "$so" | grep -q debug_line || continue
+  readelf -S "$so" | has debug_line || continue
   first=$(rows "$so" | head -1)
   case "$first" in node:path*) pick=$(basename "$so"); break ;; esac
 done
@@ -53,7 +53,7 @@ if command -v llvm-symbolizer >/dev/null; then
   grep -q "^$line:[0-9]" ours.llvm || fail "llvm-symbolizer: $(cat ours.llvm), addr2line: $line"
 fi
 if command -v eu-readelf >/dev/null; then
-  eu-readelf --debug-dump=line "ours/$pick" | grep -q 'node:path' || fail "eu-readelf shows no lines"
+  eu-readelf --debug-dump=line "ours/$pick" | has 'node:path' || fail "eu-readelf shows no lines"
 else
   echo "note: eu-readelf is not installed; its check is left out"
 fi
