@@ -11,8 +11,12 @@ with CPU last in the trailer (the simpleperf recordings). Benchmark and test
 input only: times repeat, and repeated trace is decoded as it comes (the
 decoder resynchronizes at each copy's start).
 """
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))
+from perf_data_file import PerfDataFile  # noqa: E402
 
 AUX, AUXTRACE_INFO, AUXTRACE = 11, 70, 71
 
@@ -20,13 +24,8 @@ AUX, AUXTRACE_INFO, AUXTRACE = 11, 70, 71
 def main() -> int:
     src, dst = sys.argv[1], sys.argv[2]
     rounds, repeat = int(sys.argv[3]), int(sys.argv[4])
-    with open(src, "rb") as f:
-        blob = f.read()
-    magic, size, attr_size = struct.unpack_from("<8sQQ", blob, 0)
-    if magic != b"PERFILE2" or size != 104:
-        sys.exit(f"{src}: not a little-endian file-layout perf.data")
-    attrs_off, attrs_size, data_off, data_size = struct.unpack_from("<4Q", blob, 24)
-    features = struct.unpack_from("<4Q", blob, 72)
+    recording = PerfDataFile.read(src)
+    blob, data_off, data_size = recording.blob, recording.data_off, recording.data_size
 
     cpus, aux, trace = [], None, None
     pos, end = data_off, data_off + data_size
@@ -69,25 +68,7 @@ def main() -> int:
         struct.pack_into("<I", header, 40, cpu)
         extra += header + payload
 
-    table_off = data_off + data_size
-    nr_features = sum(bin(word).count("1") for word in features)
-    table = blob[table_off:table_off + 16 * nr_features]
-    grow = len(extra)
-    out = bytearray(blob[:table_off]) + extra
-    for i in range(nr_features):
-        off, sec_size = struct.unpack_from("<QQ", table, 16 * i)
-        out += struct.pack("<QQ", off + grow if off >= table_off else off, sec_size)
-    out += blob[table_off + 16 * nr_features:]
-    struct.pack_into("<Q", out, 48, data_size + grow)
-    if attrs_off >= table_off:
-        struct.pack_into("<Q", out, 24, attrs_off + grow)
-    for i in range(attrs_size // attr_size):
-        at = (attrs_off + grow if attrs_off >= table_off else attrs_off) + i * attr_size
-        ids_off = struct.unpack_from("<Q", out, at + attr_size - 16)[0]
-        if ids_off >= table_off:
-            struct.pack_into("<Q", out, at + attr_size - 16, ids_off + grow)
-    with open(dst, "wb") as f:
-        f.write(out)
+    recording.write(dst, recording.data + extra)
     return 0
 
 
