@@ -223,13 +223,15 @@ absl::StatusOr<JitRecord> JitDumpReader::Parse(uint32_t id, uint64_t timestamp, 
   return out;
 }
 
+absl::Status JitDumpReader::CheckSize(absl::string_view type, Bytes record, size_t needed) const {
+  if (record.size() >= needed) return absl::OkStatus();
+  return Error(current_offset_, absl::StrCat(type, " record: size ", record.size(),
+                                             " is too small (", needed, " needed)"));
+}
+
 absl::StatusOr<CodeLoad> JitDumpReader::ParseCodeLoad(Bytes record) {
   // The name needs at least its NUL.
-  if (record.size() < kCodeLoadFixedSize + 1) {
-    return Error(current_offset_, absl::StrCat("CODE_LOAD record: size ", record.size(),
-                                               " is too small (", kCodeLoadFixedSize + 1,
-                                               " needed)"));
-  }
+  if (absl::Status s = CheckSize("CODE_LOAD", record, kCodeLoadFixedSize + 1); !s.ok()) return s;
   const std::byte* p = record.data() + kJitRecordPrefixSize;
   CodeLoad load;
   load.pid = Get<uint32_t>(p);
@@ -257,11 +259,7 @@ absl::StatusOr<CodeLoad> JitDumpReader::ParseCodeLoad(Bytes record) {
 }
 
 absl::StatusOr<CodeMove> JitDumpReader::ParseCodeMove(Bytes record) {
-  if (record.size() < kCodeMoveFixedSize) {
-    return Error(current_offset_, absl::StrCat("CODE_MOVE record: size ", record.size(),
-                                               " is too small (", kCodeMoveFixedSize,
-                                               " needed)"));
-  }
+  if (absl::Status s = CheckSize("CODE_MOVE", record, kCodeMoveFixedSize); !s.ok()) return s;
   const std::byte* p = record.data() + kJitRecordPrefixSize;
   CodeMove move;
   move.pid = Get<uint32_t>(p);
@@ -275,10 +273,8 @@ absl::StatusOr<CodeMove> JitDumpReader::ParseCodeMove(Bytes record) {
 }
 
 absl::StatusOr<DebugInfo> JitDumpReader::ParseDebugInfo(Bytes record) {
-  if (record.size() < kDebugInfoFixedSize) {
-    return Error(current_offset_, absl::StrCat("CODE_DEBUG_INFO record: size ", record.size(),
-                                               " is too small (", kDebugInfoFixedSize,
-                                               " needed)"));
+  if (absl::Status s = CheckSize("CODE_DEBUG_INFO", record, kDebugInfoFixedSize); !s.ok()) {
+    return s;
   }
   const std::byte* p = record.data() + kJitRecordPrefixSize;
   DebugInfo debug;
@@ -317,10 +313,8 @@ absl::StatusOr<DebugInfo> JitDumpReader::ParseDebugInfo(Bytes record) {
 }
 
 absl::StatusOr<UnwindingInfo> JitDumpReader::ParseUnwindingInfo(Bytes record) {
-  if (record.size() < kUnwindingFixedSize) {
-    return Error(current_offset_, absl::StrCat("CODE_UNWINDING_INFO record: size ",
-                                               record.size(), " is too small (",
-                                               kUnwindingFixedSize, " needed)"));
+  if (absl::Status s = CheckSize("CODE_UNWINDING_INFO", record, kUnwindingFixedSize); !s.ok()) {
+    return s;
   }
   const std::byte* p = record.data() + kJitRecordPrefixSize;
   uint64_t unwinding_size = Get<uint64_t>(p);

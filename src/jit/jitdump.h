@@ -142,6 +142,8 @@ class JitDumpReader {
     return header_.cross_endian ? ByteSwap(v) : v;
   }
   absl::Status Error(uint64_t offset, absl::string_view what) const;
+  // An error naming the record type unless `record` has at least `needed` bytes.
+  absl::Status CheckSize(absl::string_view type, Bytes record, size_t needed) const;
 
   std::string path_;
   int fd_;

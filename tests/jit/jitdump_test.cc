@@ -211,6 +211,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"record_size",
                 [](JitDumpBuilder& d) { d.Close(1).Close(2).LastRecordSize(8); },
                 "offset 56: CODE_CLOSE record: size 8 is smaller than the record prefix"},
+        BadCase{"move_size",
+                [](JitDumpBuilder& d) { d.Raw(1 /* CODE_MOVE */, 1, std::vector<uint8_t>(8, 0)); },
+                "offset 40: CODE_MOVE record: size 24 is too small (64 needed)"},
         BadCase{"code_size",
                 [](JitDumpBuilder& d) {
                   d.Load({.pid = 7, .tid = 7, .code_addr = 1, .name = "f", .code = Code(8, 0)});
