@@ -2,9 +2,11 @@
 
 #include <optional>
 
+#include "absl/strings/str_format.h"
+
 namespace perftk::cs_etm {
 
-struct SampleSynthesizer::State {
+struct TraceFlows::State {
   uint8_t trace_id = 0;
   // The previous flow packet: a range, a discontinuity, or nothing yet.
   std::optional<Packet> prev;
@@ -14,6 +16,9 @@ struct SampleSynthesizer::State {
   size_t pos = 0;
   size_t count = 0;
 };
+
+TraceFlows::TraceFlows() = default;
+TraceFlows::~TraceFlows() = default;
 
 SampleSynthesizer::SampleSynthesizer(const ItraceOptions& options,
                                      std::map<uint8_t, uint32_t> cpu_of_trace_id,
@@ -26,12 +31,19 @@ SampleSynthesizer::SampleSynthesizer(const ItraceOptions& options,
 SampleSynthesizer::~SampleSynthesizer() = default;
 
 void SampleSynthesizer::BeginBlock(uint32_t cpu, uint64_t time) {
+  BeginBlock(cpu, time, own_flows_, std::nullopt);
+}
+
+void SampleSynthesizer::BeginBlock(uint32_t cpu, uint64_t time, TraceFlows& flows,
+                                   std::optional<TraceIdSet> ids) {
   block_cpu_ = cpu;
   block_time_ = time;
+  flows_ = &flows;
+  block_ids_ = ids;
 }
 
 SampleSynthesizer::State& SampleSynthesizer::StateOf(uint8_t trace_id) {
-  std::unique_ptr<State>& state = states_[trace_id];
+  std::unique_ptr<State>& state = flows_->states_[trace_id];
   if (!state) {
     state = std::make_unique<State>();
     state->trace_id = trace_id;
@@ -42,6 +54,14 @@ SampleSynthesizer::State& SampleSynthesizer::StateOf(uint8_t trace_id) {
 
 absl::Status SampleSynthesizer::Consume(std::span<const Packet> packets) {
   for (const Packet& packet : packets) {
+    if (block_ids_ && !block_ids_->test(packet.trace_id)) {
+      // The end of trace of a decoder that got no data in this block: its
+      // flow may be in the middle of a block on another thread.
+      if (packet.kind == PacketKind::kDiscontinuity) continue;
+      return absl::InternalError(absl::StrFormat(
+          "trace id 0x%x decoded from a block whose frames never switch to it",
+          packet.trace_id));
+    }
     State& state = StateOf(packet.trace_id);
     switch (packet.kind) {
       case PacketKind::kRange:
@@ -71,7 +91,11 @@ absl::Status SampleSynthesizer::Consume(std::span<const Packet> packets) {
 }
 
 absl::Status SampleSynthesizer::EndBlock() {
-  for (auto& [id, state] : states_) {
+  for (size_t id = 0; id < flows_->states_.size(); ++id) {
+    // Other ids' flows may be in use on other threads: not even a look.
+    if (block_ids_ && !block_ids_->test(id)) continue;
+    std::unique_ptr<State>& state = flows_->states_[id];
+    if (!state) continue;
     if (options_.last_branch && options_.instructions && state->prev &&
         state->prev->kind == PacketKind::kRange) {
       if (absl::Status s = EmitInstruction(*state, *state->prev, state->prev->last_address(),

@@ -18,17 +18,22 @@
 // ring emptied), so no branch stack ever mixes the branches of two threads
 // and no branch sample crosses threads.
 //
-// State is per trace id; time and CPU of samples are those of the block.
+// State is per trace id and lives in a TraceFlows, which may be shared by
+// the synthesizers of several lanes (see TraceFlows); time and CPU of
+// samples are those of the block.
 #ifndef PERFTK_CS_ETM_SYNTHESIZER_H_
 #define PERFTK_CS_ETM_SYNTHESIZER_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "cs_etm/decoder.h"
+#include "cs_etm/frame_scan.h"
 #include "cs_etm/itrace.h"
 #include "cs_etm/packet.h"
 #include "perf/sample.h"
@@ -56,6 +61,23 @@ class SampleOutput {
 // perf_branch_entry flags of a synthesized entry: predicted, not mispredicted.
 inline constexpr uint64_t kBranchFlagPredicted = 1u << 1;
 
+// The flow of each trace id that carries from one block to the next: the
+// ring of last branches and the instructions counted toward the next sample.
+// One id's flow must be synthesized by one block at a time, in block order;
+// blocks of disjoint ids may use one TraceFlows from different threads.
+class TraceFlows {
+ public:
+  TraceFlows();
+  ~TraceFlows();
+  TraceFlows(const TraceFlows&) = delete;
+  TraceFlows& operator=(const TraceFlows&) = delete;
+
+ private:
+  friend class SampleSynthesizer;
+  struct State;
+  std::array<std::unique_ptr<State>, 256> states_;  // by trace id
+};
+
 class SampleSynthesizer : public PacketSink {
  public:
   // `cpu_of_trace_id` gives the CPU of each trace source; `environment`
@@ -64,15 +86,22 @@ class SampleSynthesizer : public PacketSink {
                     DecodeEnvironment& environment, SampleOutput& output);
   ~SampleSynthesizer() override;
 
-  // Time and CPU (kNoCpu: from the trace id) of the samples of the next block.
+  // Time and CPU (kNoCpu: from the trace id) of the samples of the next
+  // block, whose flows are the synthesizer's own.
   void BeginBlock(uint32_t cpu, uint64_t time);
+  // The same with flows kept in `flows`, for a block that feeds only the
+  // trace ids in `ids` (nullopt: any). Of other ids, discontinuities (the
+  // end of trace of decoders that got no data) are skipped and any other
+  // packet is an error; the end of the block touches only those ids' flows.
+  void BeginBlock(uint32_t cpu, uint64_t time, TraceFlows& flows,
+                  std::optional<TraceIdSet> ids);
   absl::Status Consume(std::span<const Packet> packets) override;
   absl::Status EndBlock() override;
 
   uint64_t samples_emitted() const { return emitted_; }
 
  private:
-  struct State;
+  using State = TraceFlows::State;
   State& StateOf(uint8_t trace_id);
   absl::Status OnRange(State& state, const Packet& packet);
   absl::Status Flush(State& state, bool reset_ring);
@@ -88,7 +117,9 @@ class SampleSynthesizer : public PacketSink {
   const std::map<uint8_t, uint32_t> cpu_of_trace_id_;
   DecodeEnvironment& environment_;
   SampleOutput& output_;
-  std::map<uint8_t, std::unique_ptr<State>> states_;
+  TraceFlows own_flows_;
+  TraceFlows* flows_ = &own_flows_;        // of the current block
+  std::optional<TraceIdSet> block_ids_;  // of the current block; nullopt: any
   uint32_t block_cpu_ = 0xffffffffu;
   uint64_t block_time_ = 0;
   uint64_t emitted_ = 0;

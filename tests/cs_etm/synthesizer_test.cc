@@ -1,6 +1,7 @@
 // Attribution and --itrace semantics of the synthesizer on hand-made packets.
 #include "cs_etm/synthesizer.h"
 
+#include <initializer_list>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -52,6 +53,12 @@ Packet Discontinuity() {
   p.kind = PacketKind::kDiscontinuity;
   p.trace_id = 0x10;
   return p;
+}
+
+TraceIdSet Ids(std::initializer_list<int> ids) {
+  TraceIdSet set;
+  for (int id : ids) set.set(id);
+  return set;
 }
 
 struct Fixture {
@@ -161,6 +168,64 @@ TEST(Synthesizer, ExceptionMakesTheRangeEndATakenBranch) {
   ASSERT_EQ(f.out.samples[0].branches.size(), 1u);
   EXPECT_EQ(f.out.samples[0].branches[0].from, 0x1004u);
   EXPECT_EQ(f.out.samples[0].branches[0].to, 0x4000u);
+}
+
+// Flows kept outside the synthesizer: two synthesizers (two lanes) take
+// turns on one id's flow, and the instruction count carries between them.
+TEST(Synthesizer, SharedFlowsCarryAcrossSynthesizers) {
+  NoMemory memory;
+  Collect out;
+  ItraceOptions options = *ParseItrace("i10");
+  SampleSynthesizer first(options, {{0x10, 3}}, memory, out);
+  SampleSynthesizer second(options, {{0x10, 3}}, memory, out);
+  TraceFlows flows;
+  PacketContext a = Thread(100, 101);
+  std::vector<Packet> six = {Range(0x1000, 6, a)};
+  first.BeginBlock(kNoCpu, 1, flows, Ids({0x10}));
+  ASSERT_TRUE(first.Consume(six).ok());
+  ASSERT_TRUE(first.EndBlock().ok());
+  second.BeginBlock(kNoCpu, 2, flows, Ids({0x10}));
+  ASSERT_TRUE(second.Consume(six).ok());
+  ASSERT_TRUE(second.EndBlock().ok());
+  // 6 + 6 instructions: the 10th is the 4th of the second block.
+  ASSERT_EQ(out.samples.size(), 1u);
+  EXPECT_EQ(out.samples[0].ip, 0x100cu);
+  EXPECT_EQ(out.samples[0].time, 2u);
+}
+
+// A block declared to feed id 0x12 only: the end of trace of the idle 0x10
+// decoder leaves 0x10's flow (here its branch ring) alone; any other packet
+// of 0x10 is an error.
+TEST(Synthesizer, BlockTouchesOnlyItsOwnIds) {
+  NoMemory memory;
+  Collect out;
+  SampleSynthesizer synth(*ParseItrace("i4il4"), {{0x10, 3}, {0x12, 4}}, memory, out);
+  TraceFlows flows;
+  PacketContext a = Thread(100, 101);
+  std::vector<Packet> jump = {Range(0x1000, 1, a), Range(0x2000, 1, a)};
+  synth.BeginBlock(kNoCpu, 1, flows, Ids({0x10}));
+  ASSERT_TRUE(synth.Consume(jump).ok());
+  ASSERT_TRUE(synth.EndBlock().ok());
+
+  std::vector<Packet> idle = {Discontinuity()};
+  synth.BeginBlock(kNoCpu, 2, flows, Ids({0x12}));
+  EXPECT_TRUE(synth.Consume(idle).ok());
+  absl::Status foreign = synth.Consume(jump);
+  EXPECT_EQ(foreign.code(), absl::StatusCode::kInternal) << foreign;
+  ASSERT_TRUE(synth.EndBlock().ok());
+
+  std::vector<Packet> four = {Range(0x3000, 4, a)};
+  synth.BeginBlock(kNoCpu, 3, flows, Ids({0x10}));
+  ASSERT_TRUE(synth.Consume(four).ok());
+  ASSERT_TRUE(synth.EndBlock().ok());
+  // Block 1's end sample, then the 4th instruction of block 3 with the
+  // branch of block 1 still on the ring, then block 3's end sample.
+  ASSERT_EQ(out.samples.size(), 3u);
+  EXPECT_EQ(out.samples[1].ip, 0x300cu);
+  EXPECT_EQ(out.samples[1].cpu, 3u);
+  ASSERT_EQ(out.samples[1].branches.size(), 1u);
+  EXPECT_EQ(out.samples[1].branches[0].from, 0x1000u);
+  EXPECT_EQ(out.samples[1].branches[0].to, 0x2000u);
 }
 
 }  // namespace
