@@ -46,7 +46,7 @@ count_gtest() {  # exit status of the run
 }
 
 step "TSan build: machine model under concurrent readers and a mutator; cs-etm-decode --jobs"
-ninja -C build-tsan perftk_machine_tests perftk_cs_etm_tests >/dev/null
+ninja -C build-tsan perftk_machine_tests perftk_cs_etm_tests perftk_cs_etm_gen_tests >/dev/null
 status=0
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_machine_tests --gtest_brief=1 2>&1 | tee "$log" ||
   status=$?
@@ -54,6 +54,13 @@ count_gtest "$status"
 status=0
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_cs_etm_tests --gtest_brief=1 \
   --gtest_filter='*ParallelDecode*:LanePool*' 2>&1 | tee "$log" || status=$?
+count_gtest "$status"
+# Generated recordings decoded with --jobs: per-CPU raw lanes, per-trace-id
+# formatted lanes, and shared-sink blocks that wait for other lanes.
+status=0
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_cs_etm_gen_tests --gtest_brief=1 \
+  --gtest_filter='GroundTruth.FourCpus:GroundTruth.OwnAndSharedFormattedBuffersInTurn' 2>&1 |
+  tee "$log" || status=$?
 count_gtest "$status"
 
 if [ -d build-fuzz ] && [ -x tests/fuzz/run.sh ]; then

@@ -73,6 +73,8 @@ struct CsEtmDecodeTool::Job {
   TraceBlock block;
   std::vector<std::byte> data;  // the block's trace when it outlives its record
   int64_t source = -1;          // -1: formatted; else the raw trace's cpu
+  TraceFlows* flows = nullptr;  // of the source
+  std::optional<TraceIdSet> ids;  // the trace ids the block may feed; nullopt: any
   std::shared_ptr<const Setup> setup;
   uint64_t model_generation = 0;  // changes of the machine model before it
   Lane* lane = nullptr;
@@ -207,7 +209,7 @@ absl::Status CsEtmDecodeTool::Lane::Decode(Job& job) {
     profile_ = std::make_unique<BranchProfile>(*this);
     profile_->SetBuildIds(tool_.build_ids_);
   }
-  if (synthesizer_) synthesizer_->BeginBlock(kNoCpu, job.block.time);
+  if (synthesizer_) synthesizer_->BeginBlock(kNoCpu, job.block.time, *job.flows, job.ids);
   const uint64_t waits_before = (*decoder)->waits();
   absl::Status status = (*decoder)->Decode(job.block, *this);
   job.stats.decoder_waits = (*decoder)->waits() - waits_before;
@@ -498,10 +500,17 @@ absl::Status CsEtmDecodeTool::SubmitBlock(const TraceBlock& block) {
     job->data.assign(block.data.begin(), block.data.end());
     job->block.data = Bytes(job->data);
   }
-  const uint64_t lane_key =
-      IsProfile(options_.format)
-          ? next_block_ % static_cast<uint64_t>(std::max(options_.jobs, 1))
-          : static_cast<uint64_t>(job->source);
+  std::unique_ptr<TraceFlows>& flows = flows_[job->source];
+  if (!flows) flows = std::make_unique<TraceFlows>();
+  job->flows = flows.get();
+  uint64_t lane_key;
+  if (IsProfile(options_.format)) {
+    lane_key = next_block_ % static_cast<uint64_t>(std::max(options_.jobs, 1));
+  } else if (block.formatted) {
+    lane_key = FormattedLaneFor(*job);
+  } else {
+    lane_key = static_cast<uint64_t>(job->source);
+  }
   ++next_block_;
   std::unique_ptr<Lane>& lane = lanes_[lane_key];
   if (!lane) lane = std::make_unique<Lane>(*this);
@@ -510,7 +519,38 @@ absl::Status CsEtmDecodeTool::SubmitBlock(const TraceBlock& block) {
   slots_.push_back(Slot{std::move(job), std::nullopt});
   ++blocks_in_flight_;
   raw->ticket = pool_->Submit(lane_key, [raw] { raw->lane->Run(*raw); });
+  if (block.formatted && !IsProfile(options_.format)) {
+    for (size_t id = 0; id < last_use_of_id_.size(); ++id) {
+      if (!raw->ids || raw->ids->test(id)) last_use_of_id_[id] = {lane_key, raw->ticket};
+    }
+  }
   return absl::OkStatus();
+}
+
+uint64_t CsEtmDecodeTool::FormattedLaneFor(Job& job) {
+  // The ids the block can feed: those its frames switch to that name a
+  // trace source of the decoder.
+  job.ids = TraceIdsOfFrames(job.block.data);
+  if (job.ids) {
+    TraceIdSet known;
+    for (const auto& [cpu, id] : job.setup->trace_ids) known.set(id);
+    *job.ids &= known;
+  }
+  // One id: that id's lane, where its blocks follow each other. Several,
+  // any, or none: the first id's lane or the shared one, after waiting for
+  // the blocks of the other ids that run elsewhere.
+  uint64_t lane = kFormattedLanes + kSharedFormattedLane;
+  if (job.ids && job.ids->any()) {
+    size_t first = 0;
+    while (!job.ids->test(first)) ++first;
+    lane = kFormattedLanes + first;
+  }
+  for (size_t id = 0; id < last_use_of_id_.size(); ++id) {
+    if (job.ids && !job.ids->test(id)) continue;
+    const auto [last_lane, ticket] = last_use_of_id_[id];
+    if (ticket != 0 && last_lane != lane) pool_->Wait(ticket);
+  }
+  return lane;
 }
 
 absl::Status CsEtmDecodeTool::Flush(size_t max_in_flight) {

@@ -8,15 +8,21 @@
 // the trace of a thread is often written after it exited, and its maps must
 // still be found (simpleperf does the same).
 //
-// Decoding: each block is decoded on a lane, which owns a decoder, and the
-// synthesizer (or profile) whose state carries over from block to block.
-// Lanes are trace sources for samples: one lane for all formatted trace (one
-// AUX buffer may hold the trace ids of several CPUs, and a branch stack
-// continues across blocks, so formatted trace is one source and decodes
-// serially), one lane per CPU for raw trace (TRBE). A profile keeps nothing
-// from one block to the next, so for autofdo and bolt every block may go to
-// any lane (block number modulo jobs), each lane has its own profile, and
-// the profiles are added up at the end.
+// Decoding: each block is decoded on a lane, which owns a decoder and the
+// synthesizer (or profile). The flow state samples carry from block to block
+// (last branches, instructions toward the next sample) is per trace id, kept
+// per source in a TraceFlows shared by the lanes. Lanes for samples:
+//   - raw trace (TRBE): one lane per CPU;
+//   - formatted trace: one lane per trace id. One AUX buffer may hold the
+//     trace of several CPUs, so each block's frames are scanned for the ids
+//     they switch to (frame_scan.h). A block of one id goes to that id's
+//     lane; a block of several ids (or of frames the scan cannot read) goes
+//     to its first id's lane (or a shared one) once the blocks of its other
+//     ids on other lanes are done. So each id's flow sees its blocks one at
+//     a time, in order, and blocks of different ids decode in parallel.
+// A profile keeps nothing from one block to the next, so for autofdo and
+// bolt every block may go to any lane (block number modulo jobs), each lane
+// has its own profile, and the profiles are added up at the end.
 //
 // With jobs > 1 lanes run on jobs worker threads (lane_pool.h); with 1 they
 // run on the calling thread, through the same code. Either way the output
@@ -48,6 +54,7 @@
 #ifndef PERFTK_CS_ETM_DECODE_TOOL_H_
 #define PERFTK_CS_ETM_DECODE_TOOL_H_
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -59,6 +66,7 @@
 #include "absl/status/status.h"
 #include "cs_etm/binary_images.h"
 #include "cs_etm/decoder.h"
+#include "cs_etm/frame_scan.h"
 #include "cs_etm/itrace.h"
 #include "cs_etm/metadata.h"
 #include "cs_etm/profile.h"
@@ -128,6 +136,9 @@ class CsEtmDecodeTool : public Tool {
   // A new decode setup from info_ and trace_ids_ (decoders are remade).
   void RenewSetup();
   absl::Status SubmitBlock(const TraceBlock& block);
+  // The lane of a formatted block for sample synthesis, after waiting for
+  // the blocks on other lanes that feed the same trace ids; sets job.ids.
+  uint64_t FormattedLaneFor(Job& job);
   // Writes, in order, the results of the finished blocks at the front and
   // the records behind them; waits for the oldest blocks while more than
   // `max_in_flight` are in flight (0: waits for all).
@@ -151,6 +162,13 @@ class CsEtmDecodeTool : public Tool {
   std::unique_ptr<BinaryImages> images_;
   TraceBlockGatherer gatherer_;
   std::map<uint64_t, std::unique_ptr<Lane>> lanes_;
+  // Lane keys of formatted trace: kFormattedLanes + trace id, or + the
+  // shared lane for blocks of several ids.
+  static constexpr uint64_t kFormattedLanes = uint64_t{1} << 40;
+  static constexpr uint64_t kSharedFormattedLane = 256;
+  std::map<int64_t, std::unique_ptr<TraceFlows>> flows_;  // by source
+  // The lane and ticket of the last formatted block submitted per trace id.
+  std::array<std::pair<uint64_t, uint64_t>, 256> last_use_of_id_{};
   std::unique_ptr<LanePool> pool_;  // after lanes_: joined before they go
   std::deque<Slot> slots_;          // blocks in flight and records behind them
   size_t blocks_in_flight_ = 0;

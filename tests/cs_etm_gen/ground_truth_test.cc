@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cpu_tracer.h"
@@ -475,6 +476,28 @@ TEST_F(GroundTruth, FourCpus) {
   }
 }
 
+// The streams of several CPUs interleaved in chunks of uneven sizes, as a
+// shared sink writes them, in CoreSight frames.
+std::vector<uint8_t> SharedSinkFrames(
+    const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& streams) {
+  FrameFormatter formatter;
+  std::vector<size_t> done(streams.size(), 0);
+  size_t chunk = 1;
+  for (bool more = true; more;) {
+    more = false;
+    for (size_t i = 0; i < streams.size(); ++i) {
+      const std::vector<uint8_t>& bytes = streams[i].second;
+      size_t n = std::min(chunk + 2 * i, bytes.size() - done[i]);
+      formatter.Add(TraceIdOfCpu(streams[i].first),
+                    std::vector<uint8_t>(bytes.begin() + done[i], bytes.begin() + done[i] + n));
+      done[i] += n;
+      more = more || done[i] < bytes.size();
+    }
+    chunk = chunk % 9 + 1;
+  }
+  return formatter.Finish();
+}
+
 TEST_F(GroundTruth, TwoCpusInOneFormattedBuffer) {
   CpuTracer cpu0(0, 0), cpu1(1, 3);
   ThreadState a = Thread(100, 100, 51), b = Thread(200, 200, 52, 300);
@@ -484,27 +507,73 @@ TEST_F(GroundTruth, TwoCpusInOneFormattedBuffer) {
   cpu1.Enter(b);
   ASSERT_TRUE(cpu0.Run(a, 60).ok());
   ASSERT_TRUE(cpu1.Run(b, 70).ok());
-  std::vector<uint8_t> s0 = cpu0.EndBuffer(), s1 = cpu1.EndBuffer();
-  // Interleave the two streams in chunks of uneven sizes, as a shared sink does.
-  FrameFormatter formatter;
-  size_t p0 = 0, p1 = 0, chunk = 1;
-  while (p0 < s0.size() || p1 < s1.size()) {
-    size_t n0 = std::min(chunk, s0.size() - p0), n1 = std::min(chunk + 2, s1.size() - p1);
-    formatter.Add(TraceIdOfCpu(0), std::vector<uint8_t>(s0.begin() + p0, s0.begin() + p0 + n0));
-    formatter.Add(TraceIdOfCpu(1), std::vector<uint8_t>(s1.begin() + p1, s1.begin() + p1 + n1));
-    p0 += n0;
-    p1 += n1;
-    chunk = chunk % 9 + 1;
-  }
+  std::vector<uint8_t> frames = SharedSinkFrames({{0, cpu0.EndBuffer()}, {1, cpu1.EndBuffer()}});
   std::string path = *dir_ + "/shared_sink.data";
   {
     auto writer = RecordingWriter::Create(path, Layout(2, true));
     ASSERT_TRUE(writer.ok()) << writer.status();
     ASSERT_TRUE((*writer)->StartCpu(0, 100, 100, 10).ok());
-    ASSERT_TRUE((*writer)->AddBuffer(0, 3000, formatter.Finish(), /*raw=*/false).ok());
+    ASSERT_TRUE((*writer)->AddBuffer(0, 3000, frames, /*raw=*/false).ok());
     ASSERT_TRUE((*writer)->Finish().ok());
   }
   ExpectMatchesTruth(path, {cpu0.truth(), cpu1.truth()}, "i2il16b");
+}
+
+// Formatted buffers that hold one CPU's trace decode on that CPU's lane,
+// those of a shared sink after the blocks of each CPU they hold: rounds of
+// own and shared buffers in turn still give every CPU's flow in order,
+// whatever the number of threads. Without l, instructions counted toward
+// the next sample carry from one block of a CPU to the next.
+TEST_F(GroundTruth, OwnAndSharedFormattedBuffersInTurn) {
+  std::vector<CpuTracer> tracers;
+  for (uint32_t cpu = 0; cpu < 3; ++cpu) tracers.emplace_back(cpu, cpu == 1 ? 4 : 0);
+  std::vector<ThreadState> threads = {Thread(100, 100, 61), Thread(100, 101, 62, 200),
+                                      Thread(200, 200, 63)};
+  // Per round, which CPUs share one buffer (written as the first one's);
+  // the others have their own.
+  const std::vector<std::vector<uint32_t>> shared = {{0, 1}, {}, {1, 2}, {0, 1, 2}, {}, {2, 0}};
+  std::string path = *dir_ + "/own_and_shared.data";
+  {
+    RecordingLayout layout = Layout(3, true);
+    auto writer = RecordingWriter::Create(path, layout);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    for (uint32_t cpu = 0; cpu < 3; ++cpu) {
+      ASSERT_TRUE((*writer)->StartCpu(cpu, threads[cpu].pid, threads[cpu].tid, 10).ok());
+    }
+    uint64_t time = 1000;
+    for (size_t round = 0; round < shared.size(); ++round, time += 10) {
+      std::vector<std::pair<uint32_t, std::vector<uint8_t>>> streams;
+      for (uint32_t cpu = 0; cpu < 3; ++cpu) {
+        CpuTracer& tracer = tracers[cpu];
+        tracer.BeginBuffer(time);
+        tracer.Enter(threads[cpu]);
+        ASSERT_TRUE(tracer.Run(threads[cpu], 25 + 3 * cpu + round).ok());
+        streams.push_back({cpu, tracer.EndBuffer()});
+      }
+      std::vector<std::pair<uint32_t, std::vector<uint8_t>>> together;
+      for (uint32_t cpu : shared[round]) together.push_back(streams[cpu]);
+      if (!together.empty()) {
+        ASSERT_TRUE((*writer)
+                        ->AddBuffer(together.front().first, time, SharedSinkFrames(together),
+                                    /*raw=*/false)
+                        .ok());
+      }
+      for (auto& [cpu, bytes] : streams) {
+        if (absl::c_linear_search(shared[round], cpu)) continue;
+        ASSERT_TRUE(
+            (*writer)->AddBuffer(cpu, time, SharedSinkFrames({{cpu, bytes}}), /*raw=*/false).ok());
+      }
+    }
+    ASSERT_TRUE((*writer)->Finish().ok());
+  }
+  std::vector<CpuTruth> truths;
+  for (CpuTracer& tracer : tracers) truths.push_back(tracer.truth());
+  for (int jobs : {1, 2, 3}) {
+    SCOPED_TRACE(absl::StrCat("jobs ", jobs));
+    ExpectMatchesTruth(path, truths, "i3il8b", jobs);
+    ExpectMatchesTruth(path, truths, "i5il64", jobs);
+    ExpectMatchesTruth(path, truths, "i7", jobs);
+  }
 }
 
 // The truth itself checked against hand-computed counts: a loop whose
