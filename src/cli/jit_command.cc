@@ -1,5 +1,6 @@
 #include "cli/jit_command.h"
 
+#include <sched.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -13,6 +14,18 @@
 #include "jit/jit_tool.h"
 
 namespace perftk::cli {
+namespace {
+
+// Files a second thread creates ahead of their writing (--jobs 2).
+constexpr size_t kCreateAhead = 128;
+
+int DefaultJobs() {
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0) return 1;
+  return CPU_COUNT(&cpus) > 1 ? 2 : 1;
+}
+
+}  // namespace
 
 absl::Status RunJit(const JitOptions& options) {
   if (!options.jit_dir.empty()) {
@@ -22,13 +35,19 @@ absl::Status RunJit(const JitOptions& options) {
           absl::StrCat("--jit-dir ", options.jit_dir, ": not a directory"));
     }
   }
+  int jobs = options.jobs == 0 ? DefaultJobs() : options.jobs;
+  if (jobs != 1 && jobs != 2) {
+    return absl::InvalidArgumentError(absl::StrCat("--jobs=", options.jobs, ": expected 1 or 2"));
+  }
   std::string cache_dir = options.buildid_cache;
   if (cache_dir == kDefaultBuildIdCache) {
     absl::StatusOr<std::string> home_cache = jit::DefaultBuildIdCacheDir();
     if (!home_cache.ok()) return home_cache.status();
     cache_dir = *home_cache;
   }
-  jit::JitTool tool(jit::JitToolOptions{options.jit_dir, options.merge, cache_dir});
+  jit::JitToolOptions tool_options{options.jit_dir, options.merge, cache_dir};
+  if (jobs == 2) tool_options.create_ahead = jit::JitFileWriter::AheadWithinFileLimit(kCreateAhead);
+  jit::JitTool tool(tool_options);
   PipelineOptions pipeline;
   pipeline.input = options.input;
   pipeline.output = options.output;
@@ -92,6 +111,9 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
                 "Also store the ELF files in perf's build-id cache: DIR (give it as\n"
                 "--buildid-cache=DIR) or $HOME/.debug")
       ->type_name("[=DIR]");
+  sub->add_option("-j,--jobs", options->jobs,
+                  "1: one thread; 2 (the default with more than one CPU): a second thread\n"
+                  "creates the .so files ahead of their writing. The output is the same");
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
   sub->callback([options, &outcome] { outcome = RunJit(*options); });

@@ -23,6 +23,9 @@ struct JitOptions {
   std::string buildid_cache;
   bool pipe = false;   // write the pipe layout even to a file
   bool quiet = false;  // no summary line on stderr
+  // --jobs: 1 = one thread; 2 = a second thread creates the .so files ahead
+  // (the default with more than one CPU). The output is the same.
+  int jobs = 0;  // 0: the default
 };
 
 absl::Status RunJit(const JitOptions& options);

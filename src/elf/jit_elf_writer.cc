@@ -526,11 +526,15 @@ absl::Status WriteAll(int fd, Bytes bytes, const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes) {
+absl::StatusOr<int> CreateForWriting(const std::string& path) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     return absl::PermissionDeniedError(absl::StrCat(path, ": cannot create: ", std::strerror(errno)));
   }
+  return fd;
+}
+
+absl::StatusOr<struct stat> WriteAndClose(int fd, const std::string& path, Bytes bytes) {
   absl::Status status = WriteAll(fd, bytes, path);
   struct stat st;
   if (status.ok() && fstat(fd, &st) != 0) {
@@ -544,6 +548,12 @@ absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes)
     return status;
   }
   return st;
+}
+
+absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes) {
+  absl::StatusOr<int> fd = CreateForWriting(path);
+  if (!fd.ok()) return fd.status();
+  return WriteAndClose(*fd, path, bytes);
 }
 
 MergedJitElfWriter::MergedJitElfWriter(std::string path, std::string temp_path, int fd,

@@ -80,7 +80,13 @@ Sha1::Digest BuildJitElf(const JitElfTarget& target, const JitFunction& function
 
 // Creates or truncates `path`, writes `bytes` with one write, and returns the
 // file's stat (for the device and inode numbers an MMAP2 carries).
+// CreateForWriting + WriteAndClose.
 absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes);
+// Creates or truncates `path` (mode 0644) and returns a descriptor to write it.
+absl::StatusOr<int> CreateForWriting(const std::string& path);
+// Writes `bytes` to `fd` (just created for `path`), fstat()s and closes it;
+// on failure the file is removed. Closes `fd` in every case.
+absl::StatusOr<struct stat> WriteAndClose(int fd, const std::string& path, Bytes bytes);
 
 // One ELF for many functions (perftk jit --merge): each function's code at
 // its own 16-aligned offset in .text, one symbol each. Unwinding tables are

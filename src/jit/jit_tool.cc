@@ -262,8 +262,9 @@ absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, u
     if (!writer.ok()) return writer.status();
     merged = std::move(*writer);
   }
-  // Per code_index: the stat of its file (per-function) or its offset (merged).
-  absl::flat_hash_map<uint64_t, struct stat> files;
+  // Per code_index: its file's index in file_ids_ (per-function) or its
+  // offset (merged).
+  absl::flat_hash_map<uint64_t, size_t> files;
   absl::flat_hash_map<uint64_t, uint64_t> offsets;
   std::vector<PlannedMmap> planned;
   // Whether a merged load came with (empty) unwinding info: the merged file
@@ -272,13 +273,14 @@ absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, u
   bool merged_without_tables = false;
   debug_info_.reset();
   unwinding_info_.reset();
+  file_ids_.clear();
   auto time_of = [&](uint64_t timestamp) {
     return context->arch_timestamp ? time_conversion_->ToPerfTime(timestamp) : timestamp;
   };
 
   while (true) {
     absl::StatusOr<std::optional<JitRecord>> record = (*reader)->Next();
-    if (!record.ok()) return record.status();
+    if (!record.ok()) return FlushFiles(record.status());
     if (!*record) break;
     JitRecord& r = **record;
     if (auto* debug = std::get_if<DebugInfo>(&r.body)) {
@@ -295,9 +297,9 @@ absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, u
       bool own_file = !merged || (unwinding_info_ && (unwinding_info_->mapped_size > 0 ||
                                                       !unwinding_info_->eh_frame().empty()));
       if (!own_file && unwinding_info_) merged_without_tables = true;
-      absl::StatusOr<std::optional<struct stat>> written =
+      absl::StatusOr<std::optional<size_t>> written =
           WriteLoad(*context, *load, own_file ? nullptr : merged.get(), offsets);
-      if (!written.ok()) return written.status();
+      if (!written.ok()) return FlushFiles(written.status());
       if (*written) {
         files[load->code_index] = **written;
         offsets.erase(load->code_index);
@@ -314,14 +316,15 @@ absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, u
                                     move->new_code_addr, move->code_size, move->code_index});
     }
   }
+  if (absl::Status s = FlushFiles(); !s.ok()) return s;
   for (const std::string& warning : (*reader)->warnings()) warnings_.push_back(warning);
 
-  struct stat merged_stat {};
+  FileId merged_id;
   if (merged && merged->functions() > 0) {
     if (merged_without_tables) merged->AddEmptyUnwindingTables();
     absl::StatusOr<struct stat> st = merged->Finish();
     if (!st.ok()) return st.status();
-    merged_stat = *st;
+    merged_id = FileId{st->st_dev, st->st_ino};
     created_files_.push_back(context->merged_path);
     written_.emplace_back(context->merged_path, merged->build_id());
     ++stats_.files_written;
@@ -329,16 +332,16 @@ absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, u
   for (const PlannedMmap& p : planned) {
     std::string filename;
     uint64_t pgoff;
-    const struct stat* st;
+    FileId id;
     if (auto file = files.find(p.code_index); file != files.end()) {
       filename = absl::StrCat(context->dir, "/jitted-", context->file_pid, "-", p.code_index,
                               ".so");
       pgoff = context->target.text_offset();
-      st = &file->second;
+      id = file_ids_[file->second];
     } else if (auto offset = offsets.find(p.code_index); offset != offsets.end()) {
       filename = context->merged_path;
       pgoff = offset->second;
-      st = &merged_stat;
+      id = merged_id;
     } else {
       warnings_.push_back(absl::StrCat(path, ": CODE_MOVE of code_index ", p.code_index,
                                        " that was never loaded; ignored"));
@@ -347,7 +350,7 @@ absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, u
     uint32_t mmap_pid = context->outer_pid.value_or(p.pid);
     uint32_t mmap_tid = context->outer_pid.value_or(p.tid);
     if (absl::Status s = QueueMmap2(*context, p.time, mmap_pid, mmap_tid, p.start, p.len, pgoff,
-                                    *st, filename);
+                                    id, filename);
         !s.ok()) {
       return s;
     }
@@ -357,7 +360,28 @@ absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, u
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::optional<struct stat>> JitTool::WriteLoad(
+JitFileWriter& JitTool::FileWriter() {
+  if (!file_writer_) {
+    file_writer_ = std::make_unique<JitFileWriter>(
+        options_.create_ahead, [this](const std::string& path, const elf::Sha1::Digest& build_id,
+                                      const struct stat& st, uint64_t index) {
+          created_files_.push_back(path);
+          written_.emplace_back(path, build_id);
+          ++stats_.files_written;
+          file_ids_[index] = FileId{st.st_dev, st.st_ino};
+        });
+  }
+  return *file_writer_;
+}
+
+absl::Status JitTool::FlushFiles(absl::Status status) {
+  if (file_writer_) {
+    if (absl::Status s = file_writer_->Flush(); !s.ok()) return s;
+  }
+  return status;
+}
+
+absl::StatusOr<std::optional<size_t>> JitTool::WriteLoad(
     const DumpContext& context, const CodeLoad& load, elf::MergedJitElfWriter* merged,
     absl::flat_hash_map<uint64_t, uint64_t>& merged_offsets) {
   lines_buffer_.clear();
@@ -376,27 +400,29 @@ absl::StatusOr<std::optional<struct stat>> JitTool::WriteLoad(
     absl::StatusOr<uint64_t> offset = merged->Add(function);
     if (!offset.ok()) return offset.status();
     merged_offsets[load.code_index] = *offset;
-    return std::optional<struct stat>();
+    return std::optional<size_t>();
   }
   if (unwinding_info_) {
     function.has_unwinding = true;
     function.eh_frame = unwinding_info_->eh_frame();
     function.eh_frame_hdr = unwinding_info_->eh_frame_hdr();
   }
-  elf::Sha1::Digest build_id = elf::BuildJitElf(context.target, function, elf_buffer_);
+  std::vector<std::byte> bytes;
+  elf::Sha1::Digest build_id = elf::BuildJitElf(context.target, function, bytes);
   std::string file =
       absl::StrCat(context.dir, "/jitted-", context.file_pid, "-", load.code_index, ".so");
-  absl::StatusOr<struct stat> st = elf::WriteWholeFile(file, elf_buffer_);
-  if (!st.ok()) return st.status();
-  created_files_.push_back(file);
-  written_.emplace_back(std::move(file), build_id);
-  ++stats_.files_written;
-  return std::optional<struct stat>(*st);
+  size_t index = file_ids_.size();
+  file_ids_.emplace_back();
+  if (absl::Status s = FileWriter().Add(std::move(file), std::move(bytes), build_id, index);
+      !s.ok()) {
+    return s;
+  }
+  return std::optional<size_t>(index);
 }
 
 absl::Status JitTool::QueueMmap2(const DumpContext& context, uint64_t timestamp, uint32_t pid,
                                  uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
-                                 const struct stat& st, const std::string& filename) {
+                                 FileId file, const std::string& filename) {
   std::vector<std::byte> body;
   body.reserve(64 + filename.size() + 8 + context.format.trailer_size());
   Append<uint32_t>(body, pid);
@@ -404,9 +430,9 @@ absl::Status JitTool::QueueMmap2(const DumpContext& context, uint64_t timestamp,
   Append<uint64_t>(body, start);
   Append<uint64_t>(body, len);
   Append<uint64_t>(body, pgoff);
-  Append<uint32_t>(body, major(st.st_dev));
-  Append<uint32_t>(body, minor(st.st_dev));
-  Append<uint64_t>(body, st.st_ino);
+  Append<uint32_t>(body, major(file.dev));
+  Append<uint32_t>(body, minor(file.dev));
+  Append<uint64_t>(body, file.ino);
   Append<uint64_t>(body, 1);  // ino_generation, as perf writes it
   Append<uint32_t>(body, PROT_READ | PROT_EXEC);
   Append<uint32_t>(body, MAP_SHARED);

@@ -25,6 +25,10 @@
 // - Once a pid's dump has been read, its later //anon*, [anon:* and
 //   /memfd:* mappings are dropped: they would shadow the jitted code.
 // - Without ARCH_TIMESTAMP, every event must use CLOCK_MONOTONIC (-k 1).
+// - With create_ahead, a second thread creates the per-function files ahead
+//   of their writing (JitFileWriter), which overlaps the kernel's file
+//   creation, serial within a directory, with everything else; the output
+//   (files, records, warnings, errors) is that of one thread.
 // - The build id of every file written goes into the BUILD_ID feature; with
 //   buildid_cache_dir, the files are also stored in that build-id cache
 //   (see buildid_cache.h). Nothing else is written outside the output.
@@ -38,6 +42,7 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <string>
@@ -50,6 +55,7 @@
 #include "absl/strings/string_view.h"
 #include "elf/jit_elf_writer.h"
 #include "inject/tool.h"
+#include "jit/jit_file_writer.h"
 #include "jit/jitdump.h"
 #include "perf/header.h"
 #include "perf/sample.h"
@@ -60,6 +66,9 @@ struct JitToolOptions {
   std::string jit_dir = {};  // empty: beside each dump
   bool merge = false;
   std::string buildid_cache_dir = {};  // empty: no build-id cache
+  // How many per-function files a second thread creates ahead of their
+  // writing (JitFileWriter); 0: no thread. The output is the same.
+  size_t create_ahead = 0;
 };
 
 struct JitToolStats {
@@ -133,6 +142,11 @@ class JitTool : public Tool {
     std::string path;
     bool namespaced = false;
   };
+  // What an MMAP2 says of the file it maps.
+  struct FileId {
+    dev_t dev = 0;
+    ino_t ino = 0;
+  };
 
   absl::Status ProcessMapping(const Record& record, absl::string_view filename, uint32_t pid,
                               RecordSink& out);
@@ -143,13 +157,18 @@ class JitTool : public Tool {
   absl::Status CheckClock(const std::string& path) const;
   absl::StatusOr<DumpContext> ContextFor(const Record& marker, const JitDumpReader& reader);
   // Writes the load's ELF (or adds it to `merged`, recording its offset);
-  // returns the stat of the file written, nullopt when merged.
-  absl::StatusOr<std::optional<struct stat>> WriteLoad(
+  // returns the index in file_ids_ where the file's id will be once it is
+  // written (FlushFiles), nullopt when merged.
+  absl::StatusOr<std::optional<size_t>> WriteLoad(
       const DumpContext& context, const CodeLoad& load, elf::MergedJitElfWriter* merged,
       absl::flat_hash_map<uint64_t, uint64_t>& merged_offsets);
   absl::Status QueueMmap2(const DumpContext& context, uint64_t timestamp, uint32_t pid,
                           uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
-                          const struct stat& st, const std::string& filename);
+                          FileId file, const std::string& filename);
+  JitFileWriter& FileWriter();
+  // Writes the files still queued; `status` (when not OK) unless that fails
+  // first, as it would have one file at a time.
+  absl::Status FlushFiles(absl::Status status = absl::OkStatus());
   absl::Status EmitPendingUpTo(uint64_t time, RecordSink& out);
   void AddBuildIdEntries(FeatureSet& features) const;
   absl::Status StoreInBuildIdCache() const;
@@ -164,7 +183,8 @@ class JitTool : public Tool {
   std::vector<std::string> created_files_;
   // Every file written, with its build id (a path may repeat: the last wins).
   std::vector<std::pair<std::string, elf::Sha1::Digest>> written_;
-  std::vector<std::byte> elf_buffer_;
+  std::unique_ptr<JitFileWriter> file_writer_;  // made at the first file
+  std::vector<FileId> file_ids_;                 // the current dump's files
   std::vector<elf::JitLine> lines_buffer_;
   std::optional<DebugInfo> debug_info_;
   std::optional<UnwindingInfo> unwinding_info_;

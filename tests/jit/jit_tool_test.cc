@@ -9,6 +9,9 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,6 +30,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 using testing::JitDumpBuilder;
 
@@ -625,6 +629,185 @@ TEST(JitDumpPidOf, PerfsBasenameRule) {
   EXPECT_FALSE(IsAnonymousMapping("[heap]"));
   EXPECT_FALSE(IsAnonymousMapping("/usr/bin/node"));
 }
+
+// --- Files created ahead on a second thread (create_ahead) ---------------
+
+// One run's observable result: status, warnings, output bytes with the
+// MMAP2s' device and inode numbers zeroed, and every .so file's bytes.
+struct RunOutcome {
+  absl::Status status;
+  std::vector<std::string> warnings;
+  bool output_exists = false;
+  std::string output;
+  std::map<std::string, std::string> so_files;
+};
+
+std::string ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The perf.data at `path` with the maj, min and ino fields of its MMAP2s zeroed.
+std::string WithoutFileIds(const std::string& path) {
+  std::string bytes = ReadWhole(path);
+  auto reader = PerfDataReader::Open(path);
+  EXPECT_TRUE(reader.ok()) << reader.status();
+  if (!reader.ok()) return bytes;
+  size_t mmap2s = 0;
+  while (true) {
+    auto r = (*reader)->Next();
+    EXPECT_TRUE(r.ok());
+    if (!r.ok() || !*r) break;
+    if ((*r)->type() != PERF_RECORD_MMAP2) continue;
+    // header 8, pid/tid 8, start/len/pgoff 24: then maj, min (4 each), ino (8).
+    size_t at = (*r)->file_offset() + 40;
+    EXPECT_EQ(std::memcmp(bytes.data() + (*r)->file_offset(), (*r)->bytes().data(), 8), 0)
+        << "file_offset is where the record is";
+    std::memset(bytes.data() + at, 0, 16);
+    ++mmap2s;
+  }
+  EXPECT_GT(mmap2s, 0u);
+  return bytes;
+}
+
+// kCreateFailsThenCorrupt: a file cannot be created a few loads before a
+// corrupt record; one thread meets the creation error first, and so must two.
+enum class Scenario {
+  kUsual, kMany, kManyMerged, kTruncated, kCorrupt, kDirInTheWay, kDiskFull,
+  kCreateFailsThenCorrupt
+};
+
+class CreateAheadTest : public JitToolTest, public ::testing::WithParamInterface<Scenario> {
+ protected:
+  static constexpr int kLoads = 300;
+
+  // Many loads: code_index values seen again (with shorter code, so that a
+  // file not replaced whole would show), line tables, unwinding tables,
+  // moves, and a move of an index never loaded.
+  JitDumpBuilder ManyLoads() {
+    JitDumpBuilder dump(kPid);
+    uint64_t t = 11;
+    for (int i = 0; i < kLoads; ++i, ++t) {
+      uint64_t index = i % 9 == 4 ? i / 3 : i;
+      uint64_t addr = 0x100000 + 0x1000 * i;
+      if (i % 5 == 0) {
+        dump.Debug(t, addr, {{addr, 10u + i, 1, "/app/f" + std::to_string(i % 3) + ".js"},
+                             {addr + 4, 11u + i, 2, "/app/f.js"}});
+      }
+      if (i % 11 == 0) dump.Unwinding(t, {1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11, 12}, i % 2 ? 12 : 0);
+      dump.Load({.timestamp = t, .pid = kPid, .tid = kPid + i % 3, .code_addr = addr,
+                 .code_index = index, .name = "JS:*f" + std::to_string(i),
+                 .code = Code(900 - i)});
+      if (i % 13 == 0) {
+        dump.Move({.timestamp = t, .pid = kPid, .tid = kPid, .old_code_addr = addr,
+                   .new_code_addr = addr + 0x800, .code_size = 8, .code_index = index});
+      }
+    }
+    dump.Move({.timestamp = t, .pid = kPid, .tid = kPid, .old_code_addr = 0x10,
+               .new_code_addr = 0x20, .code_size = 8, .code_index = 99999});
+    return dump;
+  }
+
+  void WriteInput() {
+    Recording rec;
+    rec.Mmap2(5, kPid, 0x1000, 0x10000, "//anon");
+    rec.Mmap2(10, kPid, 0x7000000, 4096, dump_path_);
+    for (uint64_t t = 12; t < 12 + kLoads; t += 50) rec.Sample(t, kPid, 0x100010);
+    rec.FinishedRound();
+    rec.Mmap2(2000, kPid, 0x1000, 0x20000, "//anon");
+    rec.FinishedRound();
+    rec.Write(in_);
+    JitDumpBuilder dump = GetParam() == Scenario::kUsual ? UsualDump() : ManyLoads();
+    if (GetParam() == Scenario::kCorrupt || GetParam() == Scenario::kCreateFailsThenCorrupt) {
+      dump.Load({.timestamp = 1900, .pid = kPid, .tid = kPid, .code_addr = 0x9000,
+                 .code_index = 5, .name = "bad", .code = Code(8)});
+      dump.Patch64(dump.last_record_offset() + 40, 1ULL << 40);  // code_size
+    }
+    dump.WriteTo(dump_path_, GetParam() == Scenario::kTruncated ? dump.size() - 5 : SIZE_MAX);
+  }
+
+  // What stands in the way of the failing scenarios, made again before each run.
+  void PlantObstacle() {
+    if (GetParam() == Scenario::kDirInTheWay) {
+      std::filesystem::create_directory(dir_ + "/jitted-4100-100.so");
+    } else if (GetParam() == Scenario::kCreateFailsThenCorrupt) {
+      std::filesystem::create_directory(dir_ + "/jitted-4100-290.so");
+    } else if (GetParam() == Scenario::kDiskFull) {
+      std::filesystem::create_symlink("/dev/full", dir_ + "/jitted-4100-50.so");
+    }
+  }
+
+  RunOutcome RunWith(size_t create_ahead) {
+    for (const std::string& name : SoFiles()) std::filesystem::remove_all(dir_ + "/" + name);
+    std::filesystem::remove(out_);
+    PlantObstacle();
+    JitToolOptions options;
+    options.merge = GetParam() == Scenario::kManyMerged;
+    options.create_ahead = create_ahead;
+    RunOutcome outcome;
+    outcome.status = Run(options, &outcome.warnings);
+    outcome.output_exists = std::filesystem::exists(out_);
+    if (outcome.output_exists) outcome.output = WithoutFileIds(out_);
+    for (const std::string& name : SoFiles()) {
+      outcome.so_files[name] = std::filesystem::is_directory(dir_ + "/" + name)
+                                   ? "(directory)"
+                                   : ReadWhole(dir_ + "/" + name);
+    }
+    return outcome;
+  }
+};
+
+TEST_P(CreateAheadTest, SameOutputFilesWarningsAndErrorsAsOneThread) {
+  WriteInput();
+  RunOutcome serial = RunWith(0);
+  bool fails = GetParam() == Scenario::kCorrupt || GetParam() == Scenario::kDirInTheWay ||
+               GetParam() == Scenario::kDiskFull ||
+               GetParam() == Scenario::kCreateFailsThenCorrupt;
+  ASSERT_EQ(serial.status.ok(), !fails) << serial.status;
+  if (fails) {
+    EXPECT_FALSE(serial.output_exists);
+    if (GetParam() == Scenario::kDirInTheWay) {
+      EXPECT_THAT(serial.so_files, ElementsAre(Pair("jitted-4100-100.so", "(directory)")));
+    } else if (GetParam() == Scenario::kCreateFailsThenCorrupt) {
+      EXPECT_THAT(serial.so_files, ElementsAre(Pair("jitted-4100-290.so", "(directory)")));
+      EXPECT_THAT(std::string(serial.status.message()), HasSubstr("cannot create"));
+    } else {
+      EXPECT_THAT(serial.so_files, ::testing::IsEmpty());
+    }
+  } else {
+    EXPECT_GT(serial.so_files.size(), 1u);
+  }
+  for (size_t ahead : {size_t{1}, size_t{7}, size_t{128}}) {
+    SCOPED_TRACE(::testing::Message() << "create_ahead " << ahead);
+    RunOutcome threaded = RunWith(ahead);
+    EXPECT_EQ(threaded.status, serial.status);
+    EXPECT_EQ(threaded.warnings, serial.warnings);
+    EXPECT_EQ(threaded.output_exists, serial.output_exists);
+    EXPECT_TRUE(threaded.output == serial.output) << "the output differs beyond inode numbers";
+    std::vector<std::string> threaded_names, serial_names;
+    for (const auto& [name, bytes] : threaded.so_files) threaded_names.push_back(name);
+    for (const auto& [name, bytes] : serial.so_files) serial_names.push_back(name);
+    EXPECT_EQ(threaded_names, serial_names);
+    EXPECT_TRUE(threaded.so_files == serial.so_files) << "a .so file differs";
+  }
+}
+
+std::string ScenarioName(const ::testing::TestParamInfo<Scenario>& info) {
+  static const char* const kNames[] = {"Usual",   "Many",        "ManyMerged", "Truncated",
+                                       "Corrupt", "DirInTheWay", "DiskFull",
+                                       "CreateFailsThenCorrupt"};
+  return kNames[static_cast<int>(info.param)];
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, CreateAheadTest,
+                         ::testing::Values(Scenario::kUsual, Scenario::kMany,
+                                           Scenario::kManyMerged, Scenario::kTruncated,
+                                           Scenario::kCorrupt, Scenario::kDirInTheWay,
+                                           Scenario::kDiskFull,
+                                           Scenario::kCreateFailsThenCorrupt),
+                         ScenarioName);
 
 }  // namespace
 }  // namespace perftk::jit

@@ -1,0 +1,72 @@
+// FileCreator: creates files (open with O_CREAT | O_TRUNC, mode 0644) on a
+// thread of its own, ahead of the thread that writes them, in the order
+// they are asked for.
+//
+// The kernel creates the files of one directory one at a time (under the
+// directory's lock), and creating a small file costs more than composing
+// and writing it; a writer that names its files ahead of time can compose
+// and write earlier files meanwhile.
+//
+// Request() queues a path; Take() returns the descriptor of the oldest
+// request not yet taken, waiting for it, or the error of its open (the
+// message of elf::CreateForWriting). The caller owns a taken descriptor.
+// When the creator is destroyed, the files it created that were not taken
+// are closed and removed, and the thread is joined, so that a run that
+// stops half-way leaves none of them behind.
+//
+// Without `threaded`, Take() opens the file on the caller's thread: the
+// same opens, in the same order, one at a time.
+//
+// One thread calls Request and Take; the creator uses its own thread only.
+#ifndef PERFTK_JIT_FILE_CREATOR_H_
+#define PERFTK_JIT_FILE_CREATOR_H_
+
+#include <cstddef>
+#include <deque>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+
+namespace perftk::jit {
+
+class FileCreator {
+ public:
+  explicit FileCreator(bool threaded);
+  ~FileCreator();
+  FileCreator(const FileCreator&) = delete;
+  FileCreator& operator=(const FileCreator&) = delete;
+
+  void Request(std::string path);
+  // The oldest untaken request's descriptor; at least one must be pending.
+  absl::StatusOr<int> Take();
+
+  // Requests not taken yet.
+  size_t pending() const { return requested_ - taken_; }
+
+ private:
+  struct Created {
+    std::string path;
+    int fd = -1;          // -1: `error`
+    absl::Status error;
+  };
+
+  void CreateUntilStopped();
+
+  const bool threaded_;
+  size_t requested_ = 0;
+  size_t taken_ = 0;
+  std::deque<std::string> inline_requests_;  // without a thread
+
+  absl::Mutex mu_;
+  std::deque<std::string> requests_ ABSL_GUARDED_BY(mu_);
+  std::deque<Created> created_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace perftk::jit
+
+#endif  // PERFTK_JIT_FILE_CREATOR_H_

@@ -1,0 +1,253 @@
+// FileCreator and JitFileWriter, threaded and not: order, errors, cleanup.
+#include "jit/file_creator.h"
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "jit/jit_file_writer.h"
+
+namespace perftk::jit {
+namespace {
+
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+
+class TempDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string(info->test_suite_name()) + "." + info->name();
+    std::replace(name.begin(), name.end(), '/', '_');
+    dir_ = ::testing::TempDir() + "/file_creator_test." + std::to_string(getpid()) + "." + name;
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Path(int i) const { return dir_ + "/f" + std::to_string(i); }
+
+  std::vector<std::string> Files() const {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+      names.push_back(e.path().filename());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  static std::string Contents(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  std::string dir_;
+};
+
+class FileCreatorTest : public TempDirTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(FileCreatorTest, HandsOutDescriptorsInRequestOrder) {
+  FileCreator creator(GetParam());
+  constexpr int kFiles = 300;
+  for (int i = 0; i < kFiles; ++i) creator.Request(Path(i));
+  EXPECT_EQ(creator.pending(), size_t{kFiles});
+  for (int i = 0; i < kFiles; ++i) {
+    absl::StatusOr<int> fd = creator.Take();
+    ASSERT_TRUE(fd.ok()) << fd.status();
+    std::string name = "f" + std::to_string(i);
+    ASSERT_EQ(write(*fd, name.data(), name.size()), static_cast<ssize_t>(name.size()));
+    close(*fd);
+  }
+  EXPECT_EQ(creator.pending(), 0u);
+  for (int i = 0; i < kFiles; ++i) EXPECT_EQ(Contents(Path(i)), "f" + std::to_string(i));
+}
+
+TEST_P(FileCreatorTest, AFailedCreationIsTheErrorOfItsRequestOnly) {
+  FileCreator creator(GetParam());
+  creator.Request(Path(0));
+  creator.Request(dir_ + "/no-such-dir/f1");
+  creator.Request(Path(2));
+  absl::StatusOr<int> first = creator.Take();
+  ASSERT_TRUE(first.ok());
+  close(*first);
+  absl::StatusOr<int> second = creator.Take();
+  ASSERT_FALSE(second.ok());
+  EXPECT_THAT(std::string(second.status().message()),
+              HasSubstr(dir_ + "/no-such-dir/f1: cannot create: No such file or directory"));
+  absl::StatusOr<int> third = creator.Take();
+  ASSERT_TRUE(third.ok());
+  close(*third);
+}
+
+TEST_P(FileCreatorTest, FilesNotTakenAreRemovedWhenDestroyed) {
+  {
+    FileCreator creator(GetParam());
+    for (int i = 0; i < 200; ++i) creator.Request(Path(i));
+    for (int i = 0; i < 3; ++i) {
+      absl::StatusOr<int> fd = creator.Take();
+      ASSERT_TRUE(fd.ok());
+      close(*fd);
+    }
+    // Wait until the creator is past some of the rest (threaded), so that the
+    // destructor has created files to remove.
+    for (int tries = 0; GetParam() && Files().size() < 10 && tries < 1000; ++tries) usleep(1000);
+  }
+  EXPECT_THAT(Files(), ElementsAreArray({"f0", "f1", "f2"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(ThreadedOrNot, FileCreatorTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Threaded" : "Inline"; });
+
+struct WrittenFile {
+  std::string path;
+  uint64_t tag;
+};
+
+class JitFileWriterTest : public TempDirTest, public ::testing::WithParamInterface<size_t> {
+ protected:
+  JitFileWriter MakeWriter(size_t ahead) {
+    return JitFileWriter(ahead, [this](const std::string& path, const elf::Sha1::Digest& id,
+                                       const struct stat& st, uint64_t tag) {
+      struct stat now;
+      EXPECT_EQ(stat(path.c_str(), &now), 0) << path << " reported before it exists";
+      EXPECT_EQ(now.st_ino, st.st_ino);
+      EXPECT_EQ(id[0], static_cast<uint8_t>(tag));
+      written_.push_back(WrittenFile{path, tag});
+    });
+  }
+  static std::vector<std::byte> Bytes(const std::string& s) {
+    std::vector<std::byte> b(s.size());
+    std::memcpy(b.data(), s.data(), s.size());
+    return b;
+  }
+  static elf::Sha1::Digest Id(uint64_t tag) {
+    elf::Sha1::Digest id{};
+    id[0] = static_cast<uint8_t>(tag);
+    return id;
+  }
+
+  std::vector<WrittenFile> written_;
+};
+
+TEST_P(JitFileWriterTest, WritesEveryFileInOrderAndTheLastContentOfAPathWins) {
+  JitFileWriter writer = MakeWriter(GetParam());
+  std::vector<uint64_t> expected_tags;
+  for (uint64_t i = 0; i < 500; ++i) {
+    int file = static_cast<int>(i % 7 == 3 ? i / 2 : i);  // some paths again
+    // Longer content first: a second write that did not replace the file
+    // would leave the first one's tail.
+    std::string content = "content of " + std::to_string(i) + std::string(500 - i, '.');
+    ASSERT_TRUE(writer.Add(Path(file), Bytes(content), Id(i), i).ok());
+    expected_tags.push_back(i);
+    if (GetParam() == 0) {
+      EXPECT_EQ(written_.size(), i + 1) << "written at once";
+    }
+  }
+  ASSERT_TRUE(writer.Flush().ok());
+  std::vector<uint64_t> tags;
+  for (const WrittenFile& w : written_) tags.push_back(w.tag);
+  EXPECT_EQ(tags, expected_tags);
+  for (uint64_t i = 0; i < 500; ++i) {
+    // The last i written to each path.
+    int file = static_cast<int>(i % 7 == 3 ? i / 2 : i);
+    uint64_t last = i;
+    for (uint64_t j = i + 1; j < 500; ++j) {
+      if (static_cast<int>(j % 7 == 3 ? j / 2 : j) == file) last = j;
+    }
+    EXPECT_EQ(Contents(Path(file)),
+              "content of " + std::to_string(last) + std::string(500 - last, '.'));
+  }
+}
+
+TEST_P(JitFileWriterTest, APathAddedAgainWhileQueuedIsReplacedWhole) {
+  JitFileWriter writer = MakeWriter(GetParam());
+  ASSERT_TRUE(writer.Add(Path(0), Bytes("the first, longer content"), Id(1), 1).ok());
+  ASSERT_TRUE(writer.Add(Path(0), Bytes("second"), Id(2), 2).ok());
+  // Time for a creator thread to open whatever it was asked to: had it
+  // been asked for the path twice, both writes would land in one file.
+  usleep(50 * 1000);
+  ASSERT_TRUE(writer.Flush().ok());
+  EXPECT_EQ(Contents(Path(0)), "second");
+  ASSERT_EQ(written_.size(), 2u);
+}
+
+TEST_P(JitFileWriterTest, ACreationFailureStopsTheWriterAndLeavesOnlyTheFilesWritten) {
+  std::filesystem::create_directory(Path(40));  // open(O_WRONLY) of it fails
+  {
+    JitFileWriter writer = MakeWriter(GetParam());
+    absl::Status status;
+    int added = 0;
+    for (int i = 0; i < 200 && status.ok(); ++i, ++added) {
+      status = writer.Add(Path(i), Bytes("x"), Id(i), i);
+    }
+    if (status.ok()) status = writer.Flush();
+    ASSERT_FALSE(status.ok());
+    EXPECT_THAT(std::string(status.message()), HasSubstr(Path(40) + ": cannot create: Is a directory"));
+    EXPECT_EQ(writer.Flush(), status) << "the writer is spent";
+    EXPECT_EQ(writer.Add(Path(300), Bytes("y"), Id(0), 300), status);
+    ASSERT_EQ(written_.size(), 40u);
+    EXPECT_LE(added, 40 + static_cast<int>(GetParam()) + 1);
+  }
+  std::vector<std::string> expected;
+  for (const WrittenFile& w : written_) expected.push_back(w.path.substr(dir_.size() + 1));
+  expected.push_back("f40");  // the directory
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(Files(), expected) << "files created ahead but not written are removed";
+}
+
+TEST_P(JitFileWriterTest, AWriteFailureRemovesThatFile) {
+  std::filesystem::create_symlink("/dev/full", Path(7));
+  JitFileWriter writer = MakeWriter(GetParam());
+  absl::Status status;
+  for (int i = 0; i < 20 && status.ok(); ++i) status = writer.Add(Path(i), Bytes("x"), Id(i), i);
+  if (status.ok()) status = writer.Flush();
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr(Path(7) + ": write failed: No space left on device"));
+  EXPECT_EQ(written_.size(), 7u);
+  EXPECT_FALSE(std::filesystem::is_symlink(Path(7)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ahead, JitFileWriterTest, ::testing::Values(0, 1, 8, 128));
+
+TEST_F(TempDirTest, JitFileWriterBoundsTheBytesItHolds) {
+  size_t written = 0;
+  JitFileWriter writer(128, [&](const std::string&, const elf::Sha1::Digest&, const struct stat&,
+                                uint64_t) { ++written; });
+  size_t size = JitFileWriter::kMaxQueuedBytes / 2 + 1;
+  ASSERT_TRUE(writer.Add(Path(0), std::vector<std::byte>(size), {}, 0).ok());
+  EXPECT_EQ(written, 0u);
+  ASSERT_TRUE(writer.Add(Path(1), std::vector<std::byte>(size), {}, 1).ok());
+  EXPECT_EQ(written, 1u) << "more than kMaxQueuedBytes waited";
+  ASSERT_TRUE(writer.Flush().ok());
+  EXPECT_EQ(written, 2u);
+  EXPECT_EQ(std::filesystem::file_size(Path(1)), size);
+}
+
+TEST(JitFileWriter, AheadStaysWithinAQuarterOfTheFileLimit) {
+  struct rlimit old;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+  struct rlimit low = old;
+  low.rlim_cur = 100;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  size_t ahead = JitFileWriter::AheadWithinFileLimit(128);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+  EXPECT_EQ(ahead, 25u);
+  if (old.rlim_cur >= 512) {
+    EXPECT_EQ(JitFileWriter::AheadWithinFileLimit(128), 128u);
+  }
+}
+
+}  // namespace
+}  // namespace perftk::jit
