@@ -47,6 +47,16 @@ bool IsProfile(OutputFormat format) {
   return format == OutputFormat::kAutoFdo || format == OutputFormat::kBolt;
 }
 
+// Whether a trace id's flow can carry from one of its blocks into the next.
+// Every block ends with the end of trace, a discontinuity, which empties the
+// ring of last branches and, with l and i, flushes the instruction count
+// into a sample. Only i without l leaves a count (toward the next sample)
+// that the next block goes on from. Otherwise each block starts from empty
+// flows, and blocks decode independently.
+bool FlowsCarryAcrossBlocks(const ItraceOptions& itrace) {
+  return itrace.instructions && !itrace.last_branch;
+}
+
 // The locator of the profile the lanes' profiles are added into: it never
 // sees a packet.
 class NoCode : public CodeLocator {
@@ -73,7 +83,8 @@ struct CsEtmDecodeTool::Job {
   TraceBlock block;
   std::vector<std::byte> data;  // the block's trace when it outlives its record
   int64_t source = -1;          // -1: formatted; else the raw trace's cpu
-  TraceFlows* flows = nullptr;  // of the source
+  TraceFlows* flows = nullptr;  // of the source, or own_flows
+  std::unique_ptr<TraceFlows> own_flows;  // when no flow carries from block to block
   std::optional<TraceIdSet> ids;  // the trace ids the block may feed; nullopt: any
   std::shared_ptr<const Setup> setup;
   uint64_t model_generation = 0;  // changes of the machine model before it
@@ -158,6 +169,7 @@ class CsEtmDecodeTool::Lane : public DecodeEnvironment, public CodeLocator, publ
   Job* job_ = nullptr;
   std::map<int64_t, KeyedDecoder> decoders_;  // by source
   std::unique_ptr<SampleSynthesizer> synthesizer_;
+  uint64_t synthesizer_generation_ = 0;  // of the setup it was made for
   std::unique_ptr<BranchProfile> profile_;
   uint64_t model_generation_ = 0;  // of the model the cache below was filled from
   int32_t cached_pid_ = -2;
@@ -199,11 +211,14 @@ absl::Status CsEtmDecodeTool::Lane::Decode(Job& job) {
   absl::StatusOr<TraceDecoder*> decoder = DecoderFor(job);
   if (!decoder.ok()) return decoder.status();
   const OutputFormat format = tool_.options_.format;
-  if (!synthesizer_ && !IsProfile(format)) {
+  // A synthesizer keeps no flows (the job brings them): one per setup, so
+  // that a sample's CPU does not depend on the lane that made it.
+  if (!IsProfile(format) && (!synthesizer_ || synthesizer_generation_ != job.setup->generation)) {
     std::map<uint8_t, uint32_t> cpu_of_trace_id;
     for (const auto& [cpu, id] : job.setup->trace_ids) cpu_of_trace_id[id] = cpu;
     synthesizer_ = std::make_unique<SampleSynthesizer>(tool_.options_.itrace, cpu_of_trace_id,
                                                        *this, *this);
+    synthesizer_generation_ = job.setup->generation;
   }
   if (!profile_ && IsProfile(format)) {
     profile_ = std::make_unique<BranchProfile>(*this);
@@ -500,11 +515,17 @@ absl::Status CsEtmDecodeTool::SubmitBlock(const TraceBlock& block) {
     job->data.assign(block.data.begin(), block.data.end());
     job->block.data = Bytes(job->data);
   }
-  std::unique_ptr<TraceFlows>& flows = flows_[job->source];
-  if (!flows) flows = std::make_unique<TraceFlows>();
-  job->flows = flows.get();
+  const bool any_lane = IsProfile(options_.format) || !FlowsCarryAcrossBlocks(options_.itrace);
+  if (any_lane) {
+    job->own_flows = std::make_unique<TraceFlows>();
+    job->flows = job->own_flows.get();
+  } else {
+    std::unique_ptr<TraceFlows>& flows = flows_[job->source];
+    if (!flows) flows = std::make_unique<TraceFlows>();
+    job->flows = flows.get();
+  }
   uint64_t lane_key;
-  if (IsProfile(options_.format)) {
+  if (any_lane) {
     lane_key = next_block_ % static_cast<uint64_t>(std::max(options_.jobs, 1));
   } else if (block.formatted) {
     lane_key = FormattedLaneFor(*job);
@@ -519,7 +540,7 @@ absl::Status CsEtmDecodeTool::SubmitBlock(const TraceBlock& block) {
   slots_.push_back(Slot{std::move(job), std::nullopt});
   ++blocks_in_flight_;
   raw->ticket = pool_->Submit(lane_key, [raw] { raw->lane->Run(*raw); });
-  if (block.formatted && !IsProfile(options_.format)) {
+  if (block.formatted && !any_lane) {
     for (size_t id = 0; id < last_use_of_id_.size(); ++id) {
       if (!raw->ids || raw->ids->test(id)) last_use_of_id_[id] = {lane_key, raw->ticket};
     }

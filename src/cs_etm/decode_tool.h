@@ -9,9 +9,13 @@
 // still be found (simpleperf does the same).
 //
 // Decoding: each block is decoded on a lane, which owns a decoder and the
-// synthesizer (or profile). The flow state samples carry from block to block
-// (last branches, instructions toward the next sample) is per trace id, kept
-// per source in a TraceFlows shared by the lanes. Lanes for samples:
+// synthesizer (or profile). Each block ends with an end of trace, which
+// empties the ring of last branches and, with l and i, flushes the
+// instruction count into a sample; so a block starts from empty flows, and
+// any block may go to any lane (block number modulo jobs), unless samples
+// are synthesized with i and without l. Then the count toward the next
+// sample carries from block to block, per trace id, in a TraceFlows per
+// source shared by the lanes, and the lanes are:
 //   - raw trace (TRBE): one lane per CPU;
 //   - formatted trace: one lane per trace id. One AUX buffer may hold the
 //     trace of several CPUs, so each block's frames are scanned for the ids
@@ -20,9 +24,8 @@
 //     to its first id's lane (or a shared one) once the blocks of its other
 //     ids on other lanes are done. So each id's flow sees its blocks one at
 //     a time, in order, and blocks of different ids decode in parallel.
-// A profile keeps nothing from one block to the next, so for autofdo and
-// bolt every block may go to any lane (block number modulo jobs), each lane
-// has its own profile, and the profiles are added up at the end.
+// Profiles (autofdo, bolt) keep nothing from block to block: each lane has
+// its own profile, and the profiles are added up at the end.
 //
 // With jobs > 1 lanes run on jobs worker threads (lane_pool.h); with 1 they
 // run on the calling thread, through the same code. Either way the output
