@@ -554,7 +554,9 @@ uint64_t CsEtmDecodeTool::FormattedLaneFor(Job& job) {
   job.ids = TraceIdsOfFrames(job.block.data);
   if (job.ids) {
     TraceIdSet known;
-    for (const auto& [cpu, id] : job.setup->trace_ids) known.set(id);
+    for (const TraceSource& source : job.setup->info.sources) {
+      known.set(DecoderTraceId(source, job.setup->trace_ids));
+    }
     *job.ids &= known;
   }
   // One id: that id's lane, where its blocks follow each other. Several,

@@ -194,6 +194,11 @@ bool TraceDecoder::UpdateContext(Source& source, const ::_ocsd_pe_context& conte
   return true;
 }
 
+uint8_t DecoderTraceId(const TraceSource& source, const std::map<uint32_t, uint8_t>& trace_ids) {
+  auto id = trace_ids.find(source.cpu);
+  return id != trace_ids.end() ? id->second : source.trace_id();
+}
+
 absl::StatusOr<std::unique_ptr<TraceDecoder>> TraceDecoder::Create(
     const CsEtmInfo& info, const std::map<uint32_t, uint8_t>& trace_ids, bool formatted,
     uint32_t raw_cpu, DecodeEnvironment& environment, size_t batch_size) {
@@ -208,9 +213,9 @@ absl::StatusOr<std::unique_ptr<TraceDecoder>> TraceDecoder::Create(
   decoder->tree_ = tree;
   for (const TraceSource& source : info.sources) {
     if (!formatted && source.cpu != raw_cpu) continue;
-    auto id = trace_ids.find(source.cpu);
-    uint8_t trace_id = id != trace_ids.end() ? id->second : source.trace_id();
-    if (absl::Status s = decoder->AddSource(source, trace_id); !s.ok()) return s;
+    if (absl::Status s = decoder->AddSource(source, DecoderTraceId(source, trace_ids)); !s.ok()) {
+      return s;
+    }
   }
   if (decoder->sources_.empty()) {
     return absl::InvalidArgumentError(absl::StrFormat(

@@ -46,6 +46,10 @@ class DecodeEnvironment {
                             uint8_t* out) = 0;
 };
 
+// The trace id a decoder gives `source`: its entry in `trace_ids` (by
+// CPU, from the metadata or AUX_OUTPUT_HW_ID), else its metadata's.
+uint8_t DecoderTraceId(const TraceSource& source, const std::map<uint32_t, uint8_t>& trace_ids);
+
 class TraceDecoder {
  public:
   static constexpr size_t kDefaultBatchSize = 1024;
