@@ -14,14 +14,7 @@ trap 'rm -rf "$work"' EXIT
 bash "$SRC/tests/elf/fixtures/build.sh" "$work" > "$work/build.log" 2>&1 ||
   { cat "$work/build.log"; echo "FAIL: fixtures did not build"; exit 1; }
 
-failures=0
-checks=0
-check() {  # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  checks=$((checks + 1))
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/lib/checks.bash"
 run() {  # run ARGS...: sets out, err, rc
   out=$("$PERFTK" uprobe-offset "$@" 2> "$work/stderr")
   rc=$?
@@ -109,5 +102,4 @@ check "unknown flag: exit 2" test $? = 2
 "$PERFTK" uprobe-offset --help > "$work/help" 2>&1
 check "--help has examples" grep -q 'Examples:' "$work/help"
 
-echo "$checks checks, $failures failures"
-[[ $failures -eq 0 ]]
+checks_summary

@@ -16,14 +16,7 @@ work=$(mktemp -d /tmp/perftk-uprobe-list.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/buildid"
 
-failures=0
-checks=0
-check() {  # check DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  checks=$((checks + 1))
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/lib/checks.bash"
 
 # "NAME OFFSET" (decimal) for every defined FUNC/IFUNC symbol that readelf
 # prints for FILE (args: readelf table options), offsets through BINARY's
@@ -122,5 +115,4 @@ if [[ -e $LIBC ]]; then
     grep -qE '  pthread_join@@GLIBC_' "$work/libc.list"
 fi
 
-echo "$checks checks, $failures failures"
-[[ $failures -eq 0 ]]
+checks_summary
