@@ -15,11 +15,12 @@ FileCreator::FileCreator(bool threaded) : threaded_(threaded) {
 FileCreator::~FileCreator() {
   if (!threaded_) return;
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
   }
+  work_ready_.notify_one();
   thread_.join();
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   for (Created& created : created_) {
     if (created.fd < 0) continue;
     close(created.fd);
@@ -33,8 +34,17 @@ void FileCreator::Request(std::string path) {
     inline_requests_.push_back(std::move(path));
     return;
   }
-  absl::MutexLock lock(&mu_);
-  requests_.push_back(std::move(path));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    requests_.push_back(std::move(path));
+  }
+  work_ready_.notify_one();
+}
+
+// Waiting, Take waits for a few files at once: a wake-up per file would
+// cost the creator a futex call each.
+bool FileCreator::TakeCanGoOn() const {
+  return created_.size() >= kWakeBatch || (!created_.empty() && requests_.empty());
 }
 
 absl::StatusOr<int> FileCreator::Take() {
@@ -44,32 +54,36 @@ absl::StatusOr<int> FileCreator::Take() {
     inline_requests_.pop_front();
     return elf::CreateForWriting(path);
   }
-  absl::MutexLock lock(&mu_);
-  mu_.Await(absl::Condition(
-      +[](std::deque<Created>* created) { return !created->empty(); }, &created_));
+  std::unique_lock<std::mutex> lock(mu_);
+  created_ready_.wait(lock, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return TakeCanGoOn(); });
   Created created = std::move(created_.front());
   created_.pop_front();
+  lock.unlock();
   if (created.fd < 0) return created.error;
   return created.fd;
 }
 
 void FileCreator::CreateUntilStopped() {
-  auto has_work = +[](FileCreator* self) {
-    return self->stopping_ || !self->requests_.empty();
-  };
   while (true) {
     std::string path;
     {
-      absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(has_work, this));
+      std::unique_lock<std::mutex> lock(mu_);
+      work_ready_.wait(lock, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+        return stopping_ || !requests_.empty();
+      });
       if (stopping_) return;
       path = std::move(requests_.front());
       requests_.pop_front();
     }
     absl::StatusOr<int> fd = elf::CreateForWriting(path);
     Created created{std::move(path), fd.ok() ? *fd : -1, fd.status()};
-    absl::MutexLock lock(&mu_);
-    created_.push_back(std::move(created));
+    bool wake;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      created_.push_back(std::move(created));
+      wake = TakeCanGoOn();
+    }
+    if (wake) created_ready_.notify_one();
   }
 }
 

@@ -18,17 +18,20 @@
 // same opens, in the same order, one at a time.
 //
 // One thread calls Request and Take; the creator uses its own thread only.
+// (std::mutex, not absl::Mutex: Debian's Abseil is built without TSan's
+// annotations, so TSan could not check this class.)
 #ifndef PERFTK_JIT_FILE_CREATOR_H_
 #define PERFTK_JIT_FILE_CREATOR_H_
 
+#include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <mutex>
 #include <string>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 
 namespace perftk::jit {
 
@@ -53,14 +56,20 @@ class FileCreator {
     absl::Status error;
   };
 
+  // When Take() has to wait, it waits for this many files (or the last).
+  static constexpr size_t kWakeBatch = 16;
+
   void CreateUntilStopped();
+  bool TakeCanGoOn() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const bool threaded_;
   size_t requested_ = 0;
   size_t taken_ = 0;
   std::deque<std::string> inline_requests_;  // without a thread
 
-  absl::Mutex mu_;
+  std::mutex mu_;
+  std::condition_variable work_ready_;     // for the creator
+  std::condition_variable created_ready_;  // for Take
   std::deque<std::string> requests_ ABSL_GUARDED_BY(mu_);
   std::deque<Created> created_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
