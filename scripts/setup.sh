@@ -44,7 +44,7 @@ fi
 
 ninja -C build
 ninja -C build-asan
-ninja -C build-tsan perftk_machine_tests perftk_cs_etm_tests
+ninja -C build-tsan perftk_machine_tests perftk_cs_etm_tests perftk_jit_tests
 [ ! -d build-fuzz ] || ninja -C build-fuzz perftk_reader_fuzzer perftk_cs_etm_info_fuzzer \
   perftk_cs_etm_decoder_fuzzer
 echo "perftk built: build/src/perftk"

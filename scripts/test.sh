@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of perftk: unit and shell tests (against the real perf) on
-# the release build and on the ASan+UBSan build, the machine-model and
-# cs-etm-decode --jobs tests under TSan, and the perf.data reader fuzzer (60 s)
-# and the two cs-etm fuzzers (15 s each) for a bounded time. Ends with one line
+# the release build and on the ASan+UBSan build, the machine-model,
+# cs-etm-decode --jobs and jit file-creator tests under TSan, and the
+# perf.data reader fuzzer (60 s) and the two cs-etm fuzzers (15 s each) for
+# a bounded time. Ends with one line
 # "N passed, M failed" counting every test of every suite.
 #   scripts/test.sh              # after scripts/setup.sh
 #   FUZZ_SECONDS=10 ETM_FUZZ_SECONDS=5 scripts/test.sh
@@ -45,8 +46,9 @@ count_gtest() {  # exit status of the run
   if [ "$1" -eq 0 ] && [ -n "$n" ]; then passed=$((passed + n)); else failed=$((failed + 1)); fi
 }
 
-step "TSan build: machine model under concurrent readers and a mutator; cs-etm-decode --jobs"
-ninja -C build-tsan perftk_machine_tests perftk_cs_etm_tests perftk_cs_etm_gen_tests >/dev/null
+step "TSan build: machine model under concurrent readers and a mutator; cs-etm-decode --jobs; jit's file creator"
+ninja -C build-tsan perftk_machine_tests perftk_cs_etm_tests perftk_cs_etm_gen_tests \
+  perftk_jit_tests >/dev/null
 status=0
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_machine_tests --gtest_brief=1 2>&1 | tee "$log" ||
   status=$?
@@ -61,6 +63,11 @@ status=0
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_cs_etm_gen_tests --gtest_brief=1 \
   --gtest_filter='GroundTruth.FourCpus:GroundTruth.OwnAndSharedFormattedBuffersInTurn' 2>&1 |
   tee "$log" || status=$?
+count_gtest "$status"
+# perftk jit's second thread that creates the .so files ahead of their writing.
+status=0
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_jit_tests --gtest_brief=1 \
+  --gtest_filter='*FileCreator*:*JitFileWriter*:*CreateAhead*' 2>&1 | tee "$log" || status=$?
 count_gtest "$status"
 
 if [ -d build-fuzz ] && [ -x tests/fuzz/run.sh ]; then
