@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cs_etm/decoder.h"
+#include "cs_etm/frame_scan.h"
 #include "cs_etm/itrace.h"
 #include "cs_etm/metadata.h"
 #include "cs_etm/opencsd_guard.h"
@@ -36,12 +37,16 @@ using namespace perftk::cs_etm;  // NOLINT: a fuzz target's glue
 // etm_test_loop's text in the simpleperf recordings.
 constexpr uint64_t kCodeBase = 0x582b2b1000;
 
+// CPU 1 has the trace id of the CPU perf_etm.data traced, so that the
+// formatted seeds (cs_etm_seeds.py) decode; CPU 0 that of its CPU 0.
+uint64_t TraceIdOfCpu(uint32_t cpu) { return cpu == 0 ? 0x10 : 0x1e; }
+
 TraceSource EtmV4Source(uint32_t cpu) {
   TraceSource source;
   source.protocol = TraceProtocol::kEtmV4;
   source.cpu = cpu;
   source.trcconfigr = 0x40;
-  source.trctraceidr = 0x10 + 2 * cpu;
+  source.trctraceidr = TraceIdOfCpu(cpu);
   source.trcidr0 = 0x28000ea1;
   source.trcidr1 = 0x4100f422;
   source.trcidr2 = 0x20001088;
@@ -55,7 +60,7 @@ TraceSource EteSource(uint32_t cpu) {
   source.protocol = TraceProtocol::kEte;
   source.cpu = cpu;
   source.trcconfigr = 0x8080;
-  source.trctraceidr = 0x10 + 2 * cpu;
+  source.trctraceidr = TraceIdOfCpu(cpu);
   source.trcidr0 = 0x288006a1;
   source.trcidr1 = 0x4100fff0;
   source.trcidr2 = 0xc0001088;
@@ -96,12 +101,22 @@ class Image : public DecodeEnvironment, public CodeLocator, public SampleOutput 
   uint64_t samples_ = 0;
 };
 
-// Feeds the synthesizer and the profile, as cs-etm-decode's lanes do.
+// Feeds the synthesizer and the profile, as cs-etm-decode's lanes do, and
+// checks that no packet but an idle decoder's end of trace carries an id
+// outside `ids` (what the frame scan found): cs-etm-decode's parallel lanes
+// rely on it.
 class Tee : public PacketSink {
  public:
-  Tee(SampleSynthesizer& synthesizer, BranchProfile& profile)
-      : synthesizer_(synthesizer), profile_(profile) {}
+  Tee(SampleSynthesizer& synthesizer, BranchProfile& profile, std::optional<TraceIdSet> ids)
+      : synthesizer_(synthesizer), profile_(profile), ids_(ids) {}
   absl::Status Consume(std::span<const Packet> packets) override {
+    for (const Packet& packet : packets) {
+      if (ids_ && !ids_->test(packet.trace_id) && packet.kind != PacketKind::kDiscontinuity) {
+        fprintf(stderr, "packet of trace id 0x%x that the frame scan did not find\n",
+                packet.trace_id);
+        abort();
+      }
+    }
     if (absl::Status s = synthesizer_.Consume(packets); !s.ok()) return s;
     return profile_.Consume(packets);
   }
@@ -113,6 +128,7 @@ class Tee : public PacketSink {
  private:
   SampleSynthesizer& synthesizer_;
   BranchProfile& profile_;
+  std::optional<TraceIdSet> ids_;
 };
 
 }  // namespace
@@ -149,7 +165,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ItraceOptions itrace = *ParseItrace("i10il16b");
   SampleSynthesizer synthesizer(itrace, cpu_of_trace_id, image, image);
   BranchProfile profile(image);
-  Tee tee(synthesizer, profile);
+  std::optional<TraceIdSet> ids;
+  if (formatted) {
+    ids = TraceIdsOfFrames(perftk::Bytes(trace));
+    if (ids) {
+      TraceIdSet known;
+      for (const TraceSource& source : info.sources) known.set(DecoderTraceId(source, trace_ids));
+      *ids &= known;
+    }
+  }
+  Tee tee(synthesizer, profile, ids);
 
   TraceBlock block;
   block.cpu = 0;
