@@ -34,15 +34,19 @@ void FileCreator::Request(std::string path) {
     inline_requests_.push_back(std::move(path));
     return;
   }
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
     requests_.push_back(std::move(path));
+    wake = CreatorCanGoOn();
   }
-  work_ready_.notify_one();
+  if (wake) work_ready_.notify_one();
 }
 
-// Waiting, Take waits for a few files at once: a wake-up per file would
-// cost the creator a futex call each.
+bool FileCreator::CreatorCanGoOn() const {
+  return stopping_ || requests_.size() >= kWakeBatch || (!requests_.empty() && taker_waiting_);
+}
+
 bool FileCreator::TakeCanGoOn() const {
   return created_.size() >= kWakeBatch || (!created_.empty() && requests_.empty());
 }
@@ -55,7 +59,12 @@ absl::StatusOr<int> FileCreator::Take() {
     return elf::CreateForWriting(path);
   }
   std::unique_lock<std::mutex> lock(mu_);
-  created_ready_.wait(lock, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return TakeCanGoOn(); });
+  if (created_.empty()) {
+    taker_waiting_ = true;
+    work_ready_.notify_one();  // fewer than kWakeBatch requests may wait
+    created_ready_.wait(lock, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return TakeCanGoOn(); });
+    taker_waiting_ = false;
+  }
   Created created = std::move(created_.front());
   created_.pop_front();
   lock.unlock();
@@ -68,9 +77,7 @@ void FileCreator::CreateUntilStopped() {
     std::string path;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      work_ready_.wait(lock, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-        return stopping_ || !requests_.empty();
-      });
+      work_ready_.wait(lock, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return CreatorCanGoOn(); });
       if (stopping_) return;
       path = std::move(requests_.front());
       requests_.pop_front();
@@ -81,7 +88,7 @@ void FileCreator::CreateUntilStopped() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       created_.push_back(std::move(created));
-      wake = TakeCanGoOn();
+      wake = taker_waiting_ && TakeCanGoOn();
     }
     if (wake) created_ready_.notify_one();
   }

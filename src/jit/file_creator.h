@@ -56,10 +56,14 @@ class FileCreator {
     absl::Status error;
   };
 
-  // When Take() has to wait, it waits for this many files (or the last).
+  // Each thread, when it has to wait for the other, waits for this many
+  // paths or files (or for the last): a wake-up per file would cost a
+  // futex call and, when the two threads share one CPU, a context switch
+  // each.
   static constexpr size_t kWakeBatch = 16;
 
   void CreateUntilStopped();
+  bool CreatorCanGoOn() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool TakeCanGoOn() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const bool threaded_;
@@ -72,6 +76,7 @@ class FileCreator {
   std::condition_variable created_ready_;  // for Take
   std::deque<std::string> requests_ ABSL_GUARDED_BY(mu_);
   std::deque<Created> created_ ABSL_GUARDED_BY(mu_);
+  bool taker_waiting_ ABSL_GUARDED_BY(mu_) = false;  // Take() waits for a file
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
