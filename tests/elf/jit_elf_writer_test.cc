@@ -32,23 +32,59 @@ std::string Hex(const Sha1::Digest& d) {
   return out;
 }
 
-std::string Sha1Hex(const std::string& text, size_t chunk = SIZE_MAX) {
-  Sha1 sha;
+std::string Sha1Hex(const std::string& text, size_t chunk = SIZE_MAX,
+                    Sha1::Engine engine = Sha1::BestEngine()) {
+  Sha1 sha(engine);
   for (size_t i = 0; i < text.size(); i += std::min(chunk, text.size())) {
     sha.Update(AsBytes(text.data() + i, std::min(chunk, text.size() - i)));
   }
   return Hex(sha.Finish());
 }
 
+// Every engine this machine has: the portable one, and SHA-NI where the CPU
+// has it.
+std::vector<Sha1::Engine> Engines() {
+  std::vector<Sha1::Engine> engines = {Sha1::Engine::kPortable};
+  if (Sha1::HasShaNi()) engines.push_back(Sha1::Engine::kShaNi);
+  return engines;
+}
+
 TEST(Sha1, KnownVectors) {
-  EXPECT_EQ(Sha1Hex(""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
-  EXPECT_EQ(Sha1Hex("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
-  std::string two_blocks = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-  EXPECT_EQ(Sha1Hex(two_blocks), "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
-  std::string million(1000000, 'a');
-  EXPECT_EQ(Sha1Hex(million), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
-  for (size_t chunk : {1, 3, 63, 64, 65, 1000}) {
-    EXPECT_EQ(Sha1Hex(two_blocks + two_blocks, chunk), Sha1Hex(two_blocks + two_blocks)) << chunk;
+  for (Sha1::Engine engine : Engines()) {
+    SCOPED_TRACE(engine == Sha1::Engine::kShaNi ? "SHA-NI" : "portable");
+    EXPECT_EQ(Sha1Hex("", SIZE_MAX, engine), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+    EXPECT_EQ(Sha1Hex("abc", SIZE_MAX, engine), "a9993e364706816aba3e25717850c26c9cd0d89d");
+    std::string two_blocks = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    EXPECT_EQ(Sha1Hex(two_blocks, SIZE_MAX, engine), "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
+    std::string long_vector =
+        "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
+        "klmnopqrlmnopqrsmnopqrstnopqrstu";
+    EXPECT_EQ(Sha1Hex(long_vector, SIZE_MAX, engine), "a49b2446a02c645bf419f995b67091253a04a259");
+    std::string million(1000000, 'a');
+    EXPECT_EQ(Sha1Hex(million, SIZE_MAX, engine), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+    EXPECT_EQ(Sha1Hex(million, 4093, engine), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+    for (size_t chunk : {1, 3, 63, 64, 65, 1000}) {
+      EXPECT_EQ(Sha1Hex(two_blocks + two_blocks, chunk, engine), Sha1Hex(two_blocks + two_blocks))
+          << chunk;
+    }
+  }
+}
+
+TEST(Sha1, EnginesAgreeOnEveryLengthAndChunking) {
+  if (!Sha1::HasShaNi()) GTEST_SKIP() << "this CPU has no SHA extensions";
+  std::string text;
+  uint32_t x = 12345;
+  for (int i = 0; i < 2000; ++i) {
+    x = x * 1103515245 + 12345;
+    text.push_back(static_cast<char>(x >> 16));
+  }
+  for (size_t length = 0; length <= text.size(); length += length < 200 ? 1 : 37) {
+    std::string part = text.substr(0, length);
+    for (size_t chunk : {size_t{7}, size_t{64}, size_t{100}, SIZE_MAX}) {
+      ASSERT_EQ(Sha1Hex(part, chunk, Sha1::Engine::kShaNi),
+                Sha1Hex(part, chunk, Sha1::Engine::kPortable))
+          << "length " << length << " chunk " << chunk;
+    }
   }
 }
 
