@@ -1,5 +1,6 @@
 #include "jit/file_creator.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <utility>
@@ -68,7 +69,7 @@ absl::StatusOr<int> FileCreator::Take() {
   Created created = std::move(created_.front());
   created_.pop_front();
   lock.unlock();
-  if (created.fd < 0) return created.error;
+  if (created.fd < 0) return elf::CreateForWriting(created.path);
   return created.fd;
 }
 
@@ -82,8 +83,8 @@ void FileCreator::CreateUntilStopped() {
       path = std::move(requests_.front());
       requests_.pop_front();
     }
-    absl::StatusOr<int> fd = elf::CreateForWriting(path);
-    Created created{std::move(path), fd.ok() ? *fd : -1, fd.status()};
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    Created created{std::move(path), fd};
     bool wake;
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -1,6 +1,5 @@
-// FileCreator: creates files (open with O_CREAT | O_TRUNC, mode 0644) on a
-// thread of its own, ahead of the thread that writes them, in the order
-// they are asked for.
+// FileCreator: creates files (mode 0644) on a thread of its own, ahead of
+// the thread that writes them, in the order they are asked for.
 //
 // The kernel creates the files of one directory one at a time (under the
 // directory's lock), and creating a small file costs more than composing
@@ -8,11 +7,15 @@
 // and write earlier files meanwhile.
 //
 // Request() queues a path; Take() returns the descriptor of the oldest
-// request not yet taken, waiting for it, or the error of its open (the
-// message of elf::CreateForWriting). The caller owns a taken descriptor.
-// When the creator is destroyed, the files it created that were not taken
-// are closed and removed, and the thread is joined, so that a run that
-// stops half-way leaves none of them behind.
+// request not yet taken, waiting for it. The thread only creates files that
+// do not exist (O_CREAT | O_EXCL); a path that exists, or that cannot be
+// created so, is opened by Take() itself with elf::CreateForWriting, as
+// without the thread: an existing file is truncated only when its turn
+// comes, and a failure is the same error. The caller owns a taken
+// descriptor. When the creator is destroyed, the files its thread created
+// that were not taken are closed and removed, and the thread is joined: a
+// run that stops half-way leaves the directory as one that wrote the files
+// one at a time.
 //
 // Without `threaded`, Take() opens the file on the caller's thread: the
 // same opens, in the same order, one at a time.
@@ -52,8 +55,7 @@ class FileCreator {
  private:
   struct Created {
     std::string path;
-    int fd = -1;          // -1: `error`
-    absl::Status error;
+    int fd = -1;  // -1: Take() opens it
   };
 
   // Each thread, when it has to wait for the other, waits for this many

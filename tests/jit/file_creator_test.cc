@@ -91,7 +91,26 @@ TEST_P(FileCreatorTest, AFailedCreationIsTheErrorOfItsRequestOnly) {
   close(*third);
 }
 
+TEST_P(FileCreatorTest, AnExistingFileIsTruncatedOnlyWhenTaken) {
+  std::ofstream(Path(0)) << "old";
+  FileCreator creator(GetParam());
+  for (int i = 0; i < 40; ++i) creator.Request(Path(i));
+  // Time for a thread to get past them (it waits for a few requests).
+  for (int tries = 0; GetParam() && Files().size() < 40 && tries < 1000; ++tries) usleep(1000);
+  EXPECT_EQ(Contents(Path(0)), "old");
+  absl::StatusOr<int> fd = creator.Take();
+  ASSERT_TRUE(fd.ok()) << fd.status();
+  close(*fd);
+  EXPECT_EQ(Contents(Path(0)), "");
+  for (int i = 1; i < 40; ++i) {
+    fd = creator.Take();
+    ASSERT_TRUE(fd.ok()) << fd.status();
+    close(*fd);
+  }
+}
+
 TEST_P(FileCreatorTest, FilesNotTakenAreRemovedWhenDestroyed) {
+  std::ofstream(Path(5)) << "old";
   {
     FileCreator creator(GetParam());
     for (int i = 0; i < 200; ++i) creator.Request(Path(i));
@@ -104,7 +123,8 @@ TEST_P(FileCreatorTest, FilesNotTakenAreRemovedWhenDestroyed) {
     // destructor has created files to remove.
     for (int tries = 0; GetParam() && Files().size() < 10 && tries < 1000; ++tries) usleep(1000);
   }
-  EXPECT_THAT(Files(), ElementsAreArray({"f0", "f1", "f2"}));
+  EXPECT_THAT(Files(), ElementsAreArray({"f0", "f1", "f2", "f5"}));
+  EXPECT_EQ(Contents(Path(5)), "old") << "a file that was there is left as it was";
 }
 
 INSTANTIATE_TEST_SUITE_P(ThreadedOrNot, FileCreatorTest, ::testing::Bool(),
@@ -185,6 +205,7 @@ TEST_P(JitFileWriterTest, APathAddedAgainWhileQueuedIsReplacedWhole) {
 
 TEST_P(JitFileWriterTest, ACreationFailureStopsTheWriterAndLeavesOnlyTheFilesWritten) {
   std::filesystem::create_directory(Path(40));  // open(O_WRONLY) of it fails
+  for (int i = 100; i < 110; ++i) std::ofstream(Path(i)) << "old";
   {
     JitFileWriter writer = MakeWriter(GetParam());
     absl::Status status;
@@ -199,12 +220,17 @@ TEST_P(JitFileWriterTest, ACreationFailureStopsTheWriterAndLeavesOnlyTheFilesWri
     EXPECT_EQ(writer.Add(Path(300), Bytes("y"), Id(0), 300), status);
     ASSERT_EQ(written_.size(), 40u);
     EXPECT_LE(added, 40 + static_cast<int>(GetParam()) + 1);
+    usleep(100 * 1000);  // time for a creator thread to get to what was asked
   }
   std::vector<std::string> expected;
   for (const WrittenFile& w : written_) expected.push_back(w.path.substr(dir_.size() + 1));
   expected.push_back("f40");  // the directory
+  for (int i = 100; i < 110; ++i) expected.push_back("f" + std::to_string(i));
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(Files(), expected) << "files created ahead but not written are removed";
+  for (int i = 100; i < 110; ++i) {
+    EXPECT_EQ(Contents(Path(i)), "old") << "files that were there are left as they were";
+  }
 }
 
 TEST_P(JitFileWriterTest, AWriteFailureRemovesThatFile) {
