@@ -86,31 +86,41 @@ measure() {
   FILES[$name]=$(find $count_dir -type f -name '*.so' 2>/dev/null | wc -l)
 }
 
-mkdir perf-home ours ours-j1 merged
+mkdir perf-home ours ours-j1 merged floor
 measure perf_inject ". perf-home" env HOME="$W/perf-home" perf inject --jit -i perf.data -o perf.jit.data
 measure perftk ours "$PERFTK" jit -i perf.data -o ours.data --jit-dir ours
 measure perftk_jobs1 ours-j1 "$PERFTK" jit -i perf.data -o ours-j1.data --jit-dir ours-j1 --jobs 1
 measure perftk_merge merged "$PERFTK" jit -i perf.data -o merged.data --jit-dir merged --merge
+loads=$(sed -nE 's/.* ([0-9]+) code loads.*/\1/p' perftk.err)
+# The floor of one file per function: creating that many empty files in one
+# directory, one after the other (the kernel does it so, under the
+# directory's lock), with nothing else to do.
+measure create_only floor python3 -c '
+import os, sys
+for i in range(int(sys.argv[2])):
+    os.close(os.open(f"{sys.argv[1]}/{sys.argv[3]}-{i}.so", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
+' floor "${loads:-0}" "$(basename "$dump" .dump | sed 's/^jit-/jitted-/')"
 grep -h 'perftk jit:' perftk.err perftk_merge.err || true
 if diff -r ours ours-j1 >/dev/null; then
   echo ".so files of perftk jit and perftk jit --jobs 1: identical"
 else
   echo ".so files of perftk jit and perftk jit --jobs 1: DIFFERENT"
 fi
-loads=$(sed -nE 's/.* ([0-9]+) code loads.*/\1/p' perftk.err)
 echo "CODE_LOADs in the dump: $loads"
 [ "${loads:-0}" -ge 60000 ] || echo "note: fewer than 60,000 CODE_LOADs; raise FUNCTIONS for the issue's size"
 
 # perf inject counts the files under its private ~/.debug too; ours are only ours.
 FILES[perf_inject]=$(($(ls jitted-*.so | wc -l) + $(find perf-home -type f | wc -l)))
 printf '\n%-14s %10s %10s %12s %14s\n' tool "wall (s)" "CPU (s)" "peak RSS MB" "files written"
-for t in perf_inject perftk perftk_jobs1 perftk_merge; do
+for t in perf_inject perftk perftk_jobs1 perftk_merge create_only; do
   printf '%-14s %10s %10s %12s %14s\n' "$t" "${WALL[$t]}" "${CPU[$t]}" "${RSS[$t]}" "${FILES[$t]}"
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b <= 0) b = 0.005; printf "%.1fx", a / b }'; }
 echo
 echo "speed-up perftk jit         vs perf inject --jit: $(ratio "${WALL[perf_inject]}" "${WALL[perftk]}") (goal 10x)"
 echo "speed-up perftk jit --jobs 1 vs perf inject --jit: $(ratio "${WALL[perf_inject]}" "${WALL[perftk_jobs1]}")"
+echo "create_only (creating $loads empty files in one dir, nothing else): the most one file per"
+echo "  function can gain here is perf inject / create_only = $(ratio "${WALL[perf_inject]}" "${WALL[create_only]}")"
 echo "speed-up perftk jit --merge vs perf inject --jit: $(ratio "${WALL[perf_inject]}" "${WALL[perftk_merge]}") (goal 50x)"
 echo "CPU time ratio perftk / --merge vs perf inject: $(ratio "${CPU[perf_inject]}" "${CPU[perftk]}") / $(ratio "${CPU[perf_inject]}" "${CPU[perftk_merge]}")"
 for t in perftk perftk_merge; do
