@@ -88,19 +88,41 @@ measure() {
 
 mkdir perf-home ours ours-j1 merged floor
 measure perf_inject ". perf-home" env HOME="$W/perf-home" perf inject --jit -i perf.data -o perf.jit.data
-measure perftk ours "$PERFTK" jit -i perf.data -o ours.data --jit-dir ours
-measure perftk_jobs1 ours-j1 "$PERFTK" jit -i perf.data -o ours-j1.data --jit-dir ours-j1 --jobs 1
-measure perftk_merge merged "$PERFTK" jit -i perf.data -o merged.data --jit-dir merged --merge
-loads=$(sed -nE 's/.* ([0-9]+) code loads.*/\1/p' perftk.err)
-# The floor of one file per function: creating that many empty files in one
-# directory, one after the other (the kernel does it so, under the
-# directory's lock), with nothing else to do.
-measure create_only floor python3 -c '
+# The floor of one file per function: creating as many empty files as the
+# dump has CODE_LOADs (as many as perf inject wrote beside it), with their
+# names, in one directory, one after the other (the kernel creates the files
+# of a directory one at a time, under its lock), and nothing else. In C when
+# there is a compiler, else Python.
+loads=$(find . -maxdepth 1 -name 'jitted-*.so' | wc -l)
+prefix=$(basename "$dump" .dump | sed 's/^jit-/jitted-/')
+if cc -O2 -x c -o create_only - 2>/dev/null <<'C'; then
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  char path[4096];
+  for (long i = 0; i < atol(argv[2]); i++) {
+    snprintf(path, sizeof path, "%s/%s-%ld.so", argv[1], argv[3], i);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || close(fd) != 0) { perror(path); return 1; }
+  }
+  return 0;
+}
+C
+  measure create_only floor ./create_only floor "$loads" "$prefix"
+else
+  measure create_only floor python3 -c '
 import os, sys
 for i in range(int(sys.argv[2])):
     os.close(os.open(f"{sys.argv[1]}/{sys.argv[3]}-{i}.so", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
-' floor "${loads:-0}" "$(basename "$dump" .dump | sed 's/^jit-/jitted-/')"
+' floor "$loads" "$prefix"
+fi
+measure perftk ours "$PERFTK" jit -i perf.data -o ours.data --jit-dir ours
+measure perftk_jobs1 ours-j1 "$PERFTK" jit -i perf.data -o ours-j1.data --jit-dir ours-j1 --jobs 1
+measure perftk_merge merged "$PERFTK" jit -i perf.data -o merged.data --jit-dir merged --merge
 grep -h 'perftk jit:' perftk.err perftk_merge.err || true
+loads=$(sed -nE 's/.* ([0-9]+) code loads.*/\1/p' perftk.err)
 if diff -r ours ours-j1 >/dev/null; then
   echo ".so files of perftk jit and perftk jit --jobs 1: identical"
 else
