@@ -1,10 +1,18 @@
 #include "cs_etm/lane_pool.h"
 
+#include <system_error>
+
 namespace perftk::cs_etm {
 
 LanePool::LanePool(size_t threads) {
   threads_.reserve(threads);
-  for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
+  for (size_t i = 0; i < threads; ++i) {
+    try {
+      threads_.emplace_back([this] { Work(); });
+    } catch (const std::system_error&) {
+      break;  // thread or memory limits: the threads that started do the work
+    }
+  }
 }
 
 LanePool::~LanePool() {

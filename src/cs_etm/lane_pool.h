@@ -8,6 +8,8 @@
 //
 // Submit returns a ticket; Wait(ticket) blocks until that task has run.
 // With zero threads, Submit runs the task at once on the calling thread.
+// When the system will not start as many threads as asked, the pool works
+// with those that started (none: as with zero).
 // Destruction lets running tasks finish, drops the others and joins.
 // (std::mutex, not absl::Mutex: Debian's Abseil is built without TSan's
 // annotations, so ThreadSanitizer would not see its locking.)
@@ -41,6 +43,8 @@ class LanePool {
 
   uint64_t Submit(uint64_t lane, Task task);
   bool Done(uint64_t ticket);
+  // How many worker threads run.
+  size_t threads() const { return threads_.size(); }
   void Wait(uint64_t ticket);
 
  private:

@@ -3,14 +3,21 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <system_error>
 #include <utility>
 
 #include "elf/jit_elf_writer.h"
 
 namespace perftk::jit {
 
-FileCreator::FileCreator(bool threaded) : threaded_(threaded) {
-  if (threaded_) thread_ = std::thread([this] { CreateUntilStopped(); });
+FileCreator::FileCreator(bool threaded) {
+  if (!threaded) return;
+  try {
+    thread_ = std::thread([this] { CreateUntilStopped(); });
+    threaded_ = true;
+  } catch (const std::system_error&) {
+    // No thread to be had (thread or memory limits): the same work, inline.
+  }
 }
 
 FileCreator::~FileCreator() {

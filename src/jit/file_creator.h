@@ -17,8 +17,9 @@
 // run that stops half-way leaves the directory as one that wrote the files
 // one at a time.
 //
-// Without `threaded`, Take() opens the file on the caller's thread: the
-// same opens, in the same order, one at a time.
+// Without `threaded`, or when the system will not start a thread, Take()
+// opens the file on the caller's thread: the same opens, in the same order,
+// one at a time.
 //
 // One thread calls Request and Take; the creator uses its own thread only.
 // (std::mutex, not absl::Mutex: Debian's Abseil is built without TSan's
@@ -49,6 +50,9 @@ class FileCreator {
   // The oldest untaken request's descriptor; at least one must be pending.
   absl::StatusOr<int> Take();
 
+  // Whether files are created on a thread of their own.
+  bool threaded() const { return threaded_; }
+
   // Requests not taken yet.
   size_t pending() const { return requested_ - taken_; }
 
@@ -68,7 +72,7 @@ class FileCreator {
   bool CreatorCanGoOn() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool TakeCanGoOn() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  const bool threaded_;
+  bool threaded_ = false;  // the creator thread runs
   size_t requested_ = 0;
   size_t taken_ = 0;
   std::deque<std::string> inline_requests_;  // without a thread

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "../testing/forbid_new_threads.h"
 
 namespace perftk::cs_etm {
 namespace {
@@ -21,6 +22,26 @@ TEST(LanePool, ZeroThreadsRunsAtSubmit) {
   EXPECT_EQ(ran, 1);
   EXPECT_TRUE(pool.Done(ticket));
   pool.Wait(ticket);
+}
+
+// A process that may start no more threads: the pool runs tasks at submit,
+// in order, as with zero threads.
+TEST(LanePool, NoThreadStartsRunsAtSubmit) {
+  if (!testing::kCanForbidThreads) GTEST_SKIP() << "RLIMIT_AS and sanitizers do not mix";
+  EXPECT_EXIT(
+      {
+        if (!testing::ForbidNewThreads()) _exit(3);
+        LanePool pool(2);
+        if (pool.threads() != 0) _exit(4);
+        std::vector<int> order;
+        for (int i = 0; i < 6; ++i) {
+          const uint64_t ticket = pool.Submit(i % 2, [&order, i] { order.push_back(i); });
+          if (!pool.Done(ticket)) _exit(5);
+          pool.Wait(ticket);
+        }
+        _exit(order == std::vector<int>{0, 1, 2, 3, 4, 5} ? 0 : 6);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(LanePool, OneLaneRunsInOrderAndAlone) {

@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "jit/jit_file_writer.h"
+#include "../testing/forbid_new_threads.h"
 
 namespace perftk::jit {
 namespace {
@@ -126,6 +127,27 @@ TEST_P(FileCreatorTest, FilesNotTakenAreRemovedWhenDestroyed) {
   }
   EXPECT_THAT(Files(), ElementsAreArray({"f0", "f1", "f2", "f5"}));
   EXPECT_EQ(Contents(Path(5)), "old") << "a file that was there is left as it was";
+}
+
+// A process that may start no more threads (thread or memory limits): the
+// creator asked for a thread does the work on the caller's thread.
+TEST_F(TempDirTest, FileCreatorWorksOnWhenNoThreadStarts) {
+  if (!testing::kCanForbidThreads) GTEST_SKIP() << "RLIMIT_AS and sanitizers do not mix";
+  const std::string path = Path(0);
+  EXPECT_EXIT(
+      {
+        if (!testing::ForbidNewThreads()) _exit(3);
+        FileCreator creator(/*threaded=*/true);
+        if (creator.threaded()) _exit(4);
+        creator.Request(path);
+        absl::StatusOr<int> fd = creator.Take();
+        if (!fd.ok()) _exit(5);
+        if (write(*fd, "x", 1) != 1) _exit(6);
+        close(*fd);
+        _exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+  EXPECT_EQ(Contents(path), "x");
 }
 
 INSTANTIATE_TEST_SUITE_P(ThreadedOrNot, FileCreatorTest, ::testing::Bool(),
