@@ -10,8 +10,8 @@
 # Env: PERFTK (binary), ETM_GEN (generator; default next to PERFTK's build),
 # KEEP=1 keeps the work directory, REPEAT=N runs each perftk configuration N
 # times (default 3) and reports the fastest, listing all.
-# Prints trace MB, wall time, MB/s and peak RSS for --jobs 1 and --jobs 2 and
-# the speed-up; a run that fails (e.g. --jobs 2 before it exists) prints n/a.
+# Prints trace MB, wall time, MB/s, CPU time (user + system), CPUs busy (CPU
+# time / wall) and peak RSS for --jobs 1 and --jobs 2 and the speed-up; a run that fails (e.g. --jobs 2 before it exists) prints n/a.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-$here/../build}
@@ -32,17 +32,21 @@ echo "generating: $ETM_GEN ${gen_args[*]}"
 read -r gen_wall gen_rss <"$work/gen.time"
 echo "generator: $gen_wall s, peak RSS $gen_rss KB"
 
-declare -A WALL RSS STATUS ALL
+declare -A WALL RSS CPU STATUS ALL
 run() {  # name, command...
   local name=$1
   shift
   sync
-  if /usr/bin/time -f '%e %M' -o "$work/$name.time" "$@" >"$work/$name.out" 2>"$work/$name.err"; then
-    read -r WALL[$name] RSS[$name] <"$work/$name.time"
+  if /usr/bin/time -f '%e %M %U %S' -o "$work/$name.time" "$@" >"$work/$name.out" \
+    2>"$work/$name.err"; then
+    local user sys
+    read -r WALL[$name] RSS[$name] user sys <"$work/$name.time"
+    CPU[$name]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
     STATUS[$name]=ok
   else
     WALL[$name]=n/a
     RSS[$name]=n/a
+    CPU[$name]=n/a
     STATUS[$name]="failed: $(grep -v '^Command exited' "$work/$name.err" | tail -1)"
   fi
 }
@@ -50,17 +54,17 @@ run() {  # name, command...
 # slowed at times by what shares their host (seen: --jobs 2 using 1.6x the
 # CPU time of its other runs), which one run would take for our speed.
 run_best() {
-  local name=$1 best="" times="" i
+  local name=$1 best="" best_cpu="" best_rss="" times="" i
   shift
   for ((i = 0; i < ${REPEAT:-3}; i++)); do
     run "$name" "$@"
     [ "${STATUS[$name]}" = ok ] || return
     times+="${times:+ }${WALL[$name]}"
     if [ -z "$best" ] || awk -v a="${WALL[$name]}" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-      best=${WALL[$name]}
+      best=${WALL[$name]} best_cpu=${CPU[$name]} best_rss=${RSS[$name]}
     fi
   done
-  WALL[$name]=$best
+  WALL[$name]=$best CPU[$name]=$best_cpu RSS[$name]=$best_rss
   ALL[$name]=$times
 }
 mbps() { [ "$1" = n/a ] && { echo n/a; return; }; awk -v m="$trace_mb" -v t="$1" 'BEGIN { if (t <= 0) t = 0.01; printf "%.1f", m / t }'; }
@@ -84,13 +88,19 @@ fi
 echo
 echo "trace: $trace_mb MB in $CPUS CPUs' buffers; perf.data $(stat -c %s "$work/perf.data") bytes"
 grep -h 'trace blocks' "$work/jobs1.err" || true
-printf '%-12s %10s %10s %14s  %s\n' run "wall (s)" "MB/s" "peak RSS (KB)" "status (all runs)"
+busy() { [ "$1" = n/a ] && { echo n/a; return; }; awk -v c="$1" -v t="$2" 'BEGIN { if (t <= 0) t = 0.01; printf "%.2f", c / t }'; }
+printf '%-12s %9s %7s %8s %6s %14s  %s\n' run "wall (s)" "MB/s" "CPU (s)" busy "peak RSS (KB)" \
+  "status (all runs' wall s)"
 for n in "${names[@]}"; do
-  printf '%-12s %10s %10s %14s  %s\n' "$n" "${WALL[$n]}" "$(mbps "${WALL[$n]}")" "${RSS[$n]}" \
+  printf '%-12s %9s %7s %8s %6s %14s  %s\n' "$n" "${WALL[$n]}" "$(mbps "${WALL[$n]}")" "${CPU[$n]}" \
+    "$(busy "${CPU[$n]}" "${WALL[$n]}")" "${RSS[$n]}" \
     "${STATUS[$n]}${ALL[$n]:+ ($(echo ${ALL[$n]}) s)}"
 done
 if [ "${STATUS[jobs1]}" = ok ] && [ "${STATUS[jobs2]}" = ok ]; then
   echo "speed-up --jobs 2 / --jobs 1: $(awk -v a="${WALL[jobs1]}" -v b="${WALL[jobs2]}" 'BEGIN { if (b <= 0) b = 0.01; printf "%.2fx", a / b }')"
+  # Near 2 CPUs busy with the speed-up short of it means each CPU ran slower
+  # with both busy (the host), not that the work did not split.
+  echo "CPU time --jobs 2 / --jobs 1: $(awk -v a="${CPU[jobs2]}" -v b="${CPU[jobs1]}" 'BEGIN { if (b <= 0) b = 0.01; printf "%.2fx", a / b }') (1.00x: no work added by running in parallel)"
   if cmp -s "$work/jobs1.data" "$work/jobs2.data"; then echo "outputs identical"; else echo "outputs DIFFER"; fi
 else
   echo "speed-up --jobs 2 / --jobs 1: n/a"
