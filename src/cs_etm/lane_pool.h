@@ -43,9 +43,9 @@ class LanePool {
 
   uint64_t Submit(uint64_t lane, Task task);
   bool Done(uint64_t ticket);
+  void Wait(uint64_t ticket);
   // How many worker threads run.
   size_t threads() const { return threads_.size(); }
-  void Wait(uint64_t ticket);
 
  private:
   struct Lane {
