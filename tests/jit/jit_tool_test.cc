@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -155,8 +156,11 @@ std::vector<uint8_t> Code(size_t n) { return std::vector<uint8_t>(n, 0xc3); }
 class JitToolTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/jit_tool_test." + std::to_string(getpid()) + "." +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    // A parameterized test's name holds a '/': one directory level, not two,
+    // so that TearDown removes all it made.
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '_');
+    dir_ = ::testing::TempDir() + "/jit_tool_test." + std::to_string(getpid()) + "." + name;
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     dump_path_ = dir_ + "/jit-" + std::to_string(kPid) + ".dump";
