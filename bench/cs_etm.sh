@@ -11,7 +11,8 @@
 # KEEP=1 keeps the work directory, REPEAT=N runs each perftk configuration N
 # times (default 3) and reports the fastest, listing all.
 # Prints trace MB, wall time, MB/s, CPU time (user + system), CPUs busy (CPU
-# time / wall) and peak RSS for --jobs 1 and --jobs 2 and the speed-up; a run that fails (e.g. --jobs 2 before it exists) prints n/a.
+# time / wall) and peak RSS for --jobs 1 and --jobs 2 and the speed-up; a
+# run that fails (e.g. --jobs 2 before it exists) prints n/a.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-$here/../build}
@@ -67,7 +68,11 @@ run_best() {
   WALL[$name]=$best CPU[$name]=$best_cpu RSS[$name]=$best_rss
   ALL[$name]=$times
 }
-mbps() { [ "$1" = n/a ] && { echo n/a; return; }; awk -v m="$trace_mb" -v t="$1" 'BEGIN { if (t <= 0) t = 0.01; printf "%.1f", m / t }'; }
+# divide NUMERATOR DENOMINATOR [DIGITS]: the quotient, n/a for a failed run.
+divide() {
+  case "$1$2" in *n/a*) echo n/a; return ;; esac
+  awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (b <= 0) b = 0.01; printf "%.*f", d, a / b }'
+}
 
 run_best jobs1 "$PERFTK" cs-etm-decode --itrace=il64 -i "$work/perf.data" -o "$work/jobs1.data"
 run_best jobs2 "$PERFTK" cs-etm-decode --itrace=il64 --jobs 2 -i "$work/perf.data" -o "$work/jobs2.data"
@@ -88,19 +93,19 @@ fi
 echo
 echo "trace: $trace_mb MB in $CPUS CPUs' buffers; perf.data $(stat -c %s "$work/perf.data") bytes"
 grep -h 'trace blocks' "$work/jobs1.err" || true
-busy() { [ "$1" = n/a ] && { echo n/a; return; }; awk -v c="$1" -v t="$2" 'BEGIN { if (t <= 0) t = 0.01; printf "%.2f", c / t }'; }
 printf '%-12s %9s %7s %8s %6s %14s  %s\n' run "wall (s)" "MB/s" "CPU (s)" busy "peak RSS (KB)" \
   "status (all runs' wall s)"
 for n in "${names[@]}"; do
-  printf '%-12s %9s %7s %8s %6s %14s  %s\n' "$n" "${WALL[$n]}" "$(mbps "${WALL[$n]}")" "${CPU[$n]}" \
-    "$(busy "${CPU[$n]}" "${WALL[$n]}")" "${RSS[$n]}" \
+  printf '%-12s %9s %7s %8s %6s %14s  %s\n' "$n" "${WALL[$n]}" "$(divide "$trace_mb" "${WALL[$n]}" 1)" \
+    "${CPU[$n]}" "$(divide "${CPU[$n]}" "${WALL[$n]}")" "${RSS[$n]}" \
     "${STATUS[$n]}${ALL[$n]:+ ($(echo ${ALL[$n]}) s)}"
 done
 if [ "${STATUS[jobs1]}" = ok ] && [ "${STATUS[jobs2]}" = ok ]; then
-  echo "speed-up --jobs 2 / --jobs 1: $(awk -v a="${WALL[jobs1]}" -v b="${WALL[jobs2]}" 'BEGIN { if (b <= 0) b = 0.01; printf "%.2fx", a / b }')"
+  echo "speed-up --jobs 2 / --jobs 1: $(divide "${WALL[jobs1]}" "${WALL[jobs2]}")x"
   # Near 2 CPUs busy with the speed-up short of it means each CPU ran slower
   # with both busy (the host), not that the work did not split.
-  echo "CPU time --jobs 2 / --jobs 1: $(awk -v a="${CPU[jobs2]}" -v b="${CPU[jobs1]}" 'BEGIN { if (b <= 0) b = 0.01; printf "%.2fx", a / b }') (1.00x: no work added by running in parallel)"
+  echo "CPU time --jobs 2 / --jobs 1: $(divide "${CPU[jobs2]}" "${CPU[jobs1]}")x" \
+    "(1.00x: no work added by running in parallel)"
   if cmp -s "$work/jobs1.data" "$work/jobs2.data"; then echo "outputs identical"; else echo "outputs DIFFER"; fi
 else
   echo "speed-up --jobs 2 / --jobs 1: n/a"
