@@ -80,7 +80,7 @@ if [ -d build-fuzz ] && [ -x tests/fuzz/run.sh ]; then
   fi
   # cs-etm-decode's inputs: the AUXTRACE_INFO parser and the decoder entry,
   # seeded from the real ETM recordings when they are there.
-  etm=${PERFTK_SHARED_TESTDATA_DIR:-../shared/testdata}/simpleperf-etm
+  etm=tests/data/simpleperf-etm
   seeds=$(mktemp -d)
   if [ -r "$etm/perf_etm.data" ]; then
     python3 tests/fuzz/cs_etm_seeds.py "$etm" "$seeds/info" "$seeds/decoder"

@@ -20,7 +20,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kEtmDir = std::string(PERFTK_SHARED_TESTDATA_DIR) + "/simpleperf-etm/";
+const std::string kEtmDir = std::string(PERFTK_ETM_DATA_DIR) + "/";
 constexpr uint64_t kEtmBase = 0x582b2b0000;  // etm_test_loop's load address in perf_etm.data
 
 class CaptureSink : public RecordSink {

@@ -10,7 +10,7 @@
 namespace perftk::cs_etm {
 namespace {
 
-const std::string kEtmDir = std::string(PERFTK_SHARED_TESTDATA_DIR) + "/simpleperf-etm/";
+const std::string kEtmDir = std::string(PERFTK_ETM_DATA_DIR) + "/";
 
 // The private words of the first AUXTRACE_INFO of a recording.
 std::vector<uint64_t> InfoWords(const std::string& path) {

@@ -18,7 +18,7 @@
 namespace perftk::cs_etm {
 namespace {
 
-const std::string kEtmDir = std::string(PERFTK_SHARED_TESTDATA_DIR) + "/simpleperf-etm/";
+const std::string kEtmDir = std::string(PERFTK_ETM_DATA_DIR) + "/";
 
 class CaptureSink : public RecordSink {
  public:

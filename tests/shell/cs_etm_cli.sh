@@ -2,7 +2,7 @@
 # perftk cs-etm-decode on the command line: AutoFDO output equal to
 # simpleperf's, exit codes, and no output file on error.
 source "$(dirname "$0")/lib/common.bash"
-ETM=${PERFTK_SHARED_TESTDATA_DIR:-$(dirname "$0")/../../../shared/testdata}/simpleperf-etm
+ETM=${PERFTK_ETM_DATA_DIR:-$(dirname "$0")/../data/simpleperf-etm}
 [ -r "$ETM/perf_etm.data" ] || skip "no simpleperf ETM recordings at $ETM"
 
 "$PERFTK" cs-etm-decode -q -i "$ETM/perf_etm.data" --symfs "$ETM" --format=autofdo -o prof.afdo

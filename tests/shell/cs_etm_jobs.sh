@@ -5,7 +5,7 @@
 # blocks over the recording's CPUs, each 50 copies of its trace), and perf
 # reads the perf.data output.
 source "$(dirname "$0")/lib/common.bash"
-ETM=${PERFTK_SHARED_TESTDATA_DIR:-$(dirname "$0")/../../../shared/testdata}/simpleperf-etm
+ETM=${PERFTK_ETM_DATA_DIR:-$(dirname "$0")/../data/simpleperf-etm}
 [ -r "$ETM/perf_etm.data" ] || skip "no simpleperf ETM recordings at $ETM"
 REPLAY=$LIB_DIR/../../cs_etm/replay_etm_trace.py
 command -v python3 >/dev/null || skip "no python3"

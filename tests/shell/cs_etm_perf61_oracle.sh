@@ -7,7 +7,7 @@
 # recording live, which exercises the AUXTRACE index we write.
 source "$(dirname "$0")/lib/common.bash"
 require_perf
-etm=${PERFTK_SHARED_TESTDATA_DIR:?}/simpleperf-etm
+etm=${PERFTK_ETM_DATA_DIR:-$(dirname "$0")/../data/simpleperf-etm}
 oracle=${PERFTK_SOURCE_DIR:?}/tests/data/cs_etm_perf61
 [ -f "$etm/perf_etm.data" ] || skip "no CoreSight test data in $etm"
 

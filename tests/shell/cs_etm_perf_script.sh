@@ -5,7 +5,7 @@
 # sees the loop edges 100 times each and 11 samples for --itrace=i100il64.
 source "$(dirname "$0")/lib/common.bash"
 command -v perf >/dev/null || skip "perf is not installed (Debian: linux-perf)"
-ETM=${PERFTK_SHARED_TESTDATA_DIR:-$(dirname "$0")/../../../shared/testdata}/simpleperf-etm
+ETM=${PERFTK_ETM_DATA_DIR:-$(dirname "$0")/../data/simpleperf-etm}
 [ -r "$ETM/perf_etm.data" ] || skip "no simpleperf ETM recordings at $ETM"
 
 for itrace in i100il64 il64 i1000il16; do
