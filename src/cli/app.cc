@@ -4,8 +4,11 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
+#include "absl/strings/cord.h"
 #include "cli/aslr_command.h"
 #include "cli/command.h"
+#include "cli/usage.h"
+#include "base/interrupt.h"
 #include "cli/copy_command.h"
 #include "cli/cs_etm_decode_command.h"
 #include "cli/dump_command.h"
@@ -14,10 +17,25 @@
 
 namespace perftk::cli {
 
+namespace {
+
+constexpr char kUsagePayload[] = "perftk/usage-error";
+
+}  // namespace
+
+absl::Status UsageError(absl::string_view message) {
+  absl::Status status = absl::InvalidArgumentError(message);
+  status.SetPayload(kUsagePayload, absl::Cord("1"));
+  return status;
+}
+
+bool IsUsageError(const absl::Status& status) {
+  return status.GetPayload(kUsagePayload).has_value();
+}
+
 int ExitCodeFor(const absl::Status& status) {
   if (status.ok()) return 0;
-  if (absl::IsUnimplemented(status)) return 2;
-  return 1;
+  return IsUsageError(status) ? 2 : 1;
 }
 
 namespace {
@@ -59,6 +77,7 @@ void RegisterAllCommands(CLI::App& app, absl::Status& outcome) {
 }
 
 int RunMain(int argc, char** argv) {
+  base::InstallInterruptHandling();
   CLI::App app{"perftk", "perftk"};
   absl::Status outcome;
   RegisterAllCommands(app, outcome);

@@ -19,7 +19,7 @@ class App;
 
 namespace perftk::cli {
 
-// 0 for OK, 2 for a mode that is not built yet or a usage error, 1 otherwise.
+// 0 for OK, 2 for a usage error (cli/usage.h), 1 otherwise.
 int ExitCodeFor(const absl::Status& status);
 
 // Builds the whole command line: every subcommand, --version, `help SUBCOMMAND`.

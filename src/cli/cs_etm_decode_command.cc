@@ -11,10 +11,11 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/output_file.h"
+#include "cli/usage.h"
 #include "cs_etm/decode_tool.h"
 #include "inject/pipeline.h"
 #include "perf/reader.h"
-#include "perf/writer.h"
 
 namespace perftk::cli {
 namespace {
@@ -33,34 +34,6 @@ absl::StatusOr<cs_etm::OutputFormat> ParseFormat(const std::string& name) {
   if (name == "script") return cs_etm::OutputFormat::kScript;
   return absl::InvalidArgumentError(
       absl::StrCat("--format=", name, ": expected perf, autofdo, bolt or script"));
-}
-
-// Writes `text` to `path` atomically ("-" or empty: standard output).
-absl::Status WriteText(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout)) {
-      return absl::InternalError("cannot write standard output");
-    }
-    return absl::OkStatus();
-  }
-  std::string temp = absl::StrCat(path, ".tmp.", getpid());
-  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", temp, ": ", strerror(errno)));
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) {
-      close(fd);
-      unlink(temp.c_str());
-      return absl::InternalError(absl::StrCat("cannot write ", temp, ": ", strerror(errno)));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (fsync(fd) != 0 || close(fd) != 0 || rename(temp.c_str(), path.c_str()) != 0) {
-    unlink(temp.c_str());
-    return absl::InternalError(absl::StrCat("cannot write ", path, ": ", strerror(errno)));
-  }
-  return absl::OkStatus();
 }
 
 // Reads every record through the tool without writing a perf.data.
@@ -89,12 +62,11 @@ absl::Status RunWithoutWriter(cs_etm::CsEtmDecodeTool& tool, const std::string& 
 
 absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   absl::StatusOr<cs_etm::ItraceOptions> itrace = cs_etm::ParseItrace(options.itrace);
-  if (!itrace.ok()) return itrace.status();
+  if (!itrace.ok()) return UsageError(itrace.status().message());
   absl::StatusOr<cs_etm::OutputFormat> format = ParseFormat(options.format);
-  if (!format.ok()) return format.status();
+  if (!format.ok()) return UsageError(format.status().message());
   if (options.jobs < 1 || options.jobs > kMaxJobs) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--jobs=%d: expected 1 to %d", options.jobs, kMaxJobs));
+    return UsageError(absl::StrFormat("--jobs=%d: expected 1 to %d", options.jobs, kMaxJobs));
   }
   cs_etm::DecodeOptions decode;
   decode.itrace = *itrace;
@@ -105,7 +77,7 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   absl::Status status;
   if (*format == cs_etm::OutputFormat::kPerf) {
     if (options.output.empty()) {
-      return absl::InvalidArgumentError("--format=perf needs -o OUTPUT (a perf.data, or '-')");
+      return UsageError("--format=perf needs -o OUTPUT (a perf.data, or '-')");
     }
     PipelineOptions pipeline;
     pipeline.input = options.input;
@@ -113,11 +85,14 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
     pipeline.progress_label = "perftk cs-etm-decode";
     status = RunPipeline(tool, pipeline).status();
   } else {
-    if (!options.output.empty() && options.output != "-") {
-      if (absl::Status s = CheckOutputIsNotInput(options.input, options.output); !s.ok()) return s;
-    }
+    // Open (and claim) the text output first: an input of the run that is
+    // the output is then refused, and the output is only replaced whole.
+    absl::StatusOr<std::unique_ptr<base::OutputFile>> out =
+        base::OutputFile::Open(options.output.empty() ? "-" : options.output, "output (-o)");
+    if (!out.ok()) return out.status();
     status = RunWithoutWriter(tool, options.input);
-    if (status.ok()) status = WriteText(options.output, tool.text());
+    if (status.ok()) status = (*out)->Write(tool.text());
+    if (status.ok()) status = (*out)->Commit();
   }
   for (const std::string& warning : tool.warnings()) {
     std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
@@ -183,12 +158,20 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
                   "Output: perf.data ('-' for a pipe) with --format=perf, else a text file "
                   "(default stdout)");
   sub->add_option("--itrace", options->itrace, "What to synthesize, perf's syntax: i[N], l[N], b")
-      ->capture_default_str();
-  sub->add_option("--format", options->format, "perf, autofdo, bolt or script")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            absl::StatusOr<cs_etm::ItraceOptions> parsed = cs_etm::ParseItrace(text);
+            return parsed.ok() ? std::string() : std::string(parsed.status().message());
+          },
+          "i[N]l[N]b", "itrace"));
+  sub->add_option("--format", options->format, "Output format")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"perf", "autofdo", "bolt", "script"}));
   sub->add_option("--symfs", options->symfs, "Look for binaries under this directory");
   sub->add_option("-j,--jobs", options->jobs, "Decode threads (output identical to --jobs 1)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, kMaxJobs));
   sub->add_flag("-q,--quiet", options->quiet, "No summary line on stderr");
   sub->callback([options, &outcome] { outcome = RunCsEtmDecode(*options); });
 }

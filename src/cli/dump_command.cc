@@ -1,5 +1,8 @@
 #include "cli/dump_command.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -101,6 +104,20 @@ void AddSampleMap(const machine::Machines& machines, const Record& record, const
   fields.push_back(Field::Address("dso_addr", map->DsoAddress(sample->ip)));
 }
 
+absl::Status WriteError(int error) {
+  if (error == EPIPE) {
+    return absl::UnavailableError(
+        "cannot write the listing: the reader closed its end of the pipe");
+  }
+  return absl::InternalError(absl::StrCat("cannot write the listing: ", std::strerror(error)));
+}
+
+// Writes one line of the listing; a failed write stops the listing with
+// the system's reason (a closed pipe, a full disk).
+absl::Status Emit(std::FILE* out, const std::string& line) {
+  return std::fputs(line.c_str(), out) == EOF ? WriteError(errno) : absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
@@ -113,13 +130,20 @@ absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
       Field::Text("byte_order", header.cross_endian ? "foreign" : "native"),
       Field::Number("events", header.events.size()),
       Field::Number("features", header.features.size())};
-  std::fputs(Line("header", file, options.json).c_str(), out);
+  if (absl::Status s = Emit(out, Line("header", file, options.json)); !s.ok()) return s;
   for (size_t i = 0; i < header.events.size(); ++i) {
-    std::fputs(Line("attr", DescribeAttr(header.events.attrs()[i], i), options.json).c_str(), out);
+    if (absl::Status s = Emit(out, Line("attr", DescribeAttr(header.events.attrs()[i], i),
+                                        options.json));
+        !s.ok()) {
+      return s;
+    }
   }
   for (const auto& [feature, section] : header.features) {
-    std::fputs(Line("feature", DescribeFeature(feature, header.features), options.json).c_str(),
-               out);
+    if (absl::Status s =
+            Emit(out, Line("feature", DescribeFeature(feature, header.features), options.json));
+        !s.ok()) {
+      return s;
+    }
   }
   if (!options.header_only) {
     OrderedReader ordered(**reader);
@@ -138,13 +162,13 @@ absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
         }
         if ((*record)->type() == PERF_RECORD_SAMPLE) AddSampleMap(machines, **record, events, fields);
       }
-      std::fputs(Line("record", fields, options.json).c_str(), out);
+      if (absl::Status s = Emit(out, Line("record", fields, options.json)); !s.ok()) return s;
     }
   }
   for (const std::string& warning : (*reader)->warnings()) {
     std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
   }
-  if (std::fflush(out) != 0) return absl::InternalError("cannot write the listing");
+  if (std::fflush(out) != 0) return WriteError(errno);
   return absl::OkStatus();
 }
 

@@ -9,6 +9,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "cli/usage.h"
 #include "inject/pipeline.h"
 #include "jit/buildid_cache.h"
 #include "jit/jit_tool.h"
@@ -37,7 +38,7 @@ absl::Status RunJit(const JitOptions& options) {
   }
   int jobs = options.jobs == 0 ? DefaultJobs() : options.jobs;
   if (jobs != 1 && jobs != 2) {
-    return absl::InvalidArgumentError(absl::StrCat("--jobs=", options.jobs, ": expected 1 or 2"));
+    return UsageError(absl::StrCat("--jobs=", options.jobs, ": expected 1 or 2"));
   }
   std::string cache_dir = options.buildid_cache;
   if (cache_dir == kDefaultBuildIdCache) {
@@ -113,7 +114,8 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
       ->type_name("[=DIR]");
   sub->add_option("-j,--jobs", options->jobs,
                   "1: one thread; 2 (the default with more than one CPU): a second thread\n"
-                  "creates the .so files ahead of their writing. The output is the same");
+                  "creates the .so files ahead of their writing. The output is the same")
+      ->check(CLI::Range(1, 2));
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
   sub->callback([options, &outcome] { outcome = RunJit(*options); });

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "base/output_file.h"
+#include "cli/usage.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -153,17 +155,17 @@ std::string FormatText(const std::vector<ProbeSite>& sites, const UprobeOffsetOp
 
 absl::Status CheckOptions(const UprobeOffsetOptions& options) {
   if (options.format != "hex" && options.format != "uprobe-events" && options.format != "json") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown --format '", options.format, "' (expected hex, uprobe-events or json)"));
+    return UsageError(absl::StrCat("unknown --format '", options.format,
+                                   "' (expected hex, uprobe-events or json)"));
   }
   if (options.list && !options.functions.empty()) {
-    return absl::InvalidArgumentError("--list takes no function names");
+    return UsageError("--list takes no function names");
   }
   if (!options.list && options.functions.empty()) {
-    return absl::InvalidArgumentError("name at least one function, or pass --list");
+    return UsageError("name at least one function, or pass --list");
   }
   if (options.return_probe && options.format == "hex") {
-    return absl::InvalidArgumentError("--return needs --format=uprobe-events or --json");
+    return UsageError("--return needs --format=uprobe-events or --json");
   }
   return absl::OkStatus();
 }
@@ -217,11 +219,7 @@ absl::Status PrintListing(elf::UprobeResolver& resolver, const UprobeOffsetOptio
     }
   }
   if (options.format == "hex") {
-    const std::string text = FormatListing(usable);
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
-      return absl::UnavailableError("cannot write the listing to standard output");
-    }
-    return absl::OkStatus();
+    return base::WriteToStandardOutput(FormatListing(usable));
   }
   std::vector<ProbeSite> sites;
   sites.reserve(usable.size());
@@ -229,10 +227,8 @@ absl::Status PrintListing(elf::UprobeResolver& resolver, const UprobeOffsetOptio
     sites.push_back(site.ToProbeSite());
     sites.back().path = resolver.path();
   }
-  const std::string text = options.format == "json" ? FormatJson(sites, options)
-                                                   : FormatText(sites, options, 0);
-  std::fputs(text.c_str(), stdout);
-  return absl::OkStatus();
+  return base::WriteToStandardOutput(options.format == "json" ? FormatJson(sites, options)
+                                                              : FormatText(sites, options, 0));
 }
 
 absl::StatusOr<std::vector<ProbeSite>> Collect(elf::UprobeResolver& resolver,
@@ -266,15 +262,11 @@ absl::Status RunUprobeOffset(const UprobeOffsetOptions& options) {
   if (options.list) return PrintListing(**resolver, options);
   absl::StatusOr<std::vector<ProbeSite>> sites = Collect(**resolver, options);
   if (!sites.ok()) return sites.status();
-  if (options.format == "json") {
-    std::fputs(FormatJson(*sites, options).c_str(), stdout);
-    return absl::OkStatus();
-  }
+  if (options.format == "json") return base::WriteToStandardOutput(FormatJson(*sites, options));
   for (const ProbeSite& site : *sites) {
     if (!site.note.empty()) std::fprintf(stderr, "perftk: note: %s\n", site.note.c_str());
   }
-  std::fputs(FormatText(*sites, options, options.functions.size()).c_str(), stdout);
-  return absl::OkStatus();
+  return base::WriteToStandardOutput(FormatText(*sites, options, options.functions.size()));
 }
 
 void RegisterUprobeOffsetCommand(CLI::App& app, absl::Status& outcome) {
@@ -286,8 +278,9 @@ void RegisterUprobeOffsetCommand(CLI::App& app, absl::Status& outcome) {
                   "Function names: NAME, NAME@VER, NAME@@VER, each optionally +OFFSET");
   sub->add_flag("--list", options->list,
                 "List every function (and PLT stub) with its offset, like `perf probe -F`");
-  sub->add_option("--format", options->format, "Output: hex, uprobe-events or json")
-      ->capture_default_str();
+  sub->add_option("--format", options->format, "Output format")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"hex", "uprobe-events", "json"}));
   sub->add_flag_callback("--json", [options] { options->format = "json"; },
                          "Same as --format=json");
   sub->add_flag("--return", options->return_probe,

@@ -9,6 +9,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "base/input_file.h"
 #include "elf/elf_file.h"
 
 namespace perftk::cs_etm {
@@ -104,14 +105,16 @@ const Image* BinaryImages::Load(const machine::Dso& dso) {
       return nullptr;
     }
   }
-  int fd = open(path->c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
-    if (fd >= 0) close(fd);
-    warnings_.push_back(absl::StrCat("cannot read ", *path, ": trace in ", dso.name,
-                                     " is skipped"));
+  absl::StatusOr<int> opened = base::OpenInputFile(*path, "binary", base::InputKind::kRegularFile, &st);
+  if (!opened.ok() || st.st_size == 0) {
+    if (opened.ok()) close(*opened);
+    warnings_.push_back(absl::StrCat(
+        opened.ok() ? absl::StrCat(*path, ": empty file") : std::string(opened.status().message()),
+        ": trace in ", dso.name, " is skipped"));
     return nullptr;
   }
+  int fd = *opened;
   auto mapped = std::make_unique<Mapped>();
   mapped->size = static_cast<size_t>(st.st_size);
   mapped->base = mmap(nullptr, mapped->size, PROT_READ, MAP_PRIVATE, fd, 0);

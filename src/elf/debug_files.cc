@@ -1,16 +1,18 @@
 #include "elf/debug_files.h"
 
 #include <lzma.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstring>
-#include <fstream>
+#include <cerrno>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/input_file.h"
 
 namespace perftk::elf {
 namespace {
@@ -27,7 +29,8 @@ std::array<uint32_t, 256> MakeCrcTable() {
   return table;
 }
 
-bool FileExists(const std::string& path) { return std::ifstream(path).good(); }
+// Looks without opening: a FIFO among the candidates must not block.
+bool FileExists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
 std::string Directory(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -37,14 +40,17 @@ std::string Directory(const std::string& path) {
 }
 
 absl::StatusOr<uint32_t> FileCrc(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  absl::StatusOr<int> fd = base::OpenInputFile(path, "debug file");
+  if (!fd.ok()) return fd.status();
   std::vector<char> buffer(1 << 16);
   uint32_t crc = 0;
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    crc = DebuglinkCrc(crc, absl::string_view(buffer.data(), static_cast<size_t>(in.gcount())));
+  while (true) {
+    ssize_t n = read(*fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    crc = DebuglinkCrc(crc, absl::string_view(buffer.data(), static_cast<size_t>(n)));
   }
+  close(*fd);
   return crc;
 }
 

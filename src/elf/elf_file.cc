@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "base/input_file.h"
 #include "absl/strings/str_format.h"
 
 namespace perftk::elf {
@@ -75,24 +76,10 @@ absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path) 
   if (absl::Status ready = EnsureLibelfReady(); !ready.ok()) return ready;
   std::unique_ptr<ElfFile> file(new ElfFile());
   file->path_ = path;
-  file->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (file->fd_ < 0) {
-    const int error = errno;
-    std::string message = absl::StrCat(path, ": cannot open: ", std::strerror(error));
-    if (error == ENOENT) return absl::NotFoundError(message);
-    return absl::FailedPreconditionError(message);
-  }
   struct stat st {};
-  if (::fstat(file->fd_, &st) != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": cannot stat: ", std::strerror(errno)));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not an ELF file"));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a regular file"));
-  }
+  absl::StatusOr<int> fd = base::OpenInputFile(path, "ELF file", base::InputKind::kRegularFile, &st);
+  if (!fd.ok()) return fd.status();
+  file->fd_ = *fd;
   file->file_size_ = static_cast<uint64_t>(st.st_size);
   char head[EI_NIDENT] = {};
   const ssize_t got = ::pread(file->fd_, head, sizeof(head), 0);

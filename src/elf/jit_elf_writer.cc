@@ -526,61 +526,43 @@ absl::Status WriteAll(int fd, Bytes bytes, const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<int> CreateForWriting(const std::string& path) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return absl::PermissionDeniedError(absl::StrCat(path, ": cannot create: ", std::strerror(errno)));
-  }
-  return fd;
-}
-
-absl::StatusOr<struct stat> WriteAndClose(int fd, const std::string& path, Bytes bytes) {
-  absl::Status status = WriteAll(fd, bytes, path);
-  struct stat st;
-  if (status.ok() && fstat(fd, &st) != 0) {
-    status = absl::InternalError(absl::StrCat(path, ": fstat failed: ", std::strerror(errno)));
-  }
-  if (close(fd) != 0 && status.ok()) {
-    status = absl::InternalError(absl::StrCat(path, ": close failed: ", std::strerror(errno)));
-  }
-  if (!status.ok()) {
-    unlink(path.c_str());
-    return status;
-  }
-  return st;
+absl::StatusOr<struct stat> WriteAndClose(base::GeneratedFile& file, Bytes bytes) {
+  if (absl::Status s = file.Write(bytes); !s.ok()) return s;
+  return file.Close();
 }
 
 absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes) {
-  absl::StatusOr<int> fd = CreateForWriting(path);
-  if (!fd.ok()) return fd.status();
-  return WriteAndClose(*fd, path, bytes);
+  absl::StatusOr<base::GeneratedFile> file = base::GeneratedFile::Create(path);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<struct stat> st = WriteAndClose(*file, bytes);
+  if (st.ok()) file->TakePending().Keep();
+  return st;
 }
 
 MergedJitElfWriter::MergedJitElfWriter(std::string path, std::string temp_path, int fd,
+                                       base::PendingFile pending,
                                        std::unique_ptr<JitElfComposer> composer)
     : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd),
-      composer_(std::move(composer)) {}
+      pending_(std::move(pending)), composer_(std::move(composer)) {}
 
 MergedJitElfWriter::~MergedJitElfWriter() {
   if (fd_ >= 0) close(fd_);
-  if (!finished_) unlink(temp_path_.c_str());
+  // pending_, if still listed, removes the unfinished or unkept file.
 }
 
 absl::StatusOr<std::unique_ptr<MergedJitElfWriter>> MergedJitElfWriter::Create(
     const std::string& path, const JitElfTarget& target) {
   std::string temp_path = absl::StrCat(path, ".tmp.", getpid());
-  int fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(temp_path, ": cannot create: ", std::strerror(errno)));
-  }
+  int fd = -1;
+  absl::StatusOr<base::PendingFile> pending = base::PendingFile::CreateNew(temp_path, &fd);
+  if (!pending.ok()) return pending.status();
   if (lseek(fd, static_cast<off_t>(target.text_offset()), SEEK_SET) < 0) {
     close(fd);
-    unlink(temp_path.c_str());
     return absl::InternalError(absl::StrCat(temp_path, ": seek failed: ", std::strerror(errno)));
   }
-  return std::unique_ptr<MergedJitElfWriter>(new MergedJitElfWriter(
-      path, std::move(temp_path), fd, std::make_unique<JitElfComposer>(target)));
+  return std::unique_ptr<MergedJitElfWriter>(
+      new MergedJitElfWriter(path, std::move(temp_path), fd, std::move(*pending),
+                             std::make_unique<JitElfComposer>(target)));
 }
 
 size_t MergedJitElfWriter::functions() const { return composer_->functions(); }
@@ -633,11 +615,10 @@ absl::StatusOr<struct stat> MergedJitElfWriter::Finish() {
   }
   int fd = fd_;
   fd_ = -1;
-  if (close(fd) != 0 || rename(temp_path_.c_str(), path_.c_str()) != 0) {
-    return absl::InternalError(
-        absl::StrCat(path_, ": cannot move the finished file in place: ", std::strerror(errno)));
+  if (close(fd) != 0) {
+    return absl::InternalError(absl::StrCat(temp_path_, ": close failed: ", std::strerror(errno)));
   }
-  finished_ = true;
+  if (absl::Status s = pending_.RenameOver(path_); !s.ok()) return s;
   return st;
 }
 

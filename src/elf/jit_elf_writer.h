@@ -33,6 +33,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/generated_file.h"
+#include "base/pending_file.h"
 #include "absl/strings/string_view.h"
 #include "elf/sha1.h"
 #include "perf/bytes.h"
@@ -78,22 +80,20 @@ struct JitFunction {
 Sha1::Digest BuildJitElf(const JitElfTarget& target, const JitFunction& function,
                          std::vector<std::byte>& out);
 
-// Creates or truncates `path`, writes `bytes` with one write, and returns the
-// file's stat (for the device and inode numbers an MMAP2 carries).
-// CreateForWriting + WriteAndClose.
+// Writes `bytes` to `file` with one write and closes it; returns the
+// file's stat (for the device and inode numbers an MMAP2 carries). On
+// failure the unfinished file is removed when `file` goes.
+absl::StatusOr<struct stat> WriteAndClose(base::GeneratedFile& file, Bytes bytes);
+// base::GeneratedFile::Create + WriteAndClose; the file is kept.
 absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes);
-// Creates or truncates `path` (mode 0644) and returns a descriptor to write it.
-absl::StatusOr<int> CreateForWriting(const std::string& path);
-// Writes `bytes` to `fd` (just created for `path`), fstat()s and closes it;
-// on failure the file is removed. Closes `fd` in every case.
-absl::StatusOr<struct stat> WriteAndClose(int fd, const std::string& path, Bytes bytes);
 
 // One ELF for many functions (perftk jit --merge): each function's code at
 // its own 16-aligned offset in .text, one symbol each. Unwinding tables are
 // not merged (an unwinder finds one .eh_frame_hdr per file and reads it at
 // one base address), but the file can say "no tables here" with an empty
 // .eh_frame and an .eh_frame_hdr without entries, as a JIT does for code it
-// has no tables for. The file appears at `path` only when Finish succeeds.
+// has no tables for. The file appears at `path` only when Finish succeeds,
+// and is a pending file of the run (base/pending_file.h) when it is new.
 class MergedJitElfWriter {
  public:
   static absl::StatusOr<std::unique_ptr<MergedJitElfWriter>> Create(const std::string& path,
@@ -106,22 +106,24 @@ class MergedJitElfWriter {
   // entries; call after the last Add.
   void AddEmptyUnwindingTables();
   absl::StatusOr<struct stat> Finish();
+  // After Finish: the file's pending entry (see base::GeneratedFile).
+  base::PendingFile TakePending() { return std::move(pending_); }
 
   size_t functions() const;
   // The file's build id, once Finish has succeeded.
   const Sha1::Digest& build_id() const;
 
  private:
-  MergedJitElfWriter(std::string path, std::string temp_path, int fd,
+  MergedJitElfWriter(std::string path, std::string temp_path, int fd, base::PendingFile pending,
                      std::unique_ptr<JitElfComposer> composer);
   absl::Status FlushRegion();
 
   std::string path_;
   std::string temp_path_;
   int fd_;
+  base::PendingFile pending_;  // the temporary file, then the finished one
   std::unique_ptr<JitElfComposer> composer_;
   std::vector<std::byte> region_;
-  bool finished_ = false;
 };
 
 }  // namespace perftk::elf

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "base/output_file.h"
 #include "inject/progress.h"
 #include "perf/ordered_reader.h"
 #include "perf/reader.h"
@@ -23,15 +24,19 @@ class WriterSink : public RecordSink {
 }  // namespace
 
 absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& options) {
-  if (absl::Status s = CheckOutputIsNotInput(options.input, options.output); !s.ok()) return s;
+  // The output is open (and claimed) before the input, so that an input
+  // that is the output is refused before anything is read.
+  absl::StatusOr<std::unique_ptr<base::OutputFile>> out =
+      base::OutputFile::Open(options.output, "output (-o)");
+  if (!out.ok()) return out.status();
   absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(options.input);
   if (!reader.ok()) return reader.status();
   Header header = (*reader)->header();
   if (absl::Status s = tool.Begin(header); !s.ok()) return s;
-  DataLayout layout = options.layout.value_or(options.output == "-" ? DataLayout::kPipe
-                                                                      : DataLayout::kFile);
+  DataLayout layout =
+      options.layout.value_or((*out)->is_stream() ? DataLayout::kPipe : DataLayout::kFile);
   absl::StatusOr<std::unique_ptr<PerfDataWriter>> writer =
-      PerfDataWriter::Create(options.output, layout, header);
+      PerfDataWriter::Create(std::move(*out), layout, header);
   if (!writer.ok()) return writer.status();
   WriterSink sink(**writer);
 

@@ -1,5 +1,6 @@
 // Runs a Tool over a recording: reads the input, lets the tool rewrite it,
-// writes the output atomically. Reader warnings go to stderr.
+// writes the output (a base::OutputFile: whole or not at all, or a stream
+// written in place). Reader warnings go to stderr.
 #ifndef PERFTK_INJECT_PIPELINE_H_
 #define PERFTK_INJECT_PIPELINE_H_
 
@@ -15,8 +16,9 @@ namespace perftk {
 
 struct PipelineOptions {
   std::string input;   // "-" for stdin
-  std::string output;  // "-" for stdout (pipe layout)
-  // Output layout; by default pipe for "-", file otherwise.
+  std::string output;  // "-" for stdout
+  // Output layout; by default pipe for a stream (stdout, a FIFO, a device),
+  // file otherwise.
   std::optional<DataLayout> layout;
   // Hand records to the tool in timestamp order (OrderedReader) instead of
   // stored order. Tools that follow address spaces need this.

@@ -9,7 +9,10 @@
 #include <cstring>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
+#include "base/generated_file.h"
+#include "base/input_file.h"
 
 namespace perftk::jit {
 namespace {
@@ -19,45 +22,58 @@ absl::Status Failed(absl::string_view what, const std::string& path) {
       absl::StrCat("build-id cache: cannot ", what, " ", path, ": ", std::strerror(errno)));
 }
 
+// Runs `make` for `path` as a pending file of the run, appended to `made`;
+// an existing path is left alone (EEXIST is success).
+absl::Status MakePending(const std::string& path, base::PendingFile::Kind kind, absl::string_view what,
+                         std::vector<base::PendingFile>& made, absl::FunctionRef<int()> make) {
+  absl::StatusOr<base::PendingFile> pending = base::PendingFile::Make(path, kind, make);
+  if (pending.ok()) {
+    made.push_back(std::move(*pending));
+    return absl::OkStatus();
+  }
+  if (absl::IsAlreadyExists(pending.status())) return absl::OkStatus();
+  return Failed(what, path);
+}
+
 // mkdir -p: every missing directory of `path`.
-absl::Status MakeDirectories(const std::string& path) {
+absl::Status MakeDirectories(const std::string& path, std::vector<base::PendingFile>& made) {
   for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
     std::string prefix = path.substr(0, slash);
-    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
-      return Failed("create directory", prefix);
+    if (absl::Status s = MakePending(prefix, base::PendingFile::Kind::kDirectory,
+                                     "create directory", made,
+                                     [&] { return mkdir(prefix.c_str(), 0755); });
+        !s.ok()) {
+      return s;
     }
     if (slash == std::string::npos) return absl::OkStatus();
   }
 }
 
-absl::Status CopyFile(const std::string& from, const std::string& to) {
-  int in = open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) return Failed("read", from);
-  std::string temp = absl::StrCat(to, ".tmp.", getpid());
-  int out = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (out < 0) {
-    close(in);
-    return Failed("create", temp);
+absl::Status CopyFile(const std::string& from, const std::string& to,
+                      std::vector<base::PendingFile>& made) {
+  absl::StatusOr<int> in = base::OpenInputFile(from, "ELF file to cache");
+  if (!in.ok()) return in.status();
+  absl::StatusOr<base::GeneratedFile> out = base::GeneratedFile::Create(to);
+  if (!out.ok()) {
+    close(*in);
+    return out.status();
   }
-  std::vector<char> buffer(1 << 16);
+  std::vector<std::byte> buffer(1 << 16);
   absl::Status status;
   while (status.ok()) {
-    ssize_t n = read(in, buffer.data(), buffer.size());
+    ssize_t n = read(*in, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) status = Failed("read", from);
     if (n <= 0) break;
-    for (ssize_t done = 0; done < n && status.ok();) {
-      ssize_t w = write(out, buffer.data() + done, static_cast<size_t>(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) status = Failed("write", temp);
-      else done += w;
-    }
+    status = out->Write(std::span<const std::byte>(buffer.data(), static_cast<size_t>(n)));
   }
-  close(in);
-  if (close(out) != 0 && status.ok()) status = Failed("write", temp);
-  if (status.ok() && rename(temp.c_str(), to.c_str()) != 0) status = Failed("create", to);
-  if (!status.ok()) unlink(temp.c_str());
-  return status;
+  close(*in);
+  if (!status.ok()) return status;
+  if (absl::StatusOr<struct stat> st = out->Close(); !st.ok()) return st.status();
+  if (base::PendingFile pending = out->TakePending(); pending.listed()) {
+    made.push_back(std::move(pending));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -83,7 +99,8 @@ std::string BuildIdHex(std::span<const uint8_t> build_id) {
 }
 
 absl::Status AddToBuildIdCache(const std::string& dir, const std::string& path,
-                               std::span<const uint8_t> build_id) {
+                               std::span<const uint8_t> build_id,
+                               std::vector<base::PendingFile>& made) {
   if (path.empty() || path[0] != '/') {
     return absl::InvalidArgumentError(
         absl::StrCat("build-id cache: ", path, " is not an absolute path"));
@@ -93,19 +110,19 @@ absl::Status AddToBuildIdCache(const std::string& dir, const std::string& path,
   }
   std::string hex = BuildIdHex(build_id);
   std::string entry_dir = absl::StrCat(dir, path, "/", hex);
-  if (absl::Status s = MakeDirectories(entry_dir); !s.ok()) return s;
+  if (absl::Status s = MakeDirectories(entry_dir, made); !s.ok()) return s;
   std::string elf = entry_dir + "/elf";
-  if (link(path.c_str(), elf.c_str()) != 0 && errno != EEXIST) {
-    if (absl::Status s = CopyFile(path, elf); !s.ok()) return s;
+  if (absl::Status s = MakePending(elf, base::PendingFile::Kind::kFile, "link", made,
+                                   [&] { return link(path.c_str(), elf.c_str()); });
+      !s.ok()) {
+    if (absl::Status copied = CopyFile(path, elf, made); !copied.ok()) return copied;
   }
   std::string link_dir = absl::StrCat(dir, "/.build-id/", hex.substr(0, 2));
-  if (absl::Status s = MakeDirectories(link_dir); !s.ok()) return s;
+  if (absl::Status s = MakeDirectories(link_dir, made); !s.ok()) return s;
   std::string link_path = absl::StrCat(link_dir, "/", hex.substr(2));
   std::string target = absl::StrCat("../..", path, "/", hex);
-  if (symlink(target.c_str(), link_path.c_str()) != 0 && errno != EEXIST) {
-    return Failed("create the link", link_path);
-  }
-  return absl::OkStatus();
+  return MakePending(link_path, base::PendingFile::Kind::kFile, "create the link", made,
+                     [&] { return symlink(target.c_str(), link_path.c_str()); });
 }
 
 }  // namespace perftk::jit

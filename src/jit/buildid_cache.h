@@ -8,16 +8,21 @@
 //
 // so that `perf report` finds a file by the build id the recording names
 // even after the file itself is gone. Entries that exist already are kept
-// (the same build id means the same contents).
+// (the same build id means the same contents). What is created (folders,
+// links, copies) is a pending file of the run, handed to the caller to
+// keep once the run succeeds (base/pending_file.h); a copy is never seen
+// half-written.
 #ifndef PERFTK_JIT_BUILDID_CACHE_H_
 #define PERFTK_JIT_BUILDID_CACHE_H_
 
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/pending_file.h"
 
 namespace perftk::jit {
 
@@ -27,9 +32,11 @@ absl::StatusOr<std::string> DefaultBuildIdCacheDir();
 // Lower-case hex of the build id.
 std::string BuildIdHex(std::span<const uint8_t> build_id);
 
-// Adds the file at `path` (absolute) with its build id to the cache in `dir`.
+// Adds the file at `path` (absolute) with its build id to the cache in `dir`;
+// appends what it creates to `made`.
 absl::Status AddToBuildIdCache(const std::string& dir, const std::string& path,
-                               std::span<const uint8_t> build_id);
+                               std::span<const uint8_t> build_id,
+                               std::vector<base::PendingFile>& made);
 
 }  // namespace perftk::jit
 

@@ -6,7 +6,6 @@
 #include <system_error>
 #include <utility>
 
-#include "elf/jit_elf_writer.h"
 
 namespace perftk::jit {
 
@@ -30,9 +29,8 @@ FileCreator::~FileCreator() {
   thread_.join();
   std::lock_guard<std::mutex> lock(mu_);
   for (Created& created : created_) {
-    if (created.fd < 0) continue;
-    close(created.fd);
-    unlink(created.path.c_str());
+    if (created.fd >= 0) close(created.fd);
+    // created.pending removes the file as it goes.
   }
 }
 
@@ -59,12 +57,12 @@ bool FileCreator::TakeCanGoOn() const {
   return created_.size() >= kWakeBatch || (!created_.empty() && requests_.empty());
 }
 
-absl::StatusOr<int> FileCreator::Take() {
+absl::StatusOr<base::GeneratedFile> FileCreator::Take() {
   ++taken_;
   if (!threaded_) {
     std::string path = std::move(inline_requests_.front());
     inline_requests_.pop_front();
-    return elf::CreateForWriting(path);
+    return base::GeneratedFile::Create(path);
   }
   std::unique_lock<std::mutex> lock(mu_);
   if (created_.empty()) {
@@ -76,8 +74,8 @@ absl::StatusOr<int> FileCreator::Take() {
   Created created = std::move(created_.front());
   created_.pop_front();
   lock.unlock();
-  if (created.fd < 0) return elf::CreateForWriting(created.path);
-  return created.fd;
+  if (created.fd < 0) return base::GeneratedFile::Create(created.path);
+  return base::GeneratedFile(std::move(created.path), created.fd, std::move(created.pending));
 }
 
 void FileCreator::CreateUntilStopped() {
@@ -90,8 +88,10 @@ void FileCreator::CreateUntilStopped() {
       path = std::move(requests_.front());
       requests_.pop_front();
     }
-    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    Created created{std::move(path), fd};
+    int fd = -1;
+    absl::StatusOr<base::PendingFile> pending = base::PendingFile::CreateNew(path, &fd);
+    Created created{std::move(path), fd,
+                    pending.ok() ? std::move(*pending) : base::PendingFile()};
     bool wake;
     {
       std::lock_guard<std::mutex> lock(mu_);

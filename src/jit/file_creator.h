@@ -6,16 +6,16 @@
 // and writing it; a writer that names its files ahead of time can compose
 // and write earlier files meanwhile.
 //
-// Request() queues a path; Take() returns the descriptor of the oldest
-// request not yet taken, waiting for it. The thread only creates files that
-// do not exist (O_CREAT | O_EXCL); a path that exists, or that cannot be
-// created so, is opened by Take() itself with elf::CreateForWriting, as
-// without the thread: an existing file is truncated only when its turn
-// comes, and a failure is the same error. The caller owns a taken
-// descriptor. When the creator is destroyed, the files its thread created
-// that were not taken are closed and removed, and the thread is joined: a
-// run that stops half-way leaves the directory as one that wrote the files
-// one at a time.
+// Request() queues a path; Take() returns the oldest request not yet taken
+// as a base::GeneratedFile, waiting for it. The thread only creates files
+// that do not exist (base::PendingFile::CreateNew, O_EXCL); a path that
+// exists, or that cannot be created so, is left to Take(), which calls
+// base::GeneratedFile::Create itself, as without the thread: an existing
+// file is replaced whole when its new contents are closed, and a failure is
+// the same error. When the creator is destroyed, the files its thread
+// created that were not taken are closed and removed, and the thread is
+// joined: a run that stops half-way leaves the directory as one that wrote
+// the files one at a time.
 //
 // Without `threaded`, or when the system will not start a thread, Take()
 // opens the file on the caller's thread: the same opens, in the same order,
@@ -36,6 +36,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "base/generated_file.h"
+#include "base/pending_file.h"
 
 namespace perftk::jit {
 
@@ -47,8 +49,8 @@ class FileCreator {
   FileCreator& operator=(const FileCreator&) = delete;
 
   void Request(std::string path);
-  // The oldest untaken request's descriptor; at least one must be pending.
-  absl::StatusOr<int> Take();
+  // The oldest untaken request's file; at least one must be pending.
+  absl::StatusOr<base::GeneratedFile> Take();
 
   // Whether files are created on a thread of their own.
   bool threaded() const { return threaded_; }
@@ -59,7 +61,8 @@ class FileCreator {
  private:
   struct Created {
     std::string path;
-    int fd = -1;  // -1: Take() opens it
+    int fd = -1;  // -1: Take() creates it
+    base::PendingFile pending;
   };
 
   // Each thread, when it has to wait for the other, waits for this many

@@ -47,15 +47,23 @@ absl::Status JitFileWriter::WriteOldest() {
   queue_.pop_front();
   queued_bytes_ -= file.bytes.size();
   if (auto it = queued_paths_.find(file.path); --it->second == 0) queued_paths_.erase(it);
-  absl::StatusOr<int> fd = creator_.Take();
+  absl::StatusOr<base::GeneratedFile> taken = creator_.Take();
   absl::StatusOr<struct stat> st =
-      fd.ok() ? elf::WriteAndClose(*fd, file.path, file.bytes) : fd.status();
+      taken.ok() ? elf::WriteAndClose(*taken, file.bytes) : taken.status();
   if (!st.ok()) {
     failure_ = st.status();
     return failure_;
   }
+  if (base::PendingFile pending = taken->TakePending(); pending.listed()) {
+    written_.push_back(std::move(pending));
+  }
   on_written_(file.path, file.build_id, *st, file.tag);
   return absl::OkStatus();
+}
+
+void JitFileWriter::KeepFiles() {
+  for (base::PendingFile& file : written_) file.Keep();
+  written_.clear();
 }
 
 }  // namespace perftk::jit

@@ -5,7 +5,7 @@
 //
 // Add() queues a file: its path goes to the creator at once, its bytes
 // wait. When more than `ahead` files (or more than kMaxQueuedBytes) wait, the
-// oldest is written: its descriptor taken, one write, fstat, close
+// oldest is written: its file taken, one write, fstat, close
 // (elf::WriteAndClose). A path added while an earlier file of that path
 // still waits first has the earlier one written, so the later content wins
 // as when files are written one at a time. Flush() writes all that wait.
@@ -16,7 +16,9 @@
 // The first failure (a file's creation, write, fstat or close; that file is
 // removed) is returned by the Add or Flush that met it, and by every call
 // after it: the writer is spent. Files created but not written are removed
-// when the writer is destroyed; the files reported written are the caller's.
+// when the writer is destroyed, and so are the files written that were new,
+// unless KeepFiles() was called (the run succeeded): they are pending files
+// of the run (base/pending_file.h).
 #ifndef PERFTK_JIT_JIT_FILE_WRITER_H_
 #define PERFTK_JIT_JIT_FILE_WRITER_H_
 
@@ -54,6 +56,8 @@ class JitFileWriter {
   absl::Status Add(std::string path, std::vector<std::byte> bytes,
                    const elf::Sha1::Digest& build_id, uint64_t tag);
   absl::Status Flush();
+  // Keeps every file written so far (the run that wrote them succeeded).
+  void KeepFiles();
 
  private:
   struct Queued {
@@ -68,6 +72,7 @@ class JitFileWriter {
   const size_t ahead_;
   OnWritten on_written_;
   FileCreator creator_;
+  std::vector<base::PendingFile> written_;  // new files written, not kept yet
   std::deque<Queued> queue_;
   absl::flat_hash_map<std::string, size_t> queued_paths_;  // path -> files queued
   size_t queued_bytes_ = 0;

@@ -13,7 +13,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
+#include "base/file_roles.h"
 #include "jit/buildid_cache.h"
 #include "perftk/perf_abi.h"
 
@@ -111,8 +113,12 @@ uint64_t TimeConversion::ToPerfTime(uint64_t cycles) const {
   return time_zero + quot * mult + ((rem * mult) >> time_shift);
 }
 
-JitTool::~JitTool() {
-  for (const std::string& path : created_files_) unlink(path.c_str());
+JitTool::~JitTool() = default;  // made_ and the file writer remove what was not kept
+
+void JitTool::Commit() {
+  if (file_writer_) file_writer_->KeepFiles();
+  for (base::PendingFile& file : made_) file.Keep();
+  made_.clear();
 }
 
 absl::Status JitTool::Begin(Header& header) {
@@ -220,6 +226,8 @@ absl::StatusOr<JitTool::DumpContext> JitTool::ContextFor(const Record& marker,
   DumpContext context;
   context.dir = options_.jit_dir.empty() ? Dirname(reader.path()) : options_.jit_dir;
   context.dir = Absolute(context.dir);
+  std::string resolved = base::AbsolutePath(absl::StrCat(context.dir, "/-"));
+  context.claimed_names = base::ClaimedNamesIn(resolved.substr(0, resolved.size() - 2));
   context.arch_timestamp = reader.header().arch_timestamp();
   bool big_endian = (std::endian::native == std::endian::big) != reader.header().cross_endian;
   context.target = elf::JitElfTarget::ForMachine(reader.header().elf_mach, big_endian);
@@ -234,6 +242,12 @@ absl::StatusOr<JitTool::DumpContext> JitTool::ContextFor(const Record& marker,
     }
   }
   return context;
+}
+
+absl::Status JitTool::CheckNotAnOutput(const DumpContext& context, const std::string& name) {
+  if (!absl::c_linear_search(context.claimed_names, name)) return absl::OkStatus();
+  return base::CheckNotAnOutput(absl::StrCat(context.dir, "/", name), nullptr,
+                                "ELF file this run generates");
 }
 
 absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, uint32_t pid) {
@@ -256,7 +270,9 @@ absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, u
 
   std::unique_ptr<elf::MergedJitElfWriter> merged;
   if (options_.merge) {
-    context->merged_path = absl::StrCat(context->dir, "/jitted-", context->file_pid, "-merged.so");
+    std::string name = absl::StrCat("jitted-", context->file_pid, "-merged.so");
+    if (absl::Status s = CheckNotAnOutput(*context, name); !s.ok()) return s;
+    context->merged_path = absl::StrCat(context->dir, "/", name);
     absl::StatusOr<std::unique_ptr<elf::MergedJitElfWriter>> writer =
         elf::MergedJitElfWriter::Create(context->merged_path, context->target);
     if (!writer.ok()) return writer.status();
@@ -325,7 +341,9 @@ absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, u
     absl::StatusOr<struct stat> st = merged->Finish();
     if (!st.ok()) return st.status();
     merged_id = FileId{st->st_dev, st->st_ino};
-    created_files_.push_back(context->merged_path);
+    if (base::PendingFile pending = merged->TakePending(); pending.listed()) {
+      made_.push_back(std::move(pending));
+    }
     written_.emplace_back(context->merged_path, merged->build_id());
     ++stats_.files_written;
   }
@@ -365,7 +383,6 @@ JitFileWriter& JitTool::FileWriter() {
     file_writer_ = std::make_unique<JitFileWriter>(
         options_.create_ahead, [this](const std::string& path, const elf::Sha1::Digest& build_id,
                                       const struct stat& st, uint64_t index) {
-          created_files_.push_back(path);
           written_.emplace_back(path, build_id);
           ++stats_.files_written;
           file_ids_[index] = FileId{st.st_dev, st.st_ino};
@@ -409,8 +426,9 @@ absl::StatusOr<std::optional<size_t>> JitTool::WriteLoad(
   }
   std::vector<std::byte> bytes;
   elf::Sha1::Digest build_id = elf::BuildJitElf(context.target, function, bytes);
-  std::string file =
-      absl::StrCat(context.dir, "/jitted-", context.file_pid, "-", load.code_index, ".so");
+  std::string name = absl::StrCat("jitted-", context.file_pid, "-", load.code_index, ".so");
+  if (absl::Status s = CheckNotAnOutput(context, name); !s.ok()) return s;
+  std::string file = absl::StrCat(context.dir, "/", name);
   size_t index = file_ids_.size();
   file_ids_.emplace_back();
   if (absl::Status s = FileWriter().Add(std::move(file), std::move(bytes), build_id, index);
@@ -472,9 +490,10 @@ void JitTool::AddBuildIdEntries(FeatureSet& features) const {
   }
 }
 
-absl::Status JitTool::StoreInBuildIdCache() const {
+absl::Status JitTool::StoreInBuildIdCache() {
   for (const auto& [path, build_id] : written_) {
-    if (absl::Status s = AddToBuildIdCache(options_.buildid_cache_dir, path, build_id); !s.ok()) {
+    if (absl::Status s = AddToBuildIdCache(options_.buildid_cache_dir, path, build_id, made_);
+        !s.ok()) {
       return s;
     }
   }

@@ -34,8 +34,12 @@
 //   (see buildid_cache.h). Nothing else is written outside the output.
 //
 // A marker whose dump cannot be opened is kept as it is, with a warning (as
-// perf does); a dump that is corrupt is an error. The ELF files of a run that
-// fails are removed: call Commit() once the output is in place.
+// perf does); a dump that is corrupt is an error. The files a run creates
+// (ELF files, build-id cache entries) are pending files of the run
+// (base/pending_file.h): removed when it fails or is interrupted, kept by
+// Commit() once the output is in place. A file that existed is replaced
+// whole (base::GeneratedFile). A generated file that is an output of the
+// run (-o naming jitted-PID-N.so) is refused.
 #ifndef PERFTK_JIT_JIT_TOOL_H_
 #define PERFTK_JIT_JIT_TOOL_H_
 
@@ -53,6 +57,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/pending_file.h"
 #include "elf/jit_elf_writer.h"
 #include "inject/tool.h"
 #include "jit/jit_file_writer.h"
@@ -108,7 +113,7 @@ class JitTool : public Tool {
   absl::Status End(RecordSink& out, FeatureSet& features) override;
 
   // Keeps the ELF files written (otherwise the destructor removes them).
-  void Commit() { created_files_.clear(); }
+  void Commit();
 
   const JitToolStats& stats() const { return stats_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -136,6 +141,8 @@ class JitTool : public Tool {
     // For a process in a pid namespace: its pid outside, which replaces
     // the namespace pids and tids of the dump's records.
     std::optional<uint32_t> outer_pid;
+    // Outputs of the run claimed in `dir`: no generated file may be one.
+    std::vector<std::string> claimed_names;
   };
   // A marker's dump, found.
   struct FoundDump {
@@ -148,6 +155,9 @@ class JitTool : public Tool {
     ino_t ino = 0;
   };
 
+  // Refuses a generated file `name` in the context's folder that is an
+  // output of the run.
+  static absl::Status CheckNotAnOutput(const DumpContext& context, const std::string& name);
   absl::Status ProcessMapping(const Record& record, absl::string_view filename, uint32_t pid,
                               RecordSink& out);
   // The readable dump the marker names, nullopt (with a warning) if none.
@@ -171,7 +181,7 @@ class JitTool : public Tool {
   absl::Status FlushFiles(absl::Status status = absl::OkStatus());
   absl::Status EmitPendingUpTo(uint64_t time, RecordSink& out);
   void AddBuildIdEntries(FeatureSet& features) const;
-  absl::Status StoreInBuildIdCache() const;
+  absl::Status StoreInBuildIdCache();
 
   JitToolOptions options_;
   EventList events_;
@@ -180,7 +190,7 @@ class JitTool : public Tool {
   absl::flat_hash_set<std::string> processed_dumps_;
   std::priority_queue<Pending, std::vector<Pending>, Later> pending_;
   uint64_t sequence_ = 0;
-  std::vector<std::string> created_files_;
+  std::vector<base::PendingFile> made_;  // merged files, build-id cache entries
   // Every file written, with its build id (a path may repeat: the last wins).
   std::vector<std::pair<std::string, elf::Sha1::Digest>> written_;
   std::unique_ptr<JitFileWriter> file_writer_;  // made at the first file

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/input_file.h"
 
 namespace perftk::jit {
 namespace {
@@ -52,17 +53,11 @@ JitDumpReader::JitDumpReader(std::string path, int fd, uint64_t size)
 JitDumpReader::~JitDumpReader() { close(fd_); }
 
 absl::StatusOr<std::unique_ptr<JitDumpReader>> JitDumpReader::Open(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open jitdump: ", std::strerror(errno)));
-  }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a regular file"));
-  }
+  absl::StatusOr<int> fd = base::OpenInputFile(path, "jitdump", base::InputKind::kRegularFile, &st);
+  if (!fd.ok()) return fd.status();
   std::unique_ptr<JitDumpReader> reader(
-      new JitDumpReader(path, fd, static_cast<uint64_t>(st.st_size)));
+      new JitDumpReader(path, *fd, static_cast<uint64_t>(st.st_size)));
   if (absl::Status s = reader->ReadHeader(); !s.ok()) return s;
   return reader;
 }

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/input_file.h"
 
 namespace perftk {
 
@@ -21,10 +22,10 @@ absl::StatusOr<std::unique_ptr<Input>> Input::Open(const std::string& path) {
     input->fd_ = STDIN_FILENO;
   } else {
     input->name_ = path;
-    input->fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (input->fd_ < 0) {
-      return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", strerror(errno)));
-    }
+    absl::StatusOr<int> fd =
+        base::OpenInputFile(path, "recording", base::InputKind::kFileOrStream);
+    if (!fd.ok()) return fd.status();
+    input->fd_ = *fd;
     input->owns_fd_ = true;
   }
   struct stat st;

@@ -29,19 +29,9 @@ bool IsFileSpecificFeature(int feature) {
 
 }  // namespace
 
-absl::Status CheckOutputIsNotInput(const std::string& input, const std::string& output) {
-  if (input == "-" || output == "-") return absl::OkStatus();
-  struct stat in, out;
-  if (stat(input.c_str(), &in) != 0 || stat(output.c_str(), &out) != 0) return absl::OkStatus();
-  if (in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(output, ": output is the input file; the input is never modified"));
-  }
-  return absl::OkStatus();
-}
-
-PerfDataWriter::PerfDataWriter(std::string path, DataLayout layout, const Header& header)
-    : path_(std::move(path)), layout_(layout), header_(header) {
+PerfDataWriter::PerfDataWriter(std::unique_ptr<base::OutputFile> out, DataLayout layout,
+                               const Header& header)
+    : out_(std::move(out)), layout_(layout), header_(header) {
   header_.layout = layout;
   header_.cross_endian = false;
   for (auto it = header_.features.begin(); it != header_.features.end();) {
@@ -50,38 +40,29 @@ PerfDataWriter::PerfDataWriter(std::string path, DataLayout layout, const Header
   buffer_.reserve(kBufferSize);
 }
 
-PerfDataWriter::~PerfDataWriter() {
-  if (fd_ >= 0 && !to_stdout_) close(fd_);
-  if (!finished_ && !temp_path_.empty()) unlink(temp_path_.c_str());
+PerfDataWriter::~PerfDataWriter() = default;
+
+absl::StatusOr<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(
+    std::unique_ptr<base::OutputFile> out, DataLayout layout, const Header& header) {
+  if (layout == DataLayout::kFile && out->is_stream()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        out->path() == "-" ? "standard output" : out->path(),
+        ": written in order only, so it takes the pipe layout only"));
+  }
+  std::unique_ptr<PerfDataWriter> writer(new PerfDataWriter(std::move(out), layout, header));
+  if (absl::Status s = writer->Start(); !s.ok()) return s;
+  return writer;
 }
 
 absl::StatusOr<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std::string& path,
                                                                        DataLayout layout,
                                                                        const Header& header) {
-  std::unique_ptr<PerfDataWriter> writer(new PerfDataWriter(path, layout, header));
-  if (absl::Status s = writer->Open(); !s.ok()) return s;
-  return writer;
+  absl::StatusOr<std::unique_ptr<base::OutputFile>> out = base::OutputFile::Open(path);
+  if (!out.ok()) return out.status();
+  return Create(std::move(*out), layout, header);
 }
 
-absl::Status PerfDataWriter::Error(absl::string_view what) const {
-  return absl::InternalError(absl::StrCat(path_, ": ", what, ": ", strerror(errno)));
-}
-
-absl::Status PerfDataWriter::Open() {
-  if (path_ == "-") {
-    if (layout_ == DataLayout::kFile) {
-      return absl::InvalidArgumentError("standard output takes the pipe layout only");
-    }
-    fd_ = STDOUT_FILENO;
-    to_stdout_ = true;
-  } else {
-    temp_path_ = absl::StrCat(path_, ".tmp.", getpid());
-    fd_ = open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) {
-      temp_path_.clear();
-      return Error("cannot create output");
-    }
-  }
+absl::Status PerfDataWriter::Start() {
   if (layout_ == DataLayout::kPipe) return WritePipePreamble();
   buffer_.resize(kFileHeaderSize);  // filled in by Finish
   offset_ = kFileHeaderSize;
@@ -169,15 +150,7 @@ absl::Status PerfDataWriter::Put(Bytes bytes) {
     if (absl::Status s = Flush(); !s.ok()) return s;
   }
   if (bytes.size() >= kBufferSize) {
-    size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t n = write(fd_, bytes.data() + done, bytes.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return Error("write failed");
-      }
-      done += n;
-    }
+    if (absl::Status s = out_->Write(bytes); !s.ok()) return s;
   } else {
     AppendBytes(buffer_, bytes);
   }
@@ -186,22 +159,8 @@ absl::Status PerfDataWriter::Put(Bytes bytes) {
 }
 
 absl::Status PerfDataWriter::Flush() {
-  size_t done = 0;
-  while (done < buffer_.size()) {
-    ssize_t n = write(fd_, buffer_.data() + done, buffer_.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Error("write failed");
-    }
-    done += n;
-  }
+  if (absl::Status s = out_->Write(buffer_); !s.ok()) return s;
   buffer_.clear();
-  // Start writeback as we go, so the fsync in Finish has little left to wait for.
-  constexpr uint64_t kWritebackStep = 8u << 20;
-  if (!to_stdout_ && offset_ >= written_back_ + kWritebackStep) {
-    sync_file_range(fd_, written_back_, offset_ - written_back_, SYNC_FILE_RANGE_WRITE);
-    written_back_ = offset_;
-  }
   return absl::OkStatus();
 }
 
@@ -315,10 +274,7 @@ absl::Status PerfDataWriter::WriteFileTail() {
   Append(head, uint64_t{0});
   Append(head, uint64_t{0});
   for (uint64_t word : bitmap) Append(head, word);
-  if (pwrite(fd_, head.data(), head.size(), 0) != static_cast<ssize_t>(head.size())) {
-    return Error("cannot write the file header");
-  }
-  return absl::OkStatus();
+  return out_->WriteAt(head, 0);
 }
 
 absl::Status PerfDataWriter::Finish() {
@@ -327,17 +283,7 @@ absl::Status PerfDataWriter::Finish() {
   } else if (absl::Status s = Flush(); !s.ok()) {
     return s;
   }
-  if (!to_stdout_) {
-    if (fsync(fd_) != 0 && errno != EINVAL) return Error("fsync failed");
-    if (close(fd_) != 0) {
-      fd_ = -1;
-      return Error("close failed");
-    }
-    fd_ = -1;
-    if (rename(temp_path_.c_str(), path_.c_str()) != 0) return Error("cannot rename the output into place");
-  }
-  finished_ = true;
-  return absl::OkStatus();
+  return out_->Commit();
 }
 
 }  // namespace perftk

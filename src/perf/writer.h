@@ -1,12 +1,13 @@
 // Writes a perf.data recording in native byte order, in file or pipe layout.
 //
-// File layout: the output goes to a temporary file beside the destination
-// (OUT.tmp.<pid>) and is renamed over it by Finish, after fsync; a writer
-// destroyed without Finish removes it, so no partial output ever appears.
-// Layout written: file header, data section, feature table and sections,
+// The output is a base::OutputFile: a regular file appears whole at Finish
+// or not at all (a writer destroyed without Finish, or an interrupted run,
+// leaves the old file as it was); standard output, a device, FIFO or socket
+// is written in place and takes the pipe layout only.
+// File layout written: file header, data section, feature table and sections,
 // then the id arrays and attrs (perf reads each through its offset).
 //
-// Pipe layout (to a pipe, or "-" for stdout): the pipe header and the header
+// Pipe layout (to a stream, or a file when asked): the pipe header and the header
 // records for attrs and features are written at Create; records follow.
 //
 // Header records given to Write (pipe-mode HEADER_ATTR, HEADER_FEATURE,
@@ -23,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/output_file.h"
 #include "perf/features.h"
 #include "perf/header.h"
 #include "perf/record.h"
@@ -32,7 +34,10 @@ namespace perftk {
 class PerfDataWriter {
  public:
   // `header` gives the events and features to write (a copy is kept; tools
-  // change attrs or features before Create). "-" writes a pipe to stdout.
+  // change attrs or features before Create).
+  static absl::StatusOr<std::unique_ptr<PerfDataWriter>> Create(
+      std::unique_ptr<base::OutputFile> out, DataLayout layout, const Header& header);
+  // Opens `path` ("-": standard output) as the output and creates the writer.
   static absl::StatusOr<std::unique_ptr<PerfDataWriter>> Create(const std::string& path,
                                                                 DataLayout layout,
                                                                 const Header& header);
@@ -50,34 +55,24 @@ class PerfDataWriter {
   uint64_t records_written() const { return records_written_; }
 
  private:
-  PerfDataWriter(std::string path, DataLayout layout, const Header& header);
+  PerfDataWriter(std::unique_ptr<base::OutputFile> out, DataLayout layout, const Header& header);
 
-  absl::Status Open();
+  absl::Status Start();
   absl::Status WritePipePreamble();
   absl::Status WriteEventNames();
   absl::Status Absorb(const Record& record);
   absl::Status Put(Bytes bytes);
   absl::Status Flush();
   absl::Status WriteFileTail();
-  absl::Status Error(absl::string_view what) const;
 
-  std::string path_;
-  std::string temp_path_;
+  std::unique_ptr<base::OutputFile> out_;
   DataLayout layout_;
   Header header_;
-  int fd_ = -1;
-  bool to_stdout_ = false;
-  bool finished_ = false;
   std::vector<std::byte> buffer_;
   uint64_t offset_ = 0;  // bytes written so far (buffer included)
   uint64_t records_written_ = 0;
   std::vector<AuxtraceIndexEntry> auxtrace_index_;  // of the AUXTRACE records written
-  uint64_t written_back_ = 0;
 };
-
-// Refuses an output that names the input itself (same file, or "-" both ways
-// is fine). Call before reading.
-absl::Status CheckOutputIsNotInput(const std::string& input, const std::string& output);
 
 }  // namespace perftk
 

@@ -1,6 +1,7 @@
 // FileCreator and JitFileWriter, threaded and not: order, errors, cleanup.
 #include "jit/file_creator.h"
 
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,6 +48,12 @@ class TempDirTest : public ::testing::Test {
     return names;
   }
 
+  // Closes a taken file and keeps it, as a run that succeeded does.
+  static void Finish(base::GeneratedFile& file) {
+    ASSERT_TRUE(file.Close().ok());
+    file.TakePending().Keep();
+  }
+
   static std::string Contents(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream s;
@@ -65,11 +72,11 @@ TEST_P(FileCreatorTest, HandsOutDescriptorsInRequestOrder) {
   for (int i = 0; i < kFiles; ++i) creator.Request(Path(i));
   EXPECT_EQ(creator.pending(), size_t{kFiles});
   for (int i = 0; i < kFiles; ++i) {
-    absl::StatusOr<int> fd = creator.Take();
-    ASSERT_TRUE(fd.ok()) << fd.status();
+    absl::StatusOr<base::GeneratedFile> file = creator.Take();
+    ASSERT_TRUE(file.ok()) << file.status();
     std::string name = "f" + std::to_string(i);
-    ASSERT_EQ(write(*fd, name.data(), name.size()), static_cast<ssize_t>(name.size()));
-    close(*fd);
+    ASSERT_EQ(write(file->fd(), name.data(), name.size()), static_cast<ssize_t>(name.size()));
+    Finish(*file);
   }
   EXPECT_EQ(creator.pending(), 0u);
   for (int i = 0; i < kFiles; ++i) EXPECT_EQ(Contents(Path(i)), "f" + std::to_string(i));
@@ -80,19 +87,17 @@ TEST_P(FileCreatorTest, AFailedCreationIsTheErrorOfItsRequestOnly) {
   creator.Request(Path(0));
   creator.Request(dir_ + "/no-such-dir/f1");
   creator.Request(Path(2));
-  absl::StatusOr<int> first = creator.Take();
+  absl::StatusOr<base::GeneratedFile> first = creator.Take();
   ASSERT_TRUE(first.ok());
-  close(*first);
-  absl::StatusOr<int> second = creator.Take();
+  absl::StatusOr<base::GeneratedFile> second = creator.Take();
   ASSERT_FALSE(second.ok());
   EXPECT_THAT(std::string(second.status().message()),
               HasSubstr(dir_ + "/no-such-dir/f1: cannot create: No such file or directory"));
-  absl::StatusOr<int> third = creator.Take();
+  absl::StatusOr<base::GeneratedFile> third = creator.Take();
   ASSERT_TRUE(third.ok());
-  close(*third);
 }
 
-TEST_P(FileCreatorTest, AnExistingFileIsTruncatedOnlyWhenTaken) {
+TEST_P(FileCreatorTest, AnExistingFileIsReplacedWholeWhenItsNewContentsAreClosed) {
   std::ofstream(Path(0)) << "old";
   FileCreator creator(GetParam());
   for (int i = 0; i < 40; ++i) creator.Request(Path(i));
@@ -100,15 +105,18 @@ TEST_P(FileCreatorTest, AnExistingFileIsTruncatedOnlyWhenTaken) {
   // Take, and leaves fewer than 16 for later).
   for (int tries = 0; GetParam() && Files().size() < 20 && tries < 1000; ++tries) usleep(1000);
   EXPECT_EQ(Contents(Path(0)), "old");
-  absl::StatusOr<int> fd = creator.Take();
-  ASSERT_TRUE(fd.ok()) << fd.status();
-  close(*fd);
-  EXPECT_EQ(Contents(Path(0)), "");
+  absl::StatusOr<base::GeneratedFile> file = creator.Take();
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(write(file->fd(), "new", 3), 3);
+  EXPECT_EQ(Contents(Path(0)), "old") << "never seen half-written";
+  Finish(*file);
+  EXPECT_EQ(Contents(Path(0)), "new");
   for (int i = 1; i < 40; ++i) {
-    fd = creator.Take();
-    ASSERT_TRUE(fd.ok()) << fd.status();
-    close(*fd);
+    file = creator.Take();
+    ASSERT_TRUE(file.ok()) << file.status();
+    Finish(*file);
   }
+  EXPECT_EQ(Files().size(), 40u) << "no temporary file left";
 }
 
 TEST_P(FileCreatorTest, FilesNotTakenAreRemovedWhenDestroyed) {
@@ -117,9 +125,9 @@ TEST_P(FileCreatorTest, FilesNotTakenAreRemovedWhenDestroyed) {
     FileCreator creator(GetParam());
     for (int i = 0; i < 200; ++i) creator.Request(Path(i));
     for (int i = 0; i < 3; ++i) {
-      absl::StatusOr<int> fd = creator.Take();
-      ASSERT_TRUE(fd.ok());
-      close(*fd);
+      absl::StatusOr<base::GeneratedFile> file = creator.Take();
+      ASSERT_TRUE(file.ok());
+      Finish(*file);
     }
     // Wait until the creator is past some of the rest (threaded), so that the
     // destructor has created files to remove.
@@ -140,10 +148,11 @@ TEST_F(TempDirTest, FileCreatorWorksOnWhenNoThreadStarts) {
         FileCreator creator(/*threaded=*/true);
         if (creator.threaded()) _exit(4);
         creator.Request(path);
-        absl::StatusOr<int> fd = creator.Take();
-        if (!fd.ok()) _exit(5);
-        if (write(*fd, "x", 1) != 1) _exit(6);
-        close(*fd);
+        absl::StatusOr<base::GeneratedFile> file = creator.Take();
+        if (!file.ok()) _exit(5);
+        if (write(file->fd(), "x", 1) != 1) _exit(6);
+        if (!file->Close().ok()) _exit(7);
+        file->TakePending().Keep();
         _exit(0);
       },
       ::testing::ExitedWithCode(0), "");
@@ -226,7 +235,7 @@ TEST_P(JitFileWriterTest, APathAddedAgainWhileQueuedIsReplacedWhole) {
   ASSERT_EQ(written_.size(), 2u);
 }
 
-TEST_P(JitFileWriterTest, ACreationFailureStopsTheWriterAndLeavesOnlyTheFilesWritten) {
+TEST_P(JitFileWriterTest, ACreationFailureStopsTheWriterAndRemovesTheFilesItCreated) {
   std::filesystem::create_directory(Path(40));  // open(O_WRONLY) of it fails
   for (int i = 100; i < 110; ++i) std::ofstream(Path(i)) << "old";
   {
@@ -245,27 +254,54 @@ TEST_P(JitFileWriterTest, ACreationFailureStopsTheWriterAndLeavesOnlyTheFilesWri
     EXPECT_LE(added, 40 + static_cast<int>(GetParam()) + 1);
     usleep(100 * 1000);  // time for a creator thread to get to what was asked
   }
-  std::vector<std::string> expected;
-  for (const WrittenFile& w : written_) expected.push_back(w.path.substr(dir_.size() + 1));
-  expected.push_back("f40");  // the directory
+  // The files written were new: a writer that is not told to keep them
+  // (the run failed) removes them.
+  std::vector<std::string> expected = {"f40"};  // the directory
   for (int i = 100; i < 110; ++i) expected.push_back("f" + std::to_string(i));
   std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(Files(), expected) << "files created ahead but not written are removed";
+  EXPECT_EQ(Files(), expected) << "files created ahead, or written but not kept, are removed";
   for (int i = 100; i < 110; ++i) {
     EXPECT_EQ(Contents(Path(i)), "old") << "files that were there are left as they were";
   }
 }
 
 TEST_P(JitFileWriterTest, AWriteFailureRemovesThatFile) {
-  std::filesystem::create_symlink("/dev/full", Path(7));
-  JitFileWriter writer = MakeWriter(GetParam());
+  // Files may hold 100 bytes (EFBIG past that, SIGXFSZ ignored): the 8th,
+  // bigger one fails half-way.
+  struct rlimit old, small = {100, 100};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  sighandler_t old_handler = signal(SIGXFSZ, SIG_IGN);
+  small.rlim_max = old.rlim_max;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
   absl::Status status;
-  for (int i = 0; i < 20 && status.ok(); ++i) status = writer.Add(Path(i), Bytes("x"), Id(i), i);
-  if (status.ok()) status = writer.Flush();
+  {
+    JitFileWriter writer = MakeWriter(GetParam());
+    for (int i = 0; i < 20 && status.ok(); ++i) {
+      status = writer.Add(Path(i), Bytes(i == 7 ? std::string(150, 'x') : "x"), Id(i), i);
+    }
+    if (status.ok()) status = writer.Flush();
+    EXPECT_TRUE(std::filesystem::exists(Path(6))) << "written, not yet removed";
+    writer.KeepFiles();
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  signal(SIGXFSZ, old_handler);
   EXPECT_THAT(std::string(status.message()),
-              HasSubstr(Path(7) + ": write failed: No space left on device"));
+              HasSubstr(Path(7) + ": write failed: File too large"));
   EXPECT_EQ(written_.size(), 7u);
-  EXPECT_FALSE(std::filesystem::is_symlink(Path(7)));
+  EXPECT_FALSE(std::filesystem::exists(Path(7)));
+  EXPECT_TRUE(std::filesystem::exists(Path(6))) << "kept";
+}
+
+TEST_P(JitFileWriterTest, FilesWrittenButNotKeptAreRemovedWithTheWriter) {
+  std::ofstream(Path(3)) << "old";
+  {
+    JitFileWriter writer = MakeWriter(GetParam());
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(writer.Add(Path(i), Bytes("new"), Id(i), i).ok());
+    ASSERT_TRUE(writer.Flush().ok());
+    EXPECT_EQ(Files().size(), 10u);
+  }
+  EXPECT_THAT(Files(), ElementsAreArray({"f3"})) << "only the file that was there before";
+  EXPECT_EQ(Contents(Path(3)), "new") << "replaced whole when written";
 }
 
 INSTANTIATE_TEST_SUITE_P(Ahead, JitFileWriterTest, ::testing::Values(0, 1, 8, 128));

@@ -96,7 +96,7 @@ head -c 3000 "$work/t_pie" > "$work/cut"
 run "$work/cut" main
 check "truncated: exit 1 with reason ($err)" test "$rc" = 1 -a -n "$(grep truncated <<< "$err")"
 run "$work/t_pie"
-check "no names and no --list: exit 1" test "$rc" = 1
+check "no names and no --list: exit 2 (usage)" test "$rc" = 2
 "$PERFTK" uprobe-offset --no-such-flag "$work/t_pie" main > /dev/null 2>&1
 check "unknown flag: exit 2" test $? = 2
 "$PERFTK" uprobe-offset --help > "$work/help" 2>&1

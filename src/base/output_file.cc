@@ -1,0 +1,151 @@
+#include "base/output_file.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace perftk::base {
+namespace {
+
+// Start writeback of a regular output every this many bytes, so that the
+// fsync in Commit has little left to wait for.
+constexpr uint64_t kWritebackStep = uint64_t{8} << 20;
+
+bool IsStreamType(mode_t mode) { return S_ISCHR(mode) || S_ISFIFO(mode) || S_ISSOCK(mode); }
+
+// A symbolic link to a regular file is written through: its target is what
+// gets replaced, the link stays.
+std::string RenameTarget(const std::string& path) {
+  struct stat link;
+  if (lstat(path.c_str(), &link) != 0 || !S_ISLNK(link.st_mode)) return path;
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : path;
+}
+
+}  // namespace
+
+OutputFile::OutputFile(std::string path, absl::string_view role)
+    : path_(std::move(path)), claim_(path_, role) {}
+
+OutputFile::~OutputFile() {
+  if (owns_fd_ && fd_ >= 0) close(fd_);
+  // pending_, if still listed, removes the temporary file.
+}
+
+absl::Status OutputFile::Error(absl::string_view what, int error) const {
+  std::string name = path_ == "-" ? "standard output" : path_;
+  if (error == EPIPE) {
+    return absl::UnavailableError(
+        absl::StrCat(name, ": cannot ", what, ": the reader closed its end of the pipe"));
+  }
+  return absl::InternalError(absl::StrCat(name, ": cannot ", what, ": ", std::strerror(error)));
+}
+
+absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& path,
+                                                             absl::string_view role) {
+  std::unique_ptr<OutputFile> out(new OutputFile(path, role));
+  if (path == "-") {
+    out->fd_ = STDOUT_FILENO;
+    return out;
+  }
+  struct stat st;
+  const bool exists = stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": the ", role, " is a directory"));
+  }
+  if (exists && IsStreamType(st.st_mode)) {
+    out->fd_ = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (out->fd_ < 0) return out->Error("open it for writing", errno);
+    out->owns_fd_ = true;
+    return out;
+  }
+  out->target_ = RenameTarget(path);
+  std::string temp = absl::StrCat(out->target_, ".tmp.", getpid());
+  int fd = -1;
+  absl::StatusOr<PendingFile> pending = PendingFile::CreateNew(temp, &fd);
+  if (!pending.ok()) {
+    return out->Error(absl::StrCat("create ", temp, " beside it"), errno);
+  }
+  out->pending_ = std::move(*pending);
+  out->stream_ = false;
+  out->fd_ = fd;
+  out->owns_fd_ = true;
+  if (exists) fchmod(fd, st.st_mode & 07777);
+  return out;
+}
+
+absl::Status OutputFile::Write(std::span<const std::byte> bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error("write", errno);
+    done += static_cast<size_t>(n);
+  }
+  written_ += bytes.size();
+  if (pending_.listed() && written_ >= written_back_ + kWritebackStep) {
+    sync_file_range(fd_, static_cast<off64_t>(written_back_),
+                    static_cast<off64_t>(written_ - written_back_), SYNC_FILE_RANGE_WRITE);
+    written_back_ = written_;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OutputFile::Write(absl::string_view text) {
+  return Write(std::as_bytes(std::span<const char>(text.data(), text.size())));
+}
+
+absl::Status OutputFile::WriteAt(std::span<const std::byte> bytes, uint64_t offset) {
+  if (stream_) {
+    return absl::FailedPreconditionError(absl::StrCat(path_, ": written in order only"));
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = pwrite(fd_, bytes.data() + done, bytes.size() - done,
+                       static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error("write", errno);
+    done += static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OutputFile::Commit() {
+  if (absl::Status conflict = claim_.conflict(); !conflict.ok()) return conflict;
+  if (stream_) {
+    if (owns_fd_) {
+      int fd = fd_;
+      fd_ = -1;
+      if (close(fd) != 0) return Error("write", errno);
+    }
+    committed_ = true;
+    return absl::OkStatus();
+  }
+  if (fsync(fd_) != 0 && errno != EINVAL) return Error("write", errno);
+  int fd = fd_;
+  fd_ = -1;
+  if (close(fd) != 0) return Error("write", errno);
+  if (absl::Status s = pending_.RenameAndKeep(target_); !s.ok()) return s;
+  committed_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status WriteToStandardOutput(absl::string_view text) {
+  if (std::fflush(stdout) != 0) {
+    return absl::InternalError(absl::StrCat("standard output: cannot write: ", std::strerror(errno)));
+  }
+  absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open("-");
+  if (!out.ok()) return out.status();
+  if (absl::Status s = (*out)->Write(text); !s.ok()) return s;
+  return (*out)->Commit();
+}
+
+}  // namespace perftk::base
