@@ -1,6 +1,7 @@
 #include "elf/debug_files.h"
 
 #include <lzma.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -54,10 +55,19 @@ absl::StatusOr<uint32_t> FileCrc(const std::string& path) {
   return crc;
 }
 
-// Opens `candidate` if it is a usable debug file for `binary`.
-std::unique_ptr<ElfFile> OpenIfMatching(const ElfFile& binary, const std::string& candidate,
-                                        const std::optional<std::string>& build_id) {
-  if (candidate == binary.path() || !FileExists(candidate)) return nullptr;
+// Opens `candidate` if it is a usable debug file for `binary` (null if not);
+// something there that is not a regular file (a FIFO, a device) is an error,
+// never a hang.
+absl::StatusOr<std::unique_ptr<ElfFile>> OpenIfMatching(
+    const ElfFile& binary, const std::string& candidate,
+    const std::optional<std::string>& build_id) {
+  struct stat st;
+  if (candidate == binary.path() || stat(candidate.c_str(), &st) != 0) return nullptr;
+  if (!S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(candidate, ": the debug file is ",
+                                                   base::DescribeFileType(st.st_mode),
+                                                   ", not a regular file"));
+  }
   absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(candidate);
   if (!file.ok()) return nullptr;
   if (build_id.has_value() && (*file)->BuildId() != build_id) return nullptr;
@@ -103,7 +113,8 @@ absl::StatusOr<std::unique_ptr<ElfFile>> FindDebugFile(const ElfFile& binary,
   if (build_id.has_value() && build_id->size() > 2) {
     const std::string candidate = absl::StrCat(debug_root, "/.build-id/", build_id->substr(0, 2),
                                                "/", build_id->substr(2), ".debug");
-    if (auto file = OpenIfMatching(binary, candidate, build_id)) return file;
+    absl::StatusOr<std::unique_ptr<ElfFile>> file = OpenIfMatching(binary, candidate, build_id);
+    if (!file.ok() || *file != nullptr) return file;
   }
   const std::optional<Debuglink> link = ReadDebuglink(binary);
   if (!link.has_value()) return nullptr;
@@ -113,8 +124,10 @@ absl::StatusOr<std::unique_ptr<ElfFile>> FindDebugFile(const ElfFile& binary,
         absl::StrCat(debug_root, dir, "/", link->name)}) {
     if (candidate == binary.path() || !FileExists(candidate)) continue;
     absl::StatusOr<uint32_t> crc = FileCrc(candidate);
+    if (!crc.ok() && absl::IsInvalidArgument(crc.status())) return crc.status();  // not a file
     if (!crc.ok() || *crc != link->crc) continue;
-    if (auto file = OpenIfMatching(binary, candidate, build_id)) return file;
+    absl::StatusOr<std::unique_ptr<ElfFile>> file = OpenIfMatching(binary, candidate, build_id);
+    if (!file.ok() || *file != nullptr) return file;
   }
   return nullptr;
 }

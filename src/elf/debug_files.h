@@ -19,7 +19,8 @@
 namespace perftk::elf {
 
 // The debug file of `binary`, or null when none is found. A candidate whose
-// build id or CRC does not match is skipped.
+// build id or CRC does not match is skipped; one that is not a regular file
+// (a FIFO, a device) is an error naming it.
 absl::StatusOr<std::unique_ptr<ElfFile>> FindDebugFile(const ElfFile& binary,
                                                        const std::string& debug_root);
 

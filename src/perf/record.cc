@@ -68,8 +68,9 @@ std::string RecordTypeName(uint32_t type) {
 
 absl::Status RecordView::CheckSize(const Record& record, size_t min_size, const char* what) {
   if (record.bytes().size() >= min_size) return absl::OkStatus();
-  return absl::DataLossError(absl::StrFormat("%s record of %u bytes is shorter than its %u-byte layout",
-                                             what, record.bytes().size(), min_size));
+  return absl::DataLossError(
+      absl::StrFormat("offset %#x: %s record of %u bytes is shorter than its %u-byte layout",
+                      record.file_offset(), what, record.bytes().size(), min_size));
 }
 
 absl::string_view RecordView::String(size_t offset, size_t end) const {
