@@ -10,6 +10,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
+#include "elf/build_id.h"
 #include "elf/elf_file.h"
 
 namespace perftk::cs_etm {
@@ -36,6 +37,7 @@ bool IsRegularFile(const std::string& path) {
 }
 
 // Drops the zero padding simpleperf adds to 16-byte build ids.
+// The id as perf prints it: zero padding past 16 bytes left out.
 std::string TrimBuildId(std::string id) {
   while (id.size() > 16 && id.back() == '\0') id.pop_back();
   return id;
@@ -98,7 +100,7 @@ const Image* BinaryImages::Load(const machine::Dso& dso) {
     absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(*path);
     std::optional<std::string> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;
     std::string expected_hex = absl::BytesToHexString(expected);
-    if (!actual || *actual != expected_hex) {
+    if (!actual || !elf::SameBuildIdHex(*actual, expected_hex)) {
       warnings_.push_back(absl::StrCat(*path, " has build id ", actual.value_or("(none)"),
                                        " but the recording's ", dso.name, " has ", expected_hex,
                                        ": trace in it is skipped"));

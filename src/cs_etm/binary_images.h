@@ -2,8 +2,9 @@
 // the Dsos of the machine model, found by path (under --symfs DIR when given,
 // first as DIR/<recorded path>, then as DIR/<file name>), and checked against
 // the build id the recording gives for them (the MMAP2 build id, or the
-// BUILD_ID feature's; a 16-byte id padded with zeros, as simpleperf writes
-// it, matches its 16-byte ELF note).
+// BUILD_ID feature's), compared as perf compares them (elf/build_id.h: a
+// short id, such as a kernel module's 8 bytes, recorded zero-padded matches
+// its short ELF note).
 //
 // A Dso whose file is missing, unreadable or has another build id has no
 // image: Find returns null and a warning naming it is kept (once per Dso);

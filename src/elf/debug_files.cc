@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/input_file.h"
+#include "elf/build_id.h"
 
 namespace perftk::elf {
 namespace {
@@ -70,7 +71,9 @@ absl::StatusOr<std::unique_ptr<ElfFile>> OpenIfMatching(
   }
   absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(candidate);
   if (!file.ok()) return nullptr;
-  if (build_id.has_value() && (*file)->BuildId() != build_id) return nullptr;
+  if (build_id.has_value() && !SameBuildIdHex((*file)->BuildId().value_or(""), *build_id)) {
+    return nullptr;
+  }
   if ((*file)->machine() != binary.machine()) return nullptr;
   return *std::move(file);
 }
