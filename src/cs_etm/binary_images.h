@@ -10,7 +10,9 @@
 // image: Find returns null and a warning naming it is kept (once per Dso);
 // the decoder then skips the code there, as it does for the kernel when no
 // image is given. Images are mapped read-only and live as long as this
-// object. Thread-safe.
+// object. Thread-safe: a thread answers the Dsos it asked for lately from a
+// cache of its own, without a lock; a file is found, parsed and mapped
+// outside the lock.
 #ifndef PERFTK_CS_ETM_BINARY_IMAGES_H_
 #define PERFTK_CS_ETM_BINARY_IMAGES_H_
 
@@ -46,11 +48,14 @@ class BinaryImages {
 
  private:
   struct Mapped;
-  const Image* Load(const machine::Dso& dso);
+  const Image* FindShared(const machine::Dso& dso);
+  // The Dso's file, found, checked and mapped; null with `warning` set.
+  std::unique_ptr<Mapped> Load(const machine::Dso& dso, std::string& warning) const;
   std::string ExpectedBuildId(const machine::Dso& dso) const;
 
   const std::string symfs_;
   const std::map<std::string, std::string> build_ids_;
+  const uint64_t id_;  // names this table in the threads' caches
   std::mutex mu_;
   absl::flat_hash_map<const machine::Dso*, const Image*> by_dso_;
   std::vector<std::unique_ptr<Mapped>> mapped_;

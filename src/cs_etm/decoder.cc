@@ -62,6 +62,7 @@ class TraceDecoder::Callbacks {
   static ocsd_datapath_resp_t Element(const void* p, const ocsd_trc_index_t index,
                                       const uint8_t trace_id,
                                       const ocsd_generic_trace_elem* element) {
+    PerftkCallbackScope in_perftk;
     auto* self = const_cast<TraceDecoder*>(static_cast<const TraceDecoder*>(p));
     Source* source = self->FindSource(trace_id);
     if (source == nullptr) return OCSD_RESP_CONT;
@@ -158,6 +159,7 @@ class TraceDecoder::Callbacks {
                          const ocsd_mem_space_acc_t space, const uint8_t trace_id,
                          const uint32_t size, uint8_t* out) {
     (void)space;
+    PerftkCallbackScope in_perftk;
     auto* self = const_cast<TraceDecoder*>(static_cast<const TraceDecoder*>(p));
     Source* source = self->FindSource(trace_id);
     PacketContext context = source != nullptr ? source->context : PacketContext{};

@@ -10,19 +10,20 @@ namespace perftk::cs_etm {
 namespace {
 
 thread_local sigjmp_buf* guard_jump = nullptr;
+thread_local int callback_depth = 0;  // PerftkCallbackScopes open on this thread
 struct sigaction previous_segv;
 struct sigaction previous_bus;
 
 void OnFault(int signal, siginfo_t* info, void* context) {
   (void)info;
   (void)context;
-  if (guard_jump != nullptr) {
+  if (guard_jump != nullptr && callback_depth == 0) {
     sigjmp_buf* jump = guard_jump;
     guard_jump = nullptr;
     siglongjmp(*jump, signal);
   }
-  // Not ours: hand the fault back to whoever had it; returning re-runs the
-  // faulting instruction under that handler.
+  // Not OpenCSD's: hand the fault back to whoever had it; returning re-runs
+  // the faulting instruction under that handler.
   sigaction(signal, signal == SIGSEGV ? &previous_segv : &previous_bus, nullptr);
 }
 
@@ -53,13 +54,18 @@ void QuietOpenCsdErrorLog() {
   });
 }
 
+PerftkCallbackScope::PerftkCallbackScope() { ++callback_depth; }
+PerftkCallbackScope::~PerftkCallbackScope() { --callback_depth; }
+
 int RunGuarded(absl::FunctionRef<void()> call) {
   InstallFaultHandlers();
   sigjmp_buf jump;
   sigjmp_buf* const outer = guard_jump;
+  const int outer_depth = callback_depth;
   const int signal = sigsetjmp(jump, /*savemask=*/1);
   if (signal != 0) {
     guard_jump = outer;
+    callback_depth = outer_depth;
     return signal;
   }
   guard_jump = &jump;

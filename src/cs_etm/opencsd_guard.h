@@ -13,10 +13,14 @@
 // OpenCSD 1.3.3's ETMv4/ETE decoders also crash on some corrupt trace
 // (wild reads in TrcPktDecodeEtmV4I::mispredictAtom and processException,
 // found by tests/fuzz/cs_etm_decoder_fuzzer.cc). RunGuarded runs datapath
-// calls so that a SIGSEGV or SIGBUS inside them returns to the caller as a
-// failure instead of killing the process; the tree it happened in is in an
-// unknown state and must never be used or destroyed again (AbandonTree).
-// A fault outside a guarded call goes to the handler that was there before.
+// calls so that a SIGSEGV or SIGBUS in OpenCSD's work returns to the caller
+// as a failure instead of killing the process; the tree it happened in is
+// in an unknown state and must never be used or destroyed again
+// (AbandonTree). Only OpenCSD's faults are caught: perftk's callbacks that
+// OpenCSD calls (code reads, element output) run inside a
+// PerftkCallbackScope, and a fault there, like a fault outside a guarded
+// call, goes to the handler that was there before (a perftk bug is a crash,
+// never a decode error, and no lock a callback holds is jumped over).
 #ifndef PERFTK_CS_ETM_OPENCSD_GUARD_H_
 #define PERFTK_CS_ETM_OPENCSD_GUARD_H_
 
@@ -35,6 +39,15 @@ void QuietOpenCsdErrorLog();
 // them); returns the signal number if it faulted, else 0. Thread-safe; the
 // signal handlers are installed on first use.
 int RunGuarded(absl::FunctionRef<void()> call);
+
+// Marks perftk code that OpenCSD calls back during a guarded call.
+class PerftkCallbackScope {
+ public:
+  PerftkCallbackScope();
+  ~PerftkCallbackScope();
+  PerftkCallbackScope(const PerftkCallbackScope&) = delete;
+  PerftkCallbackScope& operator=(const PerftkCallbackScope&) = delete;
+};
 
 // Keeps a tree that faulted, neither used nor destroyed, for the life of the
 // process (reachable, so leak checkers stay quiet).

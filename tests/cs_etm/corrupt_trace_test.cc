@@ -3,6 +3,9 @@
 // now decode to a counted decode error with a message, the process intact,
 // and the next decoder must decode real trace as before. Inputs are raw
 // trace (the fuzzer's mode 2 or 14: unformatted, no program image).
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -123,6 +126,17 @@ class Counter : public PacketSink {
   uint64_t instructions = 0;
 };
 
+// Code reads that crash, as a perftk bug in a callback would.
+class FaultingCode : public DecodeEnvironment {
+ public:
+  int32_t PidOf(int32_t tid) override { return tid; }
+  uint32_t ReadCode(const PacketContext&, uint64_t, uint32_t, uint8_t*) override {
+    volatile uint8_t* nowhere = nullptr;
+    *nowhere = 1;
+    return 0;
+  }
+};
+
 struct Result {
   absl::Status status;
   uint64_t errors = 0;
@@ -183,6 +197,41 @@ TEST(CorruptTrace, ImpossibleRangeIsABreak) {
   EXPECT_EQ(result.instructions, 0u);
   EXPECT_THAT(result.first_error, HasSubstr("impossible range of 301315037 instructions"));
   EXPECT_THAT(result.first_error, HasSubstr("at file offset 1131 (trace byte 131 of the block)"));
+}
+
+// A fault in perftk's own callback is a crash, not a decode error: the guard
+// catches OpenCSD's faults only (no perftk lock or state is jumped over).
+TEST(CorruptTraceDeathTest, AFaultInAPerftkCallbackIsACrash) {
+  auto decode_random_trace_with_faulting_code_reads = [] {
+    CsEtmInfo info;
+    info.sources.push_back(Source(TraceProtocol::kEtmV4, 0));
+    std::map<uint32_t, uint8_t> ids = {{0, info.sources[0].trace_id()}};
+    FaultingCode code;
+    auto decoder = TraceDecoder::Create(info, ids, /*formatted=*/false, 0, code);
+    if (!decoder.ok()) _exit(3);
+    uint32_t state = 1;
+    for (int round = 0; round < 200; ++round) {
+      // A-sync, a trace info and a 64-bit address (IS0, 0x400000), then
+      // random packets: atoms among them make OpenCSD read code.
+      std::vector<std::byte> bytes(11, std::byte{0});
+      for (uint8_t b : {0x80, 0x01, 0x00, 0x9d, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00}) {
+        bytes.push_back(std::byte{b});
+      }
+      for (int i = 0; i < 4096; ++i) {
+        state = state * 1103515245u + 12345u;
+        bytes.push_back(std::byte(state >> 24));
+      }
+      TraceBlock block;
+      block.cpu = 0;
+      block.formatted = false;
+      block.data = Bytes(bytes);
+      Counter counter;
+      (void)(*decoder)->Decode(block, counter);
+    }
+    _exit(0);  // no code read at all, or every fault taken for a decode error
+  };
+  EXPECT_EXIT(decode_random_trace_with_faulting_code_reads(),
+              [](int status) { return !WIFEXITED(status); }, "");
 }
 
 // Every crasher, both protocols, small and large batches: never a crash, and
