@@ -82,21 +82,15 @@ std::vector<std::string> DumpCandidates(absl::string_view filename, uint32_t pid
 }
 
 absl::StatusOr<TimeConversion> TimeConversion::From(const Record& record) {
-  Bytes body = record.body();
-  if (body.size() < 24) {
-    return absl::InvalidArgumentError(absl::StrCat("offset ", record.file_offset(),
-                                                   ": TIME_CONV record is too short (",
-                                                   record.size(), " bytes)"));
-  }
+  absl::StatusOr<TimeConvRecord> view = TimeConvRecord::From(record);
+  if (!view.ok()) return view.status();
   TimeConversion tc;
-  tc.time_shift = Load<uint64_t>(body.data());
-  tc.time_mult = Load<uint64_t>(body.data() + 8);
-  tc.time_zero = Load<uint64_t>(body.data() + 16);
-  if (body.size() >= 42) {
-    tc.time_cycles = Load<uint64_t>(body.data() + 24);
-    tc.time_mask = Load<uint64_t>(body.data() + 32);
-    tc.cap_user_time_short = static_cast<uint8_t>(body[41]) != 0;
-  }
+  tc.time_shift = view->time_shift();
+  tc.time_mult = view->time_mult();
+  tc.time_zero = view->time_zero();
+  tc.time_cycles = view->time_cycles();
+  tc.time_mask = view->time_mask();
+  tc.cap_user_time_short = view->cap_user_time_short();
   if (tc.time_shift >= 64) {
     return absl::InvalidArgumentError(absl::StrCat("offset ", record.file_offset(),
                                                    ": TIME_CONV time_shift ", tc.time_shift,

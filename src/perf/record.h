@@ -84,6 +84,7 @@ class RecordView {
   explicit RecordView(const Record& record) : record_(record) {}
   static absl::Status CheckSize(const Record& record, size_t min_size, const char* what);
   uint16_t U16(size_t offset) const { return Load<uint16_t>(record_.bytes().data() + offset); }
+  uint8_t U8(size_t offset) const { return static_cast<uint8_t>(record_.bytes()[offset]); }
   uint32_t U32(size_t offset) const { return Load<uint32_t>(record_.bytes().data() + offset); }
   uint64_t U64(size_t offset) const { return Load<uint64_t>(record_.bytes().data() + offset); }
   // The NUL-terminated string starting at offset, cut at `end` (exclusive).
@@ -395,6 +396,8 @@ class TimeConvRecord : public RecordView {
   // Present when the record is long enough (newer perf).
   uint64_t time_cycles() const { return record().size() >= 48 ? U64(32) : 0; }
   uint64_t time_mask() const { return record().size() >= 48 ? U64(40) : 0; }
+  bool cap_user_time_zero() const { return record().size() >= 50 && U8(48) != 0; }
+  bool cap_user_time_short() const { return record().size() >= 50 && U8(49) != 0; }
 
  private:
   using RecordView::RecordView;
