@@ -9,11 +9,12 @@ source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
 source "$LIB_DIR/safety.bash"
 RUN_TIMEOUT=20
+not_regular_message() { err_has "$1" && err_has "not a regular file"; }
 # refused WHAT PATH: the last run ended with 1 and the message.
 refused() {
   check "$1: exit 1 (got $rc; 124 is a hang)" test "$rc" = 1
   check "$1: message names $2 and says it is not a regular file ($(last_error))" \
-    eval 'err_has "$2" && err_has "not a regular file"'
+    not_regular_message "$2"
 }
 
 mkfifo in.fifo

@@ -10,6 +10,7 @@ source "$LIB_DIR/safety.bash"
 mkdir dev
 make_devices dev
 prepare_writers 200
+no_space_message() { err_has "$1" && err_has "No space left on device"; }
 
 for name in "${WRITER_NAMES[@]}"; do
   read -ra args <<<"${WRITERS[$name]}"
@@ -18,8 +19,7 @@ for name in "${WRITER_NAMES[@]}"; do
   check "$name -o null: still a character device" test -c dev/null
   run "$PERFTK" "${args[@]}" -o dev/full
   check "$name -o full: exit 1 (got $rc)" test "$rc" = 1
-  check "$name -o full: message names dev/full and ENOSPC ($(last_error))" \
-    eval 'err_has "dev/full" && err_has "No space left on device"'
+  check "$name -o full: message names dev/full and ENOSPC ($(last_error))" no_space_message dev/full
   check "$name -o full: still a character device" test -c dev/full
   check "$name: no temporary file beside the devices ($(ls dev | tr '\n' ' '))" no_temps_in dev
   rm -f dev/*.tmp.*

@@ -153,3 +153,7 @@ interrupt() {
 }
 # signal_status SIGNAL: 128 + its number, the status of a run it ended.
 signal_status() { echo $((128 + $(kill -l "$1"))); }
+
+# err_without PATH: the last run's stderr with PATH taken out, to check
+# what a message says besides the path (whose name may hold the words).
+err_without() { sed "s|$1||g" "$WORK/err.txt"; }
