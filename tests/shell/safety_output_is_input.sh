@@ -23,9 +23,7 @@ refused() {
   check "$1: no temporary file" no_temps_in "$(dirname "$2")"
 }
 
-[ -r "$ETM_DIR/etm_test_loop" ] || skip "no simpleperf ETM recordings at $ETM_DIR"
-mkdir etm
-cp "$ETM_DIR"/perf_etm.data "$ETM_DIR"/etm_test_loop etm/
+copy_etm_recording
 sha=$(sha_of etm/etm_test_loop)
 run "$PERFTK" cs-etm-decode -q -i etm/perf_etm.data --symfs etm -o etm/etm_test_loop
 refused "cs-etm-decode -o the traced binary" etm/etm_test_loop 'binary|symfs|traced|code|ELF' "$sha"

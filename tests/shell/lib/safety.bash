@@ -113,6 +113,13 @@ record_node_functions() {
 }
 
 ETM_DIR=${PERFTK_ETM_DATA_DIR:-$LIB_DIR/../../data/simpleperf-etm}
+# copy_etm_recording: the real CoreSight recording and its traced binary
+# into etm/ (perf_etm.data, etm_test_loop), as copies a test may spoil.
+copy_etm_recording() {
+  [ -r "$ETM_DIR/perf_etm.data" ] || skip "no simpleperf ETM recordings at $ETM_DIR"
+  mkdir etm
+  cp "$ETM_DIR"/perf_etm.data "$ETM_DIR"/etm_test_loop etm/
+}
 
 # prepare_writers [JIT_FUNCTIONS]: inputs for each subcommand that writes
 # -o OUT (made in $WORK; the CoreSight recording and binary copied to etm/),
@@ -124,9 +131,7 @@ add_writer() { WRITER_NAMES+=("$1"); WRITERS[$1]=$2; }
 prepare_writers() {
   require_perf
   record_busy in.data 300
-  [ -r "$ETM_DIR/perf_etm.data" ] || skip "no simpleperf ETM recordings at $ETM_DIR"
-  mkdir etm
-  cp "$ETM_DIR"/perf_etm.data "$ETM_DIR"/etm_test_loop etm/
+  copy_etm_recording
   add_writer copy "copy -i in.data"
   add_writer aslr "aslr -q -i in.data"
   add_writer cs-etm-perf "cs-etm-decode -q -i etm/perf_etm.data --symfs etm --itrace=i1l64"
