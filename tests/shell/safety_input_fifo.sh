@@ -43,7 +43,7 @@ if command -v node >/dev/null; then
   run "$PERFTK" jit -q -i perf.data -o out.data --jit-dir jd
   refused "jit with a FIFO as jit-PID.dump" "$dump"
   check "jit: no output file" test ! -e out.data
-  check "jit: no temporary file ($(ls | grep tmp | tr '\n' ' '))" no_temps_in .
+  check "jit: no temporary file ($(temps_in .))" no_temps_in .
   check "jit: no .so file" nothing_but_dirs_in jd
 else
   echo "note: node is not installed, jit is not checked"

@@ -21,7 +21,7 @@ for name in "${WRITER_NAMES[@]}"; do
   check "$name -o full: exit 1 (got $rc)" test "$rc" = 1
   check "$name -o full: message names dev/full and ENOSPC ($(last_error))" no_space_message dev/full
   check "$name -o full: still a character device" test -c dev/full
-  check "$name: no temporary file beside the devices ($(ls dev | tr '\n' ' '))" no_temps_in dev
+  check "$name: no temporary file beside the devices ($(temps_in dev))" no_temps_in dev
   rm -f dev/*.tmp.*
   [ -c dev/null ] || { rm -f dev/null; mknod dev/null c 1 3; }
   [ -c dev/full ] || { rm -f dev/full; mknod dev/full c 1 7; }

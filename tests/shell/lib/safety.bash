@@ -31,8 +31,9 @@ err_has() { grep -qiE -- "$1" "$WORK/err.txt"; }
 last_error() { tr '\n' ' ' <"$WORK/err.txt" | cut -c1-300; }
 
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
-# no_temps_in DIR: no *.tmp.* file anywhere under DIR.
+# no_temps_in DIR: no *.tmp.* file anywhere under DIR; temps_in lists them.
 no_temps_in() { [ -z "$(find "$1" -name '*.tmp.*' -print -quit)" ]; }
+temps_in() { find "$1" -name '*.tmp.*' -printf '%f '; }
 # nothing_but_dirs_in DIR: no file, symlink, FIFO... anywhere under DIR.
 nothing_but_dirs_in() { [ -z "$(find "$1" ! -type d -print -quit)" ]; }
 
@@ -159,6 +160,12 @@ interrupt() {
   sleep "$3"
   kill -"$2" "$1" 2>/dev/null || true
   wait_or_kill "$1" 30
+}
+# interrupt_at_files PID SIGNAL DIR COUNT: the same, sent once DIR holds
+# COUNT files (checked every 20 ms) rather than after a time.
+interrupt_at_files() {
+  while kill -0 "$1" 2>/dev/null && [ "$(find "$3" -type f | wc -l)" -lt "$4" ]; do sleep 0.02; done
+  interrupt "$1" "$2" 0
 }
 # signal_status SIGNAL: 128 + its number, the status of a run it ended.
 signal_status() { echo $((128 + $(kill -l "$1"))); }
