@@ -2,8 +2,8 @@
 # -o naming a FIFO streams into it (issue 15, item 1): with a reader on the
 # FIFO, copy, aslr, jit and cs-etm-decode (perf.data and text) exit 0, the
 # FIFO is still a FIFO, and the reader got what -o REGULAR_FILE holds (for
-# perf.data: perf script prints the same for both; the FIFO gets the pipe
-# layout, as -o -).
+# perf.data: in the pipe layout, as -o -, and perf script prints the same
+# for both).
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
 source "$LIB_DIR/safety.bash"
@@ -20,6 +20,9 @@ same_output() {
   fi
 }
 
+# pipe_layout FILE: a perf.data header of 16 bytes (magic, size), not 104.
+pipe_layout() { [ "$(od -An -tu8 -j8 -N8 "$1" | tr -d ' ')" = 16 ]; }
+
 for name in "${WRITER_NAMES[@]}"; do
   read -ra args <<<"${WRITERS[$name]}"
   "$PERFTK" "${args[@]}" -o "$name.regular" || fail "$name -o $name.regular failed"
@@ -31,6 +34,7 @@ for name in "${WRITER_NAMES[@]}"; do
   check "$name -o FIFO: still a FIFO" test -p out.fifo
   check "$name -o FIFO: the reader got the output ($(stat -c %s "$name.got") bytes)" \
     same_output "$name" "$name.got" "$name.regular"
+  is_text_writer "$name" || check "$name -o FIFO: the pipe layout" pipe_layout "$name.got"
   check "$name: no temporary file left" no_temps_in .
   [ -p out.fifo ] || { rm -f out.fifo; mkfifo out.fifo; }
 done
