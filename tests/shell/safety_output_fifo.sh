@@ -21,7 +21,7 @@ same_output() {
 }
 
 # pipe_layout FILE: a perf.data header of 16 bytes (magic, size), not 104.
-pipe_layout() { [ "$(od -An -tu8 -j8 -N8 "$1" | tr -d ' ')" = 16 ]; }
+pipe_layout() { [ "$(od -An -tu8 -j8 -N8 "$1" 2>/dev/null | tr -d ' ')" = 16 ]; }
 
 for name in "${WRITER_NAMES[@]}"; do
   read -ra args <<<"${WRITERS[$name]}"
