@@ -162,9 +162,9 @@ interrupt() {
   wait_or_kill "$1" 30
 }
 # interrupt_at_files PID SIGNAL DIR COUNT: the same, sent once DIR holds
-# COUNT files (checked every 20 ms) rather than after a time.
+# COUNT files (checked every 50 ms) rather than after a time.
 interrupt_at_files() {
-  while kill -0 "$1" 2>/dev/null && [ "$(find "$3" -type f | wc -l)" -lt "$4" ]; do sleep 0.02; done
+  while kill -0 "$1" 2>/dev/null && [ "$(find "$3" -type f | wc -l)" -lt "$4" ]; do sleep 0.05; done
   interrupt "$1" "$2" 0
 }
 # signal_status SIGNAL: 128 + its number, the status of a run it ended.
