@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # An interrupted jit removes what it started (issue 15, item 2): on a
-# recording of node with 12,000 functions (a run writes about 13,000 .so
-# files, seconds of work), SIGINT, SIGTERM or SIGHUP sent 0.2 s into the run,
-# at its first file written, and at 25% and 70% of its .so files ends it with status 128+signal, no output, no *.tmp.*, and no
-# jitted-*.so of the run left (whole or half-written); the recording and
-# the jitdump unchanged.
+# recording of node with 12,000 functions (a run writes about 14,000 .so
+# files, seconds of work), SIGINT, SIGTERM or SIGHUP sent 0.2 s into the
+# run, at its first file written, and at 25% and 70% of its .so files ends
+# it with status 128+signal, no output, no *.tmp.*, and no jitted-*.so of
+# the run left (whole or half-written); the recording and the jitdump
+# unchanged.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
 source "$LIB_DIR/safety.bash"
