@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "cs_etm/lane_pool.h"
 #include "cs_etm/opencsd_guard.h"
 #include "machine/record_events.h"
@@ -45,6 +46,33 @@ bool IsKernel(const PacketContext& context, uint64_t address) {
 
 bool IsProfile(OutputFormat format) {
   return format == OutputFormat::kAutoFdo || format == OutputFormat::kBolt;
+}
+
+// The binary of `profile` that `wanted` names (its recorded path or file
+// name), or with `wanted` empty the only one; null when the trace ran in
+// none. BOLT's text holds one binary, so several need a choice.
+absl::StatusOr<const machine::Dso*> ChooseBoltBinary(const BranchProfile& profile,
+                                                     const std::string& wanted) {
+  std::vector<std::string> names;
+  for (const auto& entry : profile.binaries()) {
+    const machine::Dso* dso = entry.first;
+    const std::string& name = dso->name;
+    size_t slash = name.rfind('/');
+    std::string file = slash == std::string::npos ? name : name.substr(slash + 1);
+    if (!wanted.empty() && (name == wanted || file == wanted)) return dso;
+    names.push_back(name);
+  }
+  if (wanted.empty() && names.size() <= 1) {
+    return names.empty() ? nullptr : profile.binaries().begin()->first;
+  }
+  std::string covered = names.empty() ? "none" : absl::StrJoin(names, ", ");
+  if (!wanted.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--dso=", wanted, ": the trace ran in no such binary; it ran in: ", covered));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--format=bolt writes one binary, and the trace ran in ", names.size(), ": ", covered,
+      "; choose one with --dso"));
 }
 
 // Whether a trace id's flow can carry from one of its blocks into the next.
@@ -638,7 +666,14 @@ absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
     for (const auto& [key, lane] : lanes_) {
       if (lane->profile() != nullptr) total.Add(*lane->profile());
     }
-    text_ = options_.format == OutputFormat::kAutoFdo ? total.AutoFdoText() : total.BoltText();
+    if (options_.format == OutputFormat::kAutoFdo) {
+      text_ = total.AutoFdoText();
+      return absl::OkStatus();
+    }
+    absl::StatusOr<const machine::Dso*> binary = ChooseBoltBinary(total, options_.dso);
+    if (!binary.ok()) return binary.status();
+    text_ = total.BoltText(*binary);
+    if (*binary != nullptr) bolt_binary_ = (*binary)->name;
   }
   return absl::OkStatus();
 }

@@ -119,20 +119,20 @@ std::string BranchProfile::AutoFdoText() const {
   return out;
 }
 
-std::string BranchProfile::BoltText() const {
+std::string BranchProfile::BoltText(const machine::Dso* dso) const {
   std::string out;
-  for (const auto& [dso, binary] : binaries_) {
-    absl::StrAppend(&out, "# ", dso->name, "\n");
-    for (const auto& [range, count] : binary.ranges) {
-      absl::StrAppendFormat(&out, "F %x %x %d\n", range.first, range.second, count);
-    }
-    std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
-    for (const auto& [branch, count] : binary.branches) {
-      branches[{branch.from, branch.to}] += count;
-    }
-    for (const auto& [branch, count] : branches) {
-      absl::StrAppendFormat(&out, "B %x %x %d 0\n", branch.first, branch.second, count);
-    }
+  auto it = binaries_.find(dso);
+  if (it == binaries_.end()) return out;
+  const Binary& binary = it->second;
+  for (const auto& [range, count] : binary.ranges) {
+    absl::StrAppendFormat(&out, "F %x %x %d\n", range.first, range.second, count);
+  }
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
+  for (const auto& [branch, count] : binary.branches) {
+    branches[{branch.from, branch.to}] += count;
+  }
+  for (const auto& [branch, count] : branches) {
+    absl::StrAppendFormat(&out, "B %x %x %d 0\n", branch.first, branch.second, count);
   }
   return out;
 }

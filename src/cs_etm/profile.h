@@ -16,9 +16,12 @@
 //     branches then "from->to:count" lines, then "// build_id: 0x..." and
 //     "// path". As simpleperf does, an indirect branch's target is written
 //     as 0;
-//   - BOLT pre-aggregated text (perf2bolt --pa): "F start end count" and
-//     "B from to count 0" lines per binary, after a "# path" comment, with
-//     indirect branches' real targets.
+//   - BOLT pre-aggregated text (perf2bolt --pa) of one binary: "F start end
+//     count" and "B from to count 0" lines and nothing else, with indirect
+//     branches' real targets. bolt-16 reads every line as a B, F or f entry
+//     (no comments, no binary names: DataAggregator::parseAggregatedLBREntry)
+//     and takes the numbers as addresses in the binary given to perf2bolt,
+//     so one text holds one binary.
 // Both list entries sorted by address.
 #ifndef PERFTK_CS_ETM_PROFILE_H_
 #define PERFTK_CS_ETM_PROFILE_H_
@@ -63,7 +66,8 @@ class BranchProfile : public PacketSink {
   // Adds the counts of `other`, a profile of other blocks.
   void Add(const BranchProfile& other);
   std::string AutoFdoText() const;
-  std::string BoltText() const;
+  // The BOLT text of `dso` (empty for null or a binary without trace).
+  std::string BoltText(const machine::Dso* dso) const;
 
   struct Branch {
     uint64_t from = 0;

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# BOLT's own converter (perf2bolt of Debian bolt-16) eats both of perftk's
+# routes on the real simpleperf recording of etm_test_loop:
+#   - --format=bolt, read with perf2bolt --pa: the .fdata it writes has the
+#     loop's two back edges, 0x106c->0x1074 and 0x1080->0x105c, 100 times each;
+#   - the perf.data with branch stacks, read with perf2bolt -p (it runs
+#     perf script): the same two edges are there.
+# The .fdata names a branch "1 FUNC OFFSET" (1: a symbol, OFFSET in hex from
+# the function's start); in this stripped binary BOLT names functions from
+# their FDEs, __BOLT_FDE_FUNCat<start>, so FUNC + OFFSET is the address.
+source "$(dirname "$0")/lib/common.bash"
+ETM=${PERFTK_ETM_DATA_DIR:-$(dirname "$0")/../data/simpleperf-etm}
+[ -r "$ETM/perf_etm.data" ] || skip "no simpleperf ETM recordings at $ETM"
+PERF2BOLT=${PERF2BOLT:-/usr/lib/llvm-16/bin/perf2bolt}
+[ -x "$PERF2BOLT" ] || skip "no perf2bolt at $PERF2BOLT (Debian: bolt-16)"
+
+# "from->to count" per branch of an .fdata whose ends are both known places.
+edges_of() {
+  local is_sym from off is_sym2 to off2 mispred count
+  while read -r is_sym from off is_sym2 to off2 mispred count; do
+    [[ $is_sym == 1 && $is_sym2 == 1 && $from == *FUNCat* && $to == *FUNCat* ]] || continue
+    printf '%x->%x %d\n' $((0x${from##*FUNCat} + 0x$off)) $((0x${to##*FUNCat} + 0x$off2)) "$count"
+  done <"$1"
+}
+
+"$PERFTK" cs-etm-decode -i "$ETM/perf_etm.data" --symfs "$ETM" --format=bolt -o prog.pa 2>pa.err ||
+  fail "cs-etm-decode --format=bolt: $(tail -1 pa.err)"
+"$PERF2BOLT" --pa -p prog.pa -o pa.fdata "$ETM/etm_test_loop" >pa.log 2>&1 ||
+  fail "perf2bolt --pa rejects --format=bolt: $(grep -i error pa.log | head -2)"
+grep -q "BOLT profile of /data/local/tmp/etm_test_loop" pa.err || fail "no binary named on stderr"
+edges_of pa.fdata >pa.edges
+for edge in 106c-\>1074 1080-\>105c; do
+  grep -qx "$edge 100" pa.edges || fail "perf2bolt --pa: no $edge 100 in: $(tr '\n' ';' <pa.edges)"
+done
+
+"$PERFTK" cs-etm-decode -q -i "$ETM/perf_etm.data" --symfs "$ETM" --itrace=il64 -o inj.data
+# perf2bolt runs perf script and perf buildid-list on inj.data; their
+# caches stay in the work directory.
+HOME=$WORK "$PERF2BOLT" -p inj.data -o perf.fdata "$ETM/etm_test_loop" >perf.log 2>&1 ||
+  fail "perf2bolt -p rejects the perf.data output: $(grep -i error perf.log | head -2)"
+grep -q "matched build-id and file name" perf.log || fail "perf2bolt did not match the build id"
+edges_of perf.fdata >perf.edges
+for edge in 106c-\>1074 1080-\>105c; do
+  awk -v e="$edge" '$1 == e && $2 > 0 { found = 1 } END { exit !found }' perf.edges ||
+    fail "perf2bolt -p: no $edge in: $(tr '\n' ';' <perf.edges)"
+done
+echo "ok: perf2bolt --pa sees both back edges 100 times; perf2bolt -p sees them too" \
+  "($(tr '\n' ';' <perf.edges))"
+
+# --dso picks the binary by file name (or recorded path); a binary the trace
+# did not run in is an error that lists the ones it did, and writes nothing.
+"$PERFTK" cs-etm-decode -q -i "$ETM/perf_etm.data" --symfs "$ETM" --format=bolt \
+  --dso etm_test_loop -o named.pa
+cmp -s named.pa prog.pa || fail "--dso etm_test_loop gives another profile"
+if "$PERFTK" cs-etm-decode -q -i "$ETM/perf_etm.data" --symfs "$ETM" --format=bolt \
+  --dso libc.so -o none.pa 2>dso.err; then
+  fail "--dso libc.so (not traced) succeeded"
+fi
+[ ! -e none.pa ] || fail "--dso libc.so left an output file"
+grep -q "it ran in: /data/local/tmp/etm_test_loop" dso.err || fail "error lists no binary: $(cat dso.err)"
+echo "ok: --dso"
