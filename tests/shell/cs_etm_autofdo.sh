@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# AutoFDO's own converter (create_llvm_prof of Debian autofdo 0.19) eats both
+# of perftk's routes on a recording made by perftk_etm_gen, whose etm_demo
+# carries symbols and DWARF lines (tests/cs_etm_gen/debug_info.h):
+#   - --profiler=text on --format=autofdo, read back from the text profile;
+#   - --profiler=perf on the perf.data with 64-entry branch stacks (AutoFDO
+#     reads it with quipper), read back with llvm-profdata-16 show.
+# Each function's total and head counts must be the ones the generator
+# computes from what it executed (autofdo_model.h: every range and branch
+# for the text route; the ground truth's branch stacks for the perf route,
+# which is all AutoFDO reads of a perf.data), and the profile must have no
+# other function. Controls: the same comparison fails on a profile made from
+# the stripped binary, and on the other route's counts.
+# No syscalls: AutoFDO's text reader reads only the first binary of a text,
+# and a kernel image would be a second one.
+source "$(dirname "$0")/lib/common.bash"
+command -v create_llvm_prof >/dev/null || skip "no create_llvm_prof (Debian: autofdo)"
+PROFDATA=$(command -v llvm-profdata-16 || command -v llvm-profdata) ||
+  skip "no llvm-profdata (Debian: llvm-16)"
+STRIP=$(command -v aarch64-linux-gnu-strip || command -v llvm-strip-16 || command -v llvm-strip) ||
+  skip "no strip for aarch64 (Debian: binutils-aarch64-linux-gnu)"
+GEN=${ETM_GEN:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_etm_gen}
+[ -x "$GEN" ] || skip "no perftk_etm_gen at $GEN"
+
+"$GEN" --cpus 2 --trace-mb 1 --buffer-kb 32 --switch-every 2000 --syscalls-per-mille 0 \
+  --expect-itrace i1000il64 --expect-autofdo expected.txt --out gen >gen.txt ||
+  fail "perftk_etm_gen failed"
+for route in text perf; do
+  awk -v r=$route '$1 == r { print $2, $3, $4 }' expected.txt >"want.$route"
+  [ "$(wc -l <"want.$route")" -ge 3 ] || fail "the generator expects $(wc -l <"want.$route") functions ($route)"
+done
+
+# "NAME TOTAL HEAD" lines: from a text profile's top-level "name:total:head"
+# lines, or from llvm-profdata's "Function: name: total, head, ..." lines.
+functions_of_text() { awk -F: '!/^ / && NF == 3 { print $1, $2, $3 }' "$1" | sort; }
+functions_of_profdata() {
+  "$PROFDATA" show --sample --all-functions "$1" |
+    sed -nE 's/^Function: ([^:]+): ([0-9]+), ([0-9]+),.*/\1 \2 \3/p' | sort
+}
+# Whether the profile's functions and counts are exactly the wanted ones.
+same_counts() { [ -s "$1" ] && cmp -s "$1" "$2"; }
+
+"$PERFTK" cs-etm-decode -q -i gen/perf.data --format=autofdo -o prof.afdo
+create_llvm_prof --profiler=text --binary=gen/etm_demo --profile=prof.afdo --format=text \
+  --out=text.prof 2>text.err || fail "create_llvm_prof --profiler=text: $(tail -1 text.err)"
+functions_of_text text.prof >got.text
+same_counts want.text got.text ||
+  fail "text route: $(diff want.text got.text | grep '^[<>]' | head -4 | tr '\n' ';')"
+
+"$PERFTK" cs-etm-decode -q -i gen/perf.data --itrace=i1000il64 -o inj.data
+create_llvm_prof --profiler=perf --binary=gen/etm_demo --profile=inj.data --out=perf.prof \
+  2>perf.err || fail "create_llvm_prof --profiler=perf: $(grep -v 'Unknown event type' perf.err | tail -1)"
+functions_of_profdata perf.prof >got.perf
+same_counts want.perf got.perf ||
+  fail "perf route: $(diff want.perf got.perf | grep '^[<>]' | head -4 | tr '\n' ';')"
+
+# Controls: the comparison rejects a profile of the stripped binary (same
+# file name, as the perf route matches binaries by name) and wrong counts.
+mkdir stripped
+"$STRIP" -o stripped/etm_demo gen/etm_demo
+create_llvm_prof --profiler=text --binary=stripped/etm_demo --profile=prof.afdo --format=text \
+  --out=stripped.prof 2>/dev/null || true
+touch stripped.prof
+functions_of_text stripped.prof >got.stripped
+same_counts want.text got.stripped && fail "control: the stripped binary's profile passed"
+same_counts want.perf got.text && fail "control: the text route passed with the perf route's counts"
+echo "ok: create_llvm_prof gives the generator's counts on both routes:" \
+  "$(tr '\n' ';' <got.text) / $(tr '\n' ';' <got.perf)"
