@@ -92,8 +92,9 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   if (!itrace.ok()) return itrace.status();
   absl::StatusOr<cs_etm::OutputFormat> format = ParseFormat(options.format);
   if (!format.ok()) return format.status();
-  if (!options.dso.empty() && *format != cs_etm::OutputFormat::kBolt) {
-    return absl::InvalidArgumentError("--dso is for --format=bolt");
+  if (!options.dso.empty() && *format != cs_etm::OutputFormat::kBolt &&
+      *format != cs_etm::OutputFormat::kAutoFdo) {
+    return absl::InvalidArgumentError("--dso is for --format=bolt or autofdo");
   }
   if (options.jobs < 1 || options.jobs > kMaxJobs) {
     return absl::InvalidArgumentError(
@@ -177,10 +178,10 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "wait for the blocks before them, so each block sees the maps of its time.\n\n"
       "Formats: perf (a perf.data with the samples, AUX data removed: read it with\n"
       "`perf script -F pid,tid,ip,brstack` or perf2bolt), autofdo (simpleperf's text\n"
-      "for create_llvm_prof --profiler=text), bolt (perf2bolt --pa: the F and B lines of\n"
-      "one binary, the only one traced or the one --dso names; its path goes to stderr),\n"
-      "script (lines as `perf script -F pid,tid,ip,brstack` prints them). Text goes to\n"
-      "-o or stdout.\n\n"
+      "for create_llvm_prof --profiler=text, which reads only the first binary: --dso\n"
+      "picks one), bolt (perf2bolt --pa: the F and B lines of one binary, the only one\n"
+      "traced or the one --dso names; its path goes to stderr), script (lines as\n"
+      "`perf script -F pid,tid,ip,brstack` prints them). Text goes to -o or stdout.\n\n"
       "Examples:\n"
       "  perftk cs-etm-decode -i perf.data -o inj.data --itrace=il64\n"
       "  perf script -i inj.data -F pid,tid,ip,brstack\n"
@@ -200,7 +201,7 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       ->capture_default_str();
   sub->add_option("--symfs", options->symfs, "Look for binaries under this directory");
   sub->add_option("--dso", options->dso,
-                  "--format=bolt: the binary to write (recorded path or file name)");
+                  "Only this binary's profile (recorded path or file name; bolt, autofdo)");
   sub->add_option("-j,--jobs", options->jobs, "Decode threads (output identical to --jobs 1)")
       ->capture_default_str();
   sub->add_flag("-q,--quiet", options->quiet, "No summary line on stderr");

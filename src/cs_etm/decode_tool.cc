@@ -51,7 +51,7 @@ bool IsProfile(OutputFormat format) {
 // The binary of `profile` that `wanted` names (its recorded path or file
 // name), or with `wanted` empty the only one; null when the trace ran in
 // none. BOLT's text holds one binary, so several need a choice.
-absl::StatusOr<const machine::Dso*> ChooseBoltBinary(const BranchProfile& profile,
+absl::StatusOr<const machine::Dso*> ChooseBinary(const BranchProfile& profile,
                                                      const std::string& wanted) {
   std::vector<std::string> names;
   for (const auto& entry : profile.binaries()) {
@@ -666,12 +666,16 @@ absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
     for (const auto& [key, lane] : lanes_) {
       if (lane->profile() != nullptr) total.Add(*lane->profile());
     }
-    if (options_.format == OutputFormat::kAutoFdo) {
+    if (options_.format == OutputFormat::kAutoFdo && options_.dso.empty()) {
       text_ = total.AutoFdoText();
       return absl::OkStatus();
     }
-    absl::StatusOr<const machine::Dso*> binary = ChooseBoltBinary(total, options_.dso);
+    absl::StatusOr<const machine::Dso*> binary = ChooseBinary(total, options_.dso);
     if (!binary.ok()) return binary.status();
+    if (options_.format == OutputFormat::kAutoFdo) {
+      text_ = total.AutoFdoText(**binary);  // named, so not null
+      return absl::OkStatus();
+    }
     text_ = total.BoltText(*binary);
     if (*binary != nullptr) bolt_binary_ = (*binary)->name;
   }

@@ -90,8 +90,9 @@ struct DecodeOptions {
   size_t packet_batch = TraceDecoder::kDefaultBatchSize;
   // Decode threads; 1 decodes on the calling thread.
   int jobs = 1;
-  // kBolt: the binary whose profile is written, by recorded path or file
-  // name; empty: the only binary the trace ran in (several are an error).
+  // kBolt, kAutoFdo: the binary whose profile is written, by recorded path
+  // or file name. Empty: for kBolt the only binary the trace ran in (several
+  // are an error), for kAutoFdo every binary.
   std::string dso;
 };
 

@@ -98,25 +98,35 @@ std::string BuildIdHex(const machine::Dso& dso,
 
 std::string BranchProfile::AutoFdoText() const {
   std::string out;
-  for (const auto& [dso, binary] : binaries_) {
-    absl::StrAppend(&out, binary.ranges.size(), "\n");
-    for (const auto& [range, count] : binary.ranges) {
-      absl::StrAppendFormat(&out, "%x-%x:%d\n", range.first, range.second, count);
-    }
-    absl::StrAppend(&out, "0\n");
-    std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
-    for (const auto& [branch, count] : binary.branches) {
-      branches[{branch.from, branch.indirect ? 0 : branch.to}] += count;
-    }
-    absl::StrAppend(&out, branches.size(), "\n");
-    for (const auto& [branch, count] : branches) {
-      absl::StrAppendFormat(&out, "%x->%x:%d\n", branch.first, branch.second, count);
-    }
-    std::string build_id = BuildIdHex(*dso, build_ids_);
-    if (!build_id.empty()) absl::StrAppend(&out, "// build_id: ", build_id, "\n");
-    absl::StrAppend(&out, "// ", dso->name, "\n\n");
-  }
+  for (const auto& [dso, binary] : binaries_) AppendAutoFdo(*dso, binary, out);
   return out;
+}
+
+std::string BranchProfile::AutoFdoText(const machine::Dso& dso) const {
+  std::string out;
+  auto it = binaries_.find(&dso);
+  if (it != binaries_.end()) AppendAutoFdo(dso, it->second, out);
+  return out;
+}
+
+void BranchProfile::AppendAutoFdo(const machine::Dso& dso, const Binary& binary,
+                                  std::string& out) const {
+  absl::StrAppend(&out, binary.ranges.size(), "\n");
+  for (const auto& [range, count] : binary.ranges) {
+    absl::StrAppendFormat(&out, "%x-%x:%d\n", range.first, range.second, count);
+  }
+  absl::StrAppend(&out, "0\n");
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
+  for (const auto& [branch, count] : binary.branches) {
+    branches[{branch.from, branch.indirect ? 0 : branch.to}] += count;
+  }
+  absl::StrAppend(&out, branches.size(), "\n");
+  for (const auto& [branch, count] : branches) {
+    absl::StrAppendFormat(&out, "%x->%x:%d\n", branch.first, branch.second, count);
+  }
+  std::string build_id = BuildIdHex(dso, build_ids_);
+  if (!build_id.empty()) absl::StrAppend(&out, "// build_id: ", build_id, "\n");
+  absl::StrAppend(&out, "// ", dso.name, "\n\n");
 }
 
 std::string BranchProfile::BoltText(const machine::Dso* dso) const {

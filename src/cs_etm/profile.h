@@ -66,6 +66,9 @@ class BranchProfile : public PacketSink {
   // Adds the counts of `other`, a profile of other blocks.
   void Add(const BranchProfile& other);
   std::string AutoFdoText() const;
+  // The AutoFDO text of `dso` alone (empty for a binary without trace).
+  // create_llvm_prof reads only the first binary of a text.
+  std::string AutoFdoText(const machine::Dso& dso) const;
   // The BOLT text of `dso` (empty for null or a binary without trace).
   std::string BoltText(const machine::Dso* dso) const;
 
@@ -92,6 +95,7 @@ class BranchProfile : public PacketSink {
   // Resolves a pending branch of trace source `id` to `next` (null: a break).
   void Resolve(uint8_t id, const Packet* next);
   void Count(const machine::Dso* dso, const Branch& branch);
+  void AppendAutoFdo(const machine::Dso& dso, const Binary& binary, std::string& out) const;
 
   CodeLocator& locator_;
   std::map<std::string, std::string> build_ids_;
