@@ -15,7 +15,11 @@
 //     "start-end:count" lines, "0" (no address samples), the count of
 //     branches then "from->to:count" lines, then "// build_id: 0x..." and
 //     "// path". As simpleperf does, an indirect branch's target is written
-//     as 0;
+//     as 0. create_llvm_prof (AutoFDO 0.19, profile.cc) reads a branch's
+//     target only to count entries into a function's start (head counts,
+//     call targets): a function entered only by BLR has none from this
+//     text, but has them from the perf.data route. It reads only the first
+//     binary of a text (sample_reader.cc), so AutoFdoText(dso) writes one;
 //   - BOLT pre-aggregated text (perf2bolt --pa) of one binary: "F start end
 //     count" and "B from to count 0" lines and nothing else, with indirect
 //     branches' real targets. bolt-16 reads every line as a B, F or f entry
