@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "cs_etm/lane_pool.h"
 #include "cs_etm/opencsd_guard.h"
+#include "elf/elf_file.h"
 #include "machine/record_events.h"
 #include "perf/features.h"
 #include "perf/sample.h"
@@ -73,6 +74,27 @@ absl::StatusOr<const machine::Dso*> ChooseBinary(const BranchProfile& profile,
   return absl::InvalidArgumentError(absl::StrCat(
       "--format=bolt writes one binary, and the trace ran in ", names.size(), ": ", covered,
       "; choose one with --dso"));
+}
+
+// The PT_LOADs of the user-space binaries of `profile` whose files were
+// found; the others (the kernel, missing files) keep file offsets.
+std::map<const machine::Dso*, BinaryLayout> LayoutsOf(const BranchProfile& profile,
+                                                      BinaryImages& images) {
+  std::map<const machine::Dso*, BinaryLayout> layouts;
+  for (const auto& entry : profile.binaries()) {
+    const machine::Dso* dso = entry.first;
+    const Image* image = dso->kernel_space ? nullptr : images.Find(*dso);
+    if (image == nullptr) continue;
+    absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(image->path);
+    if (!elf.ok()) continue;
+    BinaryLayout& layout = layouts[dso];
+    for (const elf::Segment& segment : (*elf)->segments()) {
+      if (segment.type == PT_LOAD) {
+        layout.loads.push_back({segment.offset, segment.vaddr, segment.file_size});
+      }
+    }
+  }
+  return layouts;
 }
 
 // Whether a trace id's flow can carry from one of its blocks into the next.
@@ -666,6 +688,7 @@ absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
     for (const auto& [key, lane] : lanes_) {
       if (lane->profile() != nullptr) total.Add(*lane->profile());
     }
+    total.SetLayouts(LayoutsOf(total, *images_));
     if (options_.format == OutputFormat::kAutoFdo && options_.dso.empty()) {
       text_ = total.AutoFdoText();
       return absl::OkStatus();

@@ -6,6 +6,25 @@
 
 namespace perftk::cs_etm {
 
+uint64_t BinaryLayout::Vaddr(uint64_t offset) const {
+  for (const Load& load : loads) {
+    if (offset >= load.offset && offset - load.offset < load.file_size) {
+      return offset - load.offset + load.vaddr;
+    }
+  }
+  return loads.empty() ? offset : offset - loads.front().offset + loads.front().vaddr;
+}
+
+uint64_t BinaryLayout::AutoFdoAddress(uint64_t offset) const {
+  return loads.empty() ? offset : Vaddr(offset) - loads.front().vaddr;
+}
+
+const BinaryLayout& BranchProfile::LayoutOf(const machine::Dso* dso) const {
+  static const BinaryLayout kOffsets;
+  auto it = layouts_.find(dso);
+  return it == layouts_.end() ? kOffsets : it->second;
+}
+
 absl::Status BranchProfile::Consume(std::span<const Packet> packets) {
   for (const Packet& packet : packets) {
     switch (packet.kind) {
@@ -111,14 +130,21 @@ std::string BranchProfile::AutoFdoText(const machine::Dso& dso) const {
 
 void BranchProfile::AppendAutoFdo(const machine::Dso& dso, const Binary& binary,
                                   std::string& out) const {
-  absl::StrAppend(&out, binary.ranges.size(), "\n");
+  const BinaryLayout& layout = LayoutOf(&dso);
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> ranges;
   for (const auto& [range, count] : binary.ranges) {
+    ranges[{layout.AutoFdoAddress(range.first), layout.AutoFdoAddress(range.second)}] += count;
+  }
+  absl::StrAppend(&out, ranges.size(), "\n");
+  for (const auto& [range, count] : ranges) {
     absl::StrAppendFormat(&out, "%x-%x:%d\n", range.first, range.second, count);
   }
   absl::StrAppend(&out, "0\n");
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
   for (const auto& [branch, count] : binary.branches) {
-    branches[{branch.from, branch.indirect ? 0 : branch.to}] += count;
+    // 0: an indirect or unknown target, written as such.
+    const uint64_t to = branch.indirect || branch.to == 0 ? 0 : layout.AutoFdoAddress(branch.to);
+    branches[{layout.AutoFdoAddress(branch.from), to}] += count;
   }
   absl::StrAppend(&out, branches.size(), "\n");
   for (const auto& [branch, count] : branches) {
@@ -134,12 +160,18 @@ std::string BranchProfile::BoltText(const machine::Dso* dso) const {
   auto it = binaries_.find(dso);
   if (it == binaries_.end()) return out;
   const Binary& binary = it->second;
+  const BinaryLayout& layout = LayoutOf(dso);
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> ranges;
   for (const auto& [range, count] : binary.ranges) {
+    ranges[{layout.Vaddr(range.first), layout.Vaddr(range.second)}] += count;
+  }
+  for (const auto& [range, count] : ranges) {
     absl::StrAppendFormat(&out, "F %x %x %d\n", range.first, range.second, count);
   }
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
   for (const auto& [branch, count] : binary.branches) {
-    branches[{branch.from, branch.to}] += count;
+    const uint64_t to = branch.to == 0 ? 0 : layout.Vaddr(branch.to);  // 0: unknown
+    branches[{layout.Vaddr(branch.from), to}] += count;
   }
   for (const auto& [branch, count] : branches) {
     absl::StrAppendFormat(&out, "B %x %x %d 0\n", branch.first, branch.second, count);

@@ -3,6 +3,12 @@
 // from one address to another. Addresses are file offsets in the binary
 // (map.DsoAddress), so profiles of one binary from several processes add up.
 //
+// Texts give addresses as their readers want them (BinaryLayout): AutoFDO
+// the ELF virtual address minus the first PT_LOAD's (its text reader adds
+// that back: AutoFDO's symbol_map.cc/profile.cc; simpleperf writes the same),
+// BOLT the virtual address (the addresses of the binary given to perf2bolt).
+// For a binary whose loads all have vaddr = offset, both are the offset.
+//
 // Built from the decoder's packets: every range counts once; a range whose
 // last instruction is a taken branch adds a branch to its target. The target
 // of a direct A64 branch is read from the instruction itself; otherwise it
@@ -35,11 +41,28 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "cs_etm/packet.h"
 #include "machine/dso.h"
 
 namespace perftk::cs_etm {
+
+// The PT_LOAD segments of a binary, to turn file offsets into addresses.
+// Without loads (no image, the kernel) an offset is kept as it is; an offset
+// outside every load keeps its distance to the first one's vaddr.
+struct BinaryLayout {
+  struct Load {
+    uint64_t offset = 0;
+    uint64_t vaddr = 0;
+    uint64_t file_size = 0;
+  };
+  std::vector<Load> loads;  // in program header order
+
+  uint64_t Vaddr(uint64_t offset) const;
+  // Vaddr(offset) minus the first load's vaddr: AutoFDO's text addresses.
+  uint64_t AutoFdoAddress(uint64_t offset) const;
+};
 
 // Where an address is: which binary, and the file offset in it.
 struct CodeLocation {
@@ -66,6 +89,10 @@ class BranchProfile : public PacketSink {
   // Build ids by recorded file name, for binaries whose MMAP2 had none.
   void SetBuildIds(std::map<std::string, std::string> build_ids) {
     build_ids_ = std::move(build_ids);
+  }
+  // Layouts of binaries for the texts; a binary without one keeps offsets.
+  void SetLayouts(std::map<const machine::Dso*, BinaryLayout> layouts) {
+    layouts_ = std::move(layouts);
   }
   // Adds the counts of `other`, a profile of other blocks.
   void Add(const BranchProfile& other);
@@ -102,7 +129,10 @@ class BranchProfile : public PacketSink {
   void AppendAutoFdo(const machine::Dso& dso, const Binary& binary, std::string& out) const;
 
   CodeLocator& locator_;
+  const BinaryLayout& LayoutOf(const machine::Dso* dso) const;
+
   std::map<std::string, std::string> build_ids_;
+  std::map<const machine::Dso*, BinaryLayout> layouts_;
   std::map<uint8_t, Pending> pending_;
   std::map<const machine::Dso*, Binary> binaries_;
 };
