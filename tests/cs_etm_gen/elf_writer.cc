@@ -34,12 +34,16 @@ std::vector<uint8_t> BuildElf(const ElfImage& image) {
   for (uint32_t word : image.code) out.U32(word);
   const uint64_t text_size = image.code.size() * 4;
   const uint64_t load_size = out.bytes.size();
+  const uint64_t delta = image.text_vaddr_delta;
+  const uint64_t text_vaddr = image.link_base + kTextOffset + delta;
+  std::vector<Assembler::Symbol> symbols = image.symbols;
+  for (Assembler::Symbol& s : symbols) s.address += delta;
 
   // .strtab and .symtab
   std::string strtab(1, '\0');
   ByteOut symtab;
   symtab.PadTo(kSymSize);  // the null symbol
-  for (const Assembler::Symbol& s : image.symbols) {
+  for (const Assembler::Symbol& s : symbols) {
     symtab.U32(static_cast<uint32_t>(strtab.size()));
     strtab += s.name + '\0';
     symtab.U8(kGlobalFunc);
@@ -57,8 +61,8 @@ std::vector<uint8_t> BuildElf(const ElfImage& image) {
 
   std::vector<Section> sections(5);
   if (!image.source_name.empty()) {
-    DebugSections debug = BuildDebugSections(image.source_name, image.link_base + kTextOffset,
-                                             image.code.size(), image.symbols);
+    DebugSections debug =
+        BuildDebugSections(image.source_name, text_vaddr, image.code.size(), symbols);
     for (const auto& [name, bytes] : {std::pair{".debug_abbrev", &debug.abbrev},
                                       std::pair{".debug_info", &debug.info},
                                       std::pair{".debug_line", &debug.line}}) {
@@ -73,8 +77,8 @@ std::vector<uint8_t> BuildElf(const ElfImage& image) {
   out.Align(8);
   const uint64_t shoff = out.bytes.size();
 
-  sections[1] = {1, kShtProgbits, kShfAlloc | kShfExecinstr, image.link_base + kTextOffset,
-                 kTextOffset, text_size, 0, 0, 4, 0};
+  sections[1] = {1, kShtProgbits, kShfAlloc | kShfExecinstr, text_vaddr, kTextOffset, text_size,
+                 0, 0, 4, 0};
   sections[2] = {7, kShtSymtab, 0, 0, symtab_offset, symtab.bytes.size(), 3, 1, 8, kSymSize};
   sections[3] = {15, kShtStrtab, 0, 0, strtab_offset, strtab.size(), 0, 0, 1, 0};
   sections[4] = {23, kShtStrtab, 0, 0, shstrtab_offset, shstrtab.size(), 0, 0, 1, 0};
@@ -98,24 +102,32 @@ std::vector<uint8_t> BuildElf(const ElfImage& image) {
   head.U16(image.shared_object ? kEtDyn : kEtExec);
   head.U16(kEmAarch64);
   head.U32(1);
-  head.U64(image.link_base + kTextOffset);  // entry
+  head.U64(text_vaddr);  // entry
   head.U64(kEhdrSize);                      // phoff
   head.U64(shoff);
   head.U32(0);  // flags
   head.U16(kEhdrSize);
   head.U16(kPhdrSize);
-  head.U16(1);
+  head.U16(delta == 0 ? 1 : 2);
   head.U16(kShdrSize);
   head.U16(static_cast<uint16_t>(sections.size()));
   head.U16(4);  // shstrndx
-  head.U32(kPtLoad);
-  head.U32(kPfR | kPfX);
-  head.U64(0);
-  head.U64(image.link_base);
-  head.U64(image.link_base);
-  head.U64(load_size);
-  head.U64(load_size);
-  head.U64(0x1000);
+  auto load = [&head](uint32_t flags, uint64_t offset, uint64_t vaddr, uint64_t size) {
+    head.U32(kPtLoad);
+    head.U32(flags);
+    head.U64(offset);
+    head.U64(vaddr);
+    head.U64(vaddr);
+    head.U64(size);
+    head.U64(size);
+    head.U64(0x1000);
+  };
+  if (delta == 0) {
+    load(kPfR | kPfX, 0, image.link_base, load_size);
+  } else {
+    load(kPfR, 0, image.link_base, kTextOffset);
+    load(kPfR | kPfX, kTextOffset, text_vaddr, text_size);
+  }
   std::copy(head.bytes.begin(), head.bytes.end(), out.bytes.begin());
   return out.bytes;
 }

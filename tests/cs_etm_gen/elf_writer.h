@@ -4,6 +4,10 @@
 // .text, .symtab, .strtab, .shstrtab sections so tools can name functions;
 // with `source_name`, also .debug_abbrev, .debug_info and .debug_line
 // (debug_info.h) so tools can place code on source lines.
+// With a `text_vaddr_delta`, the code's virtual addresses are its file
+// offsets + link_base + the delta, as lld lays out a binary (.text at file
+// offset 0x35c, vaddr 0x1035c): a first PT_LOAD (r) maps the headers, a
+// second (r-x) the code; symbols and DWARF give the virtual addresses.
 #ifndef PERFTK_TESTS_CS_ETM_GEN_ELF_WRITER_H_
 #define PERFTK_TESTS_CS_ETM_GEN_ELF_WRITER_H_
 
@@ -24,6 +28,7 @@ struct ElfImage {
   std::vector<uint32_t> code;  // at link_base + kTextOffset
   std::vector<Assembler::Symbol> symbols;
   std::string source_name;  // empty: no debug information
+  uint64_t text_vaddr_delta = 0;
 };
 
 // The bytes of the file.

@@ -59,3 +59,24 @@ fi
 [ ! -e none.pa ] || fail "--dso libc.so left an output file"
 grep -q "it ran in: /data/local/tmp/etm_test_loop" dso.err || fail "error lists no binary: $(cat dso.err)"
 echo "ok: --dso"
+
+# A generated recording whose binary is laid out as lld does (code at vaddr =
+# file offset + 0x10000, in a second PT_LOAD): perf2bolt reads addresses
+# as virtual addresses, so the calls main+0x4 -> leaf_loop and the loop
+# main+0x20 -> main must be there as often as the generator took them.
+GEN=${ETM_GEN:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_etm_gen}
+if [ ! -x "$GEN" ]; then
+  echo "note: no perftk_etm_gen at $GEN: the lld layout is not checked"
+  exit 0
+fi
+"$GEN" --cpus 2 --trace-mb 1 --buffer-kb 32 --syscalls-per-mille 0 --text-vaddr-delta 0x10000 \
+  --expect-itrace i1000il64 --expect-autofdo expected.txt --out gen >gen.txt ||
+  fail "perftk_etm_gen failed"
+head_of() { awk -v f="$1" '$1 == "text" && $2 == f { print $4 }' expected.txt; }
+"$PERFTK" cs-etm-decode -q -i gen/perf.data --format=bolt -o gen.pa
+"$PERF2BOLT" --pa -p gen.pa -o gen.fdata gen/etm_demo >gen.log 2>&1 ||
+  fail "perf2bolt --pa on the generated binary: $(grep -i error gen.log | head -2)"
+for edge in "main 4 1 leaf_loop 0 0 $(head_of leaf_loop)" "main 20 1 main 0 0 $(head_of main)"; do
+  grep -qx "1 $edge" gen.fdata || fail "perf2bolt --pa (lld layout): no '1 $edge' in gen.fdata"
+done
+echo "ok: perf2bolt --pa on an lld-style binary: calls and loop edge as generated"

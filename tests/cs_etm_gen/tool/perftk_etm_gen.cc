@@ -54,6 +54,7 @@ struct Options {
   std::string expect_itrace = "i1000il64";
   std::string expect_out;
   std::string expect_autofdo;
+  uint64_t text_vaddr_delta = 0;
 };
 
 // Writes expected instruction samples as lines, and AutoFDO's expected
@@ -148,6 +149,10 @@ absl::Status Generate(const Options& options) {
   absl::StatusOr<DemoPrograms> built = BuildDemoPrograms();
   if (!built.ok()) return built.status();
   DemoPrograms programs = std::move(*built);
+  if (options.text_vaddr_delta % 4096 != 0) {
+    return absl::InvalidArgumentError("--text-vaddr-delta must be a multiple of 4096");
+  }
+  programs.user.text_vaddr_delta = options.text_vaddr_delta;
   if (absl::Status s = WriteTo(programs, dir); !s.ok()) return s;
 
   RecordingLayout layout;
@@ -271,6 +276,10 @@ int main(int argc, char** argv) {
                  "write the instruction samples the ground truth gives to this file");
   app.add_option("--expect-autofdo", options.expect_autofdo,
                  "write what create_llvm_prof must report per function to this file");
+  app.add_option("--text-vaddr-delta", options.text_vaddr_delta,
+                 "etm_demo's code at virtual address = file offset + this (lld's layout), "
+                 "in a second PT_LOAD; a multiple of 4096")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 32));
   app.add_flag("--raw", options.raw, "raw (unformatted) trace instead of CoreSight frames");
   app.add_flag("--no-timestamps", options.no_timestamps, "no timestamp packets");
   CLI11_PARSE(app, argc, argv);
