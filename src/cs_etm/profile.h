@@ -1,6 +1,6 @@
 // Aggregated control flow per binary, for AutoFDO and BOLT: how often each
 // address range ran straight through, and how often each taken branch went
-// from one address to another. Addresses are file offsets in the binary
+// from one address to another. Counts are kept by file offset in the binary
 // (map.DsoAddress), so profiles of one binary from several processes add up.
 //
 // Texts give addresses as their readers want them (BinaryLayout): AutoFDO
