@@ -53,7 +53,7 @@ bool IsProfile(OutputFormat format) {
 // name), or with `wanted` empty the only one; null when the trace ran in
 // none. BOLT's text holds one binary, so several need a choice.
 absl::StatusOr<const machine::Dso*> ChooseBinary(const BranchProfile& profile,
-                                                     const std::string& wanted) {
+                                                 const std::string& wanted) {
   std::vector<std::string> names;
   for (const auto& entry : profile.binaries()) {
     const machine::Dso* dso = entry.first;
