@@ -80,3 +80,22 @@ for edge in "main 4 1 leaf_loop 0 0 $(head_of leaf_loop)" "main 20 1 main 0 0 $(
   grep -qx "1 $edge" gen.fdata || fail "perf2bolt --pa (lld layout): no '1 $edge' in gen.fdata"
 done
 echo "ok: perf2bolt --pa on an lld-style binary: calls and loop edge as generated"
+
+# A trace through two binaries (syscalls into the kernel image): one BOLT
+# text cannot hold both, so without --dso it is an error naming them, and
+# --dso etm_demo writes that one.
+"$GEN" --cpus 1 --trace-mb 0.2 --buffer-kb 16 --syscalls-per-mille 100 --out two >gen.txt ||
+  fail "perftk_etm_gen failed"
+if "$PERFTK" cs-etm-decode -q -i two/perf.data --format=bolt -o two.pa 2>two.err; then
+  fail "--format=bolt on a trace through 2 binaries succeeded without --dso"
+fi
+[ ! -e two.pa ] || fail "the refused --format=bolt left two.pa"
+for part in "the trace ran in 2: " "/etm_demo" "/etm_kernel.elf" "choose one with --dso"; do
+  grep -qF "$part" two.err || fail "the error lacks '$part': $(cat two.err)"
+done
+"$PERFTK" cs-etm-decode -i two/perf.data --format=bolt --dso etm_demo -o two.pa 2>two.err
+grep -q "BOLT profile of $PWD/two/etm_demo" two.err || fail "not etm_demo's profile: $(cat two.err)"
+"$PERF2BOLT" --pa -p two.pa -o two.fdata two/etm_demo >two.log 2>&1 ||
+  fail "perf2bolt --pa (etm_demo of two): $(grep -i error two.log | head -2)"
+grep -q "^1 main " two.fdata || fail "no branch from main in two.fdata"
+echo "ok: two binaries need --dso"
