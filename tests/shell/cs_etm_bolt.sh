@@ -8,6 +8,9 @@
 # The .fdata names a branch "1 FUNC OFFSET" (1: a symbol, OFFSET in hex from
 # the function's start); in this stripped binary BOLT names functions from
 # their FDEs, __BOLT_FDE_FUNCat<start>, so FUNC + OFFSET is the address.
+# Then, on recordings made by perftk_etm_gen: --dso; a binary laid out as lld
+# does (BOLT reads virtual addresses, not file offsets); a trace through two
+# binaries, which one BOLT text cannot hold.
 source "$(dirname "$0")/lib/common.bash"
 ETM=${PERFTK_ETM_DATA_DIR:-$(dirname "$0")/../data/simpleperf-etm}
 [ -r "$ETM/perf_etm.data" ] || skip "no simpleperf ETM recordings at $ETM"
