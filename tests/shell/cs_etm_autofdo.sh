@@ -28,14 +28,19 @@ STRIP=$(command -v aarch64-linux-gnu-strip || command -v llvm-strip-16 || comman
 GEN=${ETM_GEN:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_etm_gen}
 [ -x "$GEN" ] || skip "no perftk_etm_gen at $GEN"
 
-"$GEN" --cpus 2 --trace-mb 1 --buffer-kb 32 --switch-every 2000 --syscalls-per-mille 0 \
-  --expect-itrace i1000il64 --expect-autofdo expected.txt --out gen >gen.txt ||
-  fail "perftk_etm_gen failed"
-for route in text perf; do
-  awk -v r=$route '$1 == r { print $2, $3, $4 }' expected.txt >"want.$route"
-  [ "$(wc -l <"want.$route")" -ge 3 ] || fail "the generator expects $(wc -l <"want.$route") functions ($route)"
-done
-
+# generate DIR ARGS...: a recording in DIR, and the counts AutoFDO must
+# give in DIR/want.text and DIR/want.perf ("NAME TOTAL HEAD" lines).
+generate() {
+  local dir=$1
+  shift
+  "$GEN" --cpus 2 --trace-mb 1 --buffer-kb 32 --switch-every 2000 --expect-itrace i1000il64 \
+    --expect-autofdo "$dir.expected" --out "$dir" "$@" >"$dir.gen" || fail "perftk_etm_gen $* failed"
+  for route in text perf; do
+    awk -v r=$route '$1 == r { print $2, $3, $4 }' "$dir.expected" >"$dir/want.$route"
+    [ "$(wc -l <"$dir/want.$route")" -ge 3 ] ||
+      fail "the generator expects $(wc -l <"$dir/want.$route") functions ($route, $*)"
+  done
+}
 # "NAME TOTAL HEAD" lines: from a text profile's top-level "name:total:head"
 # lines, or from llvm-profdata's "Function: name: total, head, ..." lines.
 functions_of_text() { awk -F: '!/^ / && NF == 3 { print $1, $2, $3 }' "$1" | sort; }
@@ -45,61 +50,53 @@ functions_of_profdata() {
 }
 # Whether the profile's functions and counts are exactly the wanted ones.
 same_counts() { [ -s "$1" ] && cmp -s "$1" "$2"; }
+differences() { diff "$1" "$2" | grep '^[<>]' | head -4 | tr '\n' ';'; }
+# check_text_route DIR [--dso NAME]: create_llvm_prof --profiler=text on
+# perftk's --format=autofdo of DIR gives DIR/want.text.
+check_text_route() {
+  local dir=$1
+  shift
+  "$PERFTK" cs-etm-decode -q -i "$dir/perf.data" --format=autofdo "$@" -o "$dir.afdo"
+  create_llvm_prof --profiler=text --binary="$dir/etm_demo" --profile="$dir.afdo" \
+    --format=text --out="$dir.prof" 2>"$dir.err" ||
+    fail "create_llvm_prof --profiler=text ($dir): $(tail -1 "$dir.err")"
+  functions_of_text "$dir.prof" >"$dir/got.text"
+  same_counts "$dir/want.text" "$dir/got.text" ||
+    fail "text route ($dir): $(differences "$dir/want.text" "$dir/got.text")"
+}
 
-"$PERFTK" cs-etm-decode -q -i gen/perf.data --format=autofdo -o prof.afdo
-create_llvm_prof --profiler=text --binary=gen/etm_demo --profile=prof.afdo --format=text \
-  --out=text.prof 2>text.err || fail "create_llvm_prof --profiler=text: $(tail -1 text.err)"
-functions_of_text text.prof >got.text
-same_counts want.text got.text ||
-  fail "text route: $(diff want.text got.text | grep '^[<>]' | head -4 | tr '\n' ';')"
-
+generate gen --syscalls-per-mille 0
+check_text_route gen
 "$PERFTK" cs-etm-decode -q -i gen/perf.data --itrace=i1000il64 -o inj.data
 create_llvm_prof --profiler=perf --binary=gen/etm_demo --profile=inj.data --out=perf.prof \
   2>perf.err || fail "create_llvm_prof --profiler=perf: $(grep -v 'Unknown event type' perf.err | tail -1)"
-functions_of_profdata perf.prof >got.perf
-same_counts want.perf got.perf ||
-  fail "perf route: $(diff want.perf got.perf | grep '^[<>]' | head -4 | tr '\n' ';')"
+functions_of_profdata perf.prof >gen/got.perf
+same_counts gen/want.perf gen/got.perf || fail "perf route: $(differences gen/want.perf gen/got.perf)"
 
 # With syscalls: the text of etm_demo alone, among two binaries.
-"$GEN" --cpus 2 --trace-mb 1 --buffer-kb 32 --switch-every 2000 --syscalls-per-mille 100 \
-  --expect-itrace i1000il64 --expect-autofdo sys_expected.txt --out sys >gen.txt ||
-  fail "perftk_etm_gen failed"
-awk '$1 == "text" { print $2, $3, $4 }' sys_expected.txt >want.sys
+generate sys --syscalls-per-mille 100
 "$PERFTK" cs-etm-decode -q -i sys/perf.data --format=autofdo -o all.afdo
 [ "$(grep -c '^// /' all.afdo)" -eq 2 ] || fail "expected 2 binaries in: $(grep '^// /' all.afdo)"
-"$PERFTK" cs-etm-decode -q -i sys/perf.data --format=autofdo --dso etm_demo -o sys.afdo
+check_text_route sys --dso etm_demo
 [ "$(grep '^// /' sys.afdo)" = "// $PWD/sys/etm_demo" ] || fail "--dso etm_demo wrote: $(grep '^// /' sys.afdo)"
-create_llvm_prof --profiler=text --binary=sys/etm_demo --profile=sys.afdo --format=text \
-  --out=sys.prof 2>sys.err || fail "create_llvm_prof --profiler=text (syscalls): $(tail -1 sys.err)"
-functions_of_text sys.prof >got.sys
-same_counts want.sys got.sys ||
-  fail "text route with syscalls: $(diff want.sys got.sys | grep '^[<>]' | head -4 | tr '\n' ';')"
 
 # lld's layout: etm_demo's code at vaddr = file offset + 0x10000 (a second
 # PT_LOAD). AutoFDO's text addresses are vaddrs minus the first PT_LOAD's
 # (create_llvm_prof adds that back), not file offsets. (AutoFDO 0.19's own
 # perf route takes quipper's file offsets and finds nothing here: not
 # checked.)
-"$GEN" --cpus 2 --trace-mb 1 --buffer-kb 32 --switch-every 2000 --syscalls-per-mille 0 \
-  --text-vaddr-delta 0x10000 --expect-itrace i1000il64 --expect-autofdo lld_expected.txt \
-  --out lld >gen.txt || fail "perftk_etm_gen failed"
-awk '$1 == "text" { print $2, $3, $4 }' lld_expected.txt >want.lld
-"$PERFTK" cs-etm-decode -q -i lld/perf.data --format=autofdo -o lld.afdo
-create_llvm_prof --profiler=text --binary=lld/etm_demo --profile=lld.afdo --format=text \
-  --out=lld.prof 2>lld.err || fail "create_llvm_prof --profiler=text (lld layout): $(tail -1 lld.err)"
-functions_of_text lld.prof >got.lld
-same_counts want.lld got.lld ||
-  fail "text route, lld layout: $(diff want.lld got.lld | grep '^[<>]' | head -4 | tr '\n' ';')"
+generate lld --syscalls-per-mille 0 --text-vaddr-delta 0x10000
+check_text_route lld
 
 # Controls: the comparison rejects a profile of the stripped binary (same
 # file name, as the perf route matches binaries by name) and wrong counts.
 mkdir stripped
 "$STRIP" -o stripped/etm_demo gen/etm_demo
-create_llvm_prof --profiler=text --binary=stripped/etm_demo --profile=prof.afdo --format=text \
+create_llvm_prof --profiler=text --binary=stripped/etm_demo --profile=gen.afdo --format=text \
   --out=stripped.prof 2>/dev/null || true
 touch stripped.prof
 functions_of_text stripped.prof >got.stripped
-same_counts want.text got.stripped && fail "control: the stripped binary's profile passed"
-same_counts want.perf got.text && fail "control: the text route passed with the perf route's counts"
+same_counts gen/want.text got.stripped && fail "control: the stripped binary's profile passed"
+same_counts gen/want.perf gen/got.text && fail "control: the text route passed with the perf route's counts"
 echo "ok: create_llvm_prof gives the generator's counts on both routes:" \
-  "$(tr '\n' ';' <got.text) / $(tr '\n' ';' <got.perf)"
+  "$(tr '\n' ';' <gen/got.text) / $(tr '\n' ';' <gen/got.perf)"
