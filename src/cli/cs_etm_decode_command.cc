@@ -65,6 +65,10 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   if (!itrace.ok()) return UsageError(itrace.status().message());
   absl::StatusOr<cs_etm::OutputFormat> format = ParseFormat(options.format);
   if (!format.ok()) return UsageError(format.status().message());
+  if (!options.dso.empty() && *format != cs_etm::OutputFormat::kBolt &&
+      *format != cs_etm::OutputFormat::kAutoFdo) {
+    return UsageError("--dso is for --format=bolt or autofdo");
+  }
   if (options.jobs < 1 || options.jobs > kMaxJobs) {
     return UsageError(absl::StrFormat("--jobs=%d: expected 1 to %d", options.jobs, kMaxJobs));
   }
@@ -73,6 +77,7 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   decode.format = *format;
   decode.symfs = options.symfs;
   decode.jobs = options.jobs;
+  decode.dso = options.dso;
   cs_etm::CsEtmDecodeTool tool(decode);
   absl::Status status;
   if (*format == cs_etm::OutputFormat::kPerf) {
@@ -108,6 +113,11 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
                  static_cast<unsigned long>(stats.packets),
                  static_cast<unsigned long>(stats.instruction_samples),
                  static_cast<unsigned long>(stats.branch_samples));
+    if (*format == cs_etm::OutputFormat::kBolt) {
+      std::fprintf(stderr, "perftk cs-etm-decode: BOLT profile of %s\n",
+                   tool.bolt_binary().empty() ? "no binary (no trace in any)"
+                                              : tool.bolt_binary().c_str());
+    }
   }
   return absl::OkStatus();
 }
@@ -143,13 +153,16 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "wait for the blocks before them, so each block sees the maps of its time.\n\n"
       "Formats: perf (a perf.data with the samples, AUX data removed: read it with\n"
       "`perf script -F pid,tid,ip,brstack` or perf2bolt), autofdo (simpleperf's text\n"
-      "for create_llvm_prof --profiler=text), bolt (perf2bolt --pa), script (lines as\n"
+      "for create_llvm_prof --profiler=text, which reads only the first binary: --dso\n"
+      "picks one), bolt (perf2bolt --pa: the F and B lines of one binary, the only one\n"
+      "traced or the one --dso names; its path goes to stderr), script (lines as\n"
       "`perf script -F pid,tid,ip,brstack` prints them). Text goes to -o or stdout.\n\n"
       "Examples:\n"
       "  perftk cs-etm-decode -i perf.data -o inj.data --itrace=il64\n"
       "  perf script -i inj.data -F pid,tid,ip,brstack\n"
       "  perftk cs-etm-decode -i perf.data --format=autofdo --symfs ./binaries -o prog.afdo\n"
-      "  perftk cs-etm-decode -i perf.data --format=bolt -o prog.fdata\n"
+      "  perftk cs-etm-decode -i perf.data --format=bolt --dso prog -o prog.fdata\n"
+      "  perf2bolt --pa -p prog.fdata -o prog.bolt.fdata prog\n"
       "  perftk cs-etm-decode -i perf.data --itrace=i100il64 --format=script\n"
       "  perftk cs-etm-decode -i perf.data --format=autofdo -j 2 -o prog.afdo");
   sub->add_option("-i,--input", options->input, "Input perf.data ('-' for stdin)")
@@ -169,6 +182,8 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       ->capture_default_str()
       ->check(CLI::IsMember({"perf", "autofdo", "bolt", "script"}));
   sub->add_option("--symfs", options->symfs, "Look for binaries under this directory");
+  sub->add_option("--dso", options->dso,
+                  "Only this binary's profile (recorded path or file name; bolt, autofdo)");
   sub->add_option("-j,--jobs", options->jobs, "Decode threads (output identical to --jobs 1)")
       ->capture_default_str()
       ->check(CLI::Range(1, kMaxJobs));

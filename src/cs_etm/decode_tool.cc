@@ -7,8 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "cs_etm/lane_pool.h"
 #include "cs_etm/opencsd_guard.h"
+#include "elf/elf_file.h"
 #include "machine/record_events.h"
 #include "perf/features.h"
 #include "perf/sample.h"
@@ -45,6 +47,54 @@ bool IsKernel(const PacketContext& context, uint64_t address) {
 
 bool IsProfile(OutputFormat format) {
   return format == OutputFormat::kAutoFdo || format == OutputFormat::kBolt;
+}
+
+// The binary of `profile` that `wanted` names (its recorded path or file
+// name), or with `wanted` empty the only one; null when the trace ran in
+// none. BOLT's text holds one binary, so several need a choice.
+absl::StatusOr<const machine::Dso*> ChooseBinary(const BranchProfile& profile,
+                                                 const std::string& wanted) {
+  std::vector<std::string> names;
+  for (const auto& entry : profile.binaries()) {
+    const machine::Dso* dso = entry.first;
+    const std::string& name = dso->name;
+    size_t slash = name.rfind('/');
+    std::string file = slash == std::string::npos ? name : name.substr(slash + 1);
+    if (!wanted.empty() && (name == wanted || file == wanted)) return dso;
+    names.push_back(name);
+  }
+  if (wanted.empty() && names.size() <= 1) {
+    return names.empty() ? nullptr : profile.binaries().begin()->first;
+  }
+  std::string covered = names.empty() ? "none" : absl::StrJoin(names, ", ");
+  if (!wanted.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--dso=", wanted, ": the trace ran in no such binary; it ran in: ", covered));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--format=bolt writes one binary, and the trace ran in ", names.size(), ": ", covered,
+      "; choose one with --dso"));
+}
+
+// The PT_LOADs of the user-space binaries of `profile` whose files were
+// found; the others (the kernel, missing files) keep file offsets.
+std::map<const machine::Dso*, BinaryLayout> LayoutsOf(const BranchProfile& profile,
+                                                      BinaryImages& images) {
+  std::map<const machine::Dso*, BinaryLayout> layouts;
+  for (const auto& entry : profile.binaries()) {
+    const machine::Dso* dso = entry.first;
+    const Image* image = dso->kernel_space ? nullptr : images.Find(*dso);
+    if (image == nullptr) continue;
+    absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(image->path);
+    if (!elf.ok()) continue;
+    BinaryLayout& layout = layouts[dso];
+    for (const elf::Segment& segment : (*elf)->segments()) {
+      if (segment.type == PT_LOAD) {
+        layout.loads.push_back({segment.offset, segment.vaddr, segment.file_size});
+      }
+    }
+  }
+  return layouts;
 }
 
 // Whether a trace id's flow can carry from one of its blocks into the next.
@@ -638,7 +688,19 @@ absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
     for (const auto& [key, lane] : lanes_) {
       if (lane->profile() != nullptr) total.Add(*lane->profile());
     }
-    text_ = options_.format == OutputFormat::kAutoFdo ? total.AutoFdoText() : total.BoltText();
+    total.SetLayouts(LayoutsOf(total, *images_));
+    if (options_.format == OutputFormat::kAutoFdo && options_.dso.empty()) {
+      text_ = total.AutoFdoText();
+      return absl::OkStatus();
+    }
+    absl::StatusOr<const machine::Dso*> binary = ChooseBinary(total, options_.dso);
+    if (!binary.ok()) return binary.status();
+    if (options_.format == OutputFormat::kAutoFdo) {
+      text_ = total.AutoFdoText(**binary);  // named, so not null
+      return absl::OkStatus();
+    }
+    text_ = total.BoltText(*binary);
+    if (*binary != nullptr) bolt_binary_ = (*binary)->name;
   }
   return absl::OkStatus();
 }

@@ -90,6 +90,10 @@ struct DecodeOptions {
   size_t packet_batch = TraceDecoder::kDefaultBatchSize;
   // Decode threads; 1 decodes on the calling thread.
   int jobs = 1;
+  // kBolt, kAutoFdo: the binary whose profile is written, by recorded path
+  // or file name. Empty: for kBolt the only binary the trace ran in (several
+  // are an error), for kAutoFdo every binary.
+  std::string dso;
 };
 
 struct DecodeStats {
@@ -115,6 +119,8 @@ class CsEtmDecodeTool : public Tool {
 
   // The text output of kAutoFdo, kBolt and kScript, complete after End.
   const std::string& text() const { return text_; }
+  // kBolt: the recorded path of the binary the text is about, after End.
+  const std::string& bolt_binary() const { return bolt_binary_; }
   const DecodeStats& stats() const { return stats_; }
   // Things that were skipped or lost, one line each, complete after End.
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -184,6 +190,7 @@ class CsEtmDecodeTool : public Tool {
   bool changed_input_attrs_ = false;
   std::map<std::string, std::string> build_ids_;
   std::string text_;
+  std::string bolt_binary_;
   DecodeStats stats_;
   std::vector<std::string> warnings_;
 };

@@ -6,6 +6,25 @@
 
 namespace perftk::cs_etm {
 
+uint64_t BinaryLayout::Vaddr(uint64_t offset) const {
+  for (const Load& load : loads) {
+    if (offset >= load.offset && offset - load.offset < load.file_size) {
+      return offset - load.offset + load.vaddr;
+    }
+  }
+  return loads.empty() ? offset : offset - loads.front().offset + loads.front().vaddr;
+}
+
+uint64_t BinaryLayout::AutoFdoAddress(uint64_t offset) const {
+  return loads.empty() ? offset : Vaddr(offset) - loads.front().vaddr;
+}
+
+const BinaryLayout& BranchProfile::LayoutOf(const machine::Dso* dso) const {
+  static const BinaryLayout kOffsets;
+  auto it = layouts_.find(dso);
+  return it == layouts_.end() ? kOffsets : it->second;
+}
+
 absl::Status BranchProfile::Consume(std::span<const Packet> packets) {
   for (const Packet& packet : packets) {
     switch (packet.kind) {
@@ -98,41 +117,64 @@ std::string BuildIdHex(const machine::Dso& dso,
 
 std::string BranchProfile::AutoFdoText() const {
   std::string out;
-  for (const auto& [dso, binary] : binaries_) {
-    absl::StrAppend(&out, binary.ranges.size(), "\n");
-    for (const auto& [range, count] : binary.ranges) {
-      absl::StrAppendFormat(&out, "%x-%x:%d\n", range.first, range.second, count);
-    }
-    absl::StrAppend(&out, "0\n");
-    std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
-    for (const auto& [branch, count] : binary.branches) {
-      branches[{branch.from, branch.indirect ? 0 : branch.to}] += count;
-    }
-    absl::StrAppend(&out, branches.size(), "\n");
-    for (const auto& [branch, count] : branches) {
-      absl::StrAppendFormat(&out, "%x->%x:%d\n", branch.first, branch.second, count);
-    }
-    std::string build_id = BuildIdHex(*dso, build_ids_);
-    if (!build_id.empty()) absl::StrAppend(&out, "// build_id: ", build_id, "\n");
-    absl::StrAppend(&out, "// ", dso->name, "\n\n");
-  }
+  for (const auto& [dso, binary] : binaries_) AppendAutoFdo(*dso, binary, out);
   return out;
 }
 
-std::string BranchProfile::BoltText() const {
+std::string BranchProfile::AutoFdoText(const machine::Dso& dso) const {
   std::string out;
-  for (const auto& [dso, binary] : binaries_) {
-    absl::StrAppend(&out, "# ", dso->name, "\n");
-    for (const auto& [range, count] : binary.ranges) {
-      absl::StrAppendFormat(&out, "F %x %x %d\n", range.first, range.second, count);
-    }
-    std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
-    for (const auto& [branch, count] : binary.branches) {
-      branches[{branch.from, branch.to}] += count;
-    }
-    for (const auto& [branch, count] : branches) {
-      absl::StrAppendFormat(&out, "B %x %x %d 0\n", branch.first, branch.second, count);
-    }
+  auto it = binaries_.find(&dso);
+  if (it != binaries_.end()) AppendAutoFdo(dso, it->second, out);
+  return out;
+}
+
+void BranchProfile::AppendAutoFdo(const machine::Dso& dso, const Binary& binary,
+                                  std::string& out) const {
+  const BinaryLayout& layout = LayoutOf(&dso);
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> ranges;
+  for (const auto& [range, count] : binary.ranges) {
+    ranges[{layout.AutoFdoAddress(range.first), layout.AutoFdoAddress(range.second)}] += count;
+  }
+  absl::StrAppend(&out, ranges.size(), "\n");
+  for (const auto& [range, count] : ranges) {
+    absl::StrAppendFormat(&out, "%x-%x:%d\n", range.first, range.second, count);
+  }
+  absl::StrAppend(&out, "0\n");
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
+  for (const auto& [branch, count] : binary.branches) {
+    // 0: an indirect or unknown target, written as such.
+    const uint64_t to = branch.indirect || branch.to == 0 ? 0 : layout.AutoFdoAddress(branch.to);
+    branches[{layout.AutoFdoAddress(branch.from), to}] += count;
+  }
+  absl::StrAppend(&out, branches.size(), "\n");
+  for (const auto& [branch, count] : branches) {
+    absl::StrAppendFormat(&out, "%x->%x:%d\n", branch.first, branch.second, count);
+  }
+  std::string build_id = BuildIdHex(dso, build_ids_);
+  if (!build_id.empty()) absl::StrAppend(&out, "// build_id: ", build_id, "\n");
+  absl::StrAppend(&out, "// ", dso.name, "\n\n");
+}
+
+std::string BranchProfile::BoltText(const machine::Dso* dso) const {
+  std::string out;
+  auto it = binaries_.find(dso);
+  if (it == binaries_.end()) return out;
+  const Binary& binary = it->second;
+  const BinaryLayout& layout = LayoutOf(dso);
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> ranges;
+  for (const auto& [range, count] : binary.ranges) {
+    ranges[{layout.Vaddr(range.first), layout.Vaddr(range.second)}] += count;
+  }
+  for (const auto& [range, count] : ranges) {
+    absl::StrAppendFormat(&out, "F %x %x %d\n", range.first, range.second, count);
+  }
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
+  for (const auto& [branch, count] : binary.branches) {
+    const uint64_t to = branch.to == 0 ? 0 : layout.Vaddr(branch.to);  // 0: unknown
+    branches[{layout.Vaddr(branch.from), to}] += count;
+  }
+  for (const auto& [branch, count] : branches) {
+    absl::StrAppendFormat(&out, "B %x %x %d 0\n", branch.first, branch.second, count);
   }
   return out;
 }

@@ -1,7 +1,13 @@
 // Aggregated control flow per binary, for AutoFDO and BOLT: how often each
 // address range ran straight through, and how often each taken branch went
-// from one address to another. Addresses are file offsets in the binary
+// from one address to another. Counts are kept by file offset in the binary
 // (map.DsoAddress), so profiles of one binary from several processes add up.
+//
+// Texts give addresses as their readers want them (BinaryLayout): AutoFDO
+// the ELF virtual address minus the first PT_LOAD's (its text reader adds
+// that back: AutoFDO's symbol_map.cc/profile.cc; simpleperf writes the same),
+// BOLT the virtual address (the addresses of the binary given to perf2bolt).
+// For a binary whose loads all have vaddr = offset, both are the offset.
 //
 // Built from the decoder's packets: every range counts once; a range whose
 // last instruction is a taken branch adds a branch to its target. The target
@@ -15,10 +21,17 @@
 //     "start-end:count" lines, "0" (no address samples), the count of
 //     branches then "from->to:count" lines, then "// build_id: 0x..." and
 //     "// path". As simpleperf does, an indirect branch's target is written
-//     as 0;
-//   - BOLT pre-aggregated text (perf2bolt --pa): "F start end count" and
-//     "B from to count 0" lines per binary, after a "# path" comment, with
-//     indirect branches' real targets.
+//     as 0. create_llvm_prof (AutoFDO 0.19, profile.cc) reads a branch's
+//     target only to count entries into a function's start (head counts,
+//     call targets): a function entered only by BLR has none from this
+//     text, but has them from the perf.data route. It reads only the first
+//     binary of a text (sample_reader.cc), so AutoFdoText(dso) writes one;
+//   - BOLT pre-aggregated text (perf2bolt --pa) of one binary: "F start end
+//     count" and "B from to count 0" lines and nothing else, with indirect
+//     branches' real targets. bolt-16 reads every line as a B, F or f entry
+//     (no comments, no binary names: DataAggregator::parseAggregatedLBREntry)
+//     and takes the numbers as addresses in the binary given to perf2bolt,
+//     so one text holds one binary.
 // Both list entries sorted by address.
 #ifndef PERFTK_CS_ETM_PROFILE_H_
 #define PERFTK_CS_ETM_PROFILE_H_
@@ -28,11 +41,28 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "cs_etm/packet.h"
 #include "machine/dso.h"
 
 namespace perftk::cs_etm {
+
+// The PT_LOAD segments of a binary, to turn file offsets into addresses.
+// Without loads (no image, the kernel) an offset is kept as it is; an offset
+// outside every load keeps its distance to the first one's vaddr.
+struct BinaryLayout {
+  struct Load {
+    uint64_t offset = 0;
+    uint64_t vaddr = 0;
+    uint64_t file_size = 0;
+  };
+  std::vector<Load> loads;  // in program header order
+
+  uint64_t Vaddr(uint64_t offset) const;
+  // Vaddr(offset) minus the first load's vaddr: AutoFDO's text addresses.
+  uint64_t AutoFdoAddress(uint64_t offset) const;
+};
 
 // Where an address is: which binary, and the file offset in it.
 struct CodeLocation {
@@ -60,10 +90,18 @@ class BranchProfile : public PacketSink {
   void SetBuildIds(std::map<std::string, std::string> build_ids) {
     build_ids_ = std::move(build_ids);
   }
+  // Layouts of binaries for the texts; a binary without one keeps offsets.
+  void SetLayouts(std::map<const machine::Dso*, BinaryLayout> layouts) {
+    layouts_ = std::move(layouts);
+  }
   // Adds the counts of `other`, a profile of other blocks.
   void Add(const BranchProfile& other);
   std::string AutoFdoText() const;
-  std::string BoltText() const;
+  // The AutoFDO text of `dso` alone (empty for a binary without trace).
+  // create_llvm_prof reads only the first binary of a text.
+  std::string AutoFdoText(const machine::Dso& dso) const;
+  // The BOLT text of `dso` (empty for null or a binary without trace).
+  std::string BoltText(const machine::Dso* dso) const;
 
   struct Branch {
     uint64_t from = 0;
@@ -88,9 +126,13 @@ class BranchProfile : public PacketSink {
   // Resolves a pending branch of trace source `id` to `next` (null: a break).
   void Resolve(uint8_t id, const Packet* next);
   void Count(const machine::Dso* dso, const Branch& branch);
+  void AppendAutoFdo(const machine::Dso& dso, const Binary& binary, std::string& out) const;
 
   CodeLocator& locator_;
+  const BinaryLayout& LayoutOf(const machine::Dso* dso) const;
+
   std::map<std::string, std::string> build_ids_;
+  std::map<const machine::Dso*, BinaryLayout> layouts_;
   std::map<uint8_t, Pending> pending_;
   std::map<const machine::Dso*, Binary> binaries_;
 };

@@ -3,6 +3,8 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "byte_out.h"
+#include "debug_info.h"
 
 namespace perftk::etm_gen {
 namespace {
@@ -17,22 +19,6 @@ constexpr uint64_t kShfAlloc = 2, kShfExecinstr = 4;
 constexpr uint8_t kGlobalFunc = (1 << 4) | 2;  // STB_GLOBAL, STT_FUNC
 constexpr size_t kEhdrSize = 64, kPhdrSize = 56, kShdrSize = 64, kSymSize = 24;
 
-class Out {
- public:
-  void U8(uint8_t v) { bytes.push_back(v); }
-  void U16(uint16_t v) { Int(v, 2); }
-  void U32(uint32_t v) { Int(v, 4); }
-  void U64(uint64_t v) { Int(v, 8); }
-  void Int(uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
-  }
-  void PadTo(size_t offset) {
-    if (bytes.size() < offset) bytes.resize(offset, 0);
-  }
-  void Align(size_t a) { PadTo((bytes.size() + a - 1) / a * a); }
-  std::vector<uint8_t> bytes;
-};
-
 struct Section {
   uint32_t name = 0, type = 0;
   uint64_t flags = 0, addr = 0, offset = 0, size = 0;
@@ -43,17 +29,21 @@ struct Section {
 }  // namespace
 
 std::vector<uint8_t> BuildElf(const ElfImage& image) {
-  Out out;
+  ByteOut out;
   out.PadTo(kTextOffset);
   for (uint32_t word : image.code) out.U32(word);
   const uint64_t text_size = image.code.size() * 4;
   const uint64_t load_size = out.bytes.size();
+  const uint64_t delta = image.text_vaddr_delta;
+  const uint64_t text_vaddr = image.link_base + kTextOffset + delta;
+  std::vector<Assembler::Symbol> symbols = image.symbols;
+  for (Assembler::Symbol& s : symbols) s.address += delta;
 
   // .strtab and .symtab
   std::string strtab(1, '\0');
-  Out symtab;
+  ByteOut symtab;
   symtab.PadTo(kSymSize);  // the null symbol
-  for (const Assembler::Symbol& s : image.symbols) {
+  for (const Assembler::Symbol& s : symbols) {
     symtab.U32(static_cast<uint32_t>(strtab.size()));
     strtab += s.name + '\0';
     symtab.U8(kGlobalFunc);
@@ -62,20 +52,33 @@ std::vector<uint8_t> BuildElf(const ElfImage& image) {
     symtab.U64(s.address);
     symtab.U64(s.size);
   }
-  const std::string shstrtab = std::string("\0.text\0.symtab\0.strtab\0.shstrtab\0", 34);
+  std::string shstrtab = std::string("\0.text\0.symtab\0.strtab\0.shstrtab\0", 34);
   out.Align(8);
   const uint64_t symtab_offset = out.bytes.size();
   out.bytes.insert(out.bytes.end(), symtab.bytes.begin(), symtab.bytes.end());
   const uint64_t strtab_offset = out.bytes.size();
   out.bytes.insert(out.bytes.end(), strtab.begin(), strtab.end());
+
+  std::vector<Section> sections(5);
+  if (!image.source_name.empty()) {
+    DebugSections debug =
+        BuildDebugSections(image.source_name, text_vaddr, image.code.size(), symbols);
+    for (const auto& [name, bytes] : {std::pair{".debug_abbrev", &debug.abbrev},
+                                      std::pair{".debug_info", &debug.info},
+                                      std::pair{".debug_line", &debug.line}}) {
+      sections.push_back({static_cast<uint32_t>(shstrtab.size()), kShtProgbits, 0, 0,
+                          out.bytes.size(), bytes->size(), 0, 0, 1, 0});
+      shstrtab += std::string(name) + '\0';
+      out.Append(*bytes);
+    }
+  }
   const uint64_t shstrtab_offset = out.bytes.size();
   out.bytes.insert(out.bytes.end(), shstrtab.begin(), shstrtab.end());
   out.Align(8);
   const uint64_t shoff = out.bytes.size();
 
-  std::vector<Section> sections(5);
-  sections[1] = {1, kShtProgbits, kShfAlloc | kShfExecinstr, image.link_base + kTextOffset,
-                 kTextOffset, text_size, 0, 0, 4, 0};
+  sections[1] = {1, kShtProgbits, kShfAlloc | kShfExecinstr, text_vaddr, kTextOffset, text_size,
+                 0, 0, 4, 0};
   sections[2] = {7, kShtSymtab, 0, 0, symtab_offset, symtab.bytes.size(), 3, 1, 8, kSymSize};
   sections[3] = {15, kShtStrtab, 0, 0, strtab_offset, strtab.size(), 0, 0, 1, 0};
   sections[4] = {23, kShtStrtab, 0, 0, shstrtab_offset, shstrtab.size(), 0, 0, 1, 0};
@@ -93,30 +96,38 @@ std::vector<uint8_t> BuildElf(const ElfImage& image) {
   }
 
   // ELF and program headers at the front.
-  Out head;
+  ByteOut head;
   const uint8_t ident[16] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
   for (uint8_t b : ident) head.U8(b);
   head.U16(image.shared_object ? kEtDyn : kEtExec);
   head.U16(kEmAarch64);
   head.U32(1);
-  head.U64(image.link_base + kTextOffset);  // entry
+  head.U64(text_vaddr);  // entry
   head.U64(kEhdrSize);                      // phoff
   head.U64(shoff);
   head.U32(0);  // flags
   head.U16(kEhdrSize);
   head.U16(kPhdrSize);
-  head.U16(1);
+  head.U16(delta == 0 ? 1 : 2);
   head.U16(kShdrSize);
   head.U16(static_cast<uint16_t>(sections.size()));
   head.U16(4);  // shstrndx
-  head.U32(kPtLoad);
-  head.U32(kPfR | kPfX);
-  head.U64(0);
-  head.U64(image.link_base);
-  head.U64(image.link_base);
-  head.U64(load_size);
-  head.U64(load_size);
-  head.U64(0x1000);
+  auto load = [&head](uint32_t flags, uint64_t offset, uint64_t vaddr, uint64_t size) {
+    head.U32(kPtLoad);
+    head.U32(flags);
+    head.U64(offset);
+    head.U64(vaddr);
+    head.U64(vaddr);
+    head.U64(size);
+    head.U64(size);
+    head.U64(0x1000);
+  };
+  if (delta == 0) {
+    load(kPfR | kPfX, 0, image.link_base, load_size);
+  } else {
+    load(kPfR, 0, image.link_base, kTextOffset);
+    load(kPfR | kPfX, kTextOffset, text_vaddr, text_size);
+  }
   std::copy(head.bytes.begin(), head.bytes.end(), out.bytes.begin());
   return out.bytes;
 }

@@ -1,7 +1,13 @@
 // Writes a minimal AArch64 ELF file around assembled code: ELF header, one
 // PT_LOAD (r-x) mapping the file from offset 0 at `link_base`, the code at
 // file offset kTextOffset (so link address = link_base + file offset), and
-// .text, .symtab, .strtab, .shstrtab sections so tools can name functions.
+// .text, .symtab, .strtab, .shstrtab sections so tools can name functions;
+// with `source_name`, also .debug_abbrev, .debug_info and .debug_line
+// (debug_info.h) so tools can place code on source lines.
+// With a `text_vaddr_delta`, the code's virtual addresses are its file
+// offsets + link_base + the delta, as lld lays out a binary (.text at file
+// offset 0x35c, vaddr 0x1035c): a first PT_LOAD (r) maps the headers, a
+// second (r-x) the code; symbols and DWARF give the virtual addresses.
 #ifndef PERFTK_TESTS_CS_ETM_GEN_ELF_WRITER_H_
 #define PERFTK_TESTS_CS_ETM_GEN_ELF_WRITER_H_
 
@@ -21,6 +27,8 @@ struct ElfImage {
   uint64_t link_base = 0;     // the address of file offset 0
   std::vector<uint32_t> code;  // at link_base + kTextOffset
   std::vector<Assembler::Symbol> symbols;
+  std::string source_name;  // empty: no debug information
+  uint64_t text_vaddr_delta = 0;
 };
 
 // The bytes of the file.

@@ -23,6 +23,7 @@ absl::StatusOr<DemoPrograms> BuildDemoPrograms() {
   programs.user.link_base = 0;
   programs.user.code = *user_code;
   programs.user.symbols = user.symbols();
+  programs.user.source_name = "etm_demo.s";
   for (const char* label : {"main", "loop", "leaf_loop", "leaf_top", "skip_syscall", "pick",
                             "pick_b", "do_syscall"}) {
     programs.user_labels[label] = user.AddressOf(label);

@@ -188,6 +188,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   synthesizer.BeginBlock(kNoCpu, 2);
   (void)(*decoder)->Decode(block, tee);
   (void)profile.AutoFdoText();
-  (void)profile.BoltText();
+  for (const auto& entry : profile.binaries()) (void)profile.BoltText(entry.first);
   return 0;
 }

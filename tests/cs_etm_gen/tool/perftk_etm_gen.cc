@@ -14,11 +14,18 @@
 // simulator's ground truth, the instruction samples cs-etm-decode must make
 // with that --itrace, one line each: "cpu pid/tid ip from>to ..." (hex,
 // branch stack newest first), in decode order per CPU.
+//
+// With --expect-autofdo FILE it writes what create_llvm_prof (AutoFDO 0.19)
+// must report per function of etm_demo (autofdo_model.h), one line each:
+// "text|perf NAME TOTAL HEAD" for --profiler=text on --format=autofdo and
+// --profiler=perf on the perf.data that --expect-itrace synthesizes; text
+// lines end with the instructions executed in the function.
 #include <sys/stat.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +33,7 @@
 #include "cpu_tracer.h"
 #include "cs_etm/itrace.h"
 #include "expected.h"
+#include "autofdo_model.h"
 #include "etm_encoder.h"
 #include "programs.h"
 #include "recording_writer.h"
@@ -45,12 +53,16 @@ struct Options {
   int syscall_per_mille = 30;
   std::string expect_itrace = "i1000il64";
   std::string expect_out;
+  std::string expect_autofdo;
+  uint64_t text_vaddr_delta = 0;
 };
 
-// Writes expected instruction samples as lines (see the file comment).
+// Writes expected instruction samples as lines, and AutoFDO's expected
+// function counts (see the file comment).
 class ExpectationWriter {
  public:
-  static absl::StatusOr<std::unique_ptr<ExpectationWriter>> Create(const Options& options) {
+  static absl::StatusOr<std::unique_ptr<ExpectationWriter>> Create(
+      const Options& options, const DemoPrograms& programs, std::map<int32_t, uint64_t> bases) {
     absl::StatusOr<cs_etm::ItraceOptions> itrace = cs_etm::ParseItrace(options.expect_itrace);
     if (!itrace.ok()) return itrace.status();
     if (!itrace->instructions || itrace->branches) {
@@ -65,9 +77,13 @@ class ExpectationWriter {
     for (uint32_t cpu = 0; cpu < options.cpus; ++cpu) {
       self->models_.push_back(std::make_unique<ExpectedSampleModel>(cpu, expect));
     }
-    self->file_ = std::fopen(options.expect_out.c_str(), "w");
-    if (self->file_ == nullptr) {
-      return absl::InternalError("cannot write " + options.expect_out);
+    if (!options.expect_out.empty()) {
+      self->file_ = std::fopen(options.expect_out.c_str(), "w");
+      if (self->file_ == nullptr) return absl::InternalError("cannot write " + options.expect_out);
+    }
+    if (!options.expect_autofdo.empty()) {
+      self->autofdo_path_ = options.expect_autofdo;
+      self->autofdo_ = std::make_unique<AutoFdoModel>(programs, std::move(bases));
     }
     return self;
   }
@@ -76,7 +92,10 @@ class ExpectationWriter {
   }
   void Feed(uint32_t cpu, const CpuTruth& truth) {
     models_[cpu]->Feed(truth.events);
+    if (autofdo_) autofdo_->AddTruth(truth.events);
     for (const ExpectedSample& s : models_[cpu]->Take()) {
+      if (autofdo_) autofdo_->AddSample(s);
+      if (file_ == nullptr) continue;
       std::fprintf(file_, "%u %d/%d %lx", cpu, s.context.pid, s.context.tid,
                    static_cast<unsigned long>(s.ip));
       for (const auto& [from, to] : s.branches) {
@@ -87,15 +106,36 @@ class ExpectationWriter {
     }
   }
   absl::Status Close() {
-    int failed = std::ferror(file_) | std::fclose(file_);
-    file_ = nullptr;
-    return failed ? absl::InternalError("cannot write the expectations") : absl::OkStatus();
+    if (file_ != nullptr) {
+      int failed = std::ferror(file_) | std::fclose(file_);
+      file_ = nullptr;
+      if (failed) return absl::InternalError("cannot write the expectations");
+    }
+    return autofdo_ ? WriteAutoFdo() : absl::OkStatus();
   }
 
  private:
   ExpectationWriter() = default;
+  absl::Status WriteAutoFdo() {
+    std::FILE* file = std::fopen(autofdo_path_.c_str(), "w");
+    if (file == nullptr) return absl::InternalError("cannot write " + autofdo_path_);
+    for (const auto& [name, counts] : autofdo_->TextRoute()) {
+      std::fprintf(file, "text %s %lu %lu %lu\n", name.c_str(),
+                   static_cast<unsigned long>(counts.total), static_cast<unsigned long>(counts.head),
+                   static_cast<unsigned long>(counts.instructions));
+    }
+    for (const auto& [name, counts] : autofdo_->PerfRoute()) {
+      std::fprintf(file, "perf %s %lu %lu\n", name.c_str(),
+                   static_cast<unsigned long>(counts.total), static_cast<unsigned long>(counts.head));
+    }
+    int failed = std::ferror(file) | std::fclose(file);
+    return failed ? absl::InternalError("cannot write " + autofdo_path_) : absl::OkStatus();
+  }
+
   std::vector<std::unique_ptr<ExpectedSampleModel>> models_;
   std::FILE* file_ = nullptr;
+  std::unique_ptr<AutoFdoModel> autofdo_;
+  std::string autofdo_path_;
 };
 
 constexpr int kProcesses = 4;
@@ -109,6 +149,10 @@ absl::Status Generate(const Options& options) {
   absl::StatusOr<DemoPrograms> built = BuildDemoPrograms();
   if (!built.ok()) return built.status();
   DemoPrograms programs = std::move(*built);
+  if (options.text_vaddr_delta % 4096 != 0) {
+    return absl::InvalidArgumentError("--text-vaddr-delta must be a multiple of 4096");
+  }
+  programs.user.text_vaddr_delta = options.text_vaddr_delta;
   if (absl::Status s = WriteTo(programs, dir); !s.ok()) return s;
 
   RecordingLayout layout;
@@ -120,11 +164,13 @@ absl::Status Generate(const Options& options) {
   layout.kernel_base = kKernelBase;
   layout.kernel_size = std::filesystem::file_size(programs.kernel_path);
   std::vector<ThreadState> threads;
+  std::map<int32_t, uint64_t> bases;
   for (int p = 0; p < kProcesses; ++p) {
     ProcessMapping process;
     process.pid = 1000 + 100 * p;
     process.comm = "etm_demo";
     process.base = 0x550000000000ULL + 0x1000000000ULL * p;
+    bases[process.pid] = process.base;
     for (int t = 0; t < kThreadsPerProcess; ++t) {
       int32_t tid = process.pid + t;
       process.tids.push_back(tid);
@@ -140,8 +186,9 @@ absl::Status Generate(const Options& options) {
   if (!writer.ok()) return writer.status();
 
   std::unique_ptr<ExpectationWriter> expectations;
-  if (!options.expect_out.empty()) {
-    absl::StatusOr<std::unique_ptr<ExpectationWriter>> created = ExpectationWriter::Create(options);
+  if (!options.expect_out.empty() || !options.expect_autofdo.empty()) {
+    absl::StatusOr<std::unique_ptr<ExpectationWriter>> created =
+        ExpectationWriter::Create(options, programs, bases);
     if (!created.ok()) return created.status();
     expectations = std::move(*created);
   }
@@ -227,6 +274,12 @@ int main(int argc, char** argv) {
                  "with --expect-out: the --itrace (i<N>il<M>) to write expected samples for");
   app.add_option("--expect-out", options.expect_out,
                  "write the instruction samples the ground truth gives to this file");
+  app.add_option("--expect-autofdo", options.expect_autofdo,
+                 "write what create_llvm_prof must report per function to this file");
+  app.add_option("--text-vaddr-delta", options.text_vaddr_delta,
+                 "etm_demo's code at virtual address = file offset + this (lld's layout), "
+                 "in a second PT_LOAD; a multiple of 4096")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 32));
   app.add_flag("--raw", options.raw, "raw (unformatted) trace instead of CoreSight frames");
   app.add_flag("--no-timestamps", options.no_timestamps, "no timestamp packets");
   CLI11_PARSE(app, argc, argv);
