@@ -1,5 +1,9 @@
 #include "cs_etm/profile.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -116,8 +120,16 @@ std::string BuildIdHex(const machine::Dso& dso,
 }  // namespace
 
 std::string BranchProfile::AutoFdoText() const {
+  // By path, then build id: the same counts give the same bytes whatever
+  // order the binaries were met (or allocated) in.
+  std::vector<std::pair<std::pair<std::string, std::string>, const machine::Dso*>> order;
+  order.reserve(binaries_.size());
+  for (const auto& [dso, binary] : binaries_) {
+    order.push_back({{dso->name, BuildIdHex(*dso, build_ids_)}, dso});
+  }
+  std::sort(order.begin(), order.end());
   std::string out;
-  for (const auto& [dso, binary] : binaries_) AppendAutoFdo(*dso, binary, out);
+  for (const auto& [key, dso] : order) AppendAutoFdo(*dso, binaries_.at(dso), out);
   return out;
 }
 

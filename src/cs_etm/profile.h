@@ -96,6 +96,7 @@ class BranchProfile : public PacketSink {
   }
   // Adds the counts of `other`, a profile of other blocks.
   void Add(const BranchProfile& other);
+  // Every binary's AutoFDO text, ordered by path, then build id.
   std::string AutoFdoText() const;
   // The AutoFDO text of `dso` alone (empty for a binary without trace).
   // create_llvm_prof reads only the first binary of a text.
