@@ -22,10 +22,6 @@ namespace {
 
 constexpr int kMaxJobs = 256;
 
-class NullSink : public RecordSink {
- public:
-  absl::Status Emit(const Record&) override { return absl::OkStatus(); }
-};
 
 absl::StatusOr<cs_etm::OutputFormat> ParseFormat(const std::string& name) {
   if (name == "perf") return cs_etm::OutputFormat::kPerf;
@@ -34,28 +30,6 @@ absl::StatusOr<cs_etm::OutputFormat> ParseFormat(const std::string& name) {
   if (name == "script") return cs_etm::OutputFormat::kScript;
   return absl::InvalidArgumentError(
       absl::StrCat("--format=", name, ": expected perf, autofdo, bolt or script"));
-}
-
-// Reads every record through the tool without writing a perf.data.
-absl::Status RunWithoutWriter(cs_etm::CsEtmDecodeTool& tool, const std::string& input) {
-  absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(input);
-  if (!reader.ok()) return reader.status();
-  Header header = (*reader)->header();
-  if (absl::Status s = tool.Begin(header); !s.ok()) return s;
-  NullSink sink;
-  while (true) {
-    absl::StatusOr<std::optional<Record>> record = (*reader)->Next();
-    if (!record.ok()) return record.status();
-    if (!*record) break;
-    if (absl::Status s = tool.Process(**record, sink); !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat((*reader)->name(), ": ", s.message()));
-    }
-  }
-  for (const std::string& warning : (*reader)->warnings()) {
-    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
-  }
-  FeatureSet features;
-  return tool.End(sink, features);
 }
 
 }  // namespace
@@ -95,7 +69,10 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
     absl::StatusOr<std::unique_ptr<base::OutputFile>> out =
         base::OutputFile::Open(options.output.empty() ? "-" : options.output, "output (-o)");
     if (!out.ok()) return out.status();
-    status = RunWithoutWriter(tool, options.input);
+    PipelineOptions pipeline;
+    pipeline.input = options.input;
+    pipeline.progress_label = "perftk cs-etm-decode";
+    status = RunPipeline(tool, pipeline).status();
     if (status.ok()) status = (*out)->Write(tool.text());
     if (status.ok()) status = (*out)->Commit();
   }

@@ -1,6 +1,7 @@
 #include "inject/pipeline.h"
 
 #include <cstdio>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "base/output_file.h"
@@ -21,24 +22,40 @@ class WriterSink : public RecordSink {
   PerfDataWriter& writer_;
 };
 
+class NullSink : public RecordSink {
+ public:
+  absl::Status Emit(const Record&) override { return absl::OkStatus(); }
+};
+
 }  // namespace
 
 absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& options) {
   // The output is open (and claimed) before the input, so that an input
   // that is the output is refused before anything is read.
-  absl::StatusOr<std::unique_ptr<base::OutputFile>> out =
-      base::OutputFile::Open(options.output, "output (-o)");
-  if (!out.ok()) return out.status();
+  std::unique_ptr<base::OutputFile> out;
+  if (!options.output.empty()) {
+    absl::StatusOr<std::unique_ptr<base::OutputFile>> opened =
+        base::OutputFile::Open(options.output, "output (-o)");
+    if (!opened.ok()) return opened.status();
+    out = std::move(*opened);
+  }
   absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(options.input);
   if (!reader.ok()) return reader.status();
   Header header = (*reader)->header();
   if (absl::Status s = tool.Begin(header); !s.ok()) return s;
-  DataLayout layout =
-      options.layout.value_or((*out)->is_stream() ? DataLayout::kPipe : DataLayout::kFile);
-  absl::StatusOr<std::unique_ptr<PerfDataWriter>> writer =
-      PerfDataWriter::Create(std::move(*out), layout, header);
-  if (!writer.ok()) return writer.status();
-  WriterSink sink(**writer);
+  std::unique_ptr<PerfDataWriter> writer;
+  if (out != nullptr) {
+    DataLayout layout =
+        options.layout.value_or(out->is_stream() ? DataLayout::kPipe : DataLayout::kFile);
+    absl::StatusOr<std::unique_ptr<PerfDataWriter>> created =
+        PerfDataWriter::Create(std::move(out), layout, header);
+    if (!created.ok()) return created.status();
+    writer = std::move(*created);
+  }
+  NullSink no_output;
+  std::optional<WriterSink> to_output;
+  if (writer) to_output.emplace(*writer);
+  RecordSink& sink = to_output ? static_cast<RecordSink&>(*to_output) : no_output;
 
   PipelineStats stats;
   Progress progress(options.progress_label, (*reader)->size());
@@ -54,12 +71,16 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
     }
     if ((stats.records_read & 0xfff) == 0) progress.Update((*record)->file_offset());
   }
-  if (absl::Status s = tool.End(sink, (*writer)->features()); !s.ok()) return s;
+  FeatureSet unwritten_features;
+  if (absl::Status s = tool.End(sink, writer ? writer->features() : unwritten_features); !s.ok()) {
+    return s;
+  }
   for (const std::string& warning : (*reader)->warnings()) {
     std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
   }
-  if (absl::Status s = (*writer)->Finish(); !s.ok()) return s;
-  stats.records_written = (*writer)->records_written();
+  if (!writer) return stats;
+  if (absl::Status s = writer->Finish(); !s.ok()) return s;
+  stats.records_written = writer->records_written();
   return stats;
 }
 

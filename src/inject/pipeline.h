@@ -16,7 +16,7 @@ namespace perftk {
 
 struct PipelineOptions {
   std::string input;   // "-" for stdin
-  std::string output;  // "-" for stdout
+  std::string output;  // "-" for stdout; empty: no perf.data is written
   // Output layout; by default pipe for a stream (stdout, a FIFO, a device),
   // file otherwise.
   std::optional<DataLayout> layout;
