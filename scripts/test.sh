@@ -3,14 +3,15 @@
 # the release build and on the ASan+UBSan build, the machine-model,
 # cs-etm-decode --jobs and jit file-creator tests under TSan, and the
 # perf.data reader fuzzer (60 s) and the two cs-etm fuzzers (15 s each) for
-# a bounded time. Ends with one line
-# "N passed, M failed" counting every test of every suite.
+# a bounded time. Configures and builds (incrementally) each of build/,
+# build-asan/, build-tsan/ and build-fuzz/ before it runs its tests. Ends with
+# one line "N passed, M failed" counting every test of every suite.
 #   scripts/test.sh              # after scripts/setup.sh
 #   FUZZ_SECONDS=10 ETM_FUZZ_SECONDS=5 scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+source scripts/lib/build.bash
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 passed=0
@@ -29,12 +30,14 @@ count_ctest() {
 }
 
 step "release build: unit and shell tests"
-ninja -C build >/dev/null
+configure_release
+build build
 ctest --test-dir build --output-on-failure -j"$jobs" 2>&1 | tee "$log" || true
 count_ctest
 
 step "ASan+UBSan build: unit and shell tests"
-ninja -C build-asan >/dev/null
+configure_asan
+build build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" 2>&1 | tee "$log" || true
 count_ctest
@@ -47,8 +50,8 @@ count_gtest() {  # exit status of the run
 }
 
 step "TSan build: machine model under concurrent readers and a mutator; cs-etm-decode --jobs; jit's file creator"
-ninja -C build-tsan perftk_machine_tests perftk_cs_etm_tests perftk_cs_etm_gen_tests \
-  perftk_jit_tests >/dev/null
+configure_tsan
+build build-tsan perftk_machine_tests perftk_cs_etm_tests perftk_cs_etm_gen_tests perftk_jit_tests
 status=0
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_machine_tests --gtest_brief=1 2>&1 | tee "$log" ||
   status=$?
@@ -70,9 +73,10 @@ TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_jit_tests --gtest_brief=1 \
   --gtest_filter='*FileCreator*:*JitFileWriter*:*CreateAhead*' 2>&1 | tee "$log" || status=$?
 count_gtest "$status"
 
-if [ -d build-fuzz ] && [ -x tests/fuzz/run.sh ]; then
+if [ -x tests/fuzz/run.sh ]; then
   step "fuzzing the perf.data reader for ${FUZZ_SECONDS:-60} s"
-  ninja -C build-fuzz perftk_reader_fuzzer >/dev/null
+  configure_fuzz
+  build build-fuzz perftk_reader_fuzzer
   if tests/fuzz/run.sh build-fuzz/tests/fuzz/perftk_reader_fuzzer "${FUZZ_SECONDS:-60}"; then
     passed=$((passed + 1))
   else
@@ -86,7 +90,7 @@ if [ -d build-fuzz ] && [ -x tests/fuzz/run.sh ]; then
     python3 tests/fuzz/cs_etm_seeds.py "$etm" "$seeds/info" "$seeds/decoder"
   fi
   mkdir -p "$seeds/info" "$seeds/decoder"
-  ninja -C build-fuzz perftk_cs_etm_info_fuzzer perftk_cs_etm_decoder_fuzzer >/dev/null
+  build build-fuzz perftk_cs_etm_info_fuzzer perftk_cs_etm_decoder_fuzzer
   for target in info decoder; do
     step "fuzzing cs-etm-decode's $target entry for ${ETM_FUZZ_SECONDS:-15} s"
     if PERFTK_FUZZ_SEEDS="$seeds/$target" tests/fuzz/run.sh \

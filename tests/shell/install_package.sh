@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The Debian package (cpack -G DEB) installs perftk like a real tool: unpacked
+# into a temporary root (nothing goes into the system), its perftk runs, it
+# has a manual page per subcommand that lists every option `perftk help SUB`
+# lists, its bash completion completes subcommands and options, `dpkg-deb -I`
+# names the libraries perftk links, and it holds what `cmake --install` puts
+# in a prefix.
+source "$(dirname "$0")/lib/common.bash"
+source "$LIB_DIR/checks.bash"
+BUILD=${PERFTK_BUILD_DIR:?set PERFTK_BUILD_DIR to the build folder (ctest does)}
+for tool in cpack dpkg-deb dpkg-shlibdeps man; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed (Debian: cmake, dpkg-dev, man-db)"
+done
+[ -f "$BUILD/doc/written" ] || fail "$BUILD has no manual pages: build the perftk_docs target"
+
+cpack -G DEB -B "$WORK/package" --config "$BUILD/CPackConfig.cmake" >cpack.log 2>&1 ||
+  { cat cpack.log >&2; fail "cpack -G DEB failed"; }
+deb=$(ls "$WORK"/package/perftk_*.deb)
+dpkg-deb -x "$deb" root
+installed=$WORK/root/usr/bin/perftk
+export MANWIDTH=200 LC_ALL=C.UTF-8
+
+check "the installed perftk runs from the temporary root and prints the build's version" \
+  test "$("$installed" --version)" = "$("$PERFTK" --version)"
+
+# Each option `perftk help SUB` lists (its long name, else its short one).
+options_of() {
+  "$PERFTK" help "$1" | sed -nE 's/^  (-[a-z], ?)?(-[-a-zA-Z0-9]+).*/\2/p; s/^  (-[a-z])( .*)?$/\1/p' |
+    sed 's/{.*//'
+}
+page_lists_options() {  # subcommand, page file
+  local option missing=0
+  man -l --nh --nj "$2" >page.txt 2>page.err || { cat page.err >&2; return 1; }
+  [ "$(options_of "$1" | wc -l)" -ge 2 ] || { echo "no options found in help $1" >&2; return 1; }
+  for option in $(options_of "$1"); do
+    grep -qE "^ +(-[a-z], )?$option( |$|\[)" page.txt ||
+      { echo "perftk-$1(1) lacks $option" >&2; missing=1; }
+  done
+  return $missing
+}
+subcommands=$("$PERFTK" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && /^  [a-z]/ {print $1}')
+check "perftk --help lists the six subcommands and help" test "$(wc -w <<<"$subcommands")" -eq 7
+man1=root/usr/share/man/man1
+man -l --nh --nj "$man1/perftk.1" >perftk.txt
+for sub in $subcommands; do
+  check "perftk(1) names $sub" grep -qE "^ +$sub( |$)" perftk.txt
+  [ "$sub" = help ] && continue
+  check "perftk-$sub(1) lists every option of 'perftk help $sub'" page_lists_options "$sub" "$man1/perftk-$sub.1"
+done
+
+# The completion, sourced alone in a new bash, as bash-completion loads it.
+complete_line() {  # words of the command line; the last one is completed
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _perftk
+           printf "%s\n" "${COMPREPLY[@]}"' _ root/usr/share/bash-completion/completions/perftk "$@" |
+    sort
+}
+check "the completion offers every subcommand" \
+  test "$(complete_line perftk '')" = "$(sort <<<"$subcommands")"
+check "the completion completes a subcommand's prefix" test "$(complete_line perftk cs-)" = cs-etm-decode
+for sub in $subcommands; do
+  [ "$sub" = help ] && continue
+  check "the completion offers every option of $sub" \
+    test "$(complete_line perftk "$sub" --)" = "$(options_of "$sub" | grep -- '^--' | sort)"
+done
+
+dpkg-deb -I "$deb" >info.txt
+depends=$(sed -n 's/^ Depends: //p' info.txt)
+for library in libc6 libstdc++6 libelf1 libopencsd1 libzstd1 liblzma5; do
+  check "dpkg-deb -I: Depends names $library" grep -qxF "$library" <<<"$(sed -E 's/ \([^)]*\)//g; s/, /\n/g' <<<"$depends")"
+done
+
+cmake --install "$BUILD" --prefix "$WORK/prefix" >install.log
+check "cmake --install puts the files the package holds" \
+  test "$(cd prefix && find . -type f | sort)" = "$(cd root/usr && find . -type f | sort)"
+checks_summary
