@@ -42,11 +42,17 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   ctest --test-dir build-asan --output-on-failure -j"$jobs" 2>&1 | tee "$log" || true
 count_ctest
 
-# Adds the count of a gtest run's "[  PASSED  ] N tests" line, or one failure.
+# Adds the count of a gtest run's "[  PASSED  ] N tests" line, or one failure
+# (also when a --gtest_filter matched no test: a run of nothing proves nothing).
 count_gtest() {  # exit status of the run
   local n
   n=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?.*/\1/p' "$log" | tail -1)
-  if [ "$1" -eq 0 ] && [ -n "$n" ]; then passed=$((passed + n)); else failed=$((failed + 1)); fi
+  if [ "$1" -eq 0 ] && [ "${n:-0}" -gt 0 ]; then
+    passed=$((passed + n))
+  else
+    [ "${n:-}" != 0 ] || echo "FAILED: the run above ran no test (a filter that matches nothing?)"
+    failed=$((failed + 1))
+  fi
 }
 
 step "TSan build: machine model under concurrent readers and a mutator; cs-etm-decode --jobs; jit's file creator"
