@@ -13,7 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 #include "elf/uprobe_resolver.h"
+#include "elf/usdt_resolver.h"
 
 namespace perftk::cli {
 namespace {
@@ -35,7 +38,13 @@ constexpr char kDescription[] =
     ".plt.got), which sees only calls from that file; --in-library resolves it\n"
     "in the library that defines it instead. IFUNCs are refused unless\n"
     "--ifunc-selector; several different functions with one name are refused\n"
-    "unless --all.";
+    "unless --all.\n"
+    "\n"
+    "usdt:PROVIDER:NAME (or usdt:NAME) is a USDT probe (<sys/sdt.h>, .note.stapsdt):\n"
+    "its offset, the semaphore's offset the kernel counts in (ref_ctr_offset) and\n"
+    "its arguments in the kernel's fetch-args syntax; an argument fetch-args cannot\n"
+    "express is named on stderr (and in --json) and left out. A probe with several\n"
+    "sites (inlined) is refused unless --all.";
 
 constexpr char kFooter[] =
     "\nExamples:\n"
@@ -47,6 +56,9 @@ constexpr char kFooter[] =
     "  perftk uprobe-offset --format=uprobe-events --return ./app handle \\\n"
     "      >> /sys/kernel/tracing/uprobe_events\n"
     "  perftk uprobe-offset --list --json ./app\n"
+    "  perftk uprobe-offset --format=uprobe-events /usr/bin/python3.11 \\\n"
+    "      usdt:python:function__entry >> /sys/kernel/tracing/uprobe_events\n"
+    "  perftk uprobe-offset --list-usdt /usr/bin/python3.11\n"
     "\nExit status: 0 when every name resolved, 1 otherwise (nothing is printed\n"
     "on stdout then), 2 when the command line cannot be parsed.\n";
 
@@ -96,10 +108,37 @@ std::string JsonString(absl::string_view text) {
   return out;
 }
 
+// " arg1=FETCH arg2=FETCH ...", for the arguments fetch-args can express
+// (their numbers kept).
+std::string FetchArguments(const ProbeSite& site) {
+  std::string out;
+  for (size_t i = 0; i < site.arguments.size(); ++i) {
+    if (!site.arguments[i].fetch.empty()) {
+      absl::StrAppend(&out, " arg", i + 1, "=", site.arguments[i].fetch);
+    }
+  }
+  return out;
+}
+
 std::string UprobeEventLine(const ProbeSite& site, const std::string& event,
                             const UprobeOffsetOptions& options) {
-  return absl::StrFormat("%c:%s/%s %s:0x%x", options.return_probe ? 'r' : 'p', options.group,
-                         event, site.path, site.offset);
+  std::string line = absl::StrFormat("%c:%s/%s %s:0x%x", options.return_probe ? 'r' : 'p',
+                                     options.group, event, site.path, site.offset);
+  if (site.ref_ctr_offset != 0) absl::StrAppendFormat(&line, "(0x%x)", site.ref_ctr_offset);
+  if (!options.return_probe) line += FetchArguments(site);
+  return line;
+}
+
+std::string JsonArguments(const ProbeSite& site) {
+  std::vector<std::string> objects;
+  for (const elf::UsdtArgument& argument : site.arguments) {
+    objects.push_back(absl::StrCat(
+        "{\"spec\": ", JsonString(argument.spec), ", ",
+        argument.fetch.empty() ? absl::StrCat("\"problem\": ", JsonString(argument.problem))
+                               : absl::StrCat("\"fetch\": ", JsonString(argument.fetch)),
+        "}"));
+  }
+  return absl::StrCat("[", absl::StrJoin(objects, ", "), "]");
 }
 
 // Event names, made unique when --all yields several sites for one name.
@@ -129,6 +168,10 @@ std::string FormatJson(const std::vector<ProbeSite>& sites, const UprobeOffsetOp
                     ", \"binding\": ", JsonString(s.binding), ", \"type\": ", JsonString(s.type),
                     ", \"section\": ", JsonString(s.section), ", \"table\": ", JsonString(s.table),
                     ", \"uprobe_event\": ", JsonString(UprobeEventLine(s, events[i], options)));
+    if (s.type == "usdt") {
+      absl::StrAppendFormat(&object, ", \"ref_ctr_offset\": \"0x%x\"", s.ref_ctr_offset);
+      absl::StrAppend(&object, ", \"arguments\": ", JsonArguments(s));
+    }
     if (!s.note.empty()) absl::StrAppend(&object, ", \"note\": ", JsonString(s.note));
     object += "}";
     objects.push_back(std::move(object));
@@ -146,8 +189,12 @@ std::string FormatText(const std::vector<ProbeSite>& sites, const UprobeOffsetOp
     }
     return out;
   }
-  if (queries == 1 && sites.size() == 1) return absl::StrFormat("0x%x\n", sites[0].offset);
-  for (const ProbeSite& s : sites) absl::StrAppendFormat(&out, "%s 0x%x\n", s.query, s.offset);
+  for (const ProbeSite& s : sites) {
+    if (queries != 1 || sites.size() != 1) absl::StrAppend(&out, s.query, " ");
+    absl::StrAppendFormat(&out, "0x%x", s.offset);
+    if (s.ref_ctr_offset != 0) absl::StrAppendFormat(&out, " ref_ctr=0x%x", s.ref_ctr_offset);
+    absl::StrAppend(&out, FetchArguments(s), "\n");
+  }
   return out;
 }
 
@@ -156,11 +203,15 @@ absl::Status CheckOptions(const UprobeOffsetOptions& options) {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown --format '", options.format, "' (expected hex, uprobe-events or json)"));
   }
-  if (options.list && !options.functions.empty()) {
-    return absl::InvalidArgumentError("--list takes no function names");
+  if (options.list && options.list_usdt) {
+    return absl::InvalidArgumentError("--list and --list-usdt cannot be combined");
   }
-  if (!options.list && options.functions.empty()) {
-    return absl::InvalidArgumentError("name at least one function, or pass --list");
+  if ((options.list || options.list_usdt) && !options.functions.empty()) {
+    return absl::InvalidArgumentError("--list and --list-usdt take no function names");
+  }
+  if (!options.list && !options.list_usdt && options.functions.empty()) {
+    return absl::InvalidArgumentError(
+        "name at least one function or usdt:PROVIDER:NAME, or pass --list or --list-usdt");
   }
   if (options.return_probe && options.format == "hex") {
     return absl::InvalidArgumentError("--return needs --format=uprobe-events or --json");
@@ -235,7 +286,80 @@ absl::Status PrintListing(elf::UprobeResolver& resolver, const UprobeOffsetOptio
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<ProbeSite>> Collect(elf::UprobeResolver& resolver,
+// "0x%08x  PROVIDER:NAME  location=.. base=.. semaphore=.. ref_ctr=..  ARGS"
+// per note: the note's own numbers (as readelf -n prints them), the probe's
+// file offset first.
+std::string FormatUsdtListing(const std::vector<elf::UsdtProbe>& probes) {
+  std::string out;
+  for (const elf::UsdtProbe& p : probes) {
+    absl::StrAppendFormat(&out, "0x%08x  %s  location=0x%x base=0x%x semaphore=0x%x ref_ctr=0x%x",
+                          p.offset, p.FullName(), p.note.location, p.note.base, p.note.semaphore,
+                          p.semaphore_offset);
+    absl::StrAppend(&out, p.note.arguments.empty() ? "" : "  ", p.note.arguments, "\n");
+  }
+  return out;
+}
+
+absl::Status WriteOut(const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+    return absl::UnavailableError("cannot write to standard output");
+  }
+  return absl::OkStatus();
+}
+
+// --list-usdt: every USDT probe site of the binary.
+absl::Status PrintUsdtListing(const UprobeOffsetOptions& options) {
+  absl::StatusOr<std::unique_ptr<elf::UsdtResolver>> resolver =
+      elf::UsdtResolver::Open(options.binary);
+  if (!resolver.ok()) return resolver.status();
+  if (options.format == "hex") return WriteOut(FormatUsdtListing((*resolver)->probes()));
+  const std::vector<ProbeSite> sites = (*resolver)->Sites();
+  if (options.format == "json") return WriteOut(FormatJson(sites, options));
+  for (const ProbeSite& site : sites) {
+    if (!site.note.empty()) {
+      std::fprintf(stderr, "perftk: note: %s\n", site.note.c_str());
+    }
+  }
+  return WriteOut(FormatText(sites, options, 0));
+}
+
+// The resolvers a run needs, opened on first use.
+struct Resolvers {
+  const UprobeOffsetOptions& options;
+  std::unique_ptr<elf::UprobeResolver> functions;
+  std::unique_ptr<elf::UsdtResolver> usdt;
+
+  absl::StatusOr<std::vector<ProbeSite>> Resolve(const std::string& query) {
+    absl::string_view probe = query;
+    if (absl::ConsumePrefix(&probe, "usdt:")) {
+      if (usdt == nullptr) {
+        absl::StatusOr<std::unique_ptr<elf::UsdtResolver>> opened =
+            elf::UsdtResolver::Open(options.binary);
+        if (!opened.ok()) return opened.status();
+        usdt = std::move(*opened);
+      }
+      return usdt->Resolve(probe, options.all);
+    }
+    if (absl::Status s = OpenFunctions(); !s.ok()) return s;
+    return functions->Resolve(query);
+  }
+
+  absl::Status OpenFunctions() {
+    if (functions != nullptr) return absl::OkStatus();
+    elf::ResolveOptions resolve;
+    resolve.ifunc_selector = options.ifunc_selector;
+    resolve.all = options.all;
+    resolve.in_library = options.in_library;
+    resolve.debug_root = options.debug_dir;
+    absl::StatusOr<std::unique_ptr<elf::UprobeResolver>> opened =
+        elf::UprobeResolver::Open(options.binary, resolve);
+    if (!opened.ok()) return opened.status();
+    functions = std::move(*opened);
+    return absl::OkStatus();
+  }
+};
+
+absl::StatusOr<std::vector<ProbeSite>> Collect(Resolvers& resolver,
                                                const UprobeOffsetOptions& options) {
   std::vector<ProbeSite> sites;
   std::vector<std::string> errors;
@@ -255,16 +379,13 @@ absl::StatusOr<std::vector<ProbeSite>> Collect(elf::UprobeResolver& resolver,
 
 absl::Status RunUprobeOffset(const UprobeOffsetOptions& options) {
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
-  elf::ResolveOptions resolve;
-  resolve.ifunc_selector = options.ifunc_selector;
-  resolve.all = options.all;
-  resolve.in_library = options.in_library;
-  resolve.debug_root = options.debug_dir;
-  absl::StatusOr<std::unique_ptr<elf::UprobeResolver>> resolver =
-      elf::UprobeResolver::Open(options.binary, resolve);
-  if (!resolver.ok()) return resolver.status();
-  if (options.list) return PrintListing(**resolver, options);
-  absl::StatusOr<std::vector<ProbeSite>> sites = Collect(**resolver, options);
+  if (options.list_usdt) return PrintUsdtListing(options);
+  Resolvers resolvers{options, nullptr, nullptr};
+  if (options.list) {
+    if (absl::Status s = resolvers.OpenFunctions(); !s.ok()) return s;
+    return PrintListing(*resolvers.functions, options);
+  }
+  absl::StatusOr<std::vector<ProbeSite>> sites = Collect(resolvers, options);
   if (!sites.ok()) return sites.status();
   if (options.format == "json") {
     std::fputs(FormatJson(*sites, options).c_str(), stdout);
@@ -286,6 +407,9 @@ void RegisterUprobeOffsetCommand(CLI::App& app, absl::Status& outcome) {
                   "Function names: NAME, NAME@VER, NAME@@VER, each optionally +OFFSET");
   sub->add_flag("--list", options->list,
                 "List every function (and PLT stub) with its offset, like `perf probe -F`");
+  sub->add_flag("--list-usdt", options->list_usdt,
+                "List every USDT probe site: offset, provider:name, the note's location, base "
+                "and semaphore, the semaphore's offset (ref_ctr) and the argument specs");
   sub->add_option("--format", options->format, "Output: hex, uprobe-events or json")
       ->capture_default_str();
   sub->add_flag_callback("--json", [options] { options->format = "json"; },
@@ -294,7 +418,8 @@ void RegisterUprobeOffsetCommand(CLI::App& app, absl::Status& outcome) {
                 "With --format=uprobe-events: a return probe (r:) instead of an entry probe");
   sub->add_option("--group", options->group, "Event group for --format=uprobe-events")
       ->capture_default_str();
-  sub->add_flag("--all", options->all, "Print every function of an ambiguous name");
+  sub->add_flag("--all", options->all,
+                "Print every function of an ambiguous name, every site of a USDT probe");
   sub->add_flag("--ifunc-selector", options->ifunc_selector,
                 "Allow a probe on an IFUNC's selector (runs at binding time, not per call)");
   sub->add_flag("--in-library", options->in_library,

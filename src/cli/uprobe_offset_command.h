@@ -18,6 +18,7 @@ struct UprobeOffsetOptions {
   std::vector<std::string> functions;
   std::string format = "hex";  // "hex", "uprobe-events" or "json"
   bool list = false;
+  bool list_usdt = false;
   bool return_probe = false;
   bool all = false;
   bool ifunc_selector = false;
