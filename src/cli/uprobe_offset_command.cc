@@ -1,5 +1,6 @@
 #include "cli/uprobe_offset_command.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -213,6 +214,11 @@ absl::Status CheckOptions(const UprobeOffsetOptions& options) {
     return absl::InvalidArgumentError(
         "name at least one function or usdt:PROVIDER:NAME, or pass --list or --list-usdt");
   }
+  if (!options.string_arguments.empty() &&
+      std::none_of(options.functions.begin(), options.functions.end(),
+                   [](const std::string& f) { return absl::StartsWith(f, "usdt:"); })) {
+    return absl::InvalidArgumentError("--string applies to usdt:PROVIDER:NAME probes only");
+  }
   if (options.return_probe && options.format == "hex") {
     return absl::InvalidArgumentError("--return needs --format=uprobe-events or --json");
   }
@@ -338,7 +344,14 @@ struct Resolvers {
         if (!opened.ok()) return opened.status();
         usdt = std::move(*opened);
       }
-      return usdt->Resolve(probe, options.all);
+      absl::StatusOr<std::vector<ProbeSite>> sites = usdt->Resolve(probe, options.all);
+      if (!sites.ok()) return sites.status();
+      for (ProbeSite& site : *sites) {
+        for (int number : options.string_arguments) {
+          if (absl::Status s = usdt->ReadArgumentAsString(&site, number); !s.ok()) return s;
+        }
+      }
+      return sites;
     }
     if (absl::Status s = OpenFunctions(); !s.ok()) return s;
     return functions->Resolve(query);
@@ -414,6 +427,10 @@ void RegisterUprobeOffsetCommand(CLI::App& app, absl::Status& outcome) {
       ->capture_default_str();
   sub->add_flag_callback("--json", [options] { options->format = "json"; },
                          "Same as --format=json");
+  sub->add_option("--string", options->string_arguments,
+                  "With usdt: probes: read argument N (from 1) as the C string it points to "
+                  "(+0(LOCATION):string); repeatable")
+      ->allow_extra_args(false);
   sub->add_flag("--return", options->return_probe,
                 "With --format=uprobe-events: a return probe (r:) instead of an entry probe");
   sub->add_option("--group", options->group, "Event group for --format=uprobe-events")

@@ -281,6 +281,21 @@ UsdtArgument TranslateUsdtArgument(absl::string_view spec, uint16_t machine,
   return argument;
 }
 
+absl::Status ReadAsString(UsdtArgument* argument, int pointer_size) {
+  if (argument->fetch.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "argument '", argument->spec, "' cannot be read at all: ", argument->problem));
+  }
+  if (argument->size != pointer_size || argument->fetch[0] == '\\') {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "argument '", argument->spec, "' is not a pointer (", argument->size,
+        " bytes", argument->fetch[0] == '\\' ? ", a constant" : "", "), so not a string"));
+  }
+  const std::string location = argument->fetch.substr(0, argument->fetch.rfind(':'));
+  argument->fetch = absl::StrCat("+0(", location, "):string");
+  return absl::OkStatus();
+}
+
 std::vector<UsdtArgument> TranslateUsdtArguments(absl::string_view arguments, uint16_t machine,
                                                  const SymbolFetchOffset& symbol_offset) {
   std::vector<UsdtArgument> translated;

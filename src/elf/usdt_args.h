@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -44,6 +45,12 @@ std::vector<std::string> SplitUsdtArguments(absl::string_view arguments);
 // EM_AARCH64, EM_S390).
 UsdtArgument TranslateUsdtArgument(absl::string_view spec, uint16_t machine,
                                    const SymbolFetchOffset& symbol_offset);
+
+// Makes `argument` read the NUL-terminated string its value points to
+// ("+0(LOCATION):string"): a spec gives only a size, so a char* is a
+// pointer until the user says otherwise. Fails for a constant, a size other
+// than a pointer's (`pointer_size`), or an argument without a fetch.
+absl::Status ReadAsString(UsdtArgument* argument, int pointer_size);
 
 // Every argument of a note's argument string, in order.
 std::vector<UsdtArgument> TranslateUsdtArguments(absl::string_view arguments, uint16_t machine,

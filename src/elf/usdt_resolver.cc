@@ -124,6 +124,21 @@ ProbeSite UsdtResolver::ToProbeSite(const UsdtProbe& probe) const {
   return site;
 }
 
+absl::Status UsdtResolver::ReadArgumentAsString(ProbeSite* site, int number) const {
+  if (number < 1 || static_cast<size_t>(number) > site->arguments.size()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: USDT probe %s has %d arguments, no argument %d to read as a string", path_,
+        site->symbol, site->arguments.size(), number));
+  }
+  absl::Status read =
+      ReadAsString(&site->arguments[number - 1], file_->is_64bit() ? 8 : 4);
+  if (!read.ok()) {
+    return absl::Status(read.code(), absl::StrFormat("%s: USDT probe %s, argument %d: %s", path_,
+                                                     site->symbol, number, read.message()));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<uint64_t> UsdtResolver::SymbolFetchOffset(const UsdtProbe& probe,
                                                          absl::string_view symbol) const {
   for (uint32_t table_type : {SHT_SYMTAB, SHT_DYNSYM}) {

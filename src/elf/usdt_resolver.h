@@ -33,6 +33,10 @@ class UsdtResolver {
   // offset and arguments. An unknown probe's error lists the near names.
   absl::StatusOr<std::vector<ProbeSite>> Resolve(absl::string_view probe, bool all) const;
 
+  // Reads argument `number` (from 1) of `site` as a C string (see
+  // ReadAsString); errors name the probe.
+  absl::Status ReadArgumentAsString(ProbeSite* site, int number) const;
+
   // Every note, in file order.
   const std::vector<UsdtProbe>& probes() const { return probes_; }
   // Every site as Resolve describes it, in file order.

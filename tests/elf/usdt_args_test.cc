@@ -123,5 +123,32 @@ TEST(UsdtArgumentsTest, AnUntranslatedMachineIsNamed) {
   EXPECT_THAT(argument.problem, HasSubstr("machine 243"));
 }
 
+TEST(UsdtArgumentsTest, APointerIsReadAsTheStringItPointsTo) {
+  UsdtArgument in_register = TranslateUsdtArgument("8@%rsi", EM_X86_64, &FakeSymbols);
+  ASSERT_TRUE(ReadAsString(&in_register, 8).ok());
+  EXPECT_EQ(in_register.fetch, "+0(%si):string");
+  UsdtArgument on_stack = TranslateUsdtArgument("8@[sp, 16]", EM_AARCH64, &FakeSymbols);
+  ASSERT_TRUE(ReadAsString(&on_stack, 8).ok());
+  EXPECT_EQ(on_stack.fetch, "+0(+16(%sp)):string");
+  UsdtArgument global = TranslateUsdtArgument("8@g_s32(%rip)", EM_X86_64, &FakeSymbols);
+  ASSERT_TRUE(ReadAsString(&global, 8).ok());
+  EXPECT_EQ(global.fetch, "+0(@+0x4024):string");
+  UsdtArgument i386 = TranslateUsdtArgument("4@%eax", EM_386, &FakeSymbols);
+  ASSERT_TRUE(ReadAsString(&i386, 4).ok());
+  EXPECT_EQ(i386.fetch, "+0(%ax):string");
+}
+
+TEST(UsdtArgumentsTest, OnlyAPointerCanBeAString) {
+  for (const char* spec : {"-4@%edi", "8@$5", "8@(%rax,%rdi,8)"}) {
+    SCOPED_TRACE(spec);
+    UsdtArgument argument = TranslateUsdtArgument(spec, EM_X86_64, &FakeSymbols);
+    const std::string before = argument.fetch;
+    const absl::Status status = ReadAsString(&argument, 8);
+    EXPECT_FALSE(status.ok());
+    EXPECT_THAT(status.message(), HasSubstr(spec));
+    EXPECT_EQ(argument.fetch, before);
+  }
+}
+
 }  // namespace
 }  // namespace perftk::elf
