@@ -10,7 +10,7 @@ PACKAGES=(
   libelf-dev libdw-dev libopencsd-dev libabsl-dev libcli11-dev libgtest-dev libgmock-dev
   libzstd-dev liblzma-dev libclang-rt-14-dev linux-perf python3 nodejs llvm elfutils
   gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu gcc-s390x-linux-gnu binutils-s390x-linux-gnu
-  libc6-dev-arm64-cross libc6-dev-s390x-cross
+  libc6-dev-arm64-cross libc6-dev-s390x-cross systemtap-sdt-dev python3.11
 )
 
 if [ "$(id -u)" = 0 ]; then
