@@ -105,6 +105,22 @@ std::pair<uint64_t, uint64_t> ReadelfSection(const std::string& path, const std:
   return {0, 0};
 }
 
+// Opens `path` and reads its notes; an error names what failed.
+absl::StatusOr<std::vector<UsdtNote>> NotesOf(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(path);
+  if (!file.ok()) return file.status();
+  return ReadUsdtNotes(**file);
+}
+
+// Opens `path`, reads and places its notes.
+absl::StatusOr<std::vector<UsdtProbe>> ProbesOf(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(path);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(**file);
+  if (!notes.ok()) return notes.status();
+  return PlaceUsdtNotes(**file, *std::move(notes));
+}
+
 class UsdtNotesTest : public ::testing::TestWithParam<Fixture> {
  protected:
   void SetUp() override {
@@ -138,11 +154,7 @@ TEST_P(UsdtNotesTest, NotesEqualReadelf) {
 }
 
 TEST_P(UsdtNotesTest, EveryProbeOffsetHoldsTheNopAndSemaphoresAreInProbes) {
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(path_);
-  ASSERT_TRUE(file.ok()) << file.status();
-  absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(**file);
-  ASSERT_TRUE(notes.ok()) << notes.status();
-  absl::StatusOr<std::vector<UsdtProbe>> probes = PlaceUsdtNotes(**file, *notes);
+  absl::StatusOr<std::vector<UsdtProbe>> probes = ProbesOf(path_);
   ASSERT_TRUE(probes.ok()) << probes.status();
   const std::string bytes = FileBytes(path_);
   const auto [probes_offset, probes_address] = ReadelfSection(path_, ".probes");
@@ -163,9 +175,7 @@ TEST_P(UsdtNotesTest, EveryProbeOffsetHoldsTheNopAndSemaphoresAreInProbes) {
 }
 
 TEST_P(UsdtNotesTest, AnInlinedProbeHasOneNotePerSite) {
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(path_);
-  ASSERT_TRUE(file.ok()) << file.status();
-  absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(**file);
+  absl::StatusOr<std::vector<UsdtNote>> notes = NotesOf(path_);
   ASSERT_TRUE(notes.ok()) << notes.status();
   if (GetParam().name == "u_i386" || GetParam().name == "u_s390_31") return;  // one probe
   std::vector<uint64_t> sites;
@@ -185,9 +195,7 @@ INSTANTIATE_TEST_SUITE_P(Compilers, UsdtNotesTest, ::testing::ValuesIn(Fixtures(
 // written; returns the copy's path.
 std::string ShiftNotes(const std::string& path, uint64_t shift, bool zero_base) {
   std::string bytes = FileBytes(path);
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(path);
-  if (!file.ok()) return "";
-  absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(**file);
+  absl::StatusOr<std::vector<UsdtNote>> notes = NotesOf(path);
   if (!notes.ok()) return "";
   for (const UsdtNote& note : *notes) {
     const size_t desc = note.file_offset + 12 + 8;  // header, "stapsdt\0"
@@ -205,19 +213,9 @@ std::string ShiftNotes(const std::string& path, uint64_t shift, bool zero_base) 
 TEST(UsdtNotesPrelinkTest, TheStapsdtBaseDifferenceMovesLocationAndSemaphore) {
   ASSERT_FALSE(FixtureDir().empty());
   const std::string original = FixtureDir() + "/u_x64";
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(original);
-  ASSERT_TRUE(file.ok()) << file.status();
-  absl::StatusOr<std::vector<UsdtNote>> original_notes = ReadUsdtNotes(**file);
-  ASSERT_TRUE(original_notes.ok()) << original_notes.status();
-  absl::StatusOr<std::vector<UsdtProbe>> expected = PlaceUsdtNotes(**file, *original_notes);
+  absl::StatusOr<std::vector<UsdtProbe>> expected = ProbesOf(original);
   ASSERT_TRUE(expected.ok()) << expected.status();
-
-  absl::StatusOr<std::unique_ptr<ElfFile>> shifted =
-      ElfFile::Open(ShiftNotes(original, 0x1000, false));
-  ASSERT_TRUE(shifted.ok()) << shifted.status();
-  absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(**shifted);
-  ASSERT_TRUE(notes.ok()) << notes.status();
-  absl::StatusOr<std::vector<UsdtProbe>> probes = PlaceUsdtNotes(**shifted, *notes);
+  absl::StatusOr<std::vector<UsdtProbe>> probes = ProbesOf(ShiftNotes(original, 0x1000, false));
   ASSERT_TRUE(probes.ok()) << probes.status();
   ASSERT_EQ(probes->size(), expected->size());
   for (size_t i = 0; i < probes->size(); ++i) {
@@ -231,66 +229,46 @@ TEST(UsdtNotesPrelinkTest, TheStapsdtBaseDifferenceMovesLocationAndSemaphore) {
 
 TEST(UsdtNotesPrelinkTest, ANoteWithoutBaseIsNotAdjusted) {
   ASSERT_FALSE(FixtureDir().empty());
-  absl::StatusOr<std::unique_ptr<ElfFile>> file =
-      ElfFile::Open(ShiftNotes(FixtureDir() + "/u_x64", 0, true));
-  ASSERT_TRUE(file.ok()) << file.status();
-  absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(**file);
-  ASSERT_TRUE(notes.ok()) << notes.status();
-  absl::StatusOr<std::vector<UsdtProbe>> probes = PlaceUsdtNotes(**file, *notes);
+  absl::StatusOr<std::vector<UsdtProbe>> probes =
+      ProbesOf(ShiftNotes(FixtureDir() + "/u_x64", 0, true));
   ASSERT_TRUE(probes.ok()) << probes.status();
   for (const UsdtProbe& probe : *probes) EXPECT_EQ(probe.address, probe.note.location);
 }
 
 TEST(UsdtNotesErrorTest, AFileWithoutNotesHasNone) {
   ASSERT_FALSE(FixtureDir().empty());
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(FixtureDir() + "/t_pie");
-  ASSERT_TRUE(file.ok()) << file.status();
-  absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(**file);
+  absl::StatusOr<std::vector<UsdtNote>> notes = NotesOf(FixtureDir() + "/t_pie");
   ASSERT_TRUE(notes.ok()) << notes.status();
   EXPECT_TRUE(notes->empty());
 }
 
-// Overwrites 4 bytes at the second note's `field` (0 owner size, 1
-// descriptor size) with `value` in a copy of u_x64.
-std::string BreakSecondNote(int field, uint32_t value, uint64_t* note_offset) {
+// Reads a copy of u_x64 whose second note claims a descriptor of `size`
+// bytes; the error must name the copy and the note's offset.
+std::string ErrorWithSecondDescriptorSize(uint32_t size) {
   const std::string path = FixtureDir() + "/u_x64";
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(path);
-  if (!file.ok()) return "";
-  absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(**file);
-  if (!notes.ok() || notes->size() < 2) return "";
-  *note_offset = (*notes)[1].file_offset;
+  absl::StatusOr<std::vector<UsdtNote>> notes = NotesOf(path);
+  if (!notes.ok() || notes->size() < 2) return "cannot read " + path;
+  const uint64_t note_offset = (*notes)[1].file_offset;
   std::string bytes = FileBytes(path);
-  for (int b = 0; b < 4; ++b) bytes[*note_offset + 4 * field + b] = static_cast<char>(value >> (8 * b));
-  const std::string copy = absl::StrCat(path, ".broken", field, "_", value);
+  for (int b = 0; b < 4; ++b) bytes[note_offset + 4 + b] = static_cast<char>(size >> (8 * b));
+  const std::string copy = absl::StrCat(path, ".descriptor_", size);
   WriteFile(copy, bytes);
-  return copy;
+  absl::StatusOr<std::vector<UsdtNote>> broken = NotesOf(copy);
+  if (broken.ok()) return "no error";
+  EXPECT_THAT(broken.status().message(),
+              AllOf(HasSubstr(copy), HasSubstr(absl::StrCat("offset 0x", absl::Hex(note_offset)))));
+  return std::string(broken.status().message());
 }
 
 TEST(UsdtNotesErrorTest, ADescriptorPastTheSectionNamesFileAndOffset) {
   ASSERT_FALSE(FixtureDir().empty());
-  uint64_t note_offset = 0;
-  const std::string broken = BreakSecondNote(1, 0x100000, &note_offset);
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(broken);
-  ASSERT_TRUE(file.ok()) << file.status();
-  absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(**file);
-  ASSERT_FALSE(notes.ok());
-  EXPECT_THAT(notes.status().message(),
-              AllOf(HasSubstr(broken), HasSubstr(absl::StrCat("offset 0x", absl::Hex(note_offset))),
-                    HasSubstr("descriptor size 1048576")));
+  EXPECT_THAT(ErrorWithSecondDescriptorSize(0x100000), HasSubstr("descriptor size 1048576"));
 }
 
 TEST(UsdtNotesErrorTest, ADescriptorTooShortForItsFieldsIsRefused) {
   ASSERT_FALSE(FixtureDir().empty());
-  uint64_t note_offset = 0;
   // 24 bytes of addresses and 4 of strings: the name and arguments are cut.
-  const std::string broken = BreakSecondNote(1, 28, &note_offset);
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(broken);
-  ASSERT_TRUE(file.ok()) << file.status();
-  absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(**file);
-  ASSERT_FALSE(notes.ok());
-  EXPECT_THAT(notes.status().message(),
-              AllOf(HasSubstr(broken), HasSubstr(absl::StrCat("offset 0x", absl::Hex(note_offset))),
-                    HasSubstr("NUL-terminated")));
+  EXPECT_THAT(ErrorWithSecondDescriptorSize(28), HasSubstr("NUL-terminated"));
 }
 
 }  // namespace
