@@ -126,8 +126,7 @@ std::string UprobeEventLine(const ProbeSite& site, const std::string& event,
   std::string line = absl::StrFormat("%c:%s/%s %s:0x%x", options.return_probe ? 'r' : 'p',
                                      options.group, event, site.path, site.offset);
   if (site.ref_ctr_offset != 0) absl::StrAppendFormat(&line, "(0x%x)", site.ref_ctr_offset);
-  if (!options.return_probe) line += FetchArguments(site);
-  return line;
+  return line + FetchArguments(site);
 }
 
 std::string JsonArguments(const ProbeSite& site) {
@@ -199,6 +198,11 @@ std::string FormatText(const std::vector<ProbeSite>& sites, const UprobeOffsetOp
   return out;
 }
 
+bool NamesUsdtProbe(const UprobeOffsetOptions& options) {
+  return std::any_of(options.functions.begin(), options.functions.end(),
+                     [](const std::string& f) { return absl::StartsWith(f, "usdt:"); });
+}
+
 absl::Status CheckOptions(const UprobeOffsetOptions& options) {
   if (options.format != "hex" && options.format != "uprobe-events" && options.format != "json") {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -214,10 +218,13 @@ absl::Status CheckOptions(const UprobeOffsetOptions& options) {
     return absl::InvalidArgumentError(
         "name at least one function or usdt:PROVIDER:NAME, or pass --list or --list-usdt");
   }
-  if (!options.string_arguments.empty() &&
-      std::none_of(options.functions.begin(), options.functions.end(),
-                   [](const std::string& f) { return absl::StartsWith(f, "usdt:"); })) {
+  if (!options.string_arguments.empty() && !NamesUsdtProbe(options)) {
     return absl::InvalidArgumentError("--string applies to usdt:PROVIDER:NAME probes only");
+  }
+  if (options.return_probe && (options.list_usdt || NamesUsdtProbe(options))) {
+    return absl::InvalidArgumentError(
+        "--return cannot be used with USDT probes: a probe site is inside a function, and a "
+        "return probe there would take whatever is on the stack for the return address");
   }
   if (options.return_probe && options.format == "hex") {
     return absl::InvalidArgumentError("--return needs --format=uprobe-events or --json");

@@ -94,6 +94,9 @@ run --list-usdt "$BIN" usdt:perftk:guarded
 check "--list-usdt with names is refused" test "$rc" != 0 -a -z "$out"
 run --string 2 "$BIN" main
 check "--string without a usdt: probe is refused" test "$rc" != 0 -a -z "$out"
+run --return --format=uprobe-events "$BIN" usdt:perftk:guarded
+check "--return on a USDT probe (inside a function) is refused" \
+  bash -c '[[ $1 != 0 && -z $2 && $3 == *"--return cannot be used with USDT"* ]]' _ "$rc" "$out" "$err"
 run --string 1 "$BIN" usdt:perftk:guarded
 check "--string on an int argument is refused, naming it" \
   bash -c '[[ $1 == 1 && $2 == *"argument 1"*"-4@%edi"* ]]' _ "$rc" "$err"
