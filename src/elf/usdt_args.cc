@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <cstdint>
 #include <optional>
 #include <utility>
 
@@ -24,6 +25,9 @@ struct Location {
   bool high_byte = false;
 };
 
+constexpr char kIndexedAddress[] =
+    "base + index addressing: fetch-args cannot add a register to an address";
+
 Location Problem(std::string why) { return Location{"", std::move(why), false}; }
 
 // A decimal or 0x-prefixed integer with an optional sign (and aarch64's '#').
@@ -42,14 +46,16 @@ std::optional<int64_t> ParseInteger(absl::string_view text) {
                           ? absl::SimpleHexAtoi(text, &magnitude)
                           : absl::SimpleAtoi(text, &magnitude);
   if (!parsed || text.empty() || text[0] == '-' || text[0] == '+') return std::nullopt;
-  return negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+  const uint64_t limit = static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0);
+  if (magnitude > limit) return std::nullopt;
+  return static_cast<int64_t>(negative ? 0 - magnitude : magnitude);
 }
 
 std::string Dereference(int64_t displacement, absl::string_view kernel_register) {
-  return absl::StrFormat("%c%d(%%%s)", displacement < 0 ? '-' : '+',
-                         displacement < 0 ? -static_cast<uint64_t>(displacement)
-                                          : static_cast<uint64_t>(displacement),
-                         kernel_register);
+  return absl::StrFormat(
+      "%c%d(%%%s)", displacement < 0 ? '-' : '+',
+      displacement < 0 ? -static_cast<uint64_t>(displacement) : static_cast<uint64_t>(displacement),
+      kernel_register);
 }
 
 std::string Immediate(int64_t value) { return absl::StrCat("\\", value); }
@@ -158,15 +164,13 @@ Location AttLocation(absl::string_view operand, RegisterLookup lookup, bool bare
   const std::vector<absl::string_view> parts =
       absl::StrSplit(operand.substr(open + 1, operand.size() - open - 2), ',');
   if (parts.size() > 1) {
-    return Problem(
-        "base + index addressing: fetch-args cannot add a register to an address");
+    return Problem(kIndexedAddress);
   }
   absl::string_view base = absl::StripAsciiWhitespace(parts[0]);
   if (!absl::ConsumePrefix(&base, "%")) return Problem("no base register");
   if (base == "rip" || base == "eip") {
     if (ParseInteger(displacement) || displacement.empty()) {
-      return Problem(
-          "a %rip displacement without a symbol depends on the instruction's length");
+      return Problem("a %rip displacement without a symbol depends on the instruction's length");
     }
     return SymbolMemory(displacement, symbol_offset);
   }
@@ -193,8 +197,7 @@ Location Aarch64Location(absl::string_view operand) {
     if (parts.size() == 2) {
       std::optional<int64_t> value = ParseInteger(parts[1]);
       if (!value) {
-        return Problem(
-            "base + index addressing: fetch-args cannot add a register to an address");
+        return Problem(kIndexedAddress);
       }
       displacement = *value;
     }
@@ -257,12 +260,13 @@ UsdtArgument TranslateUsdtArgument(absl::string_view spec, uint16_t machine,
     return argument;
   }
   argument.is_signed = *size < 0;
-  argument.size = static_cast<int>(*size < 0 ? -*size : *size);
-  if (argument.size != 1 && argument.size != 2 && argument.size != 4 && argument.size != 8) {
-    argument.problem = absl::StrCat("size ", argument.size,
-                                    " bytes: fetch-args types hold 1, 2, 4 or 8");
+  const uint64_t bytes =
+      *size < 0 ? 0 - static_cast<uint64_t>(*size) : static_cast<uint64_t>(*size);
+  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) {
+    argument.problem = absl::StrCat("size ", bytes, " bytes: fetch-args types hold 1, 2, 4 or 8");
     return argument;
   }
+  argument.size = static_cast<int>(bytes);
   Location location = LocationFor(spec.substr(at + 1), machine, symbol_offset);
   if (!location.problem.empty()) {
     argument.problem = std::move(location.problem);
@@ -276,20 +280,20 @@ UsdtArgument TranslateUsdtArgument(absl::string_view spec, uint16_t machine,
     argument.fetch = absl::StrCat(location.fetch, ":b8@8/64");
     return argument;
   }
-  argument.fetch = absl::StrCat(location.fetch, ":", argument.is_signed ? "s" : "u",
-                                argument.size * 8);
+  argument.fetch =
+      absl::StrCat(location.fetch, ":", argument.is_signed ? "s" : "u", argument.size * 8);
   return argument;
 }
 
 absl::Status ReadAsString(UsdtArgument* argument, int pointer_size) {
   if (argument->fetch.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "argument '", argument->spec, "' cannot be read at all: ", argument->problem));
+    return absl::FailedPreconditionError(
+        absl::StrCat("argument '", argument->spec, "' cannot be read at all: ", argument->problem));
   }
   if (argument->size != pointer_size || argument->fetch[0] == '\\') {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "argument '", argument->spec, "' is not a pointer (", argument->size,
-        " bytes", argument->fetch[0] == '\\' ? ", a constant" : "", "), so not a string"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("argument '", argument->spec, "' is not a pointer (", argument->size, " bytes",
+                     argument->fetch[0] == '\\' ? ", a constant" : "", "), so not a string"));
   }
   const std::string location = argument->fetch.substr(0, argument->fetch.rfind(':'));
   argument->fetch = absl::StrCat("+0(", location, "):string");

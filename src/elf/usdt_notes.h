@@ -26,8 +26,8 @@ struct UsdtNote {
   std::string name;
   std::string arguments;  // e.g. "-4@%edi 8@-16(%rbp)"; empty for none
   uint64_t location = 0;
-  uint64_t base = 0;       // 0 when the note does not refer to .stapsdt.base
-  uint64_t semaphore = 0;  // 0 when the probe has none
+  uint64_t base = 0;         // 0 when the note does not refer to .stapsdt.base
+  uint64_t semaphore = 0;    // 0 when the probe has none
   uint64_t file_offset = 0;  // where the note's header starts in the file
 };
 

@@ -20,8 +20,8 @@ std::string DescribeUnexpressed(const UsdtProbe& probe,
   std::vector<std::string> parts;
   for (size_t i = 0; i < arguments.size(); ++i) {
     if (arguments[i].fetch.empty()) {
-      parts.push_back(absl::StrFormat("arg%d '%s': %s", i + 1, arguments[i].spec,
-                                      arguments[i].problem));
+      parts.push_back(
+          absl::StrFormat("arg%d '%s': %s", i + 1, arguments[i].spec, arguments[i].problem));
     }
   }
   if (parts.empty()) return "";
@@ -40,9 +40,10 @@ absl::StatusOr<std::unique_ptr<UsdtResolver>> UsdtResolver::Open(const std::stri
   absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(*resolver->file_);
   if (!notes.ok()) return notes.status();
   if (notes->empty()) {
-    return absl::NotFoundError(absl::StrCat(
-        path, ": no USDT probes (no NT_STAPSDT note in a .note.stapsdt section; the program "
-              "was built without <sys/sdt.h> probes, or they were stripped)"));
+    return absl::NotFoundError(
+        absl::StrCat(path,
+                     ": no USDT probes (no NT_STAPSDT note in a .note.stapsdt section; the program "
+                     "was built without <sys/sdt.h> probes, or they were stripped)"));
   }
   absl::StatusOr<std::vector<UsdtProbe>> probes =
       PlaceUsdtNotes(*resolver->file_, std::move(*notes));
@@ -73,15 +74,15 @@ absl::StatusOr<std::vector<ProbeSite>> UsdtResolver::Resolve(absl::string_view p
   }
   if (sites.empty()) return NotFound(probe);
   if (providers.size() > 1) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "%s: USDT probe '%s' exists in providers %s: name one as usdt:PROVIDER:%s", path_,
-        name, absl::StrJoin(providers, ", "), name));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s: USDT probe '%s' exists in providers %s: name one as usdt:PROVIDER:%s",
+                        path_, name, absl::StrJoin(providers, ", "), name));
   }
   if (sites.size() > 1 && !all) {
     std::vector<std::string> lines;
     for (const UsdtProbe* site : sites) {
-      lines.push_back(absl::StrFormat("  offset 0x%x (address 0x%x), arguments '%s'",
-                                      site->offset, site->address, site->note.arguments));
+      lines.push_back(absl::StrFormat("  offset 0x%x (address 0x%x), arguments '%s'", site->offset,
+                                      site->address, site->note.arguments));
     }
     return absl::FailedPreconditionError(absl::StrFormat(
         "%s: USDT probe '%s' has %d sites (inlined or written more than once):\n%s\nPass --all "
@@ -126,12 +127,11 @@ ProbeSite UsdtResolver::ToProbeSite(const UsdtProbe& probe) const {
 
 absl::Status UsdtResolver::ReadArgumentAsString(ProbeSite* site, int number) const {
   if (number < 1 || static_cast<size_t>(number) > site->arguments.size()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: USDT probe %s has %d arguments, no argument %d to read as a string", path_,
-        site->symbol, site->arguments.size(), number));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: USDT probe %s has %d arguments, no argument %d to read as a string",
+                        path_, site->symbol, site->arguments.size(), number));
   }
-  absl::Status read =
-      ReadAsString(&site->arguments[number - 1], file_->is_64bit() ? 8 : 4);
+  absl::Status read = ReadAsString(&site->arguments[number - 1], file_->is_64bit() ? 8 : 4);
   if (!read.ok()) {
     return absl::Status(read.code(), absl::StrFormat("%s: USDT probe %s, argument %d: %s", path_,
                                                      site->symbol, number, read.message()));
@@ -167,9 +167,8 @@ absl::Status UsdtResolver::NotFound(absl::string_view probe) const {
   const bool with_provider = probe.find(':') != absl::string_view::npos;
   for (const UsdtProbe& p : probes_) near.Consider(with_provider ? p.FullName() : p.note.name);
   std::vector<std::string> close = near.Best(5);
-  std::string message =
-      absl::StrFormat("%s: no USDT probe '%s' (the file has %d probe sites)", path_, probe,
-                      probes_.size());
+  std::string message = absl::StrFormat("%s: no USDT probe '%s' (the file has %d probe sites)",
+                                        path_, probe, probes_.size());
   if (!close.empty()) {
     absl::StrAppend(&message, ". Did you mean: usdt:", absl::StrJoin(close, ", usdt:"), "?");
   }

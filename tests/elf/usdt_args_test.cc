@@ -36,8 +36,8 @@ std::ostream& operator<<(std::ostream& os, const Case& c) {
 class UsdtArgumentTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(UsdtArgumentTest, TranslatesOrNamesWhyNot) {
-  const UsdtArgument argument = TranslateUsdtArgument(GetParam().spec, GetParam().machine,
-                                                      &FakeSymbols);
+  const UsdtArgument argument =
+      TranslateUsdtArgument(GetParam().spec, GetParam().machine, &FakeSymbols);
   EXPECT_EQ(argument.spec, GetParam().spec);
   EXPECT_EQ(argument.fetch, GetParam().fetch);
   if (std::string(GetParam().fetch).empty()) {
@@ -56,15 +56,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{EM_X86_64, "8@%rdx", "%dx:u64"}, Case{EM_X86_64, "-4@%eax", "%ax:s32"},
         Case{EM_X86_64, "1@%r15b", "%r15:u8"}, Case{EM_X86_64, "2@%r10w", "%r10:u16"},
         Case{EM_X86_64, "8@%rbp", "%bp:u64"}, Case{EM_X86_64, "8@%r12", "%r12:u64"},
-        Case{EM_X86_64, "-8@8(%rsp)", "+8(%sp):s64"},
-        Case{EM_X86_64, "8@16(%rsp)", "+16(%sp):u64"},
-        Case{EM_X86_64, "-1@-4(%rbp)", "-4(%bp):s8"},
-        Case{EM_X86_64, "-4@(%rax)", "+0(%ax):s32"},
+        Case{EM_X86_64, "-8@8(%rsp)", "+8(%sp):s64"}, Case{EM_X86_64, "8@16(%rsp)", "+16(%sp):u64"},
+        Case{EM_X86_64, "-1@-4(%rbp)", "-4(%bp):s8"}, Case{EM_X86_64, "-4@(%rax)", "+0(%ax):s32"},
         Case{EM_X86_64, "-4@12(%rax)", "+12(%ax):s32"},
         Case{EM_X86_64, "4@0x10(%rbx)", "+16(%bx):u32"},
         Case{EM_X86_64, "-4@g_s32(%rip)", "@+0x4024:s32"},
-        Case{EM_X86_64, "-4@g_array+12(%rip)", "@+0x408c:s32"},
-        Case{EM_X86_64, "-4@$5", "\\5:s32"}, Case{EM_X86_64, "-4@$-7", "\\-7:s32"},
+        Case{EM_X86_64, "-4@g_array+12(%rip)", "@+0x408c:s32"}, Case{EM_X86_64, "-4@$5", "\\5:s32"},
+        Case{EM_X86_64, "-4@$-7", "\\-7:s32"},
         Case{EM_X86_64, "-8@$1099511627776", "\\1099511627776:s64"},
         Case{EM_X86_64, "1@%ah", "%ax:b8@8/64"},
         // Not expressible: index registers, bare %rip displacements, unknown
@@ -73,8 +71,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{EM_X86_64, "-4@(%rax,%rdi,4)", ""}, Case{EM_X86_64, "-4@g_array(,%rdi,4)", ""},
         Case{EM_X86_64, "8@-16(%rbp,%rax,8)", ""}, Case{EM_X86_64, "4@16(%rip)", ""},
         Case{EM_X86_64, "4@missing(%rip)", ""}, Case{EM_X86_64, "8@%xmm0", ""},
-        Case{EM_X86_64, "16@%rax", ""}, Case{EM_X86_64, "%rax", ""},
-        Case{EM_X86_64, "-1@%ah", ""},
+        Case{EM_X86_64, "16@%rax", ""}, Case{EM_X86_64, "%rax", ""}, Case{EM_X86_64, "-1@%ah", ""},
+        Case{EM_X86_64, "-9223372036854775808@%rax", ""},
+        Case{EM_X86_64, "99999999999999999999@%rax", ""},
+        Case{EM_X86_64, "-8@$99999999999999999999", ""},
         // i386 uses the same registers; the kernel names them alike.
         Case{EM_386, "-4@%eax", "%ax:s32"}, Case{EM_386, "-4@8(%ebp)", "+8(%bp):s32"}));
 
@@ -94,16 +94,18 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{EM_AARCH64, "8@[x0, x1]", ""}, Case{EM_AARCH64, "8@v0", ""},
                       Case{EM_AARCH64, "8@x31", ""}));
 
-INSTANTIATE_TEST_SUITE_P(
-    S390, UsdtArgumentTest,
-    ::testing::Values(Case{EM_S390, "-1@%r2", "%r2:s8"}, Case{EM_S390, "8@176(%r15)", "+176(%r15):u64"},
-                      Case{EM_S390, "-4@0(%r3)", "+0(%r3):s32"}, Case{EM_S390, "-4@5", "\\5:s32"},
-                      Case{EM_S390, "-4@0(%r2,%r4)", ""}));
+INSTANTIATE_TEST_SUITE_P(S390, UsdtArgumentTest,
+                         ::testing::Values(Case{EM_S390, "-1@%r2", "%r2:s8"},
+                                           Case{EM_S390, "8@176(%r15)", "+176(%r15):u64"},
+                                           Case{EM_S390, "-4@0(%r3)", "+0(%r3):s32"},
+                                           Case{EM_S390, "-4@5", "\\5:s32"},
+                                           Case{EM_S390, "-4@0(%r2,%r4)", ""}));
 
 TEST(UsdtArgumentsTest, SplitsAtSpacesOutsideBrackets) {
   EXPECT_THAT(SplitUsdtArguments("-4@[sp, 28] 8@[x1] -8@x2"),
               ElementsAre("-4@[sp, 28]", "8@[x1]", "-8@x2"));
-  EXPECT_THAT(SplitUsdtArguments("  -4@%edi   8@-16(%rbp) "), ElementsAre("-4@%edi", "8@-16(%rbp)"));
+  EXPECT_THAT(SplitUsdtArguments("  -4@%edi   8@-16(%rbp) "),
+              ElementsAre("-4@%edi", "8@-16(%rbp)"));
   EXPECT_THAT(SplitUsdtArguments(""), IsEmpty());
 }
 

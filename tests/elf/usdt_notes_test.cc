@@ -23,8 +23,8 @@ namespace perftk::elf {
 namespace {
 
 using ::testing::AllOf;
-using ::testing::HasSubstr;
 using testing::FixtureDir;
+using ::testing::HasSubstr;
 using testing::MissingReason;
 using testing::RunShell;
 
@@ -42,10 +42,10 @@ const std::string kA64Nop("\x1f\x20\x03\xd5", 4);
 const std::string kS390Nop("\x47\x00\x00\x00", 4);
 
 std::vector<Fixture> Fixtures() {
-  return {{"u_x64", true, false, kX86Nop},      {"u_x64_O0", true, false, kX86Nop},
+  return {{"u_x64", true, false, kX86Nop},       {"u_x64_O0", true, false, kX86Nop},
           {"u_x64_nopie", true, false, kX86Nop}, {"u_a64", true, false, kA64Nop},
-          {"u_a64_O0", true, false, kA64Nop},   {"u_s390x", true, true, kS390Nop},
-          {"u_i386", false, false, kX86Nop},    {"u_s390_31", false, true, kS390Nop}};
+          {"u_a64_O0", true, false, kA64Nop},    {"u_s390x", true, true, kS390Nop},
+          {"u_i386", false, false, kX86Nop},     {"u_s390_31", false, true, kS390Nop}};
 }
 
 uint64_t Hex(absl::string_view text) {

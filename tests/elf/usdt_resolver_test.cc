@@ -15,15 +15,14 @@ namespace perftk::elf {
 namespace {
 
 using ::testing::AllOf;
-using ::testing::HasSubstr;
 using testing::FixtureDir;
+using ::testing::HasSubstr;
 using testing::RunShell;
 
 // The address `nm` gives symbol `name` in `path`.
 uint64_t NmAddress(const std::string& path, const std::string& name) {
   uint64_t address = 0;
-  const std::string line =
-      RunShell("nm '" + path + "' | awk '$3 == \"" + name + "\" {print $1}'");
+  const std::string line = RunShell("nm '" + path + "' | awk '$3 == \"" + name + "\" {print $1}'");
   EXPECT_TRUE(absl::SimpleHexAtoi(line.substr(0, line.find('\n')), &address)) << name;
   return address;
 }
@@ -67,7 +66,8 @@ TEST(UsdtResolverTest, RipRelativeGlobalsReadTheSymbolThroughTheProbedMapping) {
     ASSERT_TRUE(sites.ok()) << sites.status();
     const ProbeSite& site = (*sites)[0];
     // mapped start - probe offset + X must be the symbol's address.
-    const uint64_t x = NmAddress(FixtureDir() + "/" + fixture, "g_s32") - site.address + site.offset;
+    const uint64_t x =
+        NmAddress(FixtureDir() + "/" + fixture, "g_s32") - site.address + site.offset;
     EXPECT_EQ(site.arguments[0].fetch, absl::StrCat("@+0x", absl::Hex(x), ":s32"));
     // The indexed array element is named, not dropped.
     EXPECT_EQ(site.arguments[2].fetch, "");
