@@ -424,7 +424,8 @@ void RegisterUprobeOffsetCommand(CLI::App& app, absl::Status& outcome) {
   sub->footer(kFooter);
   sub->add_option("binary", options->binary, "Executable or shared library (ELF)")->required();
   sub->add_option("functions", options->functions,
-                  "Function names: NAME, NAME@VER, NAME@@VER, each optionally +OFFSET");
+                  "Function names: NAME, NAME@VER, NAME@@VER, each optionally +OFFSET; "
+                  "USDT probes: usdt:PROVIDER:NAME");
   sub->add_flag("--list", options->list,
                 "List every function (and PLT stub) with its offset, like `perf probe -F`");
   sub->add_flag("--list-usdt", options->list_usdt,
