@@ -126,18 +126,21 @@ TEST(UsdtArgumentsTest, AnUntranslatedMachineIsNamed) {
 }
 
 TEST(UsdtArgumentsTest, APointerIsReadAsTheStringItPointsTo) {
-  UsdtArgument in_register = TranslateUsdtArgument("8@%rsi", EM_X86_64, &FakeSymbols);
-  ASSERT_TRUE(ReadAsString(&in_register, 8).ok());
-  EXPECT_EQ(in_register.fetch, "+0(%si):string");
-  UsdtArgument on_stack = TranslateUsdtArgument("8@[sp, 16]", EM_AARCH64, &FakeSymbols);
-  ASSERT_TRUE(ReadAsString(&on_stack, 8).ok());
-  EXPECT_EQ(on_stack.fetch, "+0(+16(%sp)):string");
-  UsdtArgument global = TranslateUsdtArgument("8@g_s32(%rip)", EM_X86_64, &FakeSymbols);
-  ASSERT_TRUE(ReadAsString(&global, 8).ok());
-  EXPECT_EQ(global.fetch, "+0(@+0x4024):string");
-  UsdtArgument i386 = TranslateUsdtArgument("4@%eax", EM_386, &FakeSymbols);
-  ASSERT_TRUE(ReadAsString(&i386, 4).ok());
-  EXPECT_EQ(i386.fetch, "+0(%ax):string");
+  struct StringCase {
+    uint16_t machine;
+    const char* spec;
+    int pointer_size;
+    const char* fetch;
+  };
+  for (const StringCase& c : {StringCase{EM_X86_64, "8@%rsi", 8, "+0(%si):string"},
+                              StringCase{EM_AARCH64, "8@[sp, 16]", 8, "+0(+16(%sp)):string"},
+                              StringCase{EM_X86_64, "8@g_s32(%rip)", 8, "+0(@+0x4024):string"},
+                              StringCase{EM_386, "4@%eax", 4, "+0(%ax):string"}}) {
+    SCOPED_TRACE(c.spec);
+    UsdtArgument argument = TranslateUsdtArgument(c.spec, c.machine, &FakeSymbols);
+    ASSERT_TRUE(ReadAsString(&argument, c.pointer_size).ok());
+    EXPECT_EQ(argument.fetch, c.fetch);
+  }
 }
 
 TEST(UsdtArgumentsTest, OnlyAPointerCanBeAString) {
