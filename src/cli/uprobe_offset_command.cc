@@ -11,10 +11,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 #include "elf/uprobe_resolver.h"
 #include "elf/usdt_resolver.h"
@@ -351,14 +351,7 @@ struct Resolvers {
         if (!opened.ok()) return opened.status();
         usdt = std::move(*opened);
       }
-      absl::StatusOr<std::vector<ProbeSite>> sites = usdt->Resolve(probe, options.all);
-      if (!sites.ok()) return sites.status();
-      for (ProbeSite& site : *sites) {
-        for (int number : options.string_arguments) {
-          if (absl::Status s = usdt->ReadArgumentAsString(&site, number); !s.ok()) return s;
-        }
-      }
-      return sites;
+      return usdt->Resolve(probe, options.all, options.string_arguments);
     }
     if (absl::Status s = OpenFunctions(); !s.ok()) return s;
     return functions->Resolve(query);

@@ -55,8 +55,8 @@ absl::StatusOr<std::unique_ptr<UsdtResolver>> UsdtResolver::Open(const std::stri
   return resolver;
 }
 
-absl::StatusOr<std::vector<ProbeSite>> UsdtResolver::Resolve(absl::string_view probe,
-                                                             bool all) const {
+absl::StatusOr<std::vector<ProbeSite>> UsdtResolver::Resolve(
+    absl::string_view probe, bool all, const std::vector<int>& string_arguments) const {
   const size_t colon = probe.rfind(':');
   const absl::string_view provider =
       colon == absl::string_view::npos ? absl::string_view() : probe.substr(0, colon);
@@ -93,6 +93,9 @@ absl::StatusOr<std::vector<ProbeSite>> UsdtResolver::Resolve(absl::string_view p
   for (const UsdtProbe* site : sites) {
     found.push_back(ToProbeSite(*site));
     found.back().query = absl::StrCat("usdt:", probe);  // as asked: names the event
+    for (int number : string_arguments) {
+      if (absl::Status s = ReadArgumentAsString(&found.back(), number); !s.ok()) return s;
+    }
   }
   return found;
 }

@@ -30,12 +30,11 @@ class UsdtResolver {
 
   // `probe` is "PROVIDER:NAME", or "NAME" when one provider has it. Each
   // site has type "usdt", symbol "PROVIDER:NAME", its offset, semaphore
-  // offset and arguments. An unknown probe's error lists the near names.
-  absl::StatusOr<std::vector<ProbeSite>> Resolve(absl::string_view probe, bool all) const;
-
-  // Reads argument `number` (from 1) of `site` as a C string (see
-  // ReadAsString); errors name the probe.
-  absl::Status ReadArgumentAsString(ProbeSite* site, int number) const;
+  // offset and arguments, those numbered (from 1) in `string_arguments`
+  // read as C strings (see ReadAsString). An unknown probe's error lists
+  // the near names.
+  absl::StatusOr<std::vector<ProbeSite>> Resolve(
+      absl::string_view probe, bool all, const std::vector<int>& string_arguments = {}) const;
 
   // Every note, in file order.
   const std::vector<UsdtProbe>& probes() const { return probes_; }
@@ -46,6 +45,7 @@ class UsdtResolver {
  private:
   UsdtResolver() = default;
   ProbeSite ToProbeSite(const UsdtProbe& probe) const;
+  absl::Status ReadArgumentAsString(ProbeSite* site, int number) const;
   absl::StatusOr<uint64_t> SymbolFetchOffset(const UsdtProbe& probe,
                                              absl::string_view symbol) const;
   absl::Status NotFound(absl::string_view probe) const;

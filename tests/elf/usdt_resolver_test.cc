@@ -76,6 +76,25 @@ TEST(UsdtResolverTest, RipRelativeGlobalsReadTheSymbolThroughTheProbedMapping) {
   }
 }
 
+TEST(UsdtResolverTest, ArgumentsAskedForAreReadAsStrings) {
+  ASSERT_FALSE(FixtureDir().empty());
+  std::unique_ptr<UsdtResolver> resolver = OpenFixture("u_x64");
+  ASSERT_NE(resolver, nullptr);
+  absl::StatusOr<std::vector<ProbeSite>> sites = resolver->Resolve("perftk:guarded", false, {2});
+  ASSERT_TRUE(sites.ok()) << sites.status();
+  EXPECT_EQ((*sites)[0].arguments[1].fetch, "+0(%si):string");
+  EXPECT_EQ((*sites)[0].arguments[0].fetch, "%di:s32");
+  absl::StatusOr<std::vector<ProbeSite>> not_a_pointer =
+      resolver->Resolve("perftk:guarded", false, {1});
+  ASSERT_FALSE(not_a_pointer.ok());
+  EXPECT_THAT(not_a_pointer.status().message(),
+              AllOf(HasSubstr("perftk:guarded, argument 1"), HasSubstr("-4@%edi")));
+  absl::StatusOr<std::vector<ProbeSite>> out_of_range =
+      resolver->Resolve("perftk:guarded", false, {4});
+  ASSERT_FALSE(out_of_range.ok());
+  EXPECT_THAT(out_of_range.status().message(), HasSubstr("has 3 arguments"));
+}
+
 TEST(UsdtResolverTest, SeveralSitesNeedAll) {
   ASSERT_FALSE(FixtureDir().empty());
   std::unique_ptr<UsdtResolver> resolver = OpenFixture("u_a64");
