@@ -5,7 +5,9 @@
 # Prints best-of-N wall times, mean CPU times (task-clock: on a machine shared
 # with builds, CPU time is the steadier number) and ratios, then whether the
 # goals hold: --list no slower than perf probe -F on both files (ratio <= 1,
-# wall and CPU), 1,000 names less than twice one name (ratio < 2).
+# wall and CPU), 1,000 names less than twice one name (ratio < 2);
+# --list-usdt no slower than readelf -n on a generated 5,000-probe program
+# (python3.11's 8 notes are printed with perftk's start-up time).
 #
 #   bench/uprobe_offset.sh [PERFTK]   (default: build-elf/src/perftk)
 set -euo pipefail
@@ -96,6 +98,45 @@ many=$(cpu_ms "$PERFTK" uprobe-offset --ifunc-selector --all "$LIBC" "${libc_nam
 printf '  cpu time: 1 name %s ms, %d names %s ms, ratio %s\n' "$one" "${#libc_names[@]}" "$many" \
   "$(ratio "$many" "$one")"
 goal "libc 1000 names cpu" "$(ratio "$many" "$one")" 1.99
+
+# --list-usdt against readelf -n (which prints the same notes) on python3.11
+# and on a generated program with PROBES USDT probes. On python3.11 (8
+# notes) both are start-up: perftk's own (a missing file) is printed beside
+# it, and only the generated program carries the goal.
+PROBES=${PROBES:-5000}
+report_usdt() {
+  local label=$1 file=$2 with_goal=$3
+  local count ours theirs
+  count=$("$PERFTK" uprobe-offset --list-usdt "$file" | wc -l)
+  ours=$(best_ms "$PERFTK" uprobe-offset --list-usdt "$file")
+  theirs=$(best_ms readelf -n "$file")
+  local wanted="(goal <= 1)"
+  [[ $with_goal == goal ]] || wanted="(start-up: perftk on a missing file $(best_ms "$PERFTK" uprobe-offset --list-usdt "$work/missing") ms)"
+  printf '%-28s %6d probes     perftk --list-usdt %8s ms  readelf -n %8s ms  ratio %s %s\n' \
+    "$label" "$count" "$ours" "$theirs" "$(ratio "$ours" "$theirs")" "$wanted"
+  [[ $with_goal == goal ]] && goal "$label --list-usdt wall" "$(ratio "$ours" "$theirs")" 1
+  ours=$(cpu_ms "$PERFTK" uprobe-offset --list-usdt "$file")
+  theirs=$(cpu_ms readelf -n "$file")
+  printf '%-28s cpu time: perftk %s ms, readelf -n %s ms, ratio %s\n' \
+    "" "$ours" "$theirs" "$(ratio "$ours" "$theirs")"
+  [[ $with_goal == goal ]] && goal "$label --list-usdt cpu" "$(ratio "$ours" "$theirs")" 1
+  return 0
+}
+if echo '#include <sys/sdt.h>' | gcc -xc -E - > /dev/null 2>&1; then
+  {
+    echo '#include <sys/sdt.h>'
+    echo 'volatile long sink;'
+    for ((i = 0; i < PROBES; i++)); do
+      echo "void p_$i(long x) { STAP_PROBE2(bench, probe_$i, x, sink); }"
+    done
+    echo 'int main(void) { p_0(1); return 0; }'
+  } > "$work/usdt.c"
+  gcc -O1 -o "$work/usdt" "$work/usdt.c"
+  if [[ -x /usr/bin/python3.11 ]]; then report_usdt "python3.11" /usr/bin/python3.11 info; fi
+  report_usdt "generated ($PROBES probes)" "$work/usdt" goal
+else
+  echo "USDT rows skipped: <sys/sdt.h> missing (Debian: systemtap-sdt-dev)"
+fi
 
 if ((${#misses[@]} == 0)); then
   echo "goals: all met"

@@ -1,5 +1,6 @@
 #include "cli/uprobe_offset_command.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -12,10 +13,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "elf/uprobe_resolver.h"
+#include "elf/usdt_resolver.h"
 
 namespace perftk::cli {
 namespace {
@@ -37,7 +41,13 @@ constexpr char kDescription[] =
     ".plt.got), which sees only calls from that file; --in-library resolves it\n"
     "in the library that defines it instead. IFUNCs are refused unless\n"
     "--ifunc-selector; several different functions with one name are refused\n"
-    "unless --all.";
+    "unless --all.\n"
+    "\n"
+    "usdt:PROVIDER:NAME (or usdt:NAME) is a USDT probe (<sys/sdt.h>, .note.stapsdt):\n"
+    "its offset, the semaphore's offset the kernel counts in (ref_ctr_offset) and\n"
+    "its arguments in the kernel's fetch-args syntax; an argument fetch-args cannot\n"
+    "express is named on stderr (and in --json) and left out. A probe with several\n"
+    "sites (inlined) is refused unless --all.";
 
 constexpr char kFooter[] =
     "\nExamples:\n"
@@ -49,6 +59,9 @@ constexpr char kFooter[] =
     "  perftk uprobe-offset --format=uprobe-events --return ./app handle \\\n"
     "      >> /sys/kernel/tracing/uprobe_events\n"
     "  perftk uprobe-offset --list --json ./app\n"
+    "  perftk uprobe-offset --format=uprobe-events /usr/bin/python3.11 \\\n"
+    "      usdt:python:function__entry >> /sys/kernel/tracing/uprobe_events\n"
+    "  perftk uprobe-offset --list-usdt /usr/bin/python3.11\n"
     "\nExit status: 0 when every name resolved, 1 otherwise (nothing is printed\n"
     "on stdout then), 2 when the command line cannot be parsed.\n";
 
@@ -98,10 +111,36 @@ std::string JsonString(absl::string_view text) {
   return out;
 }
 
+// " arg1=FETCH arg2=FETCH ...", for the arguments fetch-args can express
+// (their numbers kept).
+std::string FetchArguments(const ProbeSite& site) {
+  std::string out;
+  for (size_t i = 0; i < site.arguments.size(); ++i) {
+    if (!site.arguments[i].fetch.empty()) {
+      absl::StrAppend(&out, " arg", i + 1, "=", site.arguments[i].fetch);
+    }
+  }
+  return out;
+}
+
 std::string UprobeEventLine(const ProbeSite& site, const std::string& event,
                             const UprobeOffsetOptions& options) {
-  return absl::StrFormat("%c:%s/%s %s:0x%x", options.return_probe ? 'r' : 'p', options.group,
-                         event, site.path, site.offset);
+  std::string line = absl::StrFormat("%c:%s/%s %s:0x%x", options.return_probe ? 'r' : 'p',
+                                     options.group, event, site.path, site.offset);
+  if (site.ref_ctr_offset != 0) absl::StrAppendFormat(&line, "(0x%x)", site.ref_ctr_offset);
+  return line + FetchArguments(site);
+}
+
+std::string JsonArguments(const ProbeSite& site) {
+  std::vector<std::string> objects;
+  for (const elf::UsdtArgument& argument : site.arguments) {
+    objects.push_back(absl::StrCat(
+        "{\"spec\": ", JsonString(argument.spec), ", ",
+        argument.fetch.empty() ? absl::StrCat("\"problem\": ", JsonString(argument.problem))
+                               : absl::StrCat("\"fetch\": ", JsonString(argument.fetch)),
+        "}"));
+  }
+  return absl::StrCat("[", absl::StrJoin(objects, ", "), "]");
 }
 
 // Event names, made unique when --all yields several sites for one name.
@@ -131,6 +170,10 @@ std::string FormatJson(const std::vector<ProbeSite>& sites, const UprobeOffsetOp
                     ", \"binding\": ", JsonString(s.binding), ", \"type\": ", JsonString(s.type),
                     ", \"section\": ", JsonString(s.section), ", \"table\": ", JsonString(s.table),
                     ", \"uprobe_event\": ", JsonString(UprobeEventLine(s, events[i], options)));
+    if (s.type == "usdt") {
+      absl::StrAppendFormat(&object, ", \"ref_ctr_offset\": \"0x%x\"", s.ref_ctr_offset);
+      absl::StrAppend(&object, ", \"arguments\": ", JsonArguments(s));
+    }
     if (!s.note.empty()) absl::StrAppend(&object, ", \"note\": ", JsonString(s.note));
     object += "}";
     objects.push_back(std::move(object));
@@ -148,9 +191,18 @@ std::string FormatText(const std::vector<ProbeSite>& sites, const UprobeOffsetOp
     }
     return out;
   }
-  if (queries == 1 && sites.size() == 1) return absl::StrFormat("0x%x\n", sites[0].offset);
-  for (const ProbeSite& s : sites) absl::StrAppendFormat(&out, "%s 0x%x\n", s.query, s.offset);
+  for (const ProbeSite& s : sites) {
+    if (queries != 1 || sites.size() != 1) absl::StrAppend(&out, s.query, " ");
+    absl::StrAppendFormat(&out, "0x%x", s.offset);
+    if (s.ref_ctr_offset != 0) absl::StrAppendFormat(&out, " ref_ctr=0x%x", s.ref_ctr_offset);
+    absl::StrAppend(&out, FetchArguments(s), "\n");
+  }
   return out;
+}
+
+bool NamesUsdtProbe(const UprobeOffsetOptions& options) {
+  return std::any_of(options.functions.begin(), options.functions.end(),
+                     [](const std::string& f) { return absl::StartsWith(f, "usdt:"); });
 }
 
 absl::Status CheckOptions(const UprobeOffsetOptions& options) {
@@ -158,11 +210,23 @@ absl::Status CheckOptions(const UprobeOffsetOptions& options) {
     return UsageError(absl::StrCat("unknown --format '", options.format,
                                    "' (expected hex, uprobe-events or json)"));
   }
-  if (options.list && !options.functions.empty()) {
-    return UsageError("--list takes no function names");
+  if (options.list && options.list_usdt) {
+    return UsageError("--list and --list-usdt cannot be combined");
   }
-  if (!options.list && options.functions.empty()) {
-    return UsageError("name at least one function, or pass --list");
+  if ((options.list || options.list_usdt) && !options.functions.empty()) {
+    return UsageError("--list and --list-usdt take no function names");
+  }
+  if (!options.list && !options.list_usdt && options.functions.empty()) {
+    return UsageError(
+        "name at least one function or usdt:PROVIDER:NAME, or pass --list or --list-usdt");
+  }
+  if (!options.string_arguments.empty() && !NamesUsdtProbe(options)) {
+    return UsageError("--string applies to usdt:PROVIDER:NAME probes only");
+  }
+  if (options.return_probe && (options.list_usdt || NamesUsdtProbe(options))) {
+    return UsageError(
+        "--return cannot be used with USDT probes: a probe site is inside a function, and a "
+        "return probe there would take whatever is on the stack for the return address");
   }
   if (options.return_probe && options.format == "hex") {
     return UsageError("--return needs --format=uprobe-events or --json");
@@ -231,7 +295,73 @@ absl::Status PrintListing(elf::UprobeResolver& resolver, const UprobeOffsetOptio
                                                               : FormatText(sites, options, 0));
 }
 
-absl::StatusOr<std::vector<ProbeSite>> Collect(elf::UprobeResolver& resolver,
+// "0x%08x  PROVIDER:NAME  location=.. base=.. semaphore=.. ref_ctr=..  ARGS"
+// per note: the note's own numbers (as readelf -n prints them), the probe's
+// file offset first.
+std::string FormatUsdtListing(const std::vector<elf::UsdtProbe>& probes) {
+  std::string out;
+  for (const elf::UsdtProbe& p : probes) {
+    absl::StrAppendFormat(&out, "0x%08x  %s  location=0x%x base=0x%x semaphore=0x%x ref_ctr=0x%x",
+                          p.offset, p.FullName(), p.note.location, p.note.base, p.note.semaphore,
+                          p.semaphore_offset);
+    absl::StrAppend(&out, p.note.arguments.empty() ? "" : "  ", p.note.arguments, "\n");
+  }
+  return out;
+}
+
+// --list-usdt: every USDT probe site of the binary.
+absl::Status PrintUsdtListing(const UprobeOffsetOptions& options) {
+  absl::StatusOr<std::unique_ptr<elf::UsdtResolver>> resolver =
+      elf::UsdtResolver::Open(options.binary);
+  if (!resolver.ok()) return resolver.status();
+  if (options.format == "hex") return base::WriteToStandardOutput(FormatUsdtListing((*resolver)->probes()));
+  const std::vector<ProbeSite> sites = (*resolver)->Sites();
+  if (options.format == "json") return base::WriteToStandardOutput(FormatJson(sites, options));
+  for (const ProbeSite& site : sites) {
+    if (!site.note.empty()) {
+      std::fprintf(stderr, "perftk: note: %s\n", site.note.c_str());
+    }
+  }
+  return base::WriteToStandardOutput(FormatText(sites, options, 0));
+}
+
+// The resolvers a run needs, opened on first use.
+struct Resolvers {
+  const UprobeOffsetOptions& options;
+  std::unique_ptr<elf::UprobeResolver> functions;
+  std::unique_ptr<elf::UsdtResolver> usdt;
+
+  absl::StatusOr<std::vector<ProbeSite>> Resolve(const std::string& query) {
+    absl::string_view probe = query;
+    if (absl::ConsumePrefix(&probe, "usdt:")) {
+      if (usdt == nullptr) {
+        absl::StatusOr<std::unique_ptr<elf::UsdtResolver>> opened =
+            elf::UsdtResolver::Open(options.binary);
+        if (!opened.ok()) return opened.status();
+        usdt = std::move(*opened);
+      }
+      return usdt->Resolve(probe, options.all, options.string_arguments);
+    }
+    if (absl::Status s = OpenFunctions(); !s.ok()) return s;
+    return functions->Resolve(query);
+  }
+
+  absl::Status OpenFunctions() {
+    if (functions != nullptr) return absl::OkStatus();
+    elf::ResolveOptions resolve;
+    resolve.ifunc_selector = options.ifunc_selector;
+    resolve.all = options.all;
+    resolve.in_library = options.in_library;
+    resolve.debug_root = options.debug_dir;
+    absl::StatusOr<std::unique_ptr<elf::UprobeResolver>> opened =
+        elf::UprobeResolver::Open(options.binary, resolve);
+    if (!opened.ok()) return opened.status();
+    functions = std::move(*opened);
+    return absl::OkStatus();
+  }
+};
+
+absl::StatusOr<std::vector<ProbeSite>> Collect(Resolvers& resolver,
                                                const UprobeOffsetOptions& options) {
   std::vector<ProbeSite> sites;
   std::vector<std::string> errors;
@@ -251,16 +381,13 @@ absl::StatusOr<std::vector<ProbeSite>> Collect(elf::UprobeResolver& resolver,
 
 absl::Status RunUprobeOffset(const UprobeOffsetOptions& options) {
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
-  elf::ResolveOptions resolve;
-  resolve.ifunc_selector = options.ifunc_selector;
-  resolve.all = options.all;
-  resolve.in_library = options.in_library;
-  resolve.debug_root = options.debug_dir;
-  absl::StatusOr<std::unique_ptr<elf::UprobeResolver>> resolver =
-      elf::UprobeResolver::Open(options.binary, resolve);
-  if (!resolver.ok()) return resolver.status();
-  if (options.list) return PrintListing(**resolver, options);
-  absl::StatusOr<std::vector<ProbeSite>> sites = Collect(**resolver, options);
+  if (options.list_usdt) return PrintUsdtListing(options);
+  Resolvers resolvers{options, nullptr, nullptr};
+  if (options.list) {
+    if (absl::Status s = resolvers.OpenFunctions(); !s.ok()) return s;
+    return PrintListing(*resolvers.functions, options);
+  }
+  absl::StatusOr<std::vector<ProbeSite>> sites = Collect(resolvers, options);
   if (!sites.ok()) return sites.status();
   if (options.format == "json") return base::WriteToStandardOutput(FormatJson(*sites, options));
   for (const ProbeSite& site : *sites) {
@@ -275,19 +402,28 @@ void RegisterUprobeOffsetCommand(CLI::App& app, absl::Status& outcome) {
   sub->footer(kFooter);
   sub->add_option("binary", options->binary, "Executable or shared library (ELF)")->required();
   sub->add_option("functions", options->functions,
-                  "Function names: NAME, NAME@VER, NAME@@VER, each optionally +OFFSET");
+                  "Function names: NAME, NAME@VER, NAME@@VER, each optionally +OFFSET; "
+                  "USDT probes: usdt:PROVIDER:NAME");
   sub->add_flag("--list", options->list,
                 "List every function (and PLT stub) with its offset, like `perf probe -F`");
+  sub->add_flag("--list-usdt", options->list_usdt,
+                "List every USDT probe site: offset, provider:name, the note's location, base "
+                "and semaphore, the semaphore's offset (ref_ctr) and the argument specs");
   sub->add_option("--format", options->format, "Output format")
       ->capture_default_str()
       ->check(CLI::IsMember({"hex", "uprobe-events", "json"}));
   sub->add_flag_callback("--json", [options] { options->format = "json"; },
                          "Same as --format=json");
+  sub->add_option("--string", options->string_arguments,
+                  "With usdt: probes: read argument N (from 1) as the C string it points to "
+                  "(+0(LOCATION):string); repeatable")
+      ->allow_extra_args(false);
   sub->add_flag("--return", options->return_probe,
                 "With --format=uprobe-events: a return probe (r:) instead of an entry probe");
   sub->add_option("--group", options->group, "Event group for --format=uprobe-events")
       ->capture_default_str();
-  sub->add_flag("--all", options->all, "Print every function of an ambiguous name");
+  sub->add_flag("--all", options->all,
+                "Print every function of an ambiguous name, every site of a USDT probe");
   sub->add_flag("--ifunc-selector", options->ifunc_selector,
                 "Allow a probe on an IFUNC's selector (runs at binding time, not per call)");
   sub->add_flag("--in-library", options->in_library,

@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -326,6 +328,12 @@ std::optional<std::string> ElfFile::BuildId() const {
     }
   }
   return std::nullopt;
+}
+
+std::string AbsolutePath(const std::string& path) {
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  return error ? path : absolute.lexically_normal().string();
 }
 
 std::string MachineName(uint16_t machine) {

@@ -116,6 +116,10 @@ class ElfFile {
   std::vector<Section> sections_;
 };
 
+// The absolute, lexically normal form of `path` (unchanged when it cannot be
+// made absolute): what uprobe_events and messages name.
+std::string AbsolutePath(const std::string& path);
+
 // "EM_X86_64"-style name for messages.
 std::string MachineName(uint16_t machine);
 

@@ -8,6 +8,7 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "elf/near_names.h"
 
 namespace perftk::elf {
 namespace {
@@ -101,21 +102,6 @@ constexpr uint16_t kVersymVersion = 0x7fff;
 constexpr uint16_t kVersymHidden = 0x8000;
 
 bool IsFunctionType(uint8_t type) { return type == STT_FUNC || type == STT_GNU_IFUNC; }
-
-size_t EditDistance(absl::string_view a, absl::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
 
 }  // namespace
 
@@ -291,35 +277,12 @@ std::vector<const ImportedSymbol*> SymbolIndex::FindImport(absl::string_view nam
 
 std::vector<std::string> SymbolIndex::CloseNames(absl::string_view name, size_t limit) const {
   IndexNames();
-  const size_t budget = std::max<size_t>(2, name.size() / 3);
-  std::vector<std::pair<size_t, std::string>> scored;
-  auto consider = [&](absl::string_view candidate) {
-    size_t score;
-    const bool long_enough = candidate.size() >= 3 && name.size() >= 3;
-    if (long_enough && (absl::StrContains(candidate, name) || absl::StrContains(name, candidate))) {
-      score = candidate.size() > name.size() ? candidate.size() - name.size()
-                                             : name.size() - candidate.size();
-      score = std::min(score, budget);
-    } else {
-      const size_t length_gap =
-          candidate.size() > name.size() ? candidate.size() - name.size() : name.size() - candidate.size();
-      if (length_gap > budget) return;
-      score = EditDistance(name, candidate);
-      if (score > budget) return;
-    }
-    scored.emplace_back(score, std::string(candidate));
-  };
-  for (const auto& [candidate, unused] : by_name_) consider(candidate);
+  NearNames near(name);
+  for (const auto& [candidate, unused] : by_name_) near.Consider(candidate);
   for (const auto& [candidate, unused] : imports_by_name_) {
-    if (!by_name_.contains(candidate)) consider(candidate);
+    if (!by_name_.contains(candidate)) near.Consider(candidate);
   }
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> names;
-  for (auto& [score, candidate] : scored) {
-    if (names.size() == limit) break;
-    names.push_back(std::move(candidate));
-  }
-  return names;
+  return near.Best(limit);
 }
 
 }  // namespace perftk::elf

@@ -54,12 +54,6 @@ std::string BindingName(uint8_t bind) {
 
 std::string TypeName(uint8_t type) { return type == STT_GNU_IFUNC ? "ifunc" : "func"; }
 
-std::string AbsolutePath(const std::string& path) {
-  std::error_code error;
-  std::filesystem::path absolute = std::filesystem::absolute(path, error);
-  return error ? path : absolute.lexically_normal().string();
-}
-
 bool VersionMatches(const FunctionSymbol& symbol, const Query& query) {
   if (query.version.empty()) return true;
   if (symbol.version != query.version) return false;

@@ -26,6 +26,7 @@
 #include "elf/plt.h"
 #include "elf/query.h"
 #include "elf/symbol_index.h"
+#include "elf/usdt_args.h"
 
 namespace perftk::elf {
 
@@ -49,6 +50,10 @@ struct ProbeSite {
   std::string section;
   std::string table;  // where the symbol was found
   std::string note;   // caveat for the user, empty if none
+  // USDT probes only (type "usdt"): the semaphore's file offset, the
+  // kernel's ref_ctr_offset (0 for none), and the arguments.
+  uint64_t ref_ctr_offset = 0;
+  std::vector<UsdtArgument> arguments;
 };
 
 // One entry of a listing: a function defined in the binary or a PLT stub.

@@ -8,16 +8,9 @@ set -uo pipefail
 
 PERFTK=${PERFTK:?set PERFTK to the perftk binary}
 SRC=${PERFTK_SOURCE_DIR:?set PERFTK_SOURCE_DIR}
-skip() { echo "SKIP: $*"; exit 77; }
 
-[[ $(id -u) == 0 ]] || skip "needs root for perf probe"
-command -v perf > /dev/null || skip "perf not installed (Debian: linux-perf)"
-TRACEFS=/sys/kernel/tracing
-# Mounted if needed and left mounted: another test may be using it concurrently.
-if [[ ! -e $TRACEFS/uprobe_events ]]; then
-  mount -t tracefs nodev "$TRACEFS" 2> /dev/null
-fi
-[[ -w $TRACEFS/uprobe_events ]] || skip "no writable $TRACEFS/uprobe_events"
+source "$(dirname "$0")/lib/tracefs.bash"
+require_tracefs "for perf probe"
 
 work=$(mktemp -d /tmp/perftk-uprobe-perf.XXXXXX)
 mkdir -p "$work/buildid"
