@@ -1,0 +1,215 @@
+#include "unwind/unwind_tool.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "machine/record_events.h"
+#include "perf/describe.h"
+#include "perf/features.h"
+
+namespace perftk::unwind {
+namespace {
+
+constexpr uint64_t kStackFields = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+constexpr int kAttrFlagExcludeCallchainUser = 22;
+#if defined(__aarch64__)
+constexpr Arch kHostArch = Arch::kAarch64;
+#else
+constexpr Arch kHostArch = Arch::kX86_64;
+#endif
+
+bool HasStack(const SampleFormat& format) {
+  return (format.sample_type & kStackFields) == kStackFields;
+}
+
+// The recorded chain up to its user part, which the unwound frames replace.
+std::vector<uint64_t> KernelPart(const std::vector<uint64_t>& chain) {
+  auto user = std::find(chain.begin(), chain.end(), PERF_CONTEXT_USER);
+  return std::vector<uint64_t>(chain.begin(), user);
+}
+
+absl::StatusOr<Arch> RecordedArch(const FeatureSet& features) {
+  absl::StatusOr<std::string> name = ReadStringFeature(features, HEADER_ARCH);
+  if (!name.ok()) return kHostArch;  // a pipe: its ARCH comes after the samples
+  std::optional<Arch> arch = ArchFromName(*name);
+  if (!arch) {
+    return absl::UnimplementedError(absl::StrCat("unwinding a recording of arch '", *name,
+                                                 "' is not supported (x86_64, aarch64)"));
+  }
+  return *arch;
+}
+
+absl::flat_hash_map<std::string, std::string> RecordedBuildIds(const FeatureSet& features) {
+  absl::flat_hash_map<std::string, std::string> ids;
+  absl::StatusOr<std::vector<BuildIdEntry>> entries = ReadBuildIds(features);
+  if (!entries.ok()) return ids;
+  for (const BuildIdEntry& entry : *entries) {
+    ids[entry.filename] =
+        std::string(reinterpret_cast<const char*>(entry.build_id.data()), entry.build_id.size());
+  }
+  return ids;
+}
+
+}  // namespace
+
+const char* UnwindStopName(UnwindStop stop) {
+  switch (stop) {
+    case UnwindStop::kOutermost: return "outermost frame";
+    case UnwindStop::kDepthLimit: return "frame limit";
+    case UnwindStop::kNoCfi: return "no CFI";
+    case UnwindStop::kStackTooShort: return "stack copy too short";
+    case UnwindStop::kUnknownMap: return "unknown map";
+    case UnwindStop::kUnrecordedMemory: return "memory not recorded";
+  }
+  return "?";
+}
+
+uint64_t UnwindStats::partly_total() const {
+  uint64_t total = 0;
+  for (uint64_t n : partly) total += n;
+  return total;
+}
+
+uint64_t UnwindStats::not_at_all_total() const {
+  uint64_t total = no_registers;
+  for (uint64_t n : not_at_all) total += n;
+  return total;
+}
+
+UnwindTool::UnwindTool(UnwindSettings settings) : settings_(std::move(settings)) {}
+
+UnwindTool::~UnwindTool() = default;
+
+void UnwindTool::ConvertAttr(EventAttr& attr) const {
+  if ((attr.sample_type() & kStackFields) != kStackFields) return;
+  uint64_t sample_type = attr.sample_type() | PERF_SAMPLE_CALLCHAIN;
+  attr.SetU64(attr_offset::kFlags, attr.flags() & ~(uint64_t{1} << kAttrFlagExcludeCallchainUser));
+  if (!settings_.keep_stack) {
+    sample_type &= ~kStackFields;
+    attr.SetU64(attr_offset::kSampleRegsUser, 0);
+    attr.SetU32(attr_offset::kSampleStackUser, 0);
+  }
+  attr.set_sample_type(sample_type);
+}
+
+absl::Status UnwindTool::Begin(Header& header) {
+  absl::StatusOr<Arch> arch = RecordedArch(header.features);
+  if (!arch.ok()) return arch.status();
+  arch_ = *arch;
+  files_ = std::make_unique<ModuleFiles>(settings_.symfs, RecordedBuildIds(header.features));
+  input_events_ = header.events;
+  for (EventAttr& attr : header.events.mutable_attrs()) ConvertAttr(attr);
+  header.events.Reindex();
+  output_events_ = header.events;
+  return absl::OkStatus();
+}
+
+absl::Status UnwindTool::Fail(const Record& record, const absl::Status& status) const {
+  return absl::Status(status.code(),
+                      absl::StrFormat("offset %#x: %s record: %s", record.file_offset(),
+                                      RecordTypeName(record.type()), status.message()));
+}
+
+ProcessUnwinder* UnwindTool::UnwinderFor(uint16_t cpumode, int32_t pid) {
+  const machine::Machine* machine = machines_.Find(cpumode, pid);
+  if (machine == nullptr) return nullptr;
+  std::shared_ptr<machine::Maps> maps = machine->FindUserMaps(pid);
+  if (maps == nullptr) return nullptr;
+  std::unique_ptr<ProcessUnwinder>& unwinder = unwinders_[pid];
+  if (unwinder == nullptr || unwinder->maps() != maps.get()) {
+    unwinder = std::make_unique<ProcessUnwinder>(pid, std::move(maps), *files_);
+  }
+  return unwinder.get();
+}
+
+void UnwindTool::Count(const UnwoundStack& stack) {
+  if (stack.stop == UnwindStop::kOutermost || stack.stop == UnwindStop::kDepthLimit) {
+    ++stats_.full;
+  } else if (stack.frames.size() >= 2) {
+    ++stats_.partly[static_cast<size_t>(stack.stop)];
+  } else {
+    ++stats_.not_at_all[static_cast<size_t>(stack.stop)];
+  }
+}
+
+void UnwindTool::UnwindSample(const SampleFormat& format, uint16_t cpumode, Sample& sample) {
+  ++stats_.with_stack;
+  absl::StatusOr<InitialRegisters> registers =
+      InitialRegistersOf(arch_, format.regs_user_mask, sample.regs_user);
+  if (!registers.ok()) {
+    ++stats_.no_registers;
+    return;
+  }
+  UnwoundStack stack;
+  stack.stop = UnwindStop::kUnknownMap;
+  const int32_t pid = static_cast<int32_t>(sample.pid);
+  if (ProcessUnwinder* unwinder = UnwinderFor(cpumode, pid)) {
+    const UserStack& copy = sample.stack_user;
+    const size_t valid = std::min<uint64_t>(copy.dyn_size, copy.data.size());
+    stack = unwinder->Unwind(static_cast<int32_t>(sample.tid), *registers,
+                             Bytes(copy.data.data(), valid), settings_.max_frames);
+  }
+  Count(stack);
+  if (stack.frames.empty()) return;
+  std::vector<uint64_t> chain = KernelPart(sample.callchain);
+  chain.push_back(PERF_CONTEXT_USER);
+  chain.insert(chain.end(), stack.frames.begin(), stack.frames.end());
+  sample.callchain = std::move(chain);
+}
+
+absl::Status UnwindTool::RewriteSample(const Record& record, RecordSink& out) {
+  absl::StatusOr<size_t> index = input_events_.IndexOf(record);
+  if (!index.ok()) return Fail(record, index.status());
+  const SampleFormat& format = input_events_.format(*index);
+  ++stats_.samples;
+  if (!HasStack(format)) return out.Emit(record);
+  absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
+  if (!sample.ok()) return Fail(record, sample.status());
+  if (format.has(PERF_SAMPLE_TID)) UnwindSample(format, record.cpumode(), *sample);
+  body_.clear();
+  EncodeSample(output_events_.format(*index), *sample, body_);
+  absl::StatusOr<std::vector<std::byte>> bytes =
+      MakeRecordBytes(record.type(), record.misc(), body_);
+  if (!bytes.ok()) return Fail(record, bytes.status());
+  return out.Emit(Record(*bytes, record.file_offset()));
+}
+
+absl::Status UnwindTool::RewriteHeaderAttr(const Record& record, RecordSink& out) {
+  absl::StatusOr<HeaderAttrRecord> view = HeaderAttrRecord::From(record);
+  if (!view.ok()) return Fail(record, view.status());
+  absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(view->attr_bytes());
+  if (!attr.ok()) return Fail(record, attr.status());
+  attr->ids() = view->ids();
+  input_events_.Add(*attr);
+  ConvertAttr(*attr);
+  output_events_.Add(*attr);
+  body_.assign(attr->bytes().begin(), attr->bytes().end());
+  for (uint64_t id : attr->ids()) Append(body_, id);
+  absl::StatusOr<std::vector<std::byte>> bytes =
+      MakeRecordBytes(record.type(), record.misc(), body_);
+  if (!bytes.ok()) return Fail(record, bytes.status());
+  return out.Emit(Record(*bytes, record.file_offset()));
+}
+
+absl::Status UnwindTool::FollowMachine(const Record& record, RecordSink& out) {
+  if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
+  if (record.type() == PERF_RECORD_EXIT) {
+    absl::StatusOr<machine::TaskEvent> task = machine::TaskEventOf(record);
+    if (!task.ok()) return Fail(record, task.status());
+    if (task->pid == task->tid) unwinders_.erase(task->pid);
+  }
+  return out.Emit(record);
+}
+
+absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
+  if (machine::ChangesMachines(record.type())) return FollowMachine(record, out);
+  switch (record.type()) {
+    case PERF_RECORD_SAMPLE: return RewriteSample(record, out);
+    case PERF_RECORD_HEADER_ATTR: return RewriteHeaderAttr(record, out);
+    default: return out.Emit(record);
+  }
+}
+
+}  // namespace perftk::unwind

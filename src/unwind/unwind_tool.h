@@ -1,0 +1,95 @@
+// The `perftk unwind` rewrite: samples that carry a copy of the user stack
+// and the user registers (perf record --call-graph dwarf) get a plain call
+// chain instead, unwound once with libdw as perf would unwind it each time
+// it reads the recording.
+//
+// Records are expected in timestamp order (PipelineOptions::ordered), so a
+// mapping is known before the samples that run in it. MMAP, MMAP2, COMM,
+// FORK, EXIT and KSYMBOL build the machine model; each process unwinds with
+// its own ProcessUnwinder, dropped when the process exits.
+//
+// A sample's new PERF_SAMPLE_CALLCHAIN is the kernel part as recorded (a
+// recorded user part is replaced), then PERF_CONTEXT_USER and the unwound
+// frames; a sample nothing was unwound for keeps the recorded chain. Unless
+// `keep_stack`, REGS_USER and STACK_USER leave the samples and the attrs
+// (sample_type, sample_regs_user, sample_stack_user); the attrs gain
+// PERF_SAMPLE_CALLCHAIN and lose exclude_callchain_user. Other records are
+// written as they came.
+#ifndef PERFTK_UNWIND_UNWIND_TOOL_H_
+#define PERFTK_UNWIND_UNWIND_TOOL_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "inject/tool.h"
+#include "machine/machines.h"
+#include "perf/header.h"
+#include "perf/sample.h"
+#include "unwind/module_files.h"
+#include "unwind/process_unwinder.h"
+#include "unwind/registers.h"
+
+namespace perftk::unwind {
+
+struct UnwindSettings {
+  bool keep_stack = false;
+  std::string symfs;  // prefix of every file name; empty for none
+  // The most frames unwound per sample (perf's default --max-stack).
+  size_t max_frames = 127;
+};
+
+struct UnwindStats {
+  static constexpr size_t kStops = 6;  // UnwindStop values
+  uint64_t samples = 0;
+  uint64_t with_stack = 0;                    // samples with REGS_USER and STACK_USER
+  uint64_t full = 0;                          // unwound to the outermost frame (or max_frames)
+  uint64_t no_registers = 0;                  // no user registers (kernel threads): not unwound
+  std::array<uint64_t, kStops> partly{};      // by UnwindStop: callers found, then a stop
+  std::array<uint64_t, kStops> not_at_all{};  // by UnwindStop: no caller found
+  uint64_t partly_total() const;
+  uint64_t not_at_all_total() const;  // including no_registers
+};
+
+class UnwindTool : public Tool {
+ public:
+  explicit UnwindTool(UnwindSettings settings = {});
+  ~UnwindTool() override;
+
+  absl::Status Begin(Header& header) override;
+  absl::Status Process(const Record& record, RecordSink& out) override;
+
+  const UnwindStats& stats() const { return stats_; }
+
+ private:
+  absl::Status RewriteSample(const Record& record, RecordSink& out);
+  absl::Status RewriteHeaderAttr(const Record& record, RecordSink& out);
+  absl::Status FollowMachine(const Record& record, RecordSink& out);
+  // Replaces the user part of `sample`'s call chain with the unwound stack.
+  void UnwindSample(const SampleFormat& format, uint16_t cpumode, Sample& sample);
+  void Count(const UnwoundStack& stack);
+  ProcessUnwinder* UnwinderFor(uint16_t cpumode, int32_t pid);
+  void ConvertAttr(EventAttr& attr) const;
+  absl::Status Fail(const Record& record, const absl::Status& status) const;
+
+  UnwindSettings settings_;
+  Arch arch_ = Arch::kX86_64;
+  EventList input_events_;
+  EventList output_events_;
+  machine::Machines machines_;
+  std::unique_ptr<ModuleFiles> files_;
+  absl::flat_hash_map<int32_t, std::unique_ptr<ProcessUnwinder>> unwinders_;  // by pid
+  UnwindStats stats_;
+  std::vector<std::byte> body_;
+};
+
+// The name the summary gives a stop reason, e.g. "no CFI".
+const char* UnwindStopName(UnwindStop stop);
+
+}  // namespace perftk::unwind
+
+#endif  // PERFTK_UNWIND_UNWIND_TOOL_H_
