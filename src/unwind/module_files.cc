@@ -97,7 +97,8 @@ std::unique_ptr<ModuleFile> ModuleFiles::Locate(const machine::Dso& dso) const {
   }
   std::vector<std::string> candidates;
   if (dso.name.starts_with("/")) {
-    candidates.push_back(symfs_.empty() ? dso.name : absl::StrCat(symfs_, dso.name));
+    if (!symfs_.empty()) candidates.push_back(absl::StrCat(symfs_, dso.name));
+    candidates.push_back(dso.name);
   }
   const char* home = std::getenv("HOME");
   if (!build_id.empty() && home != nullptr) {

@@ -2,7 +2,7 @@
 // the unwinder reads their CFI (through libdw) and the memory their mappings
 // show (through ReadWord).
 //
-// A Dso is looked up at SYMFS/NAME with --symfs, else at NAME, then in perf's
+// A Dso is looked up at SYMFS/NAME (with --symfs), at NAME, then in perf's
 // build-id cache (~/.debug/.build-id/xx/yyyy/elf, where perf record also
 // keeps the [vdso] image). When the recording gives
 // the file's build id (its BUILD_ID feature or an MMAP2 with a build id), a
