@@ -1,44 +1,19 @@
 #include "cli/unwind_command.h"
 
 #include <cstdio>
-#include <string>
-#include <vector>
 
 #include "CLI/CLI.hpp"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "inject/pipeline.h"
 #include "unwind/unwind_tool.h"
 
 namespace perftk::cli {
 namespace {
 
-using unwind::UnwindStats;
-using unwind::UnwindStop;
-
-// "12 no CFI, 3 stack copy too short": the non-zero counts by reason.
-std::string ByReason(const std::array<uint64_t, UnwindStats::kStops>& counts,
-                     uint64_t no_registers) {
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < counts.size(); ++i) {
-    if (counts[i] == 0) continue;
-    parts.push_back(absl::StrCat(counts[i], " ", UnwindStopName(static_cast<UnwindStop>(i))));
-  }
-  if (no_registers != 0) parts.push_back(absl::StrCat(no_registers, " no user registers"));
-  return parts.empty() ? "" : absl::StrCat(" (", absl::StrJoin(parts, ", "), ")");
-}
-
-void PrintSummary(const UnwindStats& s, const PipelineStats& pipeline) {
-  std::fprintf(stderr,
-               "perftk unwind: %llu records read, %llu written; %llu of %llu samples had a "
-               "stack copy: %llu unwound fully, %llu partly%s, %llu not at all%s\n",
+void PrintSummary(const unwind::UnwindStats& stats, const PipelineStats& pipeline) {
+  std::fprintf(stderr, "perftk unwind: %llu records read, %llu written; %s\n",
                static_cast<unsigned long long>(pipeline.records_read),
                static_cast<unsigned long long>(pipeline.records_written),
-               static_cast<unsigned long long>(s.with_stack),
-               static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.full),
-               static_cast<unsigned long long>(s.partly_total()), ByReason(s.partly, 0).c_str(),
-               static_cast<unsigned long long>(s.not_at_all_total()),
-               ByReason(s.not_at_all, s.no_registers).c_str());
+               unwind::DescribeUnwindStats(stats).c_str());
 }
 
 }  // namespace

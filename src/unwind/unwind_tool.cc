@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "machine/record_events.h"
 #include "perf/describe.h"
 #include "perf/features.h"
@@ -66,6 +67,28 @@ const char* UnwindStopName(UnwindStop stop) {
   return "?";
 }
 
+namespace {
+
+// " (12 no CFI, 3 stack copy too short)": the non-zero counts by reason.
+std::string ByReason(const std::array<uint64_t, UnwindStats::kStops>& counts,
+                     uint64_t no_registers) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] == 0) continue;
+    parts.push_back(absl::StrCat(counts[i], " ", UnwindStopName(static_cast<UnwindStop>(i))));
+  }
+  if (no_registers != 0) parts.push_back(absl::StrCat(no_registers, " no user registers"));
+  return parts.empty() ? "" : absl::StrCat(" (", absl::StrJoin(parts, ", "), ")");
+}
+
+}  // namespace
+
+std::string DescribeUnwindStats(const UnwindStats& s) {
+  return absl::StrCat(s.with_stack, " of ", s.samples, " samples had a stack copy: ", s.full,
+                      " unwound fully, ", s.partly_total(), " partly", ByReason(s.partly, 0), ", ",
+                      s.not_at_all_total(), " not at all", ByReason(s.not_at_all, s.no_registers));
+}
+
 uint64_t UnwindStats::partly_total() const {
   uint64_t total = 0;
   for (uint64_t n : partly) total += n;
@@ -95,9 +118,12 @@ void UnwindTool::ConvertAttr(EventAttr& attr) const {
 }
 
 absl::Status UnwindTool::Begin(Header& header) {
+  const bool has_stacks = std::any_of(
+      header.events.attrs().begin(), header.events.attrs().end(),
+      [](const EventAttr& attr) { return (attr.sample_type() & kStackFields) == kStackFields; });
   absl::StatusOr<Arch> arch = RecordedArch(header.features);
-  if (!arch.ok()) return arch.status();
-  arch_ = *arch;
+  if (!arch.ok() && has_stacks) return arch.status();
+  arch_ = arch;
   files_ = std::make_unique<ModuleFiles>(settings_.symfs, RecordedBuildIds(header.features));
   input_events_ = header.events;
   for (EventAttr& attr : header.events.mutable_attrs()) ConvertAttr(attr);
@@ -137,7 +163,7 @@ void UnwindTool::Count(const UnwoundStack& stack) {
 void UnwindTool::UnwindSample(const SampleFormat& format, uint16_t cpumode, Sample& sample) {
   ++stats_.with_stack;
   absl::StatusOr<InitialRegisters> registers =
-      InitialRegistersOf(arch_, format.regs_user_mask, sample.regs_user);
+      InitialRegistersOf(*arch_, format.regs_user_mask, sample.regs_user);
   if (!registers.ok()) {
     ++stats_.no_registers;
     return;
@@ -165,6 +191,7 @@ absl::Status UnwindTool::RewriteSample(const Record& record, RecordSink& out) {
   const SampleFormat& format = input_events_.format(*index);
   ++stats_.samples;
   if (!HasStack(format)) return out.Emit(record);
+  if (!arch_.ok()) return Fail(record, arch_.status());
   absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
   if (!sample.ok()) return Fail(record, sample.status());
   if (format.has(PERF_SAMPLE_TID)) UnwindSample(format, record.cpumode(), *sample);
@@ -191,6 +218,17 @@ absl::Status UnwindTool::RewriteHeaderAttr(const Record& record, RecordSink& out
       MakeRecordBytes(record.type(), record.misc(), body_);
   if (!bytes.ok()) return Fail(record, bytes.status());
   return out.Emit(Record(*bytes, record.file_offset()));
+}
+
+absl::Status UnwindTool::FollowPipeFeature(const Record& record, RecordSink& out) {
+  absl::StatusOr<HeaderFeatureRecord> view = HeaderFeatureRecord::From(record);
+  if (!view.ok()) return Fail(record, view.status());
+  if (view->feature() == HEADER_ARCH) {
+    FeatureSet arch_only;
+    arch_only[HEADER_ARCH].assign(view->data().begin(), view->data().end());
+    arch_ = RecordedArch(arch_only);  // an error only matters to samples with stacks
+  }
+  return out.Emit(record);
 }
 
 absl::Status UnwindTool::FollowMachine(const Record& record, RecordSink& out) {
