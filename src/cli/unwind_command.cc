@@ -3,11 +3,14 @@
 #include <cstdio>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/str_format.h"
 #include "inject/pipeline.h"
 #include "unwind/unwind_tool.h"
 
 namespace perftk::cli {
 namespace {
+
+constexpr int kMaxJobs = 64;
 
 void PrintSummary(const unwind::UnwindStats& stats, const PipelineStats& pipeline) {
   std::fprintf(stderr, "perftk unwind: %llu records read, %llu written; %s\n",
@@ -19,7 +22,12 @@ void PrintSummary(const unwind::UnwindStats& stats, const PipelineStats& pipelin
 }  // namespace
 
 absl::Status RunUnwind(const UnwindOptions& options) {
+  if (options.jobs < 1 || options.jobs > kMaxJobs) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--jobs=%d: expected 1 to %d", options.jobs, kMaxJobs));
+  }
   unwind::UnwindSettings settings;
+  settings.jobs = static_cast<size_t>(options.jobs);
   settings.keep_stack = options.keep_stack;
   settings.symfs = options.symfs;
   unwind::UnwindTool tool(settings);
@@ -54,7 +62,8 @@ void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
       "mapped them, else from perf's build-id cache (~/.debug); a file whose build\n"
       "id differs from the recorded one is not used. Unwinding stops at the first\n"
       "frame it cannot unwind; nothing after it is guessed. A sample nothing\n"
-      "could be unwound for keeps its ip and kernel chain.\n\n"
+      "could be unwound for keeps its ip and kernel chain. --jobs N unwinds on N\n"
+      "threads; the output is byte for byte that of --jobs 1.\n\n"
       "The summary on stderr counts the samples unwound fully, partly and not at\n"
       "all, and why:\n"
       "  no CFI                no unwind information for a pc\n"
@@ -74,6 +83,8 @@ void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_flag("--keep-stack", options->keep_stack,
                 "Keep the stack copies and registers beside the new call chains (perf would "
                 "then unwind them again on top of the chains)");
+  sub->add_option("-j,--jobs", options->jobs, "Unwinding threads (output identical to --jobs 1)")
+      ->capture_default_str();
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
   sub->callback([options, &outcome] { outcome = RunUnwind(*options); });

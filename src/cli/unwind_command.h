@@ -19,6 +19,7 @@ struct UnwindOptions {
   bool keep_stack = false;
   bool pipe = false;
   bool quiet = false;
+  int jobs = 1;
 };
 
 absl::Status RunUnwind(const UnwindOptions& options);

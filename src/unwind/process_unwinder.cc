@@ -73,9 +73,13 @@ bool ProcessUnwinder::SetInitialRegisters(Dwfl_Thread* thread, void* arg) {
 
 ProcessUnwinder::ModuleState ProcessUnwinder::PrepareModule(uint64_t pc) {
   std::optional<machine::Map> map = maps_->Find(pc, cache_);
-  if (!map || map->IsIdentity() || map->dso == nullptr) return ModuleState::kNoMap;
+  // A module reported when a file was mapped here must not serve libdw now.
+  const bool old_module_here = dwfl_ != nullptr && dwfl_addrmodule(dwfl_, pc) != nullptr;
+  if (!map || map->IsIdentity() || map->dso == nullptr) {
+    return old_module_here ? ModuleState::kStale : ModuleState::kNoMap;
+  }
   const ModuleFile* file = files_.Find(map->dso);
-  if (file == nullptr) return ModuleState::kNoFile;
+  if (file == nullptr) return old_module_here ? ModuleState::kStale : ModuleState::kNoFile;
   const uint64_t bias = file->LoadBias(*map);
   if (dwfl_ == nullptr) dwfl_ = dwfl_begin(&kDwflCallbacks);
   if (dwfl_ == nullptr) return ModuleState::kNoFile;

@@ -1,6 +1,9 @@
 #include "unwind/unwind_tool.h"
 
 #include <algorithm>
+#include <functional>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -51,6 +54,22 @@ absl::flat_hash_map<std::string, std::string> RecordedBuildIds(const FeatureSet&
         std::string(reinterpret_cast<const char*>(entry.build_id.data()), entry.build_id.size());
   }
   return ids;
+}
+
+// Runs work(0) .. work(lanes - 1) at once, work(0) on the calling thread.
+// Lanes the system will not start a thread for run here after it.
+void RunOnLanes(size_t lanes, const std::function<void(size_t)>& work) {
+  std::vector<std::thread> threads;
+  for (size_t lane = 1; lane < lanes; ++lane) {
+    try {
+      threads.emplace_back(work, lane);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  work(0);
+  for (size_t lane = threads.size() + 1; lane < lanes; ++lane) work(lane);
+  for (std::thread& thread : threads) thread.join();
 }
 
 }  // namespace
@@ -124,7 +143,9 @@ absl::Status UnwindTool::Begin(Header& header) {
   absl::StatusOr<Arch> arch = RecordedArch(header.features);
   if (!arch.ok() && has_stacks) return arch.status();
   arch_ = arch;
-  files_ = std::make_unique<ModuleFiles>(settings_.symfs, RecordedBuildIds(header.features));
+  const auto build_ids = RecordedBuildIds(header.features);
+  lanes_.resize(std::max<size_t>(1, settings_.jobs));
+  for (Lane& lane : lanes_) lane.files = std::make_unique<ModuleFiles>(settings_.symfs, build_ids);
   input_events_ = header.events;
   for (EventAttr& attr : header.events.mutable_attrs()) ConvertAttr(attr);
   header.events.Reindex();
@@ -138,46 +159,42 @@ absl::Status UnwindTool::Fail(const Record& record, const absl::Status& status) 
                                       RecordTypeName(record.type()), status.message()));
 }
 
-ProcessUnwinder* UnwindTool::UnwinderFor(uint16_t cpumode, int32_t pid) {
+ProcessUnwinder* UnwindTool::UnwinderFor(Lane& lane, uint16_t cpumode, int32_t pid) const {
   const machine::Machine* machine = machines_.Find(cpumode, pid);
   if (machine == nullptr) return nullptr;
   std::shared_ptr<machine::Maps> maps = machine->FindUserMaps(pid);
   if (maps == nullptr) return nullptr;
-  std::unique_ptr<ProcessUnwinder>& unwinder = unwinders_[pid];
+  std::unique_ptr<ProcessUnwinder>& unwinder = lane.unwinders[pid];
   if (unwinder == nullptr || unwinder->maps() != maps.get()) {
-    unwinder = std::make_unique<ProcessUnwinder>(pid, std::move(maps), *files_);
+    unwinder = std::make_unique<ProcessUnwinder>(pid, std::move(maps), *lane.files);
   }
   return unwinder.get();
 }
 
-void UnwindTool::Count(const UnwoundStack& stack) {
-  if (stack.stop == UnwindStop::kOutermost || stack.stop == UnwindStop::kDepthLimit) {
-    ++stats_.full;
-  } else if (stack.frames.size() >= 2) {
-    ++stats_.partly[static_cast<size_t>(stack.stop)];
-  } else {
-    ++stats_.not_at_all[static_cast<size_t>(stack.stop)];
-  }
-}
-
-void UnwindTool::UnwindSample(const SampleFormat& format, uint16_t cpumode, Sample& sample) {
-  ++stats_.with_stack;
+void UnwindTool::UnwindSample(Lane& lane, const SampleFormat& format, uint16_t cpumode,
+                              Sample& sample) const {
   absl::StatusOr<InitialRegisters> registers =
       InitialRegistersOf(*arch_, format.regs_user_mask, sample.regs_user);
   if (!registers.ok()) {
-    ++stats_.no_registers;
+    ++lane.stats.no_registers;
     return;
   }
   UnwoundStack stack;
   stack.stop = UnwindStop::kUnknownMap;
   const int32_t pid = static_cast<int32_t>(sample.pid);
-  if (ProcessUnwinder* unwinder = UnwinderFor(cpumode, pid)) {
+  if (ProcessUnwinder* unwinder = UnwinderFor(lane, cpumode, pid)) {
     const UserStack& copy = sample.stack_user;
     const size_t valid = std::min<uint64_t>(copy.dyn_size, copy.data.size());
     stack = unwinder->Unwind(static_cast<int32_t>(sample.tid), *registers,
                              Bytes(copy.data.data(), valid), settings_.max_frames);
   }
-  Count(stack);
+  if (stack.stop == UnwindStop::kOutermost || stack.stop == UnwindStop::kDepthLimit) {
+    ++lane.stats.full;
+  } else if (stack.frames.size() >= 2) {
+    ++lane.stats.partly[static_cast<size_t>(stack.stop)];
+  } else {
+    ++lane.stats.not_at_all[static_cast<size_t>(stack.stop)];
+  }
   if (stack.frames.empty()) return;
   std::vector<uint64_t> chain = KernelPart(sample.callchain);
   chain.push_back(PERF_CONTEXT_USER);
@@ -185,22 +202,75 @@ void UnwindTool::UnwindSample(const SampleFormat& format, uint16_t cpumode, Samp
   sample.callchain = std::move(chain);
 }
 
-absl::Status UnwindTool::RewriteSample(const Record& record, RecordSink& out) {
+UnwindStats UnwindTool::stats() const {
+  UnwindStats total = stats_;
+  for (const Lane& lane : lanes_) {
+    total.full += lane.stats.full;
+    total.no_registers += lane.stats.no_registers;
+    for (size_t i = 0; i < UnwindStats::kStops; ++i) {
+      total.partly[i] += lane.stats.partly[i];
+      total.not_at_all[i] += lane.stats.not_at_all[i];
+    }
+  }
+  return total;
+}
+
+absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
   absl::StatusOr<size_t> index = input_events_.IndexOf(record);
   if (!index.ok()) return Fail(record, index.status());
   const SampleFormat& format = input_events_.format(*index);
   ++stats_.samples;
-  if (!HasStack(format)) return out.Emit(record);
-  if (!arch_.ok()) return Fail(record, arch_.status());
-  absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
-  if (!sample.ok()) return Fail(record, sample.status());
-  if (format.has(PERF_SAMPLE_TID)) UnwindSample(format, record.cpumode(), *sample);
+  Pending pending;
+  pending.record = OwnedRecord(record);
+  pending.event = *index;
+  if (HasStack(format)) {
+    if (!arch_.ok()) return Fail(record, arch_.status());
+    absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
+    if (!sample.ok()) return Fail(record, sample.status());
+    ++stats_.with_stack;
+    pending.sample = *std::move(sample);
+    pending.unwind = true;
+  }
+  window_.push_back(std::move(pending));
+  if (window_.back().unwind && ++window_samples_ >= kWindowSamples) return Flush(out);
+  return absl::OkStatus();
+}
+
+absl::Status UnwindTool::WritePending(const Pending& pending, RecordSink& out) {
+  const Record record = pending.record.view();
+  if (!pending.unwind) return out.Emit(record);
   body_.clear();
-  EncodeSample(output_events_.format(*index), *sample, body_);
+  EncodeSample(output_events_.format(pending.event), pending.sample, body_);
   absl::StatusOr<std::vector<std::byte>> bytes =
       MakeRecordBytes(record.type(), record.misc(), body_);
   if (!bytes.ok()) return Fail(record, bytes.status());
   return out.Emit(Record(*bytes, record.file_offset()));
+}
+
+absl::Status UnwindTool::Flush(RecordSink& out) {
+  std::vector<Pending*> to_unwind;
+  for (Pending& pending : window_) {
+    if (pending.unwind && input_events_.format(pending.event).has(PERF_SAMPLE_TID)) {
+      to_unwind.push_back(&pending);
+    }
+  }
+  // Lane k unwinds the k-th contiguous share: samples of one process close
+  // in time tend to meet the same modules.
+  RunOnLanes(lanes_.size(), [&](size_t k) {
+    const size_t begin = to_unwind.size() * k / lanes_.size();
+    const size_t end = to_unwind.size() * (k + 1) / lanes_.size();
+    for (size_t i = begin; i < end; ++i) {
+      Pending& pending = *to_unwind[i];
+      UnwindSample(lanes_[k], input_events_.format(pending.event), pending.record.view().cpumode(),
+                   pending.sample);
+    }
+  });
+  for (const Pending& pending : window_) {
+    if (absl::Status s = WritePending(pending, out); !s.ok()) return s;
+  }
+  window_.clear();
+  window_samples_ = 0;
+  return absl::OkStatus();
 }
 
 absl::Status UnwindTool::RewriteHeaderAttr(const Record& record, RecordSink& out) {
@@ -236,18 +306,36 @@ absl::Status UnwindTool::FollowMachine(const Record& record, RecordSink& out) {
   if (record.type() == PERF_RECORD_EXIT) {
     absl::StatusOr<machine::TaskEvent> task = machine::TaskEventOf(record);
     if (!task.ok()) return Fail(record, task.status());
-    if (task->pid == task->tid) unwinders_.erase(task->pid);
+    if (task->pid == task->tid) {
+      for (Lane& lane : lanes_) lane.unwinders.erase(task->pid);
+    }
   }
   return out.Emit(record);
 }
 
 absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
+  if (record.type() == PERF_RECORD_SAMPLE) return QueueSample(record, out);
+  if (!window_.empty()) {
+    const bool changes_unwinding = machine::ChangesMachines(record.type()) ||
+                                   record.type() == PERF_RECORD_HEADER_ATTR ||
+                                   record.type() == PERF_RECORD_HEADER_FEATURE;
+    if (!changes_unwinding) {
+      window_.push_back(Pending{OwnedRecord(record), 0, {}, false});
+      return absl::OkStatus();
+    }
+    if (absl::Status s = Flush(out); !s.ok()) return s;
+  }
   if (machine::ChangesMachines(record.type())) return FollowMachine(record, out);
   switch (record.type()) {
-    case PERF_RECORD_SAMPLE: return RewriteSample(record, out);
     case PERF_RECORD_HEADER_ATTR: return RewriteHeaderAttr(record, out);
+    case PERF_RECORD_HEADER_FEATURE: return FollowPipeFeature(record, out);
     default: return out.Emit(record);
   }
+}
+
+absl::Status UnwindTool::End(RecordSink& out, FeatureSet& features) {
+  (void)features;
+  return Flush(out);
 }
 
 }  // namespace perftk::unwind

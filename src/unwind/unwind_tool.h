@@ -8,6 +8,12 @@
 // FORK, EXIT and KSYMBOL build the machine model; each process unwinds with
 // its own ProcessUnwinder, dropped when the process exits.
 //
+// Samples are unwound a window at a time on `jobs` lanes (threads); each lane
+// has its own unwinders and open files. A window ends before any record that
+// changes the machine model, so every sample is unwound with the maps of its
+// time, and its records are written in their order: the output does not
+// depend on the number of jobs.
+//
 // A sample's new PERF_SAMPLE_CALLCHAIN is the kernel part as recorded (a
 // recorded user part is replaced), then PERF_CONTEXT_USER and the unwound
 // frames; a sample nothing was unwound for keeps the recorded chain. Unless
@@ -41,6 +47,7 @@ struct UnwindSettings {
   std::string symfs;  // prefix of every file name; empty for none
   // The most frames unwound per sample (perf's default --max-stack).
   size_t max_frames = 127;
+  size_t jobs = 1;  // unwinding threads, the caller's included
 };
 
 struct UnwindStats {
@@ -63,18 +70,38 @@ class UnwindTool : public Tool {
   absl::Status Begin(Header& header) override;
   absl::Status Process(const Record& record, RecordSink& out) override;
 
-  const UnwindStats& stats() const { return stats_; }
+  absl::Status End(RecordSink& out, FeatureSet& features) override;
+
+  UnwindStats stats() const;
 
  private:
-  absl::Status RewriteSample(const Record& record, RecordSink& out);
+  // One unwinding thread's own state.
+  struct Lane {
+    std::unique_ptr<ModuleFiles> files;
+    absl::flat_hash_map<int32_t, std::unique_ptr<ProcessUnwinder>> unwinders;  // by pid
+    UnwindStats stats;  // its counts of unwinding outcomes
+  };
+  // A record waiting in the window: written as read, or, when `unwind`, as
+  // `sample` after its stack is unwound.
+  struct Pending {
+    OwnedRecord record;
+    size_t event = 0;
+    Sample sample;
+    bool unwind = false;
+  };
+  static constexpr size_t kWindowSamples = 1024;
+
+  absl::Status QueueSample(const Record& record, RecordSink& out);
+  // Unwinds the window's samples on the lanes and writes its records.
+  absl::Status Flush(RecordSink& out);
+  absl::Status WritePending(const Pending& pending, RecordSink& out);
   absl::Status RewriteHeaderAttr(const Record& record, RecordSink& out);
   absl::Status FollowMachine(const Record& record, RecordSink& out);
   // A pipe's ARCH feature comes as a record: the registers follow it.
   absl::Status FollowPipeFeature(const Record& record, RecordSink& out);
   // Replaces the user part of `sample`'s call chain with the unwound stack.
-  void UnwindSample(const SampleFormat& format, uint16_t cpumode, Sample& sample);
-  void Count(const UnwoundStack& stack);
-  ProcessUnwinder* UnwinderFor(uint16_t cpumode, int32_t pid);
+  void UnwindSample(Lane& lane, const SampleFormat& format, uint16_t cpumode, Sample& sample) const;
+  ProcessUnwinder* UnwinderFor(Lane& lane, uint16_t cpumode, int32_t pid) const;
   void ConvertAttr(EventAttr& attr) const;
   absl::Status Fail(const Record& record, const absl::Status& status) const;
 
@@ -83,9 +110,10 @@ class UnwindTool : public Tool {
   EventList input_events_;
   EventList output_events_;
   machine::Machines machines_;
-  std::unique_ptr<ModuleFiles> files_;
-  absl::flat_hash_map<int32_t, std::unique_ptr<ProcessUnwinder>> unwinders_;  // by pid
-  UnwindStats stats_;
+  std::vector<Lane> lanes_;
+  std::vector<Pending> window_;
+  size_t window_samples_ = 0;
+  UnwindStats stats_;  // samples seen; the lanes count the outcomes
   std::vector<std::byte> body_;
 };
 
