@@ -30,9 +30,17 @@ report_of out.data --no-children -g folded | has 'leaf;middle;main' || fail "lea
 # and then the output is the one unwound with the binary in place.
 mkdir -p "sysroot$WORK/app"
 mv app/prog "sysroot$WORK/app/prog"
+# (Samples in ld.so's start-up may still unwind fully: only prog's own
+# functions must be missing from every chain.)
+no_chain_through_prog() {
+  has 'unknown map' "$2" || fail "$1: the summary does not blame the map"
+  report_of "$1" --no-children -g folded | has -E 'leaf;|middle;|;main' &&
+    fail "$1: call chains were made without the recorded binary"
+  return 0
+}
 "$PERFTK" unwind -i in.data -o moved.data 2>unwind.log
 cat unwind.log
-has ' 0 unwound fully' unwind.log || fail "samples were unwound without their binary"
+no_chain_through_prog moved.data unwind.log
 "$PERFTK" unwind -i in.data -o out.data --symfs sysroot 2>unwind.log
 cat unwind.log
 unwound_fully_at_least 95
@@ -45,8 +53,5 @@ sed 's/sink += i;/sink += i * 3;/' app/prog.c >app/other.c
 cc -O2 -fomit-frame-pointer -g -o app/prog app/other.c
 "$PERFTK" unwind -i in.data -o stale.data 2>stale.log
 cat stale.log
-has ' 0 unwound fully' stale.log || fail "samples were unwound with the wrong binary"
-has 'unknown map' stale.log || fail "the summary does not blame the map"
-report_of stale.data --no-children -g folded | has -E 'leaf;|middle;|;main' &&
-  fail "call chains were made with a binary of another build id"
+no_chain_through_prog stale.data stale.log
 echo "ok: a binary of another build id is not used"
