@@ -43,6 +43,7 @@ void ProcessUnwinder::Reset() {
   dwfl_ = nullptr;
   attached_ = false;
   reported_.clear();
+  last_ready_.reset();
 }
 
 pid_t ProcessUnwinder::NextThread(Dwfl*, void* arg, void** thread_arg) {
@@ -73,6 +74,7 @@ bool ProcessUnwinder::SetInitialRegisters(Dwfl_Thread* thread, void* arg) {
 
 ProcessUnwinder::ModuleState ProcessUnwinder::PrepareModule(uint64_t pc) {
   std::optional<machine::Map> map = maps_->Find(pc, cache_);
+  if (map && map == last_ready_) return ModuleState::kReady;
   // A module reported when a file was mapped here must not serve libdw now.
   const bool old_module_here = dwfl_ != nullptr && dwfl_addrmodule(dwfl_, pc) != nullptr;
   if (!map || map->IsIdentity() || map->dso == nullptr) {
@@ -87,7 +89,9 @@ ProcessUnwinder::ModuleState ProcessUnwinder::PrepareModule(uint64_t pc) {
     auto it = reported_.find(known);
     const bool current =
         it != reported_.end() && it->second.dso == map->dso && it->second.bias == bias;
-    return current ? ModuleState::kReady : ModuleState::kStale;
+    if (!current) return ModuleState::kStale;
+    last_ready_ = map;
+    return ModuleState::kReady;
   }
   const int fd = dup(file->fd());
   if (fd < 0) return ModuleState::kNoFile;
@@ -101,7 +105,9 @@ ProcessUnwinder::ModuleState ProcessUnwinder::PrepareModule(uint64_t pc) {
   reported_[added] = Reported{map->dso, bias};
   if (dwfl_addrmodule(dwfl_, pc) != added) return ModuleState::kStale;
   if (!attached_) attached_ = dwfl_attach_state(dwfl_, nullptr, pid_, &kThreadCallbacks, this);
-  return attached_ ? ModuleState::kReady : ModuleState::kNoFile;
+  if (!attached_) return ModuleState::kNoFile;
+  last_ready_ = map;
+  return ModuleState::kReady;
 }
 
 bool ProcessUnwinder::Overlaps(Dwfl_Module* added) const {

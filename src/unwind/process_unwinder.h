@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -106,6 +107,9 @@ class ProcessUnwinder {
   absl::flat_hash_map<Dwfl_Module*, Reported> reported_;
   Attempt* attempt_ = nullptr;
   uint64_t rebuilds_ = 0;
+  // The mapping whose module PrepareModule last found ready: most frames of
+  // a sample, and of the next, fall in it.
+  std::optional<machine::Map> last_ready_;
 };
 
 }  // namespace perftk::unwind

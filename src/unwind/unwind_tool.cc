@@ -220,31 +220,37 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
   if (!index.ok()) return Fail(record, index.status());
   const SampleFormat& format = input_events_.format(*index);
   ++stats_.samples;
-  Pending pending;
-  pending.record = OwnedRecord(record);
-  pending.event = *index;
-  if (HasStack(format)) {
-    if (!arch_.ok()) return Fail(record, arch_.status());
-    absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
-    if (!sample.ok()) return Fail(record, sample.status());
-    ++stats_.with_stack;
-    pending.sample = *std::move(sample);
-    pending.unwind = true;
+  if (!HasStack(format)) {
+    window_.push_back(Pending::Kept(record));
+    return absl::OkStatus();
   }
+  if (!arch_.ok()) return Fail(record, arch_.status());
+  absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
+  if (!sample.ok()) return Fail(record, sample.status());
+  ++stats_.with_stack;
+  Pending pending;
+  pending.unwind = true;
+  pending.event = *index;
+  pending.misc = record.misc();
+  pending.file_offset = record.file_offset();
+  pending.sample = *std::move(sample);
   window_.push_back(std::move(pending));
-  if (window_.back().unwind && ++window_samples_ >= kWindowSamples) return Flush(out);
+  if (++window_samples_ >= kWindowSamples) return Flush(out);
   return absl::OkStatus();
 }
 
 absl::Status UnwindTool::WritePending(const Pending& pending, RecordSink& out) {
-  const Record record = pending.record.view();
-  if (!pending.unwind) return out.Emit(record);
+  if (!pending.unwind) return out.Emit(pending.record.view());
   body_.clear();
   EncodeSample(output_events_.format(pending.event), pending.sample, body_);
   absl::StatusOr<std::vector<std::byte>> bytes =
-      MakeRecordBytes(record.type(), record.misc(), body_);
-  if (!bytes.ok()) return Fail(record, bytes.status());
-  return out.Emit(Record(*bytes, record.file_offset()));
+      MakeRecordBytes(PERF_RECORD_SAMPLE, pending.misc, body_);
+  if (!bytes.ok()) {
+    return absl::Status(bytes.status().code(),
+                        absl::StrFormat("offset %#x: SAMPLE record: %s", pending.file_offset,
+                                        bytes.status().message()));
+  }
+  return out.Emit(Record(*bytes, pending.file_offset));
 }
 
 absl::Status UnwindTool::Flush(RecordSink& out) {
@@ -261,8 +267,8 @@ absl::Status UnwindTool::Flush(RecordSink& out) {
     const size_t end = to_unwind.size() * (k + 1) / lanes_.size();
     for (size_t i = begin; i < end; ++i) {
       Pending& pending = *to_unwind[i];
-      UnwindSample(lanes_[k], input_events_.format(pending.event), pending.record.view().cpumode(),
-                   pending.sample);
+      UnwindSample(lanes_[k], input_events_.format(pending.event),
+                   pending.misc & PERF_RECORD_MISC_CPUMODE_MASK, pending.sample);
     }
   });
   for (const Pending& pending : window_) {
@@ -320,7 +326,7 @@ absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
                                    record.type() == PERF_RECORD_HEADER_ATTR ||
                                    record.type() == PERF_RECORD_HEADER_FEATURE;
     if (!changes_unwinding) {
-      window_.push_back(Pending{OwnedRecord(record), 0, {}, false});
+      window_.push_back(Pending::Kept(record));
       return absl::OkStatus();
     }
     if (absl::Status s = Flush(out); !s.ok()) return s;

@@ -81,13 +81,22 @@ class UnwindTool : public Tool {
     absl::flat_hash_map<int32_t, std::unique_ptr<ProcessUnwinder>> unwinders;  // by pid
     UnwindStats stats;  // its counts of unwinding outcomes
   };
-  // A record waiting in the window: written as read, or, when `unwind`, as
-  // `sample` after its stack is unwound.
+  // A record waiting in the window: `record` written as read, or, when
+  // `unwind`, a sample record made of `misc` and `sample` once its stack is
+  // unwound (the sample's bytes are not kept twice).
   struct Pending {
     OwnedRecord record;
-    size_t event = 0;
-    Sample sample;
     bool unwind = false;
+    size_t event = 0;
+    uint16_t misc = 0;
+    uint64_t file_offset = 0;
+    Sample sample;
+
+    static Pending Kept(const Record& record) {
+      Pending pending;
+      pending.record = OwnedRecord(record);
+      return pending;
+    }
   };
   static constexpr size_t kWindowSamples = 1024;
 
