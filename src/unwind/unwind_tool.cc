@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "inject/header_attr.h"
 #include "machine/record_events.h"
 #include "perf/describe.h"
 #include "perf/features.h"
@@ -280,18 +281,8 @@ absl::Status UnwindTool::Flush(RecordSink& out) {
 }
 
 absl::Status UnwindTool::RewriteHeaderAttr(const Record& record, RecordSink& out) {
-  absl::StatusOr<HeaderAttrRecord> view = HeaderAttrRecord::From(record);
-  if (!view.ok()) return Fail(record, view.status());
-  absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(view->attr_bytes());
-  if (!attr.ok()) return Fail(record, attr.status());
-  attr->ids() = view->ids();
-  input_events_.Add(*attr);
-  ConvertAttr(*attr);
-  output_events_.Add(*attr);
-  body_.assign(attr->bytes().begin(), attr->bytes().end());
-  for (uint64_t id : attr->ids()) Append(body_, id);
-  absl::StatusOr<std::vector<std::byte>> bytes =
-      MakeRecordBytes(record.type(), record.misc(), body_);
+  absl::StatusOr<std::vector<std::byte>> bytes = perftk::RewriteHeaderAttr(
+      record, input_events_, output_events_, [this](EventAttr& attr) { ConvertAttr(attr); });
   if (!bytes.ok()) return Fail(record, bytes.status());
   return out.Emit(Record(*bytes, record.file_offset()));
 }
