@@ -1,35 +1,14 @@
 #!/usr/bin/env bash
-# perftk aslr on a --call-graph dwarf recording unwinds the stacks before it
-# removes them: perf report --children (call graphs included) and the folded
+# perftk aslr on a --call-graph dwarf recording (lib/qsort_chain.c) unwinds
+# the stacks before it removes them: perf report --children (call graphs included) and the folded
 # call graphs equal perf's own unwinding of the input (--no-inline, see
 # lib/unwind.bash), and the leak scan finds no original address. With
 # --no-unwind the user call graphs are gone, as before.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/aslr.bash"
 require_perf
-cat >prog.c <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-static volatile int sink;
-__attribute__((noipa)) static int compare(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  for (int i = 0; i < 20; i++) sink += i;
-  return (x > y) - (x < y);
-}
-__attribute__((noipa)) void sort_twice(int *v, int n) {
-  for (int i = 0; i < n; i++) v[i] = rand();
-  qsort(v, n, sizeof *v, compare);
-  sink++;
-}
-int main(void) {
-  int *v = malloc(sizeof(int) * 10000);
-  for (int r = 0; r < 60; r++) sort_twice(v, 10000);
-  printf("%d\n", v[0] >= 0);
-  return 0;
-}
-C
-cc -O2 -fomit-frame-pointer -g -fPIE -pie -o prog prog.c
-perf record -q -e cpu-clock --call-graph dwarf -o in.data -- ./prog >/dev/null
+cc -O2 -fomit-frame-pointer -g -fPIE -pie -o prog "$LIB_DIR/qsort_chain.c"
+perf record -q -e cpu-clock --call-graph dwarf -o in.data -- ./prog 60 >/dev/null
 ASLR_REPORT_OPTIONS="--children --no-inline" check_aslr in.data
 has 'unwound before removing the stacks: .* unwound fully' aslr.log ||
   fail "the aslr summary does not count the unwound samples"
@@ -40,9 +19,9 @@ for mode in "--children -g folded" "--no-children -g folded"; do
   aslr_report out.data $mode >out.folded
   same_report_but_unknowns "perf report $mode" in.folded out.folded
 done
-has 'compare;.*qsort.*;sort_twice;main' out.folded || fail "no chain from compare to main"
+has 'compare;.*qsort.*;sort_once;level3;level2;level1;main' out.folded || fail "no chain from compare to main"
 
 "$PERFTK" aslr -q -i in.data -o plain.data --no-unwind
-aslr_report plain.data --no-children -g folded | has 'sort_twice;main' &&
+aslr_report plain.data --no-children -g folded | has 'sort_once;level3' &&
   fail "--no-unwind still made user call chains"
 echo "ok: user call graphs kept through aslr, gone with --no-unwind"

@@ -4,15 +4,6 @@
 # without stack copies, whose samples pass unchanged.
 source "$(dirname "$0")/lib/common.bash"
 require_perf
-expect_exit() {  # status, then the command
-  local want=$1
-  shift
-  set +e
-  "$@" >cmd.out 2>cmd.err
-  local got=$?
-  set -e
-  [ "$got" -eq "$want" ] || { cat cmd.err >&2; fail "'$*' exited $got, not $want"; }
-}
 
 expect_exit 0 "$PERFTK" help unwind
 for word in Usage Examples --keep-stack --symfs 'no CFI' 'stack copy too short' 'unknown map' \

@@ -1,37 +1,13 @@
 #!/usr/bin/env bash
 # perftk unwind on a program built without frame pointers whose hot code is
-# a qsort callback several calls deep: perf report (children, no children,
-# -g none, -g folded) and perf script on the output equal perf's own
-# unwinding of the input; the output is at most 5% of an 8 KB-stack input.
+# a qsort callback several calls deep (lib/qsort_chain.c): perf report
+# (children, no children, -g none, -g folded) and perf script on the output
+# equal perf's own unwinding of the input; the output is at most 5% of an
+# 8 KB-stack input.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/unwind.bash"
 require_perf
-cat >prog.c <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-static volatile int sink;
-__attribute__((noipa)) static int compare(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  for (int i = 0; i < 20; i++) sink += i;
-  return (x > y) - (x < y);
-}
-__attribute__((noipa)) static void sort_once(int *v, int n) {
-  for (int i = 0; i < n; i++) v[i] = rand();
-  qsort(v, n, sizeof *v, compare);
-  sink++;  // no tail call: sort_once stays on the stack
-}
-__attribute__((noipa)) void level3(int *v, int n) { sort_once(v, n); sink++; }
-__attribute__((noipa)) void level2(int *v, int n) { level3(v, n); sink++; }
-__attribute__((noipa)) void level1(int *v, int n) { level2(v, n); sink++; }
-int main(int argc, char **argv) {
-  int rounds = argc > 1 ? atoi(argv[1]) : 100;
-  int *v = malloc(sizeof(int) * 10000);
-  for (int r = 0; r < rounds; r++) level1(v, 10000);
-  printf("%d\n", v[0] >= 0);
-  return 0;
-}
-C
-cc -O2 -fomit-frame-pointer -g -o prog prog.c
+cc -O2 -fomit-frame-pointer -g -o prog "$LIB_DIR/qsort_chain.c"
 perf record -q -e cpu-clock --call-graph dwarf -o in.data -- ./prog 100 >/dev/null
 "$PERFTK" dump -i in.data --header-only | has 'sample_stack_user=8192' || fail "not an 8 KB-stack recording"
 check_unwind in.data

@@ -66,13 +66,27 @@ __attribute__((noinline)) void Middle(Capture& capture, const machine::Maps& map
 
 class ProcessUnwinderTest : public ::testing::Test {
  protected:
-  UnwoundStack UnwindOwnStack(size_t stack_size, size_t max_frames, Capture& capture) {
+  // The registers of a capture of stack_size bytes of this thread's stack.
+  InitialRegisters CaptureRegisters(size_t stack_size, Capture& capture) {
     Middle(capture, *self_->maps, stack_size);
     absl::StatusOr<InitialRegisters> registers =
         InitialRegistersOf(Arch::kX86_64, kPerfRecordMask, capture.regs);
     EXPECT_TRUE(registers.ok()) << registers.status();
-    if (!registers.ok()) return {};
-    return unwinder_.Unwind(getpid(), *registers, capture.stack, max_frames);
+    return registers.value_or(InitialRegisters{});
+  }
+
+  UnwoundStack UnwindOwnStack(size_t stack_size, size_t max_frames, Capture& capture) {
+    const InitialRegisters registers = CaptureRegisters(stack_size, capture);
+    return unwinder_.Unwind(getpid(), registers, capture.stack, max_frames);
+  }
+
+  // Maps `dso` over the mapping that holds addr, as an mmap over it would.
+  void MapOver(uint64_t addr, const machine::Dso* dso) {
+    std::optional<machine::Map> code = self_->maps->Find(addr);
+    ASSERT_TRUE(code.has_value());
+    machine::Map over = *code;
+    over.dso = dso;
+    ASSERT_TRUE(self_->maps->Mutate([&](machine::Maps::Editor& e) { return e.Insert(over); }).ok());
   }
 
   std::unique_ptr<SelfMaps> self_ = ReadSelfMaps();
@@ -109,12 +123,9 @@ TEST_F(ProcessUnwinderTest, StopsAtTheFrameLimit) {
 
 TEST_F(ProcessUnwinderTest, APcInNoMappingUnwindsNothing) {
   Capture capture;
-  Middle(capture, *self_->maps, 4096);
-  absl::StatusOr<InitialRegisters> registers =
-      InitialRegistersOf(Arch::kX86_64, kPerfRecordMask, capture.regs);
-  ASSERT_TRUE(registers.ok());
-  registers->pc = 0x10;  // below every mapping
-  UnwoundStack stack = unwinder_.Unwind(getpid(), *registers, capture.stack, 127);
+  InitialRegisters registers = CaptureRegisters(4096, capture);
+  registers.pc = 0x10;  // below every mapping
+  UnwoundStack stack = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
   EXPECT_TRUE(stack.frames.empty());
   EXPECT_EQ(stack.stop, UnwindStop::kUnknownMap);
 }
@@ -126,11 +137,8 @@ TEST_F(ProcessUnwinderTest, AMappingThatChangedUnderAModuleIsReportedAfresh) {
   EXPECT_EQ(unwinder_.rebuilds(), 0u);
   // Another object (another inode) mapped where the test binary's code was:
   // the module reported for it is stale and must not be used again.
-  std::optional<machine::Map> code = self_->maps->Find(before.frames[0]);
-  ASSERT_TRUE(code.has_value());
-  machine::Map other = *code;
-  other.dso = self_->dsos.Intern(code->dso->name, "", machine::FileId{1, 2, 3, 4}, false);
-  ASSERT_TRUE(self_->maps->Mutate([&](machine::Maps::Editor& e) { return e.Insert(other); }).ok());
+  const machine::Dso* code = self_->maps->Find(before.frames[0])->dso;
+  MapOver(before.frames[0], self_->dsos.Intern(code->name, "", machine::FileId{1, 2, 3, 4}, false));
   Capture again;
   UnwoundStack after = UnwindOwnStack(64 * 1024, 127, again);
   EXPECT_EQ(unwinder_.rebuilds(), 1u);
@@ -143,17 +151,9 @@ TEST_F(ProcessUnwinderTest, AMappingThatChangedUnderAModuleIsReportedAfresh) {
 
 TEST_F(ProcessUnwinderTest, AFileNotFoundUnwindsNothing) {
   Capture capture;
-  Middle(capture, *self_->maps, 4096);
-  absl::StatusOr<InitialRegisters> registers =
-      InitialRegistersOf(Arch::kX86_64, kPerfRecordMask, capture.regs);
-  ASSERT_TRUE(registers.ok());
-  std::optional<machine::Map> code = self_->maps->Find(registers->pc);
-  ASSERT_TRUE(code.has_value());
-  machine::Map missing = *code;
-  missing.dso = self_->dsos.Intern("/nonexistent/prog", "", machine::FileId{}, false);
-  ASSERT_TRUE(
-      self_->maps->Mutate([&](machine::Maps::Editor& e) { return e.Insert(missing); }).ok());
-  UnwoundStack stack = unwinder_.Unwind(getpid(), *registers, capture.stack, 127);
+  const InitialRegisters registers = CaptureRegisters(4096, capture);
+  MapOver(registers.pc, self_->dsos.Intern("/nonexistent/prog", "", machine::FileId{}, false));
+  UnwoundStack stack = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
   EXPECT_TRUE(stack.frames.empty());
   EXPECT_EQ(stack.stop, UnwindStop::kUnknownMap);
 }
