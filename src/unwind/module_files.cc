@@ -67,10 +67,12 @@ uint64_t ModuleFile::LoadBias(const machine::Map& map) const {
 }
 
 ModuleFiles::ModuleFiles(std::string symfs, absl::flat_hash_map<std::string, std::string> build_ids)
-    : symfs_(std::move(symfs)), build_ids_(std::move(build_ids)) {}
+    : symfs_(std::move(symfs)), build_ids_(std::move(build_ids)) {
+  elf_version(EV_CURRENT);  // here, not in Open: lanes open files at once
+}
 
 std::unique_ptr<ModuleFile> ModuleFiles::Open(const std::string& path,
-                                              const std::string& build_id) {
+                                              const std::string& build_id) const {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return nullptr;
   struct stat st;
@@ -78,7 +80,6 @@ std::unique_ptr<ModuleFile> ModuleFiles::Open(const std::string& path,
     close(fd);
     return nullptr;
   }
-  elf_version(EV_CURRENT);
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   std::optional<std::vector<ModuleFile::Load>> loads;
   if (elf != nullptr && (build_id.empty() || SameBuildId(elf, build_id))) loads = ReadLoads(elf);

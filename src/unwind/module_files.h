@@ -62,11 +62,11 @@ class ModuleFiles {
   // of the recorded build id.
   const ModuleFile* Find(const machine::Dso* dso);
 
-  // The file at `path` if it is an ELF file with build id `build_id` (any
-  // when empty); null otherwise.
-  static std::unique_ptr<ModuleFile> Open(const std::string& path, const std::string& build_id);
 
  private:
+  // The file at `path` if it is an ELF file with build id `build_id` (any
+  // when empty); null otherwise.
+  std::unique_ptr<ModuleFile> Open(const std::string& path, const std::string& build_id) const;
   std::unique_ptr<ModuleFile> Locate(const machine::Dso& dso) const;
 
   std::string symfs_;

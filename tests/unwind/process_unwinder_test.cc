@@ -46,6 +46,15 @@ RegisterDump PerfDumpOf(const ucontext_t& context) {
   return dump;
 }
 
+// Copies raw stack memory, as the kernel does for a sample: bytes ASan
+// marks as redzones included, so neither the copy nor its checks are
+// instrumented.
+__attribute__((no_sanitize("address"))) void CopyRawStack(uint64_t sp, std::byte* out,
+                                                          size_t size) {
+  const volatile std::byte* from = reinterpret_cast<const volatile std::byte*>(sp);
+  for (size_t i = 0; i < size; ++i) out[i] = from[i];
+}
+
 __attribute__((noinline)) void Grab(Capture& capture, const machine::Maps& maps, size_t size) {
   ucontext_t context;
   getcontext(&context);
@@ -54,7 +63,7 @@ __attribute__((noinline)) void Grab(Capture& capture, const machine::Maps& maps,
   const uint64_t sp = static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RSP]);
   const size_t copied = std::min<uint64_t>(size, MappingEnd(maps, sp) - sp);
   capture.stack.resize(copied);
-  std::memcpy(capture.stack.data(), reinterpret_cast<const void*>(sp), copied);
+  CopyRawStack(sp, capture.stack.data(), copied);
   asm volatile("" ::: "memory");
 }
 
