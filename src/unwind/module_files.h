@@ -62,7 +62,6 @@ class ModuleFiles {
   // of the recorded build id.
   const ModuleFile* Find(const machine::Dso* dso);
 
-
  private:
   // The file at `path` if it is an ELF file with build id `build_id` (any
   // when empty); null otherwise.

@@ -3,6 +3,7 @@
 #include <dwarf.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <utility>
 
 namespace perftk::unwind {
@@ -121,9 +122,28 @@ bool ProcessUnwinder::Overlaps(Dwfl_Module* added) const {
   return false;
 }
 
+bool ProcessUnwinder::HasCfi(uint64_t pc) const {
+  Dwfl_Module* module = dwfl_addrmodule(dwfl_, pc);
+  if (module == nullptr) return false;
+  for (auto* cfi_of : {&dwfl_module_dwarf_cfi, &dwfl_module_eh_cfi}) {
+    Dwarf_Addr bias = 0;
+    Dwarf_CFI* cfi = cfi_of(module, &bias);
+    Dwarf_Frame* frame = nullptr;
+    if (cfi != nullptr && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) {
+      free(frame);
+      return true;
+    }
+  }
+  return false;
+}
+
 int ProcessUnwinder::OnFrame(Dwfl_Frame* frame, void* arg) {
   auto* self = static_cast<ProcessUnwinder*>(arg);
   Attempt& attempt = *self->attempt_;
+  if (attempt.caller_unknown) {
+    attempt.guess_dropped = true;
+    return DWARF_CB_ABORT;
+  }
   Dwarf_Addr pc = 0;
   if (!dwfl_frame_pc(frame, &pc, nullptr)) return DWARF_CB_ABORT;
   // The module must be there before asking whether this is an activation:
@@ -136,11 +156,13 @@ int ProcessUnwinder::OnFrame(Dwfl_Frame* frame, void* arg) {
   if (attempt.last_module == ModuleState::kNoFile) return DWARF_CB_ABORT;
   bool activation = false;
   if (!dwfl_frame_pc(frame, &pc, &activation)) return DWARF_CB_ABORT;
-  attempt.frames.push_back(activation ? pc : pc - 1);
+  const uint64_t where = activation ? pc : pc - 1;
+  attempt.frames.push_back(where);
   if (attempt.frames.size() >= attempt.max_frames) {
     attempt.depth_reached = true;
     return DWARF_CB_ABORT;
   }
+  attempt.caller_unknown = attempt.last_module != ModuleState::kReady || !self->HasCfi(where);
   return DWARF_CB_OK;
 }
 
@@ -165,6 +187,8 @@ UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, Bytes stack) {
     out.stop = UnwindStop::kDepthLimit;
   } else if (attempt.last_module != ModuleState::kReady) {
     out.stop = UnwindStop::kUnknownMap;
+  } else if (attempt.guess_dropped) {
+    out.stop = UnwindStop::kNoCfi;
   } else if (memory.read_past_stack()) {
     out.stop = UnwindStop::kStackTooShort;
   } else if (memory.read_failed()) {

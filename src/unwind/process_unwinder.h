@@ -13,7 +13,9 @@
 // The frames are those perf's libdw unwinder gives: the sample's pc, then
 // each caller's return address minus 1 (inside the call instruction, as perf
 // stores them), until libdw finds the outermost frame, fails, or `max_frames`
-// are found. Frames after the first failure are never guessed.
+// are found. Frames after the first failure are never guessed: a frame libdw
+// found for a caller of a pc without CFI (its x86_64 frame-pointer fallback)
+// is dropped, and the unwinding stops there as "no CFI".
 //
 // Not thread-safe: one thread unwinds a process at a time.
 #ifndef PERFTK_UNWIND_PROCESS_UNWINDER_H_
@@ -83,6 +85,10 @@ class ProcessUnwinder {
     ModuleState last_module = ModuleState::kReady;
     bool depth_reached = false;
     bool stale = false;
+    // The last frame's pc has no CFI: a next frame would be libdw's guess
+    // (its frame-pointer fallback), not an unwinding.
+    bool caller_unknown = false;
+    bool guess_dropped = false;
   };
 
   static const Dwfl_Thread_Callbacks kThreadCallbacks;
@@ -96,6 +102,8 @@ class ProcessUnwinder {
   // Makes sure a current module covers pc, reporting it if needed.
   ModuleState PrepareModule(uint64_t pc);
   bool Overlaps(Dwfl_Module* added) const;
+  // Whether .debug_frame or .eh_frame of the module at pc describes pc.
+  bool HasCfi(uint64_t pc) const;
   void Reset();
 
   const int32_t pid_;

@@ -37,7 +37,7 @@ std::vector<uint64_t> KernelPart(const std::vector<uint64_t>& chain) {
 
 absl::StatusOr<Arch> RecordedArch(const FeatureSet& features) {
   absl::StatusOr<std::string> name = ReadStringFeature(features, HEADER_ARCH);
-  if (!name.ok()) return kHostArch;  // a pipe: its ARCH comes after the samples
+  if (!name.ok()) return kHostArch;  // a pipe: its ARCH comes as a record
   std::optional<Arch> arch = ArchFromName(*name);
   if (!arch) {
     return absl::UnimplementedError(absl::StrCat("unwinding a recording of arch '", *name,
@@ -55,6 +55,18 @@ absl::flat_hash_map<std::string, std::string> RecordedBuildIds(const FeatureSet&
         std::string(reinterpret_cast<const char*>(entry.build_id.data()), entry.build_id.size());
   }
   return ids;
+}
+
+// " (12 no CFI, 3 stack copy too short)": the non-zero counts by reason.
+std::string ByReason(const std::array<uint64_t, UnwindStats::kStops>& counts,
+                     uint64_t no_registers) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] == 0) continue;
+    parts.push_back(absl::StrCat(counts[i], " ", UnwindStopName(static_cast<UnwindStop>(i))));
+  }
+  if (no_registers != 0) parts.push_back(absl::StrCat(no_registers, " no user registers"));
+  return parts.empty() ? "" : absl::StrCat(" (", absl::StrJoin(parts, ", "), ")");
 }
 
 // Runs work(0) .. work(lanes - 1) at once, work(0) on the calling thread.
@@ -86,22 +98,6 @@ const char* UnwindStopName(UnwindStop stop) {
   }
   return "?";
 }
-
-namespace {
-
-// " (12 no CFI, 3 stack copy too short)": the non-zero counts by reason.
-std::string ByReason(const std::array<uint64_t, UnwindStats::kStops>& counts,
-                     uint64_t no_registers) {
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < counts.size(); ++i) {
-    if (counts[i] == 0) continue;
-    parts.push_back(absl::StrCat(counts[i], " ", UnwindStopName(static_cast<UnwindStop>(i))));
-  }
-  if (no_registers != 0) parts.push_back(absl::StrCat(no_registers, " no user registers"));
-  return parts.empty() ? "" : absl::StrCat(" (", absl::StrJoin(parts, ", "), ")");
-}
-
-}  // namespace
 
 std::string DescribeUnwindStats(const UnwindStats& s) {
   return absl::StrCat(s.with_stack, " of ", s.samples, " samples had a stack copy: ", s.full,
@@ -181,9 +177,11 @@ void UnwindTool::UnwindSample(Lane& lane, const SampleFormat& format, uint16_t c
     return;
   }
   UnwoundStack stack;
-  stack.stop = UnwindStop::kUnknownMap;
+  stack.stop = UnwindStop::kUnknownMap;  // no process to unwind in
   const int32_t pid = static_cast<int32_t>(sample.pid);
-  if (ProcessUnwinder* unwinder = UnwinderFor(lane, cpumode, pid)) {
+  ProcessUnwinder* unwinder =
+      format.has(PERF_SAMPLE_TID) ? UnwinderFor(lane, cpumode, pid) : nullptr;
+  if (unwinder != nullptr) {
     const UserStack& copy = sample.stack_user;
     const size_t valid = std::min<uint64_t>(copy.dyn_size, copy.data.size());
     stack = unwinder->Unwind(static_cast<int32_t>(sample.tid), *registers,
@@ -257,9 +255,7 @@ absl::Status UnwindTool::WritePending(const Pending& pending, RecordSink& out) {
 absl::Status UnwindTool::Flush(RecordSink& out) {
   std::vector<Pending*> to_unwind;
   for (Pending& pending : window_) {
-    if (pending.unwind && input_events_.format(pending.event).has(PERF_SAMPLE_TID)) {
-      to_unwind.push_back(&pending);
-    }
+    if (pending.unwind) to_unwind.push_back(&pending);
   }
   // Lane k unwinds the k-th contiguous share: samples of one process close
   // in time tend to meet the same modules.
