@@ -125,7 +125,7 @@ bool ProcessUnwinder::Overlaps(Dwfl_Module* added) const {
 bool ProcessUnwinder::HasCfi(uint64_t pc) const {
   Dwfl_Module* module = dwfl_addrmodule(dwfl_, pc);
   if (module == nullptr) return false;
-  for (auto* cfi_of : {&dwfl_module_dwarf_cfi, &dwfl_module_eh_cfi}) {
+  for (auto* cfi_of : {&dwfl_module_eh_cfi, &dwfl_module_dwarf_cfi}) {  // libdw's order
     Dwarf_Addr bias = 0;
     Dwarf_CFI* cfi = cfi_of(module, &bias);
     Dwarf_Frame* frame = nullptr;
