@@ -50,14 +50,16 @@ void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
   sub->footer(
       "`perf record --call-graph dwarf` stores a copy of the user stack (8 KB by\n"
       "default) and the user registers in every sample, and perf unwinds them\n"
-      "each time it reads the recording. perftk unwind does that once, with the\n"
-      "same unwinder (elfutils' libdw and the binaries' .eh_frame/.debug_frame),\n"
-      "and writes each such sample with a plain call chain: the kernel part as\n"
-      "recorded, then the unwound user frames. The stack copies and registers\n"
-      "leave the samples and the attrs, so the output is a few percent of the\n"
-      "input's size and `perf report`/`perf script` read it without unwinding;\n"
-      "they show the same call graphs, except the `(inlined)` entries perf adds\n"
-      "while unwinding, which a plain call chain cannot carry.\n\n"
+      "each time it reads the recording. perftk unwind does that once, with\n"
+      "elfutils' libdw (one of perf's two unwinders) and the binaries'\n"
+      ".eh_frame/.debug_frame, and writes each such sample with a plain call\n"
+      "chain: the kernel part as recorded, then the unwound user frames (callers\n"
+      "as return address - 1, as perf's unwinders give them). The stack copies\n"
+      "and registers leave the samples and the attrs, so the output is a few\n"
+      "percent of the input's size and `perf report`/`perf script` read it\n"
+      "without unwinding. They show the same call graphs, except the `(inlined)`\n"
+      "entries perf adds while unwinding, which a plain call chain cannot carry\n"
+      "(`perf report --no-inline` on the input leaves them out).\n\n"
       "Binaries are read under --symfs DIR when given, else where the recording\n"
       "mapped them, else from perf's build-id cache (~/.debug); a file whose build\n"
       "id differs from the recorded one is not used. Unwinding stops at the first\n"
@@ -81,8 +83,7 @@ void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
       ->required();
   sub->add_option("--symfs", options->symfs, "Look for binaries under this directory");
   sub->add_flag("--keep-stack", options->keep_stack,
-                "Keep the stack copies and registers beside the new call chains (perf would "
-                "then unwind them again on top of the chains)");
+                "Keep the stack copies and registers too (perf then unwinds them again)");
   sub->add_option("-j,--jobs", options->jobs, "Unwinding threads (output identical to --jobs 1)")
       ->capture_default_str();
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");

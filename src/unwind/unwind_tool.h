@@ -12,7 +12,8 @@
 // has its own unwinders and open files. A window ends before any record that
 // changes the machine model, so every sample is unwound with the maps of its
 // time, and its records are written in their order: the output does not
-// depend on the number of jobs.
+// depend on the number of jobs. Memory: a window holds at most
+// kWindowSamples decoded samples, whatever the recording's size.
 //
 // A sample's new PERF_SAMPLE_CALLCHAIN is the kernel part as recorded (a
 // recorded user part is replaced), then PERF_CONTEXT_USER and the unwound
@@ -35,6 +36,7 @@
 #include "inject/tool.h"
 #include "machine/machines.h"
 #include "perf/header.h"
+#include "perf/record.h"
 #include "perf/sample.h"
 #include "unwind/module_files.h"
 #include "unwind/process_unwinder.h"
