@@ -14,6 +14,7 @@
 #include "cli/dump_command.h"
 #include "cli/jit_command.h"
 #include "cli/uprobe_offset_command.h"
+#include "cli/unwind_command.h"
 
 namespace perftk::cli {
 
@@ -70,6 +71,7 @@ void RegisterAllCommands(CLI::App& app, absl::Status& outcome) {
   RegisterAslrCommand(app, outcome);
   RegisterJitCommand(app, outcome);
   RegisterCsEtmDecodeCommand(app, outcome);
+  RegisterUnwindCommand(app, outcome);
   RegisterUprobeOffsetCommand(app, outcome);
   RegisterDumpCommand(app, outcome);
   RegisterCopyCommand(app, outcome);

@@ -5,7 +5,9 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_join.h"
 #include "inject/aslr_tool.h"
+#include "inject/chained_tool.h"
 #include "inject/pipeline.h"
+#include "unwind/unwind_tool.h"
 
 namespace perftk::cli {
 namespace {
@@ -36,7 +38,11 @@ void PrintSummary(const AslrTool& tool, const PipelineStats& pipeline) {
 absl::Status RunAslr(const AslrOptions& options) {
   AslrSettings settings;
   settings.strip_cmdline = options.strip_cmdline;
-  AslrTool tool(settings);
+  AslrTool aslr(settings);
+  // Dwarf stack copies become call chains before they are removed.
+  unwind::UnwindTool unwinder;
+  ChainedTool unwind_then_aslr(unwinder, aslr);
+  Tool& tool = options.no_unwind ? static_cast<Tool&>(aslr) : unwind_then_aslr;
   PipelineOptions pipeline;
   pipeline.input = options.input;
   pipeline.output = options.output;
@@ -45,7 +51,13 @@ absl::Status RunAslr(const AslrOptions& options) {
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
   absl::StatusOr<PipelineStats> stats = RunPipeline(tool, pipeline);
   if (!stats.ok()) return stats.status();
-  if (!options.quiet) PrintSummary(tool, *stats);
+  if (!options.quiet) {
+    PrintSummary(aslr, *stats);
+    if (unwinder.stats().with_stack != 0) {
+      std::fprintf(stderr, "perftk aslr: unwound before removing the stacks: %s\n",
+                   unwind::DescribeUnwindStats(unwinder.stats()).c_str());
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -62,6 +74,8 @@ void RegisterAslrCommand(CLI::App& app, absl::Status& outcome) {
       "object at the same place moves alike in every process. Addresses that no\n"
       "mapping covers get a unique substitute page each (0x300000000000 up,\n"
       "0xffff840000000000 up for the kernel half), never 0.\n\n"
+      "A --call-graph dwarf recording is first unwound as `perftk unwind` does, so\n"
+      "its user call graphs survive as plain call chains (--no-unwind: not).\n"
       "Removed: register dumps, user stack copies (the samples stay), tracepoint\n"
       "raw data, physical addresses, AUX data and AUXTRACE/TEXT_POKE records,\n"
       "breakpoint addresses and kprobe/uprobe targets in the attrs, BPF program\n"
@@ -78,6 +92,8 @@ void RegisterAslrCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   sub->add_flag("--strip-cmdline", options->strip_cmdline,
                 "Drop the recorded command line from the header");
+  sub->add_flag("--no-unwind", options->no_unwind,
+                "Do not unwind dwarf stack copies into call chains before removing them");
   sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
   sub->callback([options, &outcome] { outcome = RunAslr(*options); });
 }

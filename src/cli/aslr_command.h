@@ -17,6 +17,7 @@ struct AslrOptions {
   std::string output;
   bool pipe = false;
   bool strip_cmdline = false;
+  bool no_unwind = false;
   bool quiet = false;
 };
 

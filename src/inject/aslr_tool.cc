@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "inject/header_attr.h"
 #include "inject/tracing_data.h"
 #include "machine/record_events.h"
 #include "perf/describe.h"
@@ -377,17 +378,10 @@ absl::Status AslrTool::RewriteDeferredCallchain(const Record& record, RecordSink
 }
 
 absl::Status AslrTool::RewriteHeaderAttr(const Record& record, RecordSink& out) {
-  absl::StatusOr<HeaderAttrRecord> view = HeaderAttrRecord::From(record);
-  if (!view.ok()) return Fail(record, view.status());
-  absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(view->attr_bytes());
-  if (!attr.ok()) return Fail(record, attr.status());
-  attr->ids() = view->ids();
-  input_events_.Add(*attr);
-  StripAttr(*attr);
-  output_events_.Add(*attr);
-  body_.assign(attr->bytes().begin(), attr->bytes().end());
-  for (uint64_t id : attr->ids()) Append(body_, id);
-  return Emit(record, body_, out);
+  absl::StatusOr<std::vector<std::byte>> bytes = perftk::RewriteHeaderAttr(
+      record, input_events_, output_events_, [this](EventAttr& attr) { StripAttr(attr); });
+  if (!bytes.ok()) return Fail(record, bytes.status());
+  return out.Emit(Record(*bytes, record.file_offset()));
 }
 
 absl::Status AslrTool::RewriteHeaderFeature(const Record& record, RecordSink& out) {

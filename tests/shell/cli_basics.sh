@@ -4,15 +4,6 @@
 # output may not be the input).
 source "$(dirname "$0")/lib/common.bash"
 require_perf
-expect_exit() {  # status, then the command
-  local want=$1
-  shift
-  set +e
-  "$@" >cmd.out 2>cmd.err
-  local got=$?
-  set -e
-  [ "$got" -eq "$want" ] || { cat cmd.err >&2; fail "'$*' exited $got, not $want"; }
-}
 
 expect_exit 0 "$PERFTK" --version
 grep -q '^perftk [0-9]' cmd.out || fail "--version prints no version"

@@ -16,6 +16,18 @@ skip() { echo "SKIP: $*" >&2; exit 77; }
 has() { grep "$@" >/dev/null; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# `expect_exit STATUS COMMAND...`: runs COMMAND (its output in cmd.out and
+# cmd.err) and fails unless it exits with STATUS.
+expect_exit() {
+  local want=$1
+  shift
+  set +e
+  "$@" >cmd.out 2>cmd.err
+  local got=$?
+  set -e
+  [ "$got" -eq "$want" ] || { cat cmd.err >&2; fail "'$*' exited $got, not $want"; }
+}
+
 # perf must exist and be able to record a software event here.
 require_perf() {
   command -v perf >/dev/null || skip "perf is not installed (Debian: linux-perf)"

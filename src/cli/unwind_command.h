@@ -1,0 +1,30 @@
+// perftk unwind: dwarf stack copies of a recording into plain call chains.
+#ifndef PERFTK_CLI_UNWIND_COMMAND_H_
+#define PERFTK_CLI_UNWIND_COMMAND_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace CLI {
+class App;
+}
+
+namespace perftk::cli {
+
+struct UnwindOptions {
+  std::string input = "perf.data";
+  std::string output;
+  std::string symfs;
+  bool keep_stack = false;
+  bool pipe = false;
+  bool quiet = false;
+  int jobs = 1;
+};
+
+absl::Status RunUnwind(const UnwindOptions& options);
+void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome);
+
+}  // namespace perftk::cli
+
+#endif  // PERFTK_CLI_UNWIND_COMMAND_H_

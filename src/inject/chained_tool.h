@@ -1,0 +1,50 @@
+// Two tools run as one pass: every record the first emits goes through the
+// second before it reaches the output (e.g. `perftk aslr` unwinding dwarf
+// stacks before it removes them). Each tool sees the header after the ones
+// before it changed it.
+#ifndef PERFTK_INJECT_CHAINED_TOOL_H_
+#define PERFTK_INJECT_CHAINED_TOOL_H_
+
+#include "absl/status/status.h"
+#include "inject/tool.h"
+
+namespace perftk {
+
+class ChainedTool : public Tool {
+ public:
+  // Both tools must outlive this one.
+  ChainedTool(Tool& first, Tool& second) : first_(first), second_(second) {}
+
+  absl::Status Begin(Header& header) override {
+    if (absl::Status s = first_.Begin(header); !s.ok()) return s;
+    return second_.Begin(header);
+  }
+  absl::Status Process(const Record& record, RecordSink& out) override {
+    Forward forward(second_, out);
+    return first_.Process(record, forward);
+  }
+  absl::Status End(RecordSink& out, FeatureSet& features) override {
+    Forward forward(second_, out);
+    if (absl::Status s = first_.End(forward, features); !s.ok()) return s;
+    return second_.End(out, features);
+  }
+
+ private:
+  // Hands what the first tool emits to the second.
+  class Forward : public RecordSink {
+   public:
+    Forward(Tool& next, RecordSink& out) : next_(next), out_(out) {}
+    absl::Status Emit(const Record& record) override { return next_.Process(record, out_); }
+
+   private:
+    Tool& next_;
+    RecordSink& out_;
+  };
+
+  Tool& first_;
+  Tool& second_;
+};
+
+}  // namespace perftk
+
+#endif  // PERFTK_INJECT_CHAINED_TOOL_H_

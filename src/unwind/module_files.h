@@ -1,0 +1,78 @@
+// The ELF files behind a recording's user mappings, found and opened once:
+// the unwinder reads their CFI (through libdw) and the memory their mappings
+// show (through ReadWord).
+//
+// A Dso is looked up at SYMFS/NAME (with --symfs), at NAME, then in perf's
+// build-id cache (~/.debug/.build-id/xx/yyyy/elf, where perf record also
+// keeps the [vdso] image). When the recording gives
+// the file's build id (its BUILD_ID feature or an MMAP2 with a build id), a
+// candidate with another build id is skipped: a changed file is not guessed
+// at. Files are kept open for the life of ModuleFiles; their number grows
+// with the distinct objects the samples hit, not with the samples.
+//
+// Not thread-safe.
+#ifndef PERFTK_UNWIND_MODULE_FILES_H_
+#define PERFTK_UNWIND_MODULE_FILES_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "machine/dso.h"
+#include "machine/map.h"
+
+namespace perftk::unwind {
+
+// One opened ELF file.
+class ModuleFile {
+ public:
+  struct Load {
+    uint64_t offset = 0;  // p_offset
+    uint64_t vaddr = 0;   // p_vaddr
+    uint64_t filesz = 0;
+  };
+
+  ModuleFile(std::string path, int fd, std::vector<Load> loads);
+  ~ModuleFile();
+  ModuleFile(const ModuleFile&) = delete;
+  ModuleFile& operator=(const ModuleFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  int fd() const { return fd_; }
+  // The 8 bytes at file offset `offset`; false past the end of the file.
+  bool ReadWord(uint64_t offset, uint64_t& word) const;
+  // What to add to the file's p_vaddr addresses to get the addresses `map`
+  // shows: found through the PT_LOAD holding the map's file offset.
+  uint64_t LoadBias(const machine::Map& map) const;
+
+ private:
+  std::string path_;
+  int fd_;
+  std::vector<Load> loads_;
+};
+
+class ModuleFiles {
+ public:
+  // `build_ids`: file name -> raw build id, from the recording's header.
+  ModuleFiles(std::string symfs, absl::flat_hash_map<std::string, std::string> build_ids);
+
+  // The file of `dso`, or null when none is found or it is not an ELF file
+  // of the recorded build id.
+  const ModuleFile* Find(const machine::Dso* dso);
+
+ private:
+  // The file at `path` if it is an ELF file with build id `build_id` (any
+  // when empty); null otherwise.
+  std::unique_ptr<ModuleFile> Open(const std::string& path, const std::string& build_id) const;
+  std::unique_ptr<ModuleFile> Locate(const machine::Dso& dso) const;
+
+  std::string symfs_;
+  absl::flat_hash_map<std::string, std::string> build_ids_;
+  absl::flat_hash_map<const machine::Dso*, std::unique_ptr<ModuleFile>> files_;
+};
+
+}  // namespace perftk::unwind
+
+#endif  // PERFTK_UNWIND_MODULE_FILES_H_

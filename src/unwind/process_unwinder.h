@@ -1,0 +1,125 @@
+// The libdw unwinder of one process: a Dwfl holding the ELF modules of the
+// process's mappings, reported as unwinding first meets them, and attached
+// to thread callbacks that answer from the sample being unwound (its
+// registers, its stack copy, the mapped files).
+//
+// A module is reported at the load bias its mapping gives it. Before a
+// reported module is used again it is checked against the process's current
+// mapping at that address; when the mapping changed (an EXEC, a dlclose and
+// another dlopen at the same place) the Dwfl is rebuilt and the sample
+// unwound again, so libdw never unwinds with a file the process no longer
+// maps there.
+//
+// The frames are those perf's libdw unwinder gives: the sample's pc, then
+// each caller's return address minus 1 (inside the call instruction, as perf
+// stores them), until libdw finds the outermost frame, fails, or `max_frames`
+// are found. Frames after the first failure are never guessed: a frame libdw
+// found for a caller of a pc without CFI (its x86_64 frame-pointer fallback)
+// is dropped, and the unwinding stops there as "no CFI".
+//
+// Not thread-safe: one thread unwinds a process at a time.
+#ifndef PERFTK_UNWIND_PROCESS_UNWINDER_H_
+#define PERFTK_UNWIND_PROCESS_UNWINDER_H_
+
+#include <elfutils/libdwfl.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "machine/maps.h"
+#include "perf/bytes.h"
+#include "unwind/module_files.h"
+#include "unwind/registers.h"
+#include "unwind/sample_memory.h"
+
+namespace perftk::unwind {
+
+// Why unwinding stopped.
+enum class UnwindStop {
+  kOutermost,         // libdw found the outermost frame: the whole stack
+  kDepthLimit,        // max_frames found
+  kNoCfi,             // no call frame information for a frame's pc
+  kStackTooShort,     // the unwinder needed stack beyond the copy
+  kUnknownMap,        // a pc in no mapping, or in a file not found
+  kUnrecordedMemory,  // the unwinder needed memory neither the copy nor a file holds
+};
+
+struct UnwoundStack {
+  std::vector<uint64_t> frames;  // innermost first; empty if nothing was found
+  UnwindStop stop = UnwindStop::kOutermost;
+};
+
+class ProcessUnwinder {
+ public:
+  ProcessUnwinder(int32_t pid, std::shared_ptr<const machine::Maps> maps, ModuleFiles& files);
+  ~ProcessUnwinder();
+  ProcessUnwinder(const ProcessUnwinder&) = delete;
+  ProcessUnwinder& operator=(const ProcessUnwinder&) = delete;
+
+  // The address space this unwinder reads; a process that gets a new one
+  // (pid reuse) needs a new unwinder.
+  const machine::Maps* maps() const { return maps_.get(); }
+
+  UnwoundStack Unwind(int32_t tid, const InitialRegisters& registers, Bytes stack,
+                      size_t max_frames);
+
+  // How many times a changed mapping made the Dwfl start over.
+  uint64_t rebuilds() const { return rebuilds_; }
+
+ private:
+  enum class ModuleState { kReady, kNoMap, kNoFile, kStale };
+  struct Reported {
+    const machine::Dso* dso = nullptr;
+    uint64_t bias = 0;
+  };
+  // What one Unwind call is working on; the libdw callbacks read it.
+  struct Attempt {
+    int32_t tid = 0;
+    const InitialRegisters* registers = nullptr;
+    SampleMemory* memory = nullptr;
+    size_t max_frames = 0;
+    std::vector<uint64_t> frames;
+    ModuleState last_module = ModuleState::kReady;
+    bool depth_reached = false;
+    bool stale = false;
+    // The last frame's pc has no CFI: a next frame would be libdw's guess
+    // (its frame-pointer fallback), not an unwinding.
+    bool caller_unknown = false;
+    bool guess_dropped = false;
+  };
+
+  static const Dwfl_Thread_Callbacks kThreadCallbacks;
+  static pid_t NextThread(Dwfl* dwfl, void* arg, void** thread_arg);
+  static bool MemoryRead(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result, void* arg);
+  static bool SetInitialRegisters(Dwfl_Thread* thread, void* arg);
+  static int OnFrame(Dwfl_Frame* frame, void* arg);
+
+  // One try; attempt.stale says it must be redone on a fresh Dwfl.
+  UnwoundStack TryUnwind(Attempt& attempt, Bytes stack);
+  // Makes sure a current module covers pc, reporting it if needed.
+  ModuleState PrepareModule(uint64_t pc);
+  bool Overlaps(Dwfl_Module* added) const;
+  // Whether .debug_frame or .eh_frame of the module at pc describes pc.
+  bool HasCfi(uint64_t pc) const;
+  void Reset();
+
+  const int32_t pid_;
+  const std::shared_ptr<const machine::Maps> maps_;
+  ModuleFiles& files_;
+  machine::MapsCache cache_;
+  Dwfl* dwfl_ = nullptr;
+  bool attached_ = false;
+  absl::flat_hash_map<Dwfl_Module*, Reported> reported_;
+  Attempt* attempt_ = nullptr;
+  uint64_t rebuilds_ = 0;
+  // The mapping whose module PrepareModule last found ready: most frames of
+  // a sample, and of the next, fall in it.
+  std::optional<machine::Map> last_ready_;
+};
+
+}  // namespace perftk::unwind
+
+#endif  // PERFTK_UNWIND_PROCESS_UNWINDER_H_

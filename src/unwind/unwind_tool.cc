@@ -1,0 +1,334 @@
+#include "unwind/unwind_tool.h"
+
+#include <algorithm>
+#include <functional>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "inject/header_attr.h"
+#include "machine/record_events.h"
+#include "perf/describe.h"
+#include "perf/features.h"
+
+namespace perftk::unwind {
+namespace {
+
+constexpr uint64_t kStackFields = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+constexpr int kAttrFlagExcludeCallchainUser = 22;
+#if defined(__aarch64__)
+constexpr Arch kHostArch = Arch::kAarch64;
+#else
+constexpr Arch kHostArch = Arch::kX86_64;
+#endif
+
+bool HasStack(const SampleFormat& format) {
+  return (format.sample_type & kStackFields) == kStackFields;
+}
+
+// The recorded chain up to its user part, which the unwound frames replace.
+std::vector<uint64_t> KernelPart(const std::vector<uint64_t>& chain) {
+  auto user = std::find(chain.begin(), chain.end(), PERF_CONTEXT_USER);
+  return std::vector<uint64_t>(chain.begin(), user);
+}
+
+absl::StatusOr<Arch> RecordedArch(const FeatureSet& features) {
+  absl::StatusOr<std::string> name = ReadStringFeature(features, HEADER_ARCH);
+  if (!name.ok()) return kHostArch;  // a pipe: its ARCH comes as a record
+  std::optional<Arch> arch = ArchFromName(*name);
+  if (!arch) {
+    return absl::UnimplementedError(absl::StrCat("unwinding a recording of arch '", *name,
+                                                 "' is not supported (x86_64, aarch64)"));
+  }
+  return *arch;
+}
+
+absl::flat_hash_map<std::string, std::string> RecordedBuildIds(const FeatureSet& features) {
+  absl::flat_hash_map<std::string, std::string> ids;
+  absl::StatusOr<std::vector<BuildIdEntry>> entries = ReadBuildIds(features);
+  if (!entries.ok()) return ids;
+  for (const BuildIdEntry& entry : *entries) {
+    ids[entry.filename] =
+        std::string(reinterpret_cast<const char*>(entry.build_id.data()), entry.build_id.size());
+  }
+  return ids;
+}
+
+// " (12 no CFI, 3 stack copy too short)": the non-zero counts by reason.
+std::string ByReason(const std::array<uint64_t, UnwindStats::kStops>& counts,
+                     uint64_t no_registers) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] == 0) continue;
+    parts.push_back(absl::StrCat(counts[i], " ", UnwindStopName(static_cast<UnwindStop>(i))));
+  }
+  if (no_registers != 0) parts.push_back(absl::StrCat(no_registers, " no user registers"));
+  return parts.empty() ? "" : absl::StrCat(" (", absl::StrJoin(parts, ", "), ")");
+}
+
+// Runs work(0) .. work(lanes - 1) at once, work(0) on the calling thread.
+// Lanes the system will not start a thread for run here after it.
+void RunOnLanes(size_t lanes, const std::function<void(size_t)>& work) {
+  std::vector<std::thread> threads;
+  for (size_t lane = 1; lane < lanes; ++lane) {
+    try {
+      threads.emplace_back(work, lane);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  work(0);
+  for (size_t lane = threads.size() + 1; lane < lanes; ++lane) work(lane);
+  for (std::thread& thread : threads) thread.join();
+}
+
+}  // namespace
+
+const char* UnwindStopName(UnwindStop stop) {
+  switch (stop) {
+    case UnwindStop::kOutermost: return "outermost frame";
+    case UnwindStop::kDepthLimit: return "frame limit";
+    case UnwindStop::kNoCfi: return "no CFI";
+    case UnwindStop::kStackTooShort: return "stack copy too short";
+    case UnwindStop::kUnknownMap: return "unknown map";
+    case UnwindStop::kUnrecordedMemory: return "memory not recorded";
+  }
+  return "?";
+}
+
+std::string DescribeUnwindStats(const UnwindStats& s) {
+  return absl::StrCat(s.with_stack, " of ", s.samples, " samples had a stack copy: ", s.full,
+                      " unwound fully, ", s.partly_total(), " partly", ByReason(s.partly, 0), ", ",
+                      s.not_at_all_total(), " not at all", ByReason(s.not_at_all, s.no_registers));
+}
+
+uint64_t UnwindStats::partly_total() const {
+  uint64_t total = 0;
+  for (uint64_t n : partly) total += n;
+  return total;
+}
+
+uint64_t UnwindStats::not_at_all_total() const {
+  uint64_t total = no_registers;
+  for (uint64_t n : not_at_all) total += n;
+  return total;
+}
+
+UnwindTool::UnwindTool(UnwindSettings settings) : settings_(std::move(settings)) {}
+
+UnwindTool::~UnwindTool() = default;
+
+void UnwindTool::ConvertAttr(EventAttr& attr) const {
+  if ((attr.sample_type() & kStackFields) != kStackFields) return;
+  uint64_t sample_type = attr.sample_type() | PERF_SAMPLE_CALLCHAIN;
+  attr.SetU64(attr_offset::kFlags, attr.flags() & ~(uint64_t{1} << kAttrFlagExcludeCallchainUser));
+  if (!settings_.keep_stack) {
+    sample_type &= ~kStackFields;
+    attr.SetU64(attr_offset::kSampleRegsUser, 0);
+    attr.SetU32(attr_offset::kSampleStackUser, 0);
+  }
+  attr.set_sample_type(sample_type);
+}
+
+absl::Status UnwindTool::Begin(Header& header) {
+  const bool has_stacks = std::any_of(
+      header.events.attrs().begin(), header.events.attrs().end(),
+      [](const EventAttr& attr) { return (attr.sample_type() & kStackFields) == kStackFields; });
+  absl::StatusOr<Arch> arch = RecordedArch(header.features);
+  if (!arch.ok() && has_stacks) return arch.status();
+  arch_ = arch;
+  const auto build_ids = RecordedBuildIds(header.features);
+  lanes_.resize(std::max<size_t>(1, settings_.jobs));
+  for (Lane& lane : lanes_) lane.files = std::make_unique<ModuleFiles>(settings_.symfs, build_ids);
+  input_events_ = header.events;
+  for (EventAttr& attr : header.events.mutable_attrs()) ConvertAttr(attr);
+  header.events.Reindex();
+  output_events_ = header.events;
+  return absl::OkStatus();
+}
+
+absl::Status UnwindTool::Fail(const Record& record, const absl::Status& status) const {
+  return absl::Status(status.code(),
+                      absl::StrFormat("offset %#x: %s record: %s", record.file_offset(),
+                                      RecordTypeName(record.type()), status.message()));
+}
+
+ProcessUnwinder* UnwindTool::UnwinderFor(Lane& lane, uint16_t cpumode, int32_t pid) const {
+  const machine::Machine* machine = machines_.Find(cpumode, pid);
+  if (machine == nullptr) return nullptr;
+  std::shared_ptr<machine::Maps> maps = machine->FindUserMaps(pid);
+  if (maps == nullptr) return nullptr;
+  std::unique_ptr<ProcessUnwinder>& unwinder = lane.unwinders[pid];
+  if (unwinder == nullptr || unwinder->maps() != maps.get()) {
+    unwinder = std::make_unique<ProcessUnwinder>(pid, std::move(maps), *lane.files);
+  }
+  return unwinder.get();
+}
+
+void UnwindTool::UnwindSample(Lane& lane, const SampleFormat& format, uint16_t cpumode,
+                              Sample& sample) const {
+  absl::StatusOr<InitialRegisters> registers =
+      InitialRegistersOf(*arch_, format.regs_user_mask, sample.regs_user);
+  if (!registers.ok()) {
+    ++lane.stats.no_registers;
+    return;
+  }
+  UnwoundStack stack;
+  stack.stop = UnwindStop::kUnknownMap;  // no process to unwind in
+  const int32_t pid = static_cast<int32_t>(sample.pid);
+  ProcessUnwinder* unwinder =
+      format.has(PERF_SAMPLE_TID) ? UnwinderFor(lane, cpumode, pid) : nullptr;
+  if (unwinder != nullptr) {
+    const UserStack& copy = sample.stack_user;
+    const size_t valid = std::min<uint64_t>(copy.dyn_size, copy.data.size());
+    stack = unwinder->Unwind(static_cast<int32_t>(sample.tid), *registers,
+                             Bytes(copy.data.data(), valid), settings_.max_frames);
+  }
+  if (stack.stop == UnwindStop::kOutermost || stack.stop == UnwindStop::kDepthLimit) {
+    ++lane.stats.full;
+  } else if (stack.frames.size() >= 2) {
+    ++lane.stats.partly[static_cast<size_t>(stack.stop)];
+  } else {
+    ++lane.stats.not_at_all[static_cast<size_t>(stack.stop)];
+  }
+  if (stack.frames.empty()) return;
+  std::vector<uint64_t> chain = KernelPart(sample.callchain);
+  chain.push_back(PERF_CONTEXT_USER);
+  chain.insert(chain.end(), stack.frames.begin(), stack.frames.end());
+  sample.callchain = std::move(chain);
+}
+
+UnwindStats UnwindTool::stats() const {
+  UnwindStats total = stats_;
+  for (const Lane& lane : lanes_) {
+    total.full += lane.stats.full;
+    total.no_registers += lane.stats.no_registers;
+    for (size_t i = 0; i < UnwindStats::kStops; ++i) {
+      total.partly[i] += lane.stats.partly[i];
+      total.not_at_all[i] += lane.stats.not_at_all[i];
+    }
+  }
+  return total;
+}
+
+absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
+  absl::StatusOr<size_t> index = input_events_.IndexOf(record);
+  if (!index.ok()) return Fail(record, index.status());
+  const SampleFormat& format = input_events_.format(*index);
+  ++stats_.samples;
+  if (!HasStack(format)) {
+    window_.push_back(Pending::Kept(record));
+    return absl::OkStatus();
+  }
+  if (!arch_.ok()) return Fail(record, arch_.status());
+  absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
+  if (!sample.ok()) return Fail(record, sample.status());
+  ++stats_.with_stack;
+  Pending pending;
+  pending.unwind = true;
+  pending.event = *index;
+  pending.misc = record.misc();
+  pending.file_offset = record.file_offset();
+  pending.sample = *std::move(sample);
+  window_.push_back(std::move(pending));
+  if (++window_samples_ >= kWindowSamples) return Flush(out);
+  return absl::OkStatus();
+}
+
+absl::Status UnwindTool::WritePending(const Pending& pending, RecordSink& out) {
+  if (!pending.unwind) return out.Emit(pending.record.view());
+  body_.clear();
+  EncodeSample(output_events_.format(pending.event), pending.sample, body_);
+  absl::StatusOr<std::vector<std::byte>> bytes =
+      MakeRecordBytes(PERF_RECORD_SAMPLE, pending.misc, body_);
+  if (!bytes.ok()) {
+    return absl::Status(bytes.status().code(),
+                        absl::StrFormat("offset %#x: SAMPLE record: %s", pending.file_offset,
+                                        bytes.status().message()));
+  }
+  return out.Emit(Record(*bytes, pending.file_offset));
+}
+
+absl::Status UnwindTool::Flush(RecordSink& out) {
+  std::vector<Pending*> to_unwind;
+  for (Pending& pending : window_) {
+    if (pending.unwind) to_unwind.push_back(&pending);
+  }
+  // Lane k unwinds the k-th contiguous share: samples of one process close
+  // in time tend to meet the same modules.
+  RunOnLanes(lanes_.size(), [&](size_t k) {
+    const size_t begin = to_unwind.size() * k / lanes_.size();
+    const size_t end = to_unwind.size() * (k + 1) / lanes_.size();
+    for (size_t i = begin; i < end; ++i) {
+      Pending& pending = *to_unwind[i];
+      UnwindSample(lanes_[k], input_events_.format(pending.event),
+                   pending.misc & PERF_RECORD_MISC_CPUMODE_MASK, pending.sample);
+    }
+  });
+  for (const Pending& pending : window_) {
+    if (absl::Status s = WritePending(pending, out); !s.ok()) return s;
+  }
+  window_.clear();
+  window_samples_ = 0;
+  return absl::OkStatus();
+}
+
+absl::Status UnwindTool::RewriteHeaderAttr(const Record& record, RecordSink& out) {
+  absl::StatusOr<std::vector<std::byte>> bytes = perftk::RewriteHeaderAttr(
+      record, input_events_, output_events_, [this](EventAttr& attr) { ConvertAttr(attr); });
+  if (!bytes.ok()) return Fail(record, bytes.status());
+  return out.Emit(Record(*bytes, record.file_offset()));
+}
+
+absl::Status UnwindTool::FollowPipeFeature(const Record& record, RecordSink& out) {
+  absl::StatusOr<HeaderFeatureRecord> view = HeaderFeatureRecord::From(record);
+  if (!view.ok()) return Fail(record, view.status());
+  if (view->feature() == HEADER_ARCH) {
+    FeatureSet arch_only;
+    arch_only[HEADER_ARCH].assign(view->data().begin(), view->data().end());
+    arch_ = RecordedArch(arch_only);  // an error only matters to samples with stacks
+  }
+  return out.Emit(record);
+}
+
+absl::Status UnwindTool::FollowMachine(const Record& record, RecordSink& out) {
+  if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
+  if (record.type() == PERF_RECORD_EXIT) {
+    absl::StatusOr<machine::TaskEvent> task = machine::TaskEventOf(record);
+    if (!task.ok()) return Fail(record, task.status());
+    if (task->pid == task->tid) {
+      for (Lane& lane : lanes_) lane.unwinders.erase(task->pid);
+    }
+  }
+  return out.Emit(record);
+}
+
+absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
+  if (record.type() == PERF_RECORD_SAMPLE) return QueueSample(record, out);
+  if (!window_.empty()) {
+    const bool changes_unwinding = machine::ChangesMachines(record.type()) ||
+                                   record.type() == PERF_RECORD_HEADER_ATTR ||
+                                   record.type() == PERF_RECORD_HEADER_FEATURE;
+    if (!changes_unwinding) {
+      window_.push_back(Pending::Kept(record));
+      return absl::OkStatus();
+    }
+    if (absl::Status s = Flush(out); !s.ok()) return s;
+  }
+  if (machine::ChangesMachines(record.type())) return FollowMachine(record, out);
+  switch (record.type()) {
+    case PERF_RECORD_HEADER_ATTR: return RewriteHeaderAttr(record, out);
+    case PERF_RECORD_HEADER_FEATURE: return FollowPipeFeature(record, out);
+    default: return out.Emit(record);
+  }
+}
+
+absl::Status UnwindTool::End(RecordSink& out, FeatureSet& features) {
+  (void)features;
+  return Flush(out);
+}
+
+}  // namespace perftk::unwind

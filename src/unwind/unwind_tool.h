@@ -1,0 +1,140 @@
+// The `perftk unwind` rewrite: samples that carry a copy of the user stack
+// and the user registers (perf record --call-graph dwarf) get a plain call
+// chain instead, unwound once with libdw as perf would unwind it each time
+// it reads the recording.
+//
+// Records are expected in timestamp order (PipelineOptions::ordered), so a
+// mapping is known before the samples that run in it. MMAP, MMAP2, COMM,
+// FORK, EXIT and KSYMBOL build the machine model; each process unwinds with
+// its own ProcessUnwinder, dropped when the process exits.
+//
+// Samples are unwound a window at a time on `jobs` lanes (threads); each lane
+// has its own unwinders and open files. A window ends before any record that
+// changes the machine model, so every sample is unwound with the maps of its
+// time, and its records are written in their order: the output does not
+// depend on the number of jobs. Memory: a window holds at most
+// kWindowSamples decoded samples, whatever the recording's size.
+//
+// A sample's new PERF_SAMPLE_CALLCHAIN is the kernel part as recorded (a
+// recorded user part is replaced), then PERF_CONTEXT_USER and the unwound
+// frames; a sample nothing was unwound for keeps the recorded chain. Unless
+// `keep_stack`, REGS_USER and STACK_USER leave the samples and the attrs
+// (sample_type, sample_regs_user, sample_stack_user); the attrs gain
+// PERF_SAMPLE_CALLCHAIN and lose exclude_callchain_user. Other records are
+// written as they came.
+#ifndef PERFTK_UNWIND_UNWIND_TOOL_H_
+#define PERFTK_UNWIND_UNWIND_TOOL_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "inject/tool.h"
+#include "machine/machines.h"
+#include "perf/header.h"
+#include "perf/record.h"
+#include "perf/sample.h"
+#include "unwind/module_files.h"
+#include "unwind/process_unwinder.h"
+#include "unwind/registers.h"
+
+namespace perftk::unwind {
+
+struct UnwindSettings {
+  bool keep_stack = false;
+  std::string symfs;  // prefix of every file name; empty for none
+  // The most frames unwound per sample (perf's default --max-stack).
+  size_t max_frames = 127;
+  size_t jobs = 1;  // unwinding threads, the caller's included
+};
+
+struct UnwindStats {
+  static constexpr size_t kStops = 6;  // UnwindStop values
+  uint64_t samples = 0;
+  uint64_t with_stack = 0;                    // samples with REGS_USER and STACK_USER
+  uint64_t full = 0;                          // unwound to the outermost frame (or max_frames)
+  uint64_t no_registers = 0;                  // no user registers (kernel threads): not unwound
+  std::array<uint64_t, kStops> partly{};      // by UnwindStop: callers found, then a stop
+  std::array<uint64_t, kStops> not_at_all{};  // by UnwindStop: no caller found
+  uint64_t partly_total() const;
+  uint64_t not_at_all_total() const;  // including no_registers
+};
+
+class UnwindTool : public Tool {
+ public:
+  explicit UnwindTool(UnwindSettings settings = {});
+  ~UnwindTool() override;
+
+  absl::Status Begin(Header& header) override;
+  absl::Status Process(const Record& record, RecordSink& out) override;
+
+  absl::Status End(RecordSink& out, FeatureSet& features) override;
+
+  UnwindStats stats() const;
+
+ private:
+  // One unwinding thread's own state.
+  struct Lane {
+    std::unique_ptr<ModuleFiles> files;
+    absl::flat_hash_map<int32_t, std::unique_ptr<ProcessUnwinder>> unwinders;  // by pid
+    UnwindStats stats;  // its counts of unwinding outcomes
+  };
+  // A record waiting in the window: `record` written as read, or, when
+  // `unwind`, a sample record made of `misc` and `sample` once its stack is
+  // unwound (the sample's bytes are not kept twice).
+  struct Pending {
+    OwnedRecord record;
+    bool unwind = false;
+    size_t event = 0;
+    uint16_t misc = 0;
+    uint64_t file_offset = 0;
+    Sample sample;
+
+    static Pending Kept(const Record& record) {
+      Pending pending;
+      pending.record = OwnedRecord(record);
+      return pending;
+    }
+  };
+  static constexpr size_t kWindowSamples = 1024;
+
+  absl::Status QueueSample(const Record& record, RecordSink& out);
+  // Unwinds the window's samples on the lanes and writes its records.
+  absl::Status Flush(RecordSink& out);
+  absl::Status WritePending(const Pending& pending, RecordSink& out);
+  absl::Status RewriteHeaderAttr(const Record& record, RecordSink& out);
+  absl::Status FollowMachine(const Record& record, RecordSink& out);
+  // A pipe's ARCH feature comes as a record: the registers follow it.
+  absl::Status FollowPipeFeature(const Record& record, RecordSink& out);
+  // Replaces the user part of `sample`'s call chain with the unwound stack.
+  void UnwindSample(Lane& lane, const SampleFormat& format, uint16_t cpumode, Sample& sample) const;
+  ProcessUnwinder* UnwinderFor(Lane& lane, uint16_t cpumode, int32_t pid) const;
+  void ConvertAttr(EventAttr& attr) const;
+  absl::Status Fail(const Record& record, const absl::Status& status) const;
+
+  UnwindSettings settings_;
+  absl::StatusOr<Arch> arch_;  // of the recording (ARCH feature), else the host's
+  EventList input_events_;
+  EventList output_events_;
+  machine::Machines machines_;
+  std::vector<Lane> lanes_;
+  std::vector<Pending> window_;
+  size_t window_samples_ = 0;
+  UnwindStats stats_;  // samples seen; the lanes count the outcomes
+  std::vector<std::byte> body_;
+};
+
+// The name the summary gives a stop reason, e.g. "no CFI".
+const char* UnwindStopName(UnwindStop stop);
+
+// The summary of a run: "648 of 650 samples had a stack copy: 640 unwound
+// fully, 6 partly (6 no CFI), 2 not at all (2 unknown map)".
+std::string DescribeUnwindStats(const UnwindStats& stats);
+
+}  // namespace perftk::unwind
+
+#endif  // PERFTK_UNWIND_UNWIND_TOOL_H_
