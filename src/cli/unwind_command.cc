@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "CLI/CLI.hpp"
+#include "cli/usage.h"
 #include "absl/strings/str_format.h"
 #include "inject/pipeline.h"
 #include "unwind/unwind_tool.h"
@@ -23,8 +24,7 @@ void PrintSummary(const unwind::UnwindStats& stats, const PipelineStats& pipelin
 
 absl::Status RunUnwind(const UnwindOptions& options) {
   if (options.jobs < 1 || options.jobs > kMaxJobs) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--jobs=%d: expected 1 to %d", options.jobs, kMaxJobs));
+    return UsageError(absl::StrFormat("--jobs=%d: expected 1 to %d", options.jobs, kMaxJobs));
   }
   unwind::UnwindSettings settings;
   settings.jobs = static_cast<size_t>(options.jobs);
@@ -85,7 +85,8 @@ void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_flag("--keep-stack", options->keep_stack,
                 "Keep the stack copies and registers too (perf then unwinds them again)");
   sub->add_option("-j,--jobs", options->jobs, "Unwinding threads (output identical to --jobs 1)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, kMaxJobs));
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
   sub->callback([options, &outcome] { outcome = RunUnwind(*options); });

@@ -13,6 +13,8 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "base/input_file.h"
+#include "elf/build_id.h"
 
 namespace perftk::unwind {
 namespace {
@@ -31,15 +33,14 @@ std::optional<std::vector<ModuleFile::Load>> ReadLoads(Elf* elf) {
   return loads;
 }
 
-// The recorded build id matches the file's: perf pads ids to 20 bytes.
-bool SameBuildId(Elf* elf, const std::string& recorded) {
+// The recorded build id matches the file's, as perf compares them.
+bool HasBuildId(Elf* elf, const std::string& recorded) {
   const void* bytes = nullptr;
   const ssize_t size = dwelf_elf_gnu_build_id(elf, &bytes);
   if (size <= 0) return false;
-  std::string actual(static_cast<const char*>(bytes), static_cast<size_t>(size));
-  std::string trimmed = recorded;
-  while (trimmed.size() > actual.size() && trimmed.back() == '\0') trimmed.pop_back();
-  return trimmed == actual;
+  return elf::SameBuildId(absl::string_view(static_cast<const char*>(bytes),
+                                            static_cast<size_t>(size)),
+                          recorded);
 }
 
 }  // namespace
@@ -73,16 +74,12 @@ ModuleFiles::ModuleFiles(std::string symfs, absl::flat_hash_map<std::string, std
 
 std::unique_ptr<ModuleFile> ModuleFiles::Open(const std::string& path,
                                               const std::string& build_id) const {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return nullptr;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return nullptr;
-  }
+  absl::StatusOr<int> opened = base::OpenInputFile(path, "binary");
+  if (!opened.ok()) return nullptr;
+  const int fd = *opened;
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   std::optional<std::vector<ModuleFile::Load>> loads;
-  if (elf != nullptr && (build_id.empty() || SameBuildId(elf, build_id))) loads = ReadLoads(elf);
+  if (elf != nullptr && (build_id.empty() || HasBuildId(elf, build_id))) loads = ReadLoads(elf);
   elf_end(elf);
   if (!loads) {
     close(fd);

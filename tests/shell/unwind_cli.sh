@@ -20,7 +20,7 @@ has 'cut.data: offset' cmd.err || fail "the error names no offset: $(cat cmd.err
 [ ! -e out.data ] || fail "a partial output was left"
 ls out.data.tmp.* >/dev/null 2>&1 && fail "a temporary output was left"
 expect_exit 1 "$PERFTK" unwind -i in.data -o in.data
-has 'output is the input' cmd.err || fail "unwinding into the input: $(cat cmd.err)"
+has 'the output (-o) is also the recording' cmd.err || fail "unwinding into the input: $(cat cmd.err)"
 
 # Frame-pointer call chains: nothing to unwind, perf sees the same samples.
 perf record -q -e cpu-clock -g -o fp.data -- ./workload 100 >/dev/null

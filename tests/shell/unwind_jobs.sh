@@ -2,7 +2,7 @@
 # perftk unwind --jobs N writes byte for byte the output of --jobs 1: on a
 # multi-threaded program that also dlopens, dlcloses and dlopens again
 # (machine changes split the windows the lanes share), in file and pipe
-# layout; --jobs 0 and 65 are refused.
+# layout; --jobs 0 and 65 are refused as usage errors (exit 2).
 source "$(dirname "$0")/lib/common.bash"
 require_perf
 cat >lib.c <<'C'
@@ -51,7 +51,8 @@ for jobs in 2 3; do
     fail "--jobs $jobs counts other outcomes: $(cat "jobs$jobs.log")"
 done
 for jobs in 0 65; do
-  "$PERFTK" unwind -i in.data -o bad.data --jobs "$jobs" 2>bad.log && fail "--jobs $jobs accepted"
-  has 'expected 1 to 64' bad.log || fail "--jobs $jobs: $(cat bad.log)"
+  expect_exit 2 "$PERFTK" unwind -i in.data -o bad.data --jobs "$jobs"
+  has 'not in range 1 to 64' cmd.err || fail "--jobs $jobs: $(cat cmd.err)"
+  [ ! -e bad.data ] || fail "--jobs $jobs wrote an output"
 done
 echo "ok: --jobs 2 and 3 write the bytes of --jobs 1"
