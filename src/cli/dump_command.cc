@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "base/json.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -20,21 +21,7 @@
 namespace perftk::cli {
 namespace {
 
-std::string JsonString(absl::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u >= 0x7f) {
-      absl::StrAppendFormat(&out, "\\u%04x", u);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+using base::JsonString;
 
 std::string Printable(absl::string_view text) {
   std::string out;

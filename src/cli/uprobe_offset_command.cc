@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "base/json.h"
 #include "base/output_file.h"
 #include "cli/usage.h"
 #include "absl/container/flat_hash_map.h"
@@ -23,6 +24,8 @@
 
 namespace perftk::cli {
 namespace {
+
+using base::JsonString;
 
 using elf::ListedSite;
 using elf::ProbeSite;
@@ -81,34 +84,6 @@ std::string EventName(const std::string& query, bool return_probe) {
   }
   if (return_probe) name += "__return";
   return name;
-}
-
-std::string JsonString(absl::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned char>(c));
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out += "\"";
-  return out;
 }
 
 // " arg1=FETCH arg2=FETCH ...", for the arguments fetch-args can express
