@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/file_roles.h"
 #include "jit/buildid_cache.h"
+#include "perf/features.h"
 #include "perftk/perf_abi.h"
 
 namespace perftk::jit {
@@ -468,19 +469,15 @@ absl::Status JitTool::QueueMmap2(const DumpContext& context, uint64_t timestamp,
 
 void JitTool::AddBuildIdEntries(FeatureSet& features) const {
   constexpr int32_t kHostMachinePid = -1;  // perf's HOST_KERNEL_ID
-  constexpr size_t kNameAlign = 64;
   std::vector<std::byte>& section = features[HEADER_BUILD_ID];
   for (const auto& [path, build_id] : written_) {
-    size_t name_size = AlignUp(path.size() + 1, kNameAlign);
-    Append<uint32_t>(section, 0);  // type: unused in the feature section
-    Append<uint16_t>(section, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_BUILD_ID_SIZE);
-    Append<uint16_t>(section, static_cast<uint16_t>(8 + 4 + 24 + name_size));
-    Append<int32_t>(section, kHostMachinePid);
-    AppendBytes(section, AsBytes(build_id.data(), build_id.size()));
-    Append<uint8_t>(section, static_cast<uint8_t>(build_id.size()));
-    section.resize(section.size() + 3 + (20 - build_id.size()), std::byte{0});
-    AppendBytes(section, AsBytes(path.data(), path.size()));
-    section.resize(section.size() + name_size - path.size(), std::byte{0});
+    BuildIdEntry entry;
+    entry.pid = kHostMachinePid;
+    entry.misc = PERF_RECORD_MISC_USER;
+    entry.build_id.assign(reinterpret_cast<const std::byte*>(build_id.data()),
+                          reinterpret_cast<const std::byte*>(build_id.data() + build_id.size()));
+    entry.filename = path;
+    AppendBuildIdEntry(entry, section);
   }
 }
 

@@ -82,26 +82,40 @@ absl::StatusOr<std::vector<std::string>> ReadCmdline(const FeatureSet& features)
   return args;
 }
 
+void AppendBuildIdEntry(const BuildIdEntry& entry, std::vector<std::byte>& section) {
+  constexpr size_t kIdField = 20, kNameAlign = 64;
+  const size_t id_size = std::min(entry.build_id.size(), kIdField);
+  const size_t name_size = AlignUp(entry.filename.size() + 1, kNameAlign);
+  Append<uint32_t>(section, 0);  // type: unused in the feature section
+  Append<uint16_t>(section, entry.misc | PERF_RECORD_MISC_BUILD_ID_SIZE);
+  Append<uint16_t>(section, static_cast<uint16_t>(kRecordHeaderSize + 4 + 24 + name_size));
+  Append<int32_t>(section, entry.pid);
+  AppendBytes(section, Bytes(entry.build_id.data(), id_size));
+  section.resize(section.size() + kIdField - id_size, std::byte{0});
+  Append<uint8_t>(section, static_cast<uint8_t>(id_size));
+  section.resize(section.size() + 3, std::byte{0});  // padding of the 24-byte id field
+  AppendBytes(section, AsBytes(entry.filename.data(), entry.filename.size()));
+  section.resize(section.size() + name_size - entry.filename.size(), std::byte{0});
+}
+
 absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& features) {
   absl::StatusOr<Bytes> section = Section(features, HEADER_BUILD_ID);
   if (!section.ok()) return section.status();
   std::vector<BuildIdEntry> entries;
   size_t pos = 0;
   while (pos + kRecordHeaderSize <= section->size()) {
-    const std::byte* p = section->data() + pos;
-    uint16_t misc = Load<uint16_t>(p + 4);
-    uint16_t size = Load<uint16_t>(p + 6);
-    if (size < 8 + 4 + 24 || pos + size > section->size()) {
+    uint16_t size = Load<uint16_t>(section->data() + pos + 6);
+    if (pos + size > section->size()) size = 0;  // refused below
+    absl::StatusOr<HeaderBuildIdRecord> view =
+        HeaderBuildIdRecord::From(Record(section->subspan(pos, size), pos));
+    if (size < kRecordHeaderSize || !view.ok()) {
       return Malformed(HEADER_BUILD_ID, absl::StrFormat("entry at +%u has size %u", pos, size));
     }
     BuildIdEntry e;
-    e.misc = misc;
-    e.pid = Load<int32_t>(p + 8);
-    size_t id_size = 20;
-    if (misc & PERF_RECORD_MISC_BUILD_ID_SIZE) id_size = std::min<size_t>(20, uint8_t(p[32]));
-    e.build_id.assign(p + 12, p + 12 + id_size);
-    const char* name = reinterpret_cast<const char*>(p + 36);
-    e.filename.assign(name, strnlen(name, size - 36));
+    e.misc = view->record().misc();
+    e.pid = view->pid();
+    e.build_id.assign(view->build_id().begin(), view->build_id().end());
+    e.filename = std::string(view->filename());
     entries.push_back(std::move(e));
     pos += size;
   }

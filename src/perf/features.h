@@ -34,6 +34,11 @@ struct BuildIdEntry {
   std::string filename;
 };
 absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& features);
+// Appends `entry` to a BUILD_ID feature section as perf writes it: the id
+// (at most 20 bytes) with its size (PERF_RECORD_MISC_BUILD_ID_SIZE set in
+// misc), the file name padded to 64 bytes. The header's type is 0, as in
+// a file's section (the writer sets HEADER_BUILD_ID for a pipe).
+void AppendBuildIdEntry(const BuildIdEntry& entry, std::vector<std::byte>& section);
 
 struct AuxtraceIndexEntry {
   uint64_t offset = 0;  // file offset of a PERF_RECORD_AUXTRACE

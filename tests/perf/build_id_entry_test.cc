@@ -1,0 +1,63 @@
+// BUILD_ID feature entries: what AppendBuildIdEntry writes, ReadBuildIds
+// reads back, at perf's offsets (id at 12, its size at 32, name at 36).
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "perf/bytes.h"
+#include "perf/features.h"
+#include "perftk/perf_abi.h"
+
+namespace perftk {
+namespace {
+
+std::vector<std::byte> Id(size_t size) {
+  std::vector<std::byte> id(size);
+  for (size_t i = 0; i < size; ++i) id[i] = std::byte(0xa0 + i);
+  return id;
+}
+
+TEST(BuildIdEntry, WrittenAsPerfLaysItOutAndReadBack) {
+  FeatureSet features;
+  std::vector<std::byte>& section = features[HEADER_BUILD_ID];
+  for (size_t size : {8u, 16u, 20u}) {
+    BuildIdEntry entry;
+    entry.pid = -1;
+    entry.misc = PERF_RECORD_MISC_USER;
+    entry.build_id = Id(size);
+    entry.filename = "/lib/modules/m" + std::to_string(size) + ".ko";
+    const size_t start = section.size();
+    AppendBuildIdEntry(entry, section);
+    const std::byte* p = section.data() + start;
+    EXPECT_EQ(Load<uint16_t>(p + 6), section.size() - start);
+    EXPECT_EQ((section.size() - start - 36) % 64, 0u) << "name padded to 64";
+    EXPECT_EQ(std::memcmp(p + 12, entry.build_id.data(), size), 0);
+    EXPECT_EQ(static_cast<uint8_t>(p[32]), size) << "the id's size at offset 32";
+    for (size_t i = 12 + size; i < 32; ++i) EXPECT_EQ(p[i], std::byte{0});
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(p + 36)), entry.filename);
+  }
+  absl::StatusOr<std::vector<BuildIdEntry>> back = ReadBuildIds(features);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    const size_t size = std::vector<size_t>{8, 16, 20}[i];
+    EXPECT_EQ((*back)[i].build_id, Id(size));
+    EXPECT_EQ((*back)[i].pid, -1);
+    EXPECT_EQ((*back)[i].misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_BUILD_ID_SIZE);
+    EXPECT_EQ((*back)[i].filename, "/lib/modules/m" + std::to_string(size) + ".ko");
+  }
+}
+
+TEST(BuildIdEntry, AnEntryPastTheSectionIsRefused) {
+  FeatureSet features;
+  BuildIdEntry entry;
+  entry.build_id = Id(20);
+  entry.filename = "/bin/x";
+  AppendBuildIdEntry(entry, features[HEADER_BUILD_ID]);
+  features[HEADER_BUILD_ID].resize(features[HEADER_BUILD_ID].size() - 1);
+  EXPECT_FALSE(ReadBuildIds(features).ok());
+}
+
+}  // namespace
+}  // namespace perftk
