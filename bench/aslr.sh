@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Benchmark (issue 13): `perftk aslr` and `perftk copy` against the plain
+# `perf inject -i X -o Y` copy on the same recording: wall time, CPU time
+# (user + system) and peak RSS, medians of RUNS runs, with the ratios.
+#   bench/aslr.sh [perf.data]      # without an argument, records ~25-30 MB:
+#                                  # a busy loop, perf record -F 20000 -g
+#   RUNS=7 PERFTK=build/src/perftk bench/aslr.sh
+# Goals: aslr >= 5x faster than perf inject (wall) and within 2x of perftk
+# copy; copy >= 10x faster than perf inject. Ends with "goals: all met" or
+# the goals missed (exit 0 either way: a bench reports, it does not gate).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+PERFTK=${PERFTK:-$here/../build/src/perftk}
+RUNS=${RUNS:-5}
+work=$(mktemp -d "${TMPDIR:-/tmp}/perftk-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+if [ $# -ge 1 ]; then
+  input=$(realpath "$1")
+else
+  echo "recording a call-graph profile of a busy loop (about 25-30 MB)..." >&2
+  cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$work/workload" \
+    "$here/../tests/shell/lib/workload.c" -lpthread
+  perf record -q -e cpu-clock -F 20000 -g -o "$work/in.data" -- "$work/workload" 2500 1 >/dev/null
+  input=$work/in.data
+fi
+
+# RUNS runs of a command: prints "wall cpu rss_kb", each the median.
+measure() {
+  local walls=() cpus=() rsss=() w u s m
+  for _ in $(seq "$RUNS"); do
+    read -r w u s m < <(/usr/bin/time -f "%e %U %S %M" "$@" 2>&1 >/dev/null | tail -1)
+    walls+=("$w")
+    cpus+=("$(awk "BEGIN{print $u + $s}")")
+    rsss+=("$m")
+  done
+  echo "$(median "${walls[@]}") $(median "${cpus[@]}") $(median "${rsss[@]}")"
+}
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+ratio() { awk "BEGIN{ if ($2 == 0) print \"inf\"; else printf \"%.1f\", $1 / $2 }"; }
+at_least() { awk "BEGIN{exit !($1 >= $2)}"; }
+
+size_mb=$(awk "BEGIN{printf \"%.1f\", $(stat -c %s "$input") / 1e6}")
+records=$("$PERFTK" dump -i "$input" | grep -c '^record' || true)
+read -r iw ic im < <(measure perf inject -i "$input" -o "$work/inject.data")
+read -r cw cc_ cm < <(measure "$PERFTK" copy -i "$input" -o "$work/copy.data")
+read -r aw ac am < <(measure "$PERFTK" aslr -q -i "$input" -o "$work/aslr.data")
+
+echo "input: ${size_mb} MB, ${records} records; medians of ${RUNS} runs"
+printf '%-22s %8s %8s %12s\n' "" "wall s" "CPU s" "peak RSS MB"
+row() { printf '%-22s %8s %8s %12.1f\n' "$1" "$2" "$3" "$(awk "BEGIN{print $4 / 1024}")"; }
+row "perf inject" "$iw" "$ic" "$im"
+row "perftk copy" "$cw" "$cc_" "$cm"
+row "perftk aslr" "$aw" "$ac" "$am"
+aslr_vs_inject=$(ratio "$iw" "$aw")
+copy_vs_inject=$(ratio "$iw" "$cw")
+aslr_vs_copy=$(ratio "$aw" "$cw")
+echo "aslr: ${aslr_vs_inject}x faster than perf inject (goal 5x), ${aslr_vs_copy}x the time of copy (goal <= 2x)"
+echo "copy: ${copy_vs_inject}x faster than perf inject (goal 10x)"
+missed=()
+at_least "$aslr_vs_inject" 5 || missed+=("aslr vs perf inject")
+at_least 2 "$aslr_vs_copy" || missed+=("aslr vs copy")
+at_least "$copy_vs_inject" 10 || missed+=("copy vs perf inject")
+if [ ${#missed[@]} -eq 0 ]; then echo "goals: all met"; else echo "goals missed: ${missed[*]}"; fi
