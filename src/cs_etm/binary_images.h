@@ -25,7 +25,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "machine/dso.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 
 namespace perftk::cs_etm {
 

@@ -19,7 +19,7 @@
 #include <bitset>
 #include <optional>
 
-#include "perf/bytes.h"
+#include "base/bytes.h"
 
 namespace perftk::cs_etm {
 

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "perf/bytes.h"
+#include "base/bytes.h"
 
 namespace perftk::cs_etm {
 

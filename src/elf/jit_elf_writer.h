@@ -37,7 +37,7 @@
 #include "base/pending_file.h"
 #include "absl/strings/string_view.h"
 #include "elf/sha1.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 
 namespace perftk::elf {
 

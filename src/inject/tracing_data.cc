@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 
 namespace perftk {
 namespace {

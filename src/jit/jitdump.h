@@ -30,7 +30,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 
 namespace perftk::jit {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 #include "perftk/perf_abi.h"
 
 namespace perftk {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 
 namespace perftk {
 

@@ -11,7 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "perf/attr.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 #include "perf/record.h"
 #include "perf/sample.h"
 

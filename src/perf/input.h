@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 
 namespace perftk {
 

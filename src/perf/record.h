@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 #include "perftk/perf_abi.h"
 
 namespace perftk {

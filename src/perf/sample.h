@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "perf/attr.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 
 namespace perftk {
 

@@ -4,7 +4,7 @@
 #define PERFTK_PERF_SWAP_H_
 
 #include "absl/status/status.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 #include "perf/header.h"
 
 namespace perftk {

@@ -30,7 +30,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "machine/maps.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 #include "unwind/module_files.h"
 #include "unwind/registers.h"
 #include "unwind/sample_memory.h"

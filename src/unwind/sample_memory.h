@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "machine/maps.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 #include "unwind/module_files.h"
 
 namespace perftk::unwind {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "perf/bytes.h"
+#include "base/bytes.h"
 
 namespace perftk::jit::testing {
 

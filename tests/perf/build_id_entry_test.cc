@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 #include "perf/features.h"
 #include "perftk/perf_abi.h"
 

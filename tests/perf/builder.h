@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "perf/attr.h"
-#include "perf/bytes.h"
+#include "base/bytes.h"
 #include "perf/header.h"
 #include "perf/record.h"
 #include "perf/sample.h"

@@ -1,8 +1,10 @@
 // Unaligned native-endian loads and stores over byte buffers, byte swapping,
 // and a bounds-checked cursor. Everything in perftk past the reader works on
-// native-endian bytes through these helpers (records need not be aligned).
-#ifndef PERFTK_PERF_BYTES_H_
-#define PERFTK_PERF_BYTES_H_
+// native-endian bytes through these helpers (records need not be aligned);
+// perf.data, ELF and jitdump code alike, so they live in src/base. The
+// vocabulary (Bytes, Load, Store) is in namespace perftk itself.
+#ifndef PERFTK_BASE_BYTES_H_
+#define PERFTK_BASE_BYTES_H_
 
 #include <bit>
 #include <cstddef>
@@ -109,4 +111,4 @@ class ByteCursor {
 
 }  // namespace perftk
 
-#endif  // PERFTK_PERF_BYTES_H_
+#endif  // PERFTK_BASE_BYTES_H_
