@@ -220,8 +220,8 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
   const SampleFormat& format = input_events_.format(*index);
   ++stats_.samples;
   if (!HasStack(format)) {
-    window_.push_back(Pending::Kept(record));
-    return absl::OkStatus();
+    if (window_.empty()) return out.Emit(record);
+    return KeepInWindow(record, out);
   }
   if (!arch_.ok()) return Fail(record, arch_.status());
   absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
@@ -234,7 +234,13 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
   pending.file_offset = record.file_offset();
   pending.sample = *std::move(sample);
   window_.push_back(std::move(pending));
-  if (++window_samples_ >= kWindowSamples) return Flush(out);
+  if (++window_samples_ >= kWindowSamples || window_.size() >= kWindowRecords) return Flush(out);
+  return absl::OkStatus();
+}
+
+absl::Status UnwindTool::KeepInWindow(const Record& record, RecordSink& out) {
+  window_.push_back(Pending::Kept(record));
+  if (window_.size() >= kWindowRecords) return Flush(out);
   return absl::OkStatus();
 }
 
@@ -312,10 +318,7 @@ absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
     const bool changes_unwinding = machine::ChangesMachines(record.type()) ||
                                    record.type() == PERF_RECORD_HEADER_ATTR ||
                                    record.type() == PERF_RECORD_HEADER_FEATURE;
-    if (!changes_unwinding) {
-      window_.push_back(Pending::Kept(record));
-      return absl::OkStatus();
-    }
+    if (!changes_unwinding) return KeepInWindow(record, out);
     if (absl::Status s = Flush(out); !s.ok()) return s;
   }
   if (machine::ChangesMachines(record.type())) return FollowMachine(record, out);

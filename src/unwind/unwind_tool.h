@@ -13,7 +13,9 @@
 // changes the machine model, so every sample is unwound with the maps of its
 // time, and its records are written in their order: the output does not
 // depend on the number of jobs. Memory: a window holds at most
-// kWindowSamples decoded samples, whatever the recording's size.
+// kWindowSamples decoded samples and kWindowRecords records in all, whatever
+// the recording's size; a record that comes while no window is open (every
+// record of a recording without stack copies) passes straight through.
 //
 // A sample's new PERF_SAMPLE_CALLCHAIN is the kernel part as recorded (a
 // recorded user part is replaced), then PERF_CONTEXT_USER and the unwound
@@ -101,6 +103,9 @@ class UnwindTool : public Tool {
     }
   };
   static constexpr size_t kWindowSamples = 1024;
+  static constexpr size_t kWindowRecords = 4 * kWindowSamples;
+  // Keeps `record` in the open window, which is written out when full.
+  absl::Status KeepInWindow(const Record& record, RecordSink& out);
 
   absl::Status QueueSample(const Record& record, RecordSink& out);
   // Unwinds the window's samples on the lanes and writes its records.
