@@ -181,9 +181,14 @@ void UnwindTool::UnwindSample(Lane& lane, const SampleFormat& format, uint16_t c
   const int32_t pid = static_cast<int32_t>(sample.pid);
   ProcessUnwinder* unwinder =
       format.has(PERF_SAMPLE_TID) ? UnwinderFor(lane, cpumode, pid) : nullptr;
-  if (unwinder != nullptr) {
-    const UserStack& copy = sample.stack_user;
-    const size_t valid = std::min<uint64_t>(copy.dyn_size, copy.data.size());
+  const UserStack& copy = sample.stack_user;
+  const size_t valid = std::min<uint64_t>(copy.dyn_size, copy.data.size());
+  if (valid == 0) {
+    // No stack recorded (a thread's first instruction, its stack not yet
+    // touched): perf finds no user frame, not even the registers' pc, and
+    // neither do we.
+    stack.stop = UnwindStop::kStackTooShort;
+  } else if (unwinder != nullptr) {
     stack = unwinder->Unwind(static_cast<int32_t>(sample.tid), *registers,
                              Bytes(copy.data.data(), valid), settings_.max_frames);
   }
