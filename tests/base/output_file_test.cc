@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "base/input_file.h"
-#include "base_test_dir.h"
+#include "../testing/temp_dir_test.h"
 #include "gmock/gmock.h"
 
 namespace perftk::base {
@@ -15,7 +15,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-class OutputFileTest : public BaseTestDir {};
+class OutputFileTest : public testing::TempDirTest {};
 
 absl::Status WriteAndCommit(const std::string& path, const std::string& text) {
   absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(path);

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "base/generated_file.h"
-#include "base_test_dir.h"
+#include "../testing/temp_dir_test.h"
 #include "gmock/gmock.h"
 
 namespace perftk::base {
@@ -13,7 +13,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-class PendingFileTest : public BaseTestDir {};
+class PendingFileTest : public testing::TempDirTest {};
 
 TEST_F(PendingFileTest, ANewFileIsRemovedUnlessKept) {
   int fd = -1;

@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "jit/jit_file_writer.h"
 #include "../testing/forbid_new_threads.h"
+#include "../testing/temp_dir_test.h"
 
 namespace perftk::jit {
 namespace {
@@ -25,43 +26,15 @@ namespace {
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
-class TempDirTest : public ::testing::Test {
+class TempDirTest : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string(info->test_suite_name()) + "." + info->name();
-    std::replace(name.begin(), name.end(), '/', '_');
-    dir_ = ::testing::TempDir() + "/file_creator_test." + std::to_string(getpid()) + "." + name;
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::string Path(int i) const { return dir_ + "/f" + std::to_string(i); }
-
-  std::vector<std::string> Files() const {
-    std::vector<std::string> names;
-    for (const auto& e : std::filesystem::directory_iterator(dir_)) {
-      names.push_back(e.path().filename());
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-  }
 
   // Closes a taken file and keeps it, as a run that succeeded does.
   static void Finish(base::GeneratedFile& file) {
     ASSERT_TRUE(file.Close().ok());
     file.TakePending().Keep();
   }
-
-  static std::string Contents(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-
-  std::string dir_;
 };
 
 class FileCreatorTest : public TempDirTest, public ::testing::WithParamInterface<bool> {};

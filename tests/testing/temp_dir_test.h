@@ -1,6 +1,7 @@
-// A fresh temporary directory per test, removed after it.
-#ifndef PERFTK_TESTS_BASE_BASE_TEST_DIR_H_
-#define PERFTK_TESTS_BASE_BASE_TEST_DIR_H_
+// A fresh temporary directory per test (parameterized tests too), removed
+// after it, and helpers to look into it.
+#ifndef PERFTK_TESTS_TESTING_TEMP_DIR_TEST_H_
+#define PERFTK_TESTS_TESTING_TEMP_DIR_TEST_H_
 
 #include <unistd.h>
 
@@ -13,14 +14,15 @@
 
 #include "gtest/gtest.h"
 
-namespace perftk::base {
+namespace perftk::testing {
 
-class BaseTestDir : public ::testing::Test {
+class TempDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = ::testing::TempDir() + "/perftk_base_test." + std::to_string(getpid()) + "." +
-           info->test_suite_name() + "." + info->name();
+    std::string name = std::string(info->test_suite_name()) + "." + info->name();
+    std::replace(name.begin(), name.end(), '/', '_');  // a parameterized test's name
+    dir_ = ::testing::TempDir() + "/perftk_test." + std::to_string(getpid()) + "." + name;
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
@@ -51,6 +53,6 @@ class BaseTestDir : public ::testing::Test {
   std::string dir_;
 };
 
-}  // namespace perftk::base
+}  // namespace perftk::testing
 
-#endif  // PERFTK_TESTS_BASE_BASE_TEST_DIR_H_
+#endif  // PERFTK_TESTS_TESTING_TEMP_DIR_TEST_H_
