@@ -17,7 +17,7 @@ namespace {
 struct Claim {
   uint64_t id = 0;
   std::string path;      // as the user gave it
-  std::string absolute;  // AbsolutePath(path)
+  std::string absolute;  // ResolvedPath(path)
   std::optional<std::pair<dev_t, ino_t>> file;  // when it existed at the claim
   std::string role;
   absl::Status conflict;
@@ -43,25 +43,27 @@ Claims& TheClaims() {
 
 }  // namespace
 
-std::string AbsolutePath(const std::string& path) {
+std::string ResolvedFolder(const std::string& folder) {
+  char resolved[PATH_MAX];
+  if (realpath(folder.c_str(), resolved) != nullptr) return resolved;
+  if (!folder.empty() && folder[0] == '/') return folder;
+  char cwd[PATH_MAX];
+  return getcwd(cwd, sizeof(cwd)) != nullptr ? absl::StrCat(cwd, "/", folder) : folder;
+}
+
+std::string ResolvedPath(const std::string& path) {
   std::string folder = ".", name = path;
   if (size_t slash = path.rfind('/'); slash != std::string::npos) {
     folder = slash == 0 ? "/" : path.substr(0, slash);
     name = path.substr(slash + 1);
   }
-  char resolved[PATH_MAX];
-  if (realpath(folder.c_str(), resolved) != nullptr) {
-    std::string base = resolved;
-    return base == "/" ? absl::StrCat("/", name) : absl::StrCat(base, "/", name);
-  }
-  if (!path.empty() && path[0] == '/') return path;
-  char cwd[PATH_MAX];
-  return getcwd(cwd, sizeof(cwd)) != nullptr ? absl::StrCat(cwd, "/", path) : path;
+  std::string base = ResolvedFolder(folder);
+  return base == "/" ? absl::StrCat("/", name) : absl::StrCat(base, "/", name);
 }
 
 OutputClaim::OutputClaim(const std::string& path, absl::string_view role) {
   if (path.empty() || path == "-") return;
-  Claim claim{0, path, AbsolutePath(path), std::nullopt, std::string(role), absl::OkStatus()};
+  Claim claim{0, path, ResolvedPath(path), std::nullopt, std::string(role), absl::OkStatus()};
   struct stat st;
   if (stat(path.c_str(), &st) == 0) claim.file = std::make_pair(st.st_dev, st.st_ino);
   Claims& claims = TheClaims();
@@ -117,7 +119,7 @@ absl::Status CheckNotAnOutput(const std::string& path, const struct stat* st,
   if (path.empty() || path == "-") return absl::OkStatus();
   struct stat own;
   if (st == nullptr && stat(path.c_str(), &own) == 0) st = &own;
-  const std::string absolute = AbsolutePath(path);
+  const std::string absolute = ResolvedPath(path);
   Claims& claims = TheClaims();
   std::lock_guard<std::mutex> lock(claims.mu);
   absl::Status first;

@@ -6,7 +6,7 @@
 // output is open holds one of its own). Every input opened through
 // OpenInputFile, and every file a run generates, is checked against the
 // live claims: the same file (device and inode), or the same path once
-// made absolute (for an output that does not exist yet), is a conflict. A
+// resolved (for an output that does not exist yet), is a conflict. A
 // conflict is an error naming both roles, and it sticks to the claims it
 // hit: OutputFile::Commit refuses while its claim has one, so a caller that
 // turned the error into a warning still cannot replace the input.
@@ -51,14 +51,17 @@ class OutputClaim {
 absl::Status CheckNotAnOutput(const std::string& path, const struct stat* st,
                               absl::string_view role);
 
-// The names of the claimed outputs in the folder `absolute_folder` (as
-// AbsolutePath gives folders): a writer of many files in one folder checks
-// each name against these and calls CheckNotAnOutput only on a match.
-std::vector<std::string> ClaimedNamesIn(const std::string& absolute_folder);
+// The names of the claimed outputs in `resolved_folder` (ResolvedFolder's
+// form): a writer of many files in one folder checks each name against
+// these and calls CheckNotAnOutput only on a match.
+std::vector<std::string> ClaimedNamesIn(const std::string& resolved_folder);
 
-// `path` made absolute with its folder resolved (symbolic links, "..");
-// the last component is kept as given.
-std::string AbsolutePath(const std::string& path);
+// `folder` made absolute with symbolic links and ".." resolved (only made
+// absolute when it does not exist).
+std::string ResolvedFolder(const std::string& folder);
+// `path` with its folder resolved so; the last component is kept as given.
+// (Unlike elf::AbsolutePath, which keeps the links a user named.)
+std::string ResolvedPath(const std::string& path);
 
 }  // namespace perftk::base
 

@@ -221,8 +221,7 @@ absl::StatusOr<JitTool::DumpContext> JitTool::ContextFor(const Record& marker,
   DumpContext context;
   context.dir = options_.jit_dir.empty() ? Dirname(reader.path()) : options_.jit_dir;
   context.dir = Absolute(context.dir);
-  std::string resolved = base::AbsolutePath(absl::StrCat(context.dir, "/-"));
-  context.claimed_names = base::ClaimedNamesIn(resolved.substr(0, resolved.size() - 2));
+  context.claimed_names = base::ClaimedNamesIn(base::ResolvedFolder(context.dir));
   context.arch_timestamp = reader.header().arch_timestamp();
   bool big_endian = (std::endian::native == std::endian::big) != reader.header().cross_endian;
   context.target = elf::JitElfTarget::ForMachine(reader.header().elf_mach, big_endian);
