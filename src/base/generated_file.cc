@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/write_all.h"
 
 namespace perftk::base {
 
@@ -62,12 +63,7 @@ absl::Status GeneratedFile::Error(const char* what, int error) const {
 }
 
 absl::Status GeneratedFile::Write(std::span<const std::byte> bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = write(fd_, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error("write failed", errno);
-    bytes = bytes.subspan(static_cast<size_t>(n));
-  }
+  if (int error = WriteAll(fd_, bytes); error != 0) return Error("write failed", error);
   return absl::OkStatus();
 }
 

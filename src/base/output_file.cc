@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "base/write_all.h"
 
 namespace perftk::base {
 namespace {
@@ -83,13 +84,7 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& 
 }
 
 absl::Status OutputFile::Write(std::span<const std::byte> bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = write(fd_, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error("write", errno);
-    done += static_cast<size_t>(n);
-  }
+  if (int error = WriteAll(fd_, bytes); error != 0) return Error("write", error);
   written_ += bytes.size();
   if (pending_.listed() && written_ >= written_back_ + kWritebackStep) {
     sync_file_range(fd_, static_cast<off64_t>(written_back_),

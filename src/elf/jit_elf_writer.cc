@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/write_all.h"
 #include "elf/sha1.h"
 
 namespace perftk::elf {
@@ -515,11 +516,8 @@ Sha1::Digest BuildJitElf(const JitElfTarget& target, const JitFunction& function
 namespace {
 
 absl::Status WriteAll(int fd, Bytes bytes, const std::string& path) {
-  while (!bytes.empty()) {
-    ssize_t n = write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return absl::InternalError(absl::StrCat(path, ": write failed: ", std::strerror(errno)));
-    bytes = bytes.subspan(static_cast<size_t>(n));
+  if (int error = base::WriteAll(fd, bytes); error != 0) {
+    return absl::InternalError(absl::StrCat(path, ": write failed: ", std::strerror(error)));
   }
   return absl::OkStatus();
 }
