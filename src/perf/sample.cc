@@ -354,8 +354,10 @@ absl::Status SwapSamplePayload(const SampleFormat& format, MutableBytes payload)
   std::vector<std::byte> native;
   native.reserve(payload.size());
   EncodeSample(format, *sample, native);
-  // Bytes past the last field (padding) are left as they are.
-  std::memcpy(payload.data(), native.data(), std::min(native.size(), payload.size()));
+  // Bytes past the last field (padding) are left as they are. An empty
+  // payload or encoding may have a null data(), which memcpy may not see.
+  size_t n = std::min(native.size(), payload.size());
+  if (n > 0) std::memcpy(payload.data(), native.data(), n);
   return absl::OkStatus();
 }
 

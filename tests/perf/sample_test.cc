@@ -368,6 +368,13 @@ TEST(SampleCodecTest, ForeignOrderSwapsToTheNativeBytes) {
   }
 }
 
+TEST(SampleCodecTest, EmptySampleSwapsToNothing) {
+  // sample_type 0: an empty payload is a whole sample, and swapping it copies
+  // no bytes (found by the reader fuzzer: memcpy was handed null pointers).
+  const AttrBuilder attr = AttrWith(0, 0);
+  EXPECT_TRUE(SwapSamplePayload(attr.Format(), MutableBytes()).ok());
+}
+
 TEST(SampleCodecTest, EveryReadFormatSwaps) {
   for (uint64_t rf = 0; rf < 32; ++rf) {
     SCOPED_TRACE(absl::StrCat("read_format 0x", absl::Hex(rf)));
