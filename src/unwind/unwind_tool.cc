@@ -146,6 +146,13 @@ absl::Status UnwindTool::Begin(Header& header) {
   input_events_ = header.events;
   for (EventAttr& attr : header.events.mutable_attrs()) ConvertAttr(attr);
   header.events.Reindex();
+  // perf report --header-only lists the attrs EVENT_DESC keeps: the same
+  // change, or the header would still announce stack copies.
+  if (auto desc = header.features.find(HEADER_EVENT_DESC); desc != header.features.end()) {
+    absl::Status s =
+        RewriteEventDescAttrs(desc->second, [this](EventAttr& attr) { ConvertAttr(attr); });
+    if (!s.ok()) return s;
+  }
   output_events_ = header.events;
   return absl::OkStatus();
 }
