@@ -3,6 +3,7 @@
 #include <dwarf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <utility>
 
@@ -217,6 +218,7 @@ UnwoundStack ProcessUnwinder::Unwind(int32_t tid, const InitialRegisters& regist
     attempt.tid = tid;
     attempt.registers = &registers;
     attempt.max_frames = max_frames;
+    attempt.frames.reserve(std::min<size_t>(max_frames, 64));  // most stacks are shallower
     UnwoundStack out = TryUnwind(attempt, stack);
     attempt_ = nullptr;
     if (!attempt.stale) return out;

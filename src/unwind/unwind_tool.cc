@@ -26,12 +26,6 @@ bool HasStack(const SampleFormat& format) {
   return (format.sample_type & kStackFields) == kStackFields;
 }
 
-// The recorded chain up to its user part, which the unwound frames replace.
-std::vector<uint64_t> KernelPart(const std::vector<uint64_t>& chain) {
-  auto user = std::find(chain.begin(), chain.end(), PERF_CONTEXT_USER);
-  return std::vector<uint64_t>(chain.begin(), user);
-}
-
 absl::StatusOr<Arch> RecordedArch(const FeatureSet& features) {
   absl::StatusOr<std::string> name = ReadStringFeature(features, HEADER_ARCH);
   if (!name.ok()) return kHostArch;  // a pipe: its ARCH comes as a record
@@ -191,10 +185,11 @@ void UnwindTool::UnwindSample(Lane& lane, const SampleFormat& format, uint16_t c
     ++lane.stats.not_at_all[static_cast<size_t>(stack.stop)];
   }
   if (stack.frames.empty()) return;
-  std::vector<uint64_t> chain = KernelPart(sample.callchain);
+  // The recorded chain up to its user part, then the unwound frames.
+  std::vector<uint64_t>& chain = sample.callchain;
+  chain.erase(std::find(chain.begin(), chain.end(), PERF_CONTEXT_USER), chain.end());
   chain.push_back(PERF_CONTEXT_USER);
   chain.insert(chain.end(), stack.frames.begin(), stack.frames.end());
-  sample.callchain = std::move(chain);
 }
 
 UnwindStats UnwindTool::stats() const {
