@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of perftk: unit and shell tests (against the real perf) on
 # the release build and on the ASan+UBSan build, the machine-model,
-# cs-etm-decode --jobs and jit file-creator tests under TSan, and the
+# cs-etm-decode --jobs, jit file-creator and unwind --jobs tests under TSan, and the
 # perf.data reader fuzzer (60 s) and the two cs-etm fuzzers (15 s each) for
 # a bounded time. Configures and builds (incrementally) each of build/,
 # build-asan/, build-tsan/ and build-fuzz/ before it runs its tests. Ends with
@@ -55,9 +55,10 @@ count_gtest() {  # exit status of the run
   fi
 }
 
-step "TSan build: machine model under concurrent readers and a mutator; cs-etm-decode --jobs; jit's file creator"
+step "TSan build: machine model under concurrent readers and a mutator; cs-etm-decode --jobs; jit's file creator; unwind --jobs"
 configure_tsan
-build build-tsan perftk_machine_tests perftk_cs_etm_tests perftk_cs_etm_gen_tests perftk_jit_tests
+build build-tsan perftk_machine_tests perftk_cs_etm_tests perftk_cs_etm_gen_tests perftk_jit_tests \
+  perftk_unwind_tests perftk
 status=0
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_machine_tests --gtest_brief=1 2>&1 | tee "$log" ||
   status=$?
@@ -78,6 +79,17 @@ status=0
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_jit_tests --gtest_brief=1 \
   --gtest_filter='*FileCreator*:*JitFileWriter*:*CreateAhead*' 2>&1 | tee "$log" || status=$?
 count_gtest "$status"
+# perftk unwind --jobs: worker threads unwind windows of samples while the
+# main thread reads the next ones and applies machine changes between them.
+status=0
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_unwind_tests --gtest_brief=1 \
+  --gtest_filter='BatchWorkers*' 2>&1 | tee "$log" || status=$?
+count_gtest "$status"
+if PERFTK=$PWD/build-tsan/src/perftk TSAN_OPTIONS=halt_on_error=1 tests/shell/unwind_jobs.sh; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
 
 if [ -x tests/fuzz/run.sh ]; then
   step "fuzzing the perf.data reader for ${FUZZ_SECONDS:-60} s"

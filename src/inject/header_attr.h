@@ -1,6 +1,8 @@
-// The HEADER_ATTR records of a pipe, for tools that change attrs: each one
-// adds its event to the tool's lists of input and output events and is
-// written with the changed attr.
+// The attr copies a recording keeps besides its attrs section, for tools
+// that change attrs: a pipe's HEADER_ATTR records (each one adds its event to
+// the tool's lists of input and output events and is written with the
+// changed attr) and a file's EVENT_DESC feature, which perf report
+// --header-only lists.
 #ifndef PERFTK_INJECT_HEADER_ATTR_H_
 #define PERFTK_INJECT_HEADER_ATTR_H_
 
@@ -20,6 +22,12 @@ namespace perftk {
 absl::StatusOr<std::vector<std::byte>> RewriteHeaderAttr(
     const Record& record, EventList& input, EventList& output,
     absl::FunctionRef<void(EventAttr&)> change);
+
+// Runs `change` on every attr of an EVENT_DESC section (native byte order)
+// and writes each back in place, at the section's attr size. DataLoss if the
+// section is malformed; then the section is unchanged.
+absl::Status RewriteEventDescAttrs(std::vector<std::byte>& section,
+                                   absl::FunctionRef<void(EventAttr&)> change);
 
 }  // namespace perftk
 

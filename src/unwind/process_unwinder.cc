@@ -3,6 +3,7 @@
 #include <dwarf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <utility>
 
@@ -44,6 +45,7 @@ void ProcessUnwinder::Reset() {
   dwfl_ = nullptr;
   attached_ = false;
   reported_.clear();
+  has_cfi_.clear();
   last_ready_.reset();
 }
 
@@ -122,9 +124,17 @@ bool ProcessUnwinder::Overlaps(Dwfl_Module* added) const {
   return false;
 }
 
-bool ProcessUnwinder::HasCfi(uint64_t pc) const {
+bool ProcessUnwinder::HasCfi(uint64_t pc) {
+  if (auto it = has_cfi_.find(pc); it != has_cfi_.end()) return it->second;
   Dwfl_Module* module = dwfl_addrmodule(dwfl_, pc);
-  if (module == nullptr) return false;
+  if (module == nullptr) return false;  // not remembered: a module may come here
+  if (has_cfi_.size() >= kMaxCfiAnswers) has_cfi_.clear();
+  const bool found = ModuleHasCfi(module, pc);
+  has_cfi_.emplace(pc, found);
+  return found;
+}
+
+bool ProcessUnwinder::ModuleHasCfi(Dwfl_Module* module, uint64_t pc) {
   for (auto* cfi_of : {&dwfl_module_eh_cfi, &dwfl_module_dwarf_cfi}) {  // libdw's order
     Dwarf_Addr bias = 0;
     Dwarf_CFI* cfi = cfi_of(module, &bias);
@@ -208,6 +218,7 @@ UnwoundStack ProcessUnwinder::Unwind(int32_t tid, const InitialRegisters& regist
     attempt.tid = tid;
     attempt.registers = &registers;
     attempt.max_frames = max_frames;
+    attempt.frames.reserve(std::min<size_t>(max_frames, 64));  // most stacks are shallower
     UnwoundStack out = TryUnwind(attempt, stack);
     attempt_ = nullptr;
     if (!attempt.stale) return out;

@@ -102,8 +102,11 @@ class ProcessUnwinder {
   // Makes sure a current module covers pc, reporting it if needed.
   ModuleState PrepareModule(uint64_t pc);
   bool Overlaps(Dwfl_Module* added) const;
-  // Whether .debug_frame or .eh_frame of the module at pc describes pc.
-  bool HasCfi(uint64_t pc) const;
+  // Whether .debug_frame or .eh_frame of the module at pc describes pc;
+  // remembered per pc (the same return addresses come back sample after
+  // sample) until the Dwfl is rebuilt.
+  bool HasCfi(uint64_t pc);
+  static bool ModuleHasCfi(Dwfl_Module* module, uint64_t pc);
   void Reset();
 
   const int32_t pid_;
@@ -113,6 +116,8 @@ class ProcessUnwinder {
   Dwfl* dwfl_ = nullptr;
   bool attached_ = false;
   absl::flat_hash_map<Dwfl_Module*, Reported> reported_;
+  static constexpr size_t kMaxCfiAnswers = 1 << 16;  // then forgotten, and learnt again
+  absl::flat_hash_map<uint64_t, bool> has_cfi_;  // by pc, for the modules reported
   Attempt* attempt_ = nullptr;
   uint64_t rebuilds_ = 0;
   // The mapping whose module PrepareModule last found ready: most frames of

@@ -1,9 +1,6 @@
 #include "unwind/unwind_tool.h"
 
 #include <algorithm>
-#include <functional>
-#include <system_error>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -27,12 +24,6 @@ constexpr Arch kHostArch = Arch::kX86_64;
 
 bool HasStack(const SampleFormat& format) {
   return (format.sample_type & kStackFields) == kStackFields;
-}
-
-// The recorded chain up to its user part, which the unwound frames replace.
-std::vector<uint64_t> KernelPart(const std::vector<uint64_t>& chain) {
-  auto user = std::find(chain.begin(), chain.end(), PERF_CONTEXT_USER);
-  return std::vector<uint64_t>(chain.begin(), user);
 }
 
 absl::StatusOr<Arch> RecordedArch(const FeatureSet& features) {
@@ -69,22 +60,6 @@ std::string ByReason(const std::array<uint64_t, UnwindStats::kStops>& counts,
   return parts.empty() ? "" : absl::StrCat(" (", absl::StrJoin(parts, ", "), ")");
 }
 
-// Runs work(0) .. work(lanes - 1) at once, work(0) on the calling thread.
-// Lanes the system will not start a thread for run here after it.
-void RunOnLanes(size_t lanes, const std::function<void(size_t)>& work) {
-  std::vector<std::thread> threads;
-  for (size_t lane = 1; lane < lanes; ++lane) {
-    try {
-      threads.emplace_back(work, lane);
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  work(0);
-  for (size_t lane = threads.size() + 1; lane < lanes; ++lane) work(lane);
-  for (std::thread& thread : threads) thread.join();
-}
-
 }  // namespace
 
 const char* UnwindStopName(UnwindStop stop) {
@@ -119,7 +94,9 @@ uint64_t UnwindStats::not_at_all_total() const {
 
 UnwindTool::UnwindTool(UnwindSettings settings) : settings_(std::move(settings)) {}
 
-UnwindTool::~UnwindTool() = default;
+UnwindTool::~UnwindTool() {
+  workers_.reset();  // no thread may still read the windows
+}
 
 void UnwindTool::ConvertAttr(EventAttr& attr) const {
   if ((attr.sample_type() & kStackFields) != kStackFields) return;
@@ -143,9 +120,17 @@ absl::Status UnwindTool::Begin(Header& header) {
   const auto build_ids = RecordedBuildIds(header.features);
   lanes_.resize(std::max<size_t>(1, settings_.jobs));
   for (Lane& lane : lanes_) lane.files = std::make_unique<ModuleFiles>(settings_.symfs, build_ids);
+  if (lanes_.size() > 1) workers_ = std::make_unique<BatchWorkers>(lanes_.size(), kSamplesPerTake);
   input_events_ = header.events;
   for (EventAttr& attr : header.events.mutable_attrs()) ConvertAttr(attr);
   header.events.Reindex();
+  // perf report --header-only lists the attrs EVENT_DESC keeps: the same
+  // change, or the header would still announce stack copies.
+  if (auto desc = header.features.find(HEADER_EVENT_DESC); desc != header.features.end()) {
+    absl::Status s =
+        RewriteEventDescAttrs(desc->second, [this](EventAttr& attr) { ConvertAttr(attr); });
+    if (!s.ok()) return s;
+  }
   output_events_ = header.events;
   return absl::OkStatus();
 }
@@ -200,10 +185,11 @@ void UnwindTool::UnwindSample(Lane& lane, const SampleFormat& format, uint16_t c
     ++lane.stats.not_at_all[static_cast<size_t>(stack.stop)];
   }
   if (stack.frames.empty()) return;
-  std::vector<uint64_t> chain = KernelPart(sample.callchain);
+  // The recorded chain up to its user part, then the unwound frames.
+  std::vector<uint64_t>& chain = sample.callchain;
+  chain.erase(std::find(chain.begin(), chain.end(), PERF_CONTEXT_USER), chain.end());
   chain.push_back(PERF_CONTEXT_USER);
   chain.insert(chain.end(), stack.frames.begin(), stack.frames.end());
-  sample.callchain = std::move(chain);
 }
 
 UnwindStats UnwindTool::stats() const {
@@ -225,27 +211,30 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
   const SampleFormat& format = input_events_.format(*index);
   ++stats_.samples;
   if (!HasStack(format)) {
-    if (window_.empty()) return out.Emit(record);
+    if (!Busy()) return out.Emit(record);
     return KeepInWindow(record, out);
   }
   if (!arch_.ok()) return Fail(record, arch_.status());
   absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
   if (!sample.ok()) return Fail(record, sample.status());
   ++stats_.with_stack;
-  Pending pending;
+  Window& window = *window_;
+  window.samples.push_back(window.records.size());
+  Pending& pending = window.records.emplace_back();
   pending.unwind = true;
   pending.event = *index;
   pending.misc = record.misc();
   pending.file_offset = record.file_offset();
   pending.sample = *std::move(sample);
-  window_.push_back(std::move(pending));
-  if (++window_samples_ >= kWindowSamples || window_.size() >= kWindowRecords) return Flush(out);
+  if (window.samples.size() >= kWindowSamples || window.records.size() >= kWindowRecords) {
+    return Flush(out);
+  }
   return absl::OkStatus();
 }
 
 absl::Status UnwindTool::KeepInWindow(const Record& record, RecordSink& out) {
-  window_.push_back(Pending::Kept(record));
-  if (window_.size() >= kWindowRecords) return Flush(out);
+  window_->records.push_back(Pending::Kept(record));
+  if (window_->records.size() >= kWindowRecords) return Flush(out);
   return absl::OkStatus();
 }
 
@@ -263,28 +252,60 @@ absl::Status UnwindTool::WritePending(const Pending& pending, RecordSink& out) {
   return out.Emit(Record(*bytes, pending.file_offset));
 }
 
-absl::Status UnwindTool::Flush(RecordSink& out) {
-  std::vector<Pending*> to_unwind;
-  for (Pending& pending : window_) {
-    if (pending.unwind) to_unwind.push_back(&pending);
+void UnwindTool::UnwindWindowPart(size_t lane, Window& window, size_t begin, size_t end) {
+  for (size_t i = begin; i < end; ++i) {
+    Pending& pending = window.records[window.samples[i]];
+    UnwindSample(lanes_[lane], input_events_.format(pending.event),
+                 pending.misc & PERF_RECORD_MISC_CPUMODE_MASK, pending.sample);
   }
-  // Lane k unwinds the k-th contiguous share: samples of one process close
-  // in time tend to meet the same modules.
-  RunOnLanes(lanes_.size(), [&](size_t k) {
-    const size_t begin = to_unwind.size() * k / lanes_.size();
-    const size_t end = to_unwind.size() * (k + 1) / lanes_.size();
-    for (size_t i = begin; i < end; ++i) {
-      Pending& pending = *to_unwind[i];
-      UnwindSample(lanes_[k], input_events_.format(pending.event),
-                   pending.misc & PERF_RECORD_MISC_CPUMODE_MASK, pending.sample);
-    }
-  });
-  for (const Pending& pending : window_) {
+}
+
+absl::Status UnwindTool::WriteWindow(Window& window, RecordSink& out) {
+  for (const Pending& pending : window.records) {
     if (absl::Status s = WritePending(pending, out); !s.ok()) return s;
   }
-  window_.clear();
-  window_samples_ = 0;
+  window.records.clear();
+  window.samples.clear();
   return absl::OkStatus();
+}
+
+absl::Status UnwindTool::Flush(RecordSink& out) {
+  if (window_->records.empty()) return absl::OkStatus();
+  std::unique_ptr<Window> window = std::move(window_);
+  window_ = spare_ != nullptr ? std::move(spare_) : std::make_unique<Window>();
+  if (workers_ == nullptr) {
+    UnwindWindowPart(0, *window, 0, window->samples.size());
+    absl::Status written = WriteWindow(*window, out);
+    spare_ = std::move(window);
+    return written;
+  }
+  Window* unwound = window.get();
+  window->ticket = workers_->Submit(
+      window->samples.size(), [this, unwound](size_t lane, size_t begin, size_t end) {
+        UnwindWindowPart(lane, *unwound, begin, end);
+      });
+  in_flight_.push_back(std::move(window));
+  return WriteDone(out, kWindowsInFlight);
+}
+
+absl::Status UnwindTool::WriteDone(RecordSink& out, size_t keep) {
+  while (!in_flight_.empty()) {
+    Window& oldest = *in_flight_.front();
+    if (in_flight_.size() > keep) {
+      workers_->Wait(oldest.ticket);
+    } else if (!workers_->Finished(oldest.ticket)) {
+      break;
+    }
+    if (absl::Status s = WriteWindow(oldest, out); !s.ok()) return s;
+    spare_ = std::move(in_flight_.front());
+    in_flight_.pop_front();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status UnwindTool::Drain(RecordSink& out) {
+  if (absl::Status s = Flush(out); !s.ok()) return s;
+  return WriteDone(out, 0);
 }
 
 absl::Status UnwindTool::RewriteHeaderAttr(const Record& record, RecordSink& out) {
@@ -319,12 +340,12 @@ absl::Status UnwindTool::FollowMachine(const Record& record, RecordSink& out) {
 
 absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
   if (record.type() == PERF_RECORD_SAMPLE) return QueueSample(record, out);
-  if (!window_.empty()) {
+  if (Busy()) {
     const bool changes_unwinding = machine::ChangesMachines(record.type()) ||
                                    record.type() == PERF_RECORD_HEADER_ATTR ||
                                    record.type() == PERF_RECORD_HEADER_FEATURE;
     if (!changes_unwinding) return KeepInWindow(record, out);
-    if (absl::Status s = Flush(out); !s.ok()) return s;
+    if (absl::Status s = Drain(out); !s.ok()) return s;
   }
   if (machine::ChangesMachines(record.type())) return FollowMachine(record, out);
   switch (record.type()) {
@@ -336,7 +357,7 @@ absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
 
 absl::Status UnwindTool::End(RecordSink& out, FeatureSet& features) {
   (void)features;
-  return Flush(out);
+  return Drain(out);
 }
 
 }  // namespace perftk::unwind

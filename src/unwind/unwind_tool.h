@@ -8,14 +8,19 @@
 // FORK, EXIT and KSYMBOL build the machine model; each process unwinds with
 // its own ProcessUnwinder, dropped when the process exits.
 //
-// Samples are unwound a window at a time on `jobs` lanes (threads); each lane
-// has its own unwinders and open files. A window ends before any record that
-// changes the machine model, so every sample is unwound with the maps of its
-// time, and its records are written in their order: the output does not
-// depend on the number of jobs. Memory: a window holds at most
-// kWindowSamples decoded samples and kWindowRecords records in all, whatever
-// the recording's size; a record that comes while no window is open (every
-// record of a recording without stack copies) passes straight through.
+// Samples are unwound a window at a time; each lane (thread) has its own
+// unwinders and open files. With jobs 1 the caller's thread unwinds each
+// window when it is full. With more, `jobs` threads unwind the samples of
+// full windows while the caller goes on reading and decoding the next ones,
+// and writes the windows out, in their order, as they are done. A window
+// ends before any record that changes the machine model, and such a record
+// is only applied once every window before it is unwound, so every sample is
+// unwound with the maps of its time; records are written in their order: the
+// output does not depend on the number of jobs. Memory: a window holds at
+// most kWindowSamples decoded samples and kWindowRecords records in all, and
+// at most kWindowsInFlight windows wait for the threads, whatever the
+// recording's size; a record that comes while nothing waits (every record
+// of a recording without stack copies) passes straight through.
 //
 // A sample's new PERF_SAMPLE_CALLCHAIN is the kernel part as recorded (a
 // recorded user part is replaced), then PERF_CONTEXT_USER and the unwound
@@ -34,12 +39,15 @@
 #include <string>
 #include <vector>
 
+#include <deque>
+
 #include "absl/container/flat_hash_map.h"
 #include "inject/tool.h"
 #include "machine/machines.h"
 #include "perf/header.h"
 #include "perf/record.h"
 #include "perf/sample.h"
+#include "unwind/batch_workers.h"
 #include "unwind/module_files.h"
 #include "unwind/process_unwinder.h"
 #include "unwind/registers.h"
@@ -102,14 +110,34 @@ class UnwindTool : public Tool {
       return pending;
     }
   };
-  static constexpr size_t kWindowSamples = 1024;
+  // Records in their order, and which of them are samples to unwind.
+  struct Window {
+    std::vector<Pending> records;
+    std::vector<size_t> samples;  // indexes into records
+    uint64_t ticket = 0;          // of its batch, once handed to the workers
+  };
+  static constexpr size_t kWindowSamples = 256;
   static constexpr size_t kWindowRecords = 4 * kWindowSamples;
-  // Keeps `record` in the open window, which is written out when full.
+  static constexpr size_t kWindowsInFlight = 4;
+  static constexpr size_t kSamplesPerTake = 16;  // a worker's share at a time
+
+  // Whether records wait in the open window or in windows being unwound.
+  bool Busy() const { return !window_->records.empty() || !in_flight_.empty(); }
+  // Keeps `record` in the open window, which is unwound when full.
   absl::Status KeepInWindow(const Record& record, RecordSink& out);
 
   absl::Status QueueSample(const Record& record, RecordSink& out);
-  // Unwinds the window's samples on the lanes and writes its records.
+  // Hands the open window to the lanes (or, with jobs 1, unwinds it here)
+  // and writes the windows that are done, waiting for the oldest while more
+  // than `kWindowsInFlight` are unwound.
   absl::Status Flush(RecordSink& out);
+  // Unwinds every waiting window and writes it.
+  absl::Status Drain(RecordSink& out);
+  // Writes the oldest windows in flight that are done; waits for them while
+  // more than `keep` are in flight.
+  absl::Status WriteDone(RecordSink& out, size_t keep);
+  absl::Status WriteWindow(Window& window, RecordSink& out);
+  void UnwindWindowPart(size_t lane, Window& window, size_t begin, size_t end);
   absl::Status WritePending(const Pending& pending, RecordSink& out);
   absl::Status RewriteHeaderAttr(const Record& record, RecordSink& out);
   absl::Status FollowMachine(const Record& record, RecordSink& out);
@@ -127,10 +155,13 @@ class UnwindTool : public Tool {
   EventList output_events_;
   machine::Machines machines_;
   std::vector<Lane> lanes_;
-  std::vector<Pending> window_;
-  size_t window_samples_ = 0;
+  std::unique_ptr<Window> window_ = std::make_unique<Window>();  // the open window
+  std::deque<std::unique_ptr<Window>> in_flight_;  // handed to the workers, oldest first
+  std::unique_ptr<Window> spare_;                   // a written window, for reuse
   UnwindStats stats_;  // samples seen; the lanes count the outcomes
   std::vector<std::byte> body_;
+  // Last: stopped and joined before the windows they read go away.
+  std::unique_ptr<BatchWorkers> workers_;  // null with jobs 1
 };
 
 // The name the summary gives a stop reason, e.g. "no CFI".

@@ -6,6 +6,7 @@
 # --no-unwind the user call graphs are gone, as before.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/aslr.bash"
+source "$LIB_DIR/unwind.bash"
 require_perf
 cc -O2 -fomit-frame-pointer -g -fPIE -pie -o prog "$LIB_DIR/qsort_chain.c"
 perf record -q -e cpu-clock --call-graph dwarf -o in.data -- ./prog 60 >/dev/null
@@ -20,6 +21,7 @@ for mode in "--children -g folded" "--no-children -g folded"; do
   same_report_but_unknowns "perf report $mode" in.folded out.folded
 done
 has 'compare;.*qsort.*;sort_once;level3;level2;level1;main' out.folded || fail "no chain from compare to main"
+event_desc_matches_attrs out.data
 
 "$PERFTK" aslr -q -i in.data -o plain.data --no-unwind
 aslr_report plain.data --no-children -g folded | has 'sort_once;level3' &&

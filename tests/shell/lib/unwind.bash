@@ -45,6 +45,7 @@ check_unwind() {
   if has -E 'REGS_USER|STACK_USER' out.header; then
     fail "the output's attrs still ask for register and stack copies"
   fi
+  event_desc_matches_attrs out.data
   "$PERFTK" dump -i out.data | has -E 'regs_user|stack_user' &&
     fail "the output's samples still carry registers or stack copies"
   # Folded call graphs three functions deep: user frames were unwound, not
@@ -52,6 +53,21 @@ check_unwind() {
   report_of out.data --no-children -g folded | has -E '^[0-9.]+% [^;]+;[^;]+;[^;]+' ||
     fail "no call chain of three functions in the output: nothing was unwound"
   echo "ok: ${#UNWIND_REPORT_MODES[@]} report modes and perf script equal ($(wc -l <in.script) script lines)"
+}
+
+# event_desc_matches_attrs FILE: the attrs perf report --header-only lists
+# (the EVENT_DESC feature's copies) are those perf evlist -v reads from the
+# attrs section, field for field, and neither asks for stack copies.
+event_desc_matches_attrs() {
+  local file=$1
+  perf report --header-only -i "$file" 2>/dev/null | grep '^# event :' |
+    sed -e 's/^.* type = /type = /' -e 's/ = /: /g' >"$file.event_desc"
+  perf evlist -v -i "$file" 2>/dev/null | sed -e 's/^[^:]*: type: /type: /' >"$file.evlist"
+  [ -s "$file.event_desc" ] || fail "perf report --header-only lists no event of $file"
+  same_listing "EVENT_DESC attrs and the attrs section of $file" "$file.evlist" "$file.event_desc"
+  if has -E 'REGS_USER|STACK_USER|exclude_callchain_user|sample_stack_user' "$file.event_desc"; then
+    fail "the EVENT_DESC attrs of $file still ask for register and stack copies"
+  fi
 }
 
 # unwound_fully_at_least PERCENT: the summary in unwind.log says at least

@@ -1,0 +1,90 @@
+#include "inject/header_attr.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "perf/features.h"
+
+namespace perftk {
+namespace {
+
+// An EVENT_DESC section as perf writes it: nr, attr_size, then per event the
+// attr, nr_ids, the name (u32 length, NUL-padded) and the ids.
+std::vector<std::byte> EventDescOf(const std::vector<std::pair<EventAttr, std::string>>& events,
+                                   uint32_t attr_size) {
+  std::vector<std::byte> section;
+  Append(section, static_cast<uint32_t>(events.size()));
+  Append(section, attr_size);
+  uint64_t id = 100;
+  for (const auto& [attr, name] : events) {
+    const size_t at = section.size();
+    section.resize(at + attr_size);
+    std::memcpy(section.data() + at, attr.bytes().data(), attr_size);
+    Append(section, uint32_t{2});
+    AppendFeatureString(section, name);
+    Append(section, id++);
+    Append(section, id++);
+  }
+  return section;
+}
+
+EventAttr AttrOf(uint64_t sample_type, uint32_t size) {
+  EventAttr attr;
+  attr.set_sample_type(sample_type);
+  attr.SetU32(attr_offset::kSize, size);
+  return attr;
+}
+
+TEST(RewriteEventDescAttrsTest, ChangesEveryAttrAndNothingElse) {
+  const std::vector<std::pair<EventAttr, std::string>> events = {
+      {AttrOf(PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER, PERF_ATTR_SIZE_VER8), "cycles"},
+      {AttrOf(PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER, PERF_ATTR_SIZE_VER8), "instructions"}};
+  std::vector<std::byte> section = EventDescOf(events, PERF_ATTR_SIZE_VER8);
+  std::vector<std::pair<EventAttr, std::string>> expected_events = events;
+  for (auto& [attr, name] : expected_events) {
+    attr.set_sample_type(attr.sample_type() & ~uint64_t{PERF_SAMPLE_REGS_USER});
+  }
+  ASSERT_TRUE(RewriteEventDescAttrs(section, [](EventAttr& attr) {
+                attr.set_sample_type(attr.sample_type() & ~uint64_t{PERF_SAMPLE_REGS_USER});
+              }).ok());
+  EXPECT_EQ(section, EventDescOf(expected_events, PERF_ATTR_SIZE_VER8));
+  FeatureSet features;
+  features[HEADER_EVENT_DESC] = section;
+  absl::StatusOr<std::vector<EventDescEntry>> read = ReadEventDesc(features);
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->size(), 2u);
+  EXPECT_EQ((*read)[1].name, "instructions");
+}
+
+// A change that writes past an old, short attr grows the EventAttr; the
+// section keeps its attr size and each attr its recorded size field.
+TEST(RewriteEventDescAttrsTest, AShortAttrKeepsItsSize) {
+  EventAttr old_attr = AttrOf(PERF_SAMPLE_IP, PERF_ATTR_SIZE_VER0);
+  std::vector<std::byte> section = EventDescOf({{old_attr, "cycles"}}, PERF_ATTR_SIZE_VER0);
+  const size_t section_size = section.size();
+  ASSERT_TRUE(RewriteEventDescAttrs(section, [](EventAttr& attr) {
+                attr.set_sample_type(PERF_SAMPLE_TID);
+                attr.SetU64(attr_offset::kSampleRegsUser, 0);  // past VER0: grows it
+              }).ok());
+  ASSERT_EQ(section.size(), section_size);
+  EXPECT_EQ(Load<uint32_t>(section.data() + 8 + attr_offset::kSize), PERF_ATTR_SIZE_VER0);
+  EXPECT_EQ(Load<uint64_t>(section.data() + 8 + attr_offset::kSampleType),
+            uint64_t{PERF_SAMPLE_TID});
+}
+
+TEST(RewriteEventDescAttrsTest, MalformedSectionIsRefusedUnchanged) {
+  std::vector<std::byte> section =
+      EventDescOf({{AttrOf(PERF_SAMPLE_IP, PERF_ATTR_SIZE_VER8), "cycles"}}, PERF_ATTR_SIZE_VER8);
+  section.resize(section.size() - 4);  // the last id cut short
+  const std::vector<std::byte> before = section;
+  absl::Status s = RewriteEventDescAttrs(section, [](EventAttr& attr) { attr.set_sample_type(0); });
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+  EXPECT_EQ(section, before);
+  std::vector<std::byte> tiny(4);
+  EXPECT_FALSE(RewriteEventDescAttrs(tiny, [](EventAttr&) {}).ok());
+}
+
+}  // namespace
+}  // namespace perftk
