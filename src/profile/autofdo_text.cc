@@ -36,26 +36,6 @@ std::string AutoFdoText(const Profile& profile) {
 
 namespace {
 
-// The lines of one text, with one line of look-ahead.
-class Lines {
- public:
-  explicit Lines(LineReader& reader) : reader_(reader) {}
-
-  absl::StatusOr<std::optional<std::string>> Next() {
-    if (pushed_back_) return std::exchange(pushed_back_, std::nullopt);
-    absl::StatusOr<std::optional<absl::string_view>> line = reader_.Next();
-    if (!line.ok()) return line.status();
-    if (!*line) return std::optional<std::string>();
-    return std::optional<std::string>(std::string(**line));
-  }
-  void PushBack(std::string line) { pushed_back_ = std::move(line); }
-  absl::Status Error(absl::string_view what) const { return reader_.Error(what); }
-
- private:
-  LineReader& reader_;
-  std::optional<std::string> pushed_back_;
-};
-
 // "A SEPARATOR B" with A hex and B parsed by `second`.
 bool SplitPair(absl::string_view line, absl::string_view separator, uint64_t& first,
                absl::string_view& rest) {
@@ -90,8 +70,8 @@ bool ParseAddressLine(absl::string_view line, uint64_t& address, uint64_t& count
   return true;
 }
 
-absl::StatusOr<uint64_t> ReadCountLine(Lines& lines, absl::string_view what) {
-  absl::StatusOr<std::optional<std::string>> line = lines.Next();
+absl::StatusOr<uint64_t> ReadCountLine(LineReader& lines, absl::string_view what) {
+  absl::StatusOr<std::optional<absl::string_view>> line = lines.Next();
   if (!line.ok()) return line.status();
   if (!*line) return lines.Error(absl::StrCat("the text ends where the number of ", what,
                                               " belongs"));
@@ -104,9 +84,9 @@ absl::StatusOr<uint64_t> ReadCountLine(Lines& lines, absl::string_view what) {
 
 // Reads `n` entry lines with `parse`, which returns false on a bad line.
 template <typename Parse>
-absl::Status ReadEntries(Lines& lines, uint64_t n, absl::string_view form, Parse parse) {
+absl::Status ReadEntries(LineReader& lines, uint64_t n, absl::string_view form, Parse parse) {
   for (uint64_t i = 0; i < n; ++i) {
-    absl::StatusOr<std::optional<std::string>> line = lines.Next();
+    absl::StatusOr<std::optional<absl::string_view>> line = lines.Next();
     if (!line.ok()) return line.status();
     if (!*line) {
       return lines.Error(absl::StrCat("the text ends after ", i, " of ", n, " lines ", form));
@@ -126,14 +106,15 @@ std::optional<std::string> BuildIdOf(absl::string_view comment) {
 }
 
 // One binary's text, its first line (the number of ranges) already read.
-absl::Status ReadBinary(Lines& lines, uint64_t range_lines, Profile& into) {
+absl::Status ReadBinary(LineReader& lines, uint64_t range_lines, Profile& into) {
   BinaryCounts counts;
   absl::Status status = ReadEntries(lines, range_lines, "START-END:COUNT",
                                     [&](absl::string_view line) {
     AddressPair range;
     uint64_t count;
     if (!ParsePairLine(line, "-", range, count)) return false;
-    counts.ranges[range] = AddClamped(counts.ranges[range], count);
+    uint64_t& sum = EntryOf(counts.ranges, range);
+    sum = AddClamped(sum, count);
     return true;
   });
   if (!status.ok()) return status;
@@ -142,7 +123,8 @@ absl::Status ReadBinary(Lines& lines, uint64_t range_lines, Profile& into) {
   status = ReadEntries(lines, *n, "ADDRESS:COUNT", [&](absl::string_view line) {
     uint64_t address, count;
     if (!ParseAddressLine(line, address, count)) return false;
-    counts.addresses[address] = AddClamped(counts.addresses[address], count);
+    uint64_t& sum = EntryOf(counts.addresses, address);
+    sum = AddClamped(sum, count);
     return true;
   });
   if (!status.ok()) return status;
@@ -152,7 +134,7 @@ absl::Status ReadBinary(Lines& lines, uint64_t range_lines, Profile& into) {
     AddressPair branch;
     uint64_t count;
     if (!ParsePairLine(line, "->", branch, count)) return false;
-    BranchCount& sum = counts.branches[branch];
+    BranchCount& sum = EntryOf(counts.branches, branch);
     sum.taken = AddClamped(sum.taken, count);
     return true;
   });
@@ -160,17 +142,17 @@ absl::Status ReadBinary(Lines& lines, uint64_t range_lines, Profile& into) {
   // "// build_id: 0x..." and "// PATH", up to an empty line or the next binary.
   BinaryKey key;
   while (true) {
-    absl::StatusOr<std::optional<std::string>> line = lines.Next();
+    absl::StatusOr<std::optional<absl::string_view>> line = lines.Next();
     if (!line.ok()) return line.status();
     if (!*line || (*line)->empty()) break;
     if (!absl::StartsWith(**line, "//")) {
-      lines.PushBack(**std::move(line));
+      lines.Unread();
       break;
     }
     if (std::optional<std::string> id = BuildIdOf(**line)) {
       key.build_id = *id;
     } else {
-      absl::string_view path = absl::string_view(**line).substr(2);
+      absl::string_view path = (*line)->substr(2);
       if (absl::StartsWith(path, " ")) path.remove_prefix(1);
       key.path = std::string(path);
     }
@@ -181,15 +163,14 @@ absl::Status ReadBinary(Lines& lines, uint64_t range_lines, Profile& into) {
 
 }  // namespace
 
-absl::Status ReadAutoFdoText(LineReader& reader, Profile& into) {
+absl::Status ReadAutoFdoText(LineReader& lines, Profile& into) {
   if (into.format() && *into.format() != Format::kAutoFdo) {
-    return absl::InvalidArgumentError(absl::StrCat(reader.name(), ": an AutoFDO text, but a ",
+    return absl::InvalidArgumentError(absl::StrCat(lines.name(), ": an AutoFDO text, but a ",
                                                    FormatName(*into.format()), " is expected"));
   }
   Profile text(Format::kAutoFdo);
-  Lines lines(reader);
   while (true) {
-    absl::StatusOr<std::optional<std::string>> line = lines.Next();
+    absl::StatusOr<std::optional<absl::string_view>> line = lines.Next();
     if (!line.ok()) return line.status();
     if (!*line) break;
     if ((*line)->empty()) continue;

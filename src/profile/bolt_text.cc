@@ -6,7 +6,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
 #include "profile/numbers.h"
 
 namespace perftk::profile {
@@ -39,6 +38,22 @@ std::optional<uint64_t> ParseLocation(absl::string_view field, std::string& id) 
   return ParseHex(field);
 }
 
+// Splits `line` at spaces and tabs into at most 6 fields; returns how many
+// there are (6 when there are more).
+size_t SplitFields(absl::string_view line, absl::string_view (&fields)[6]) {
+  size_t n = 0;
+  size_t at = 0;
+  while (n < 6) {
+    while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
+    if (at == line.size()) break;
+    size_t end = at;
+    while (end < line.size() && line[end] != ' ' && line[end] != '\t') ++end;
+    fields[n++] = line.substr(at, end - at);
+    at = end;
+  }
+  return n;
+}
+
 }  // namespace
 
 absl::Status ReadBoltText(LineReader& lines, Profile& into) {
@@ -53,15 +68,15 @@ absl::Status ReadBoltText(LineReader& lines, Profile& into) {
     absl::StatusOr<std::optional<absl::string_view>> line = lines.Next();
     if (!line.ok()) return line.status();
     if (!*line) break;
-    std::vector<absl::string_view> fields =
-        absl::StrSplit(**line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
-    if (fields.empty()) continue;
+    absl::string_view fields[6];
+    const size_t field_count = SplitFields(**line, fields);
+    if (field_count == 0) continue;
     const bool branch = fields[0] == "B";
     if (!branch && fields[0] != "F") {
       return lines.Error(absl::StrCat("expected an F or B line (as perftk writes), got '", **line,
                                       "'"));
     }
-    if (fields.size() != (branch ? 5u : 4u)) {
+    if (field_count != (branch ? 5u : 4u)) {
       return lines.Error(absl::StrCat(branch ? "expected 'B FROM TO COUNT MISPREDICTED'"
                                              : "expected 'F START END COUNT'",
                                       ", got '", **line, "'"));
@@ -87,11 +102,11 @@ absl::Status ReadBoltText(LineReader& lines, Profile& into) {
       }
     }
     if (branch) {
-      BranchCount& sum = counts.branches[{*first, *second}];
+      BranchCount& sum = EntryOf(counts.branches, {*first, *second});
       sum.taken = AddClamped(sum.taken, *count);
       sum.mispredicted = AddClamped(sum.mispredicted, *mispredicted);
     } else {
-      uint64_t& sum = counts.ranges[{*first, *second}];
+      uint64_t& sum = EntryOf(counts.ranges, {*first, *second});
       sum = AddClamped(sum, *count);
     }
   }

@@ -40,29 +40,40 @@ void Profile::AddBranch(const BinaryKey& key, AddressPair branch, BranchCount co
   into.mispredicted = Sum(into.mispredicted, count.mispredicted);
 }
 
+namespace {
+
+// Calls add(entry of `into`, value) for every entry of `from`, making the
+// missing ones. Both are sorted: a cursor walks `into` alongside, so a sum
+// of similar profiles costs a linear walk, not a search per entry.
+template <typename Map, typename AddValue>
+void AddSorted(Map& into, const Map& from, AddValue add) {
+  auto cursor = into.begin();
+  for (const auto& [key, value] : from) {
+    int steps = 0;
+    while (cursor != into.end() && cursor->first < key && ++steps <= 8) ++cursor;
+    if (cursor != into.end() && cursor->first < key) cursor = into.lower_bound(key);
+    if (cursor == into.end() || key < cursor->first) {
+      cursor = into.emplace_hint(cursor, key, typename Map::mapped_type{});
+    }
+    add(cursor->second, value);
+    ++cursor;
+  }
+}
+
+}  // namespace
+
 void Profile::Add(const BinaryKey& key, const BinaryCounts& counts) {
   BinaryCounts& into = binaries_[key];
-  // Entries new to `into` are inserted at their place without a search.
-  for (const auto& [range, count] : counts.ranges) {
-    auto it = into.ranges.lower_bound(range);
-    if (it == into.ranges.end() || it->first != range) {
-      into.ranges.emplace_hint(it, range, Sum(0, count));
-    } else {
-      it->second = Sum(it->second, count);
-    }
-  }
-  for (const auto& [address, count] : counts.addresses) {
-    uint64_t& sum = into.addresses[address];
+  AddSorted(into.ranges, counts.ranges, [this](uint64_t& sum, uint64_t count) {
     sum = Sum(sum, count);
-  }
-  for (const auto& [branch, count] : counts.branches) {
-    auto it = into.branches.lower_bound(branch);
-    if (it == into.branches.end() || it->first != branch) {
-      it = into.branches.emplace_hint(it, branch, BranchCount{});
-    }
-    it->second.taken = Sum(it->second.taken, count.taken);
-    it->second.mispredicted = Sum(it->second.mispredicted, count.mispredicted);
-  }
+  });
+  AddSorted(into.addresses, counts.addresses, [this](uint64_t& sum, uint64_t count) {
+    sum = Sum(sum, count);
+  });
+  AddSorted(into.branches, counts.branches, [this](BranchCount& sum, const BranchCount& count) {
+    sum.taken = Sum(sum.taken, count.taken);
+    sum.mispredicted = Sum(sum.mispredicted, count.mispredicted);
+  });
 }
 
 absl::Status Profile::Add(const Profile& other) {

@@ -54,6 +54,16 @@ struct BinaryCounts {
   bool operator==(const BinaryCounts&) const = default;
 };
 
+// The entry of `key` in `map`, made if missing: O(1) when keys come in
+// increasing order, as the entries of a text do.
+template <typename Map>
+typename Map::mapped_type& EntryOf(Map& map, const typename Map::key_type& key) {
+  if (map.empty() || map.rbegin()->first < key) {
+    return map.emplace_hint(map.end(), key, typename Map::mapped_type{})->second;
+  }
+  return map[key];
+}
+
 class Profile {
  public:
   Profile() = default;
