@@ -31,7 +31,10 @@
 //     branches' real targets. bolt-16 reads every line as a B, F or f entry
 //     (no comments, no binary names: DataAggregator::parseAggregatedLBREntry)
 //     and takes the numbers as addresses in the binary given to perf2bolt,
-//     so one text holds one binary.
+//     so one text holds one binary. An address may be written ID:ADDRESS,
+//     ID the build id of its object (perf2bolt leaves the id aside): the
+//     first line's first address names the binary's build id so
+//     (profile/bolt_text.h), for merge-profiles.
 // Both list entries sorted by address. The texts are written by src/profile
 // from ToProfile, so a decoded profile and a merge of decoded profiles
 // (perftk merge-profiles) are the same bytes.
