@@ -13,6 +13,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/output_file.h"
 #include "cli/usage.h"
 #include "cs_etm/decode_tool.h"
@@ -104,6 +105,11 @@ absl::Status RunProfileDecode(const CsEtmDecodeOptions& options,
   cs_etm::RecordingsDecode run = cs_etm::DecodeRecordings(inputs, decode, keep);
   PrintWarnings(run.warnings);
   if (!run.status.ok()) return run.status;
+  if (keep && run.profile.binaries().empty() && !run.dropped.empty()) {
+    std::fprintf(stderr,
+                 "perftk: warning: --binary=%s matches none of the binaries the trace ran in: %s\n",
+                 options.binary.c_str(), absl::StrJoin(run.dropped, ", ").c_str());
+  }
   if (run.profile.saturated() > 0) {
     std::fprintf(stderr,
                  "perftk: warning: %lu counts reached %lu, the largest perf2bolt reads, and "

@@ -68,8 +68,16 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
       return;
     }
     profile::Profile mine = tool.profile();
-    if (keep) mine.KeepBinaries(keep);
+    std::vector<std::string> dropped;
+    if (keep) {
+      mine.KeepBinaries([&](const profile::BinaryKey& key) {
+        if (keep(key)) return true;
+        dropped.push_back(key.path);
+        return false;
+      });
+    }
     std::lock_guard lock(sum_mutex);
+    result.dropped.insert(dropped.begin(), dropped.end());
     AddStats(tool.stats(), result.stats);
     if (absl::Status s = result.profile.Add(mine); !s.ok()) outcome.status = s;
   };

@@ -12,6 +12,7 @@
 #define PERFTK_CS_ETM_RECORDINGS_H_
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct RecordingsDecode {
   DecodeStats stats;  // summed
   // In input order; with several inputs each names its recording.
   std::vector<std::string> warnings;
+  // The paths of the binaries `keep` dropped, sorted, each once.
+  std::set<std::string> dropped;
 };
 
 // `options.format` is kAutoFdo or kBolt; options.dso is not applied here.

@@ -95,8 +95,10 @@ echo "ok: two builds of one path stay apart (AutoFDO) or are refused (BOLT); mix
 # --binary keeps binaries by path; a bad regex is a usage error.
 decode -i "$A" -i "$B" --format=autofdo --binary 'etm_test_loop$' -o kept.afdo
 cmp kept.afdo want.afdo || fail "--binary 'etm_test_loop\$' dropped the binary"
-decode -i "$A" -i "$B" --format=autofdo --binary '^/system/' -o none.afdo
+decode -i "$A" -i "$B" --format=autofdo --binary '^/system/' -o none.afdo 2>none.err
 [ ! -s none.afdo ] || fail "--binary '^/system/' kept: $(tail -2 none.afdo)"
+grep -q "matches none of the binaries the trace ran in: /data/local/tmp/etm_test_loop" none.err ||
+  fail "no warning that --binary matched nothing: $(cat none.err)"
 "$PERFTK" merge-profiles -q --binary 'libc' -o none2.afdo both.afdo
 [ ! -s none2.afdo ] || fail "merge-profiles --binary libc kept a binary"
 expect_exit 2 "$PERFTK" cs-etm-decode -i "$A" --format=autofdo --binary '(' -o x.afdo
