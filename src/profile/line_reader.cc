@@ -55,7 +55,8 @@ absl::StatusOr<std::optional<absl::string_view>> LineReader::Next() {
   size_t scanned = begin_;
   while (true) {
     const char* start = buffer_.data() + begin_;
-    const void* newline = std::memchr(buffer_.data() + scanned, '\n', end_ - scanned);
+    const void* newline =
+        end_ > scanned ? std::memchr(buffer_.data() + scanned, '\n', end_ - scanned) : nullptr;
     if (newline != nullptr || (eof_ && end_ > begin_)) {
       const size_t length = newline != nullptr
                                 ? static_cast<size_t>(static_cast<const char*>(newline) - start)
@@ -74,7 +75,7 @@ absl::StatusOr<std::optional<absl::string_view>> LineReader::Next() {
       return Error(absl::StrCat("longer than ", kMaxLine, " bytes"));
     }
     // Move what is left of the current line to the front and read more.
-    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    if (end_ > begin_) std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
     scanned = end_;
