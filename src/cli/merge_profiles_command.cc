@@ -64,6 +64,10 @@ absl::Status RunMergeProfiles(const MergeProfilesOptions& options) {
     if (!pattern) return profile::AddProfileFile(path, sum);
     profile::Profile one;
     if (absl::Status s = profile::AddProfileFile(path, one); !s.ok()) return s;
+    if (one.format() == profile::Format::kBolt) {
+      return UsageError(absl::StrCat(
+          "--binary: ", path, " is a BOLT text, which names no path (only a build id) to match"));
+    }
     one.KeepBinaries([&](const profile::BinaryKey& key) {
       return std::regex_search(key.path, *pattern);
     });
@@ -71,9 +75,6 @@ absl::Status RunMergeProfiles(const MergeProfilesOptions& options) {
   });
   if (!status.ok()) return status;
   if (files == 0) return UsageError("no input: the lists name no profile");
-  if (pattern && sum.format() == profile::Format::kBolt) {
-    return UsageError("--binary: a BOLT text names no path (only a build id) to match");
-  }
   if (sum.saturated() > 0) {
     std::fprintf(stderr,
                  "perftk: warning: %lu counts reached %lu, the largest perf2bolt reads, and were "

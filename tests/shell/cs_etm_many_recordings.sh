@@ -101,6 +101,8 @@ grep -q "matches none of the binaries the trace ran in: /data/local/tmp/etm_test
   fail "no warning that --binary matched nothing: $(cat none.err)"
 "$PERFTK" merge-profiles -q --binary 'libc' -o none2.afdo both.afdo
 [ ! -s none2.afdo ] || fail "merge-profiles --binary libc kept a binary"
+expect_exit 2 "$PERFTK" merge-profiles --binary 'x' -o none.pa a.pa
+grep -q "a.pa is a BOLT text, which names no path" cmd.err || fail "$(cat cmd.err)"
 expect_exit 2 "$PERFTK" cs-etm-decode -i "$A" --format=autofdo --binary '(' -o x.afdo
 expect_exit 2 "$PERFTK" cs-etm-decode -i "$A" --format=script --binary 'x'
 
