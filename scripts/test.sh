@@ -65,7 +65,7 @@ TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_machine_tests --gtest_brief
 count_gtest "$status"
 status=0
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_cs_etm_tests --gtest_brief=1 \
-  --gtest_filter='*ParallelDecode*:LanePool*' 2>&1 | tee "$log" || status=$?
+  --gtest_filter='*ParallelDecode*:LanePool*:DecodeRecordings*' 2>&1 | tee "$log" || status=$?
 count_gtest "$status"
 # Generated recordings decoded with --jobs: per-CPU raw lanes, per-trace-id
 # formatted lanes, and shared-sink blocks that wait for other lanes.

@@ -4,12 +4,14 @@
 The picture (DESIGN.md, as the code has it): each room may include its own
 headers and those of the rooms below it, never one above or beside it.
 
-    doc  ->  cli  ->  inject, jit, cs_etm, unwind, elf, perf, machine, base
-    jit, cs_etm, unwind  ->  inject, elf, machine, perf, base
+    doc  ->  cli  ->  inject, jit, cs_etm, unwind, profile, elf, perf, machine, base
+    jit, unwind  ->  inject, elf, machine, perf, base
+    cs_etm  ->  inject, profile, elf, machine, perf, base
     inject  ->  machine, perf, base
     machine ->  perf, base
     perf    ->  base
     elf     ->  base
+    profile ->  base
     base    ->  (nothing)
 
 Usage: include_layers.py SRC_DIR. Prints every crossing and exits 1 if any,
@@ -23,12 +25,13 @@ BELOW = {
     "base": set(),
     "perf": {"base"},
     "elf": {"base"},
+    "profile": {"base"},
     "machine": {"perf", "base"},
     "inject": {"machine", "perf", "base"},
     "jit": {"inject", "elf", "machine", "perf", "base"},
-    "cs_etm": {"inject", "elf", "machine", "perf", "base"},
+    "cs_etm": {"inject", "profile", "elf", "machine", "perf", "base"},
     "unwind": {"inject", "elf", "machine", "perf", "base"},
-    "cli": {"inject", "jit", "cs_etm", "unwind", "elf", "machine", "perf", "base"},
+    "cli": {"inject", "jit", "cs_etm", "unwind", "profile", "elf", "machine", "perf", "base"},
     "doc": {"cli"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.MULTILINE)

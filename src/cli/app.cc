@@ -13,6 +13,7 @@
 #include "cli/cs_etm_decode_command.h"
 #include "cli/dump_command.h"
 #include "cli/jit_command.h"
+#include "cli/merge_profiles_command.h"
 #include "cli/uprobe_offset_command.h"
 #include "cli/unwind_command.h"
 
@@ -71,6 +72,7 @@ void RegisterAllCommands(CLI::App& app, absl::Status& outcome) {
   RegisterAslrCommand(app, outcome);
   RegisterJitCommand(app, outcome);
   RegisterCsEtmDecodeCommand(app, outcome);
+  RegisterMergeProfilesCommand(app, outcome);
   RegisterUnwindCommand(app, outcome);
   RegisterUprobeOffsetCommand(app, outcome);
   RegisterDumpCommand(app, outcome);

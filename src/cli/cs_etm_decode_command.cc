@@ -7,15 +7,21 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <regex>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/output_file.h"
 #include "cli/usage.h"
 #include "cs_etm/decode_tool.h"
+#include "cs_etm/profile_text.h"
+#include "cs_etm/recordings.h"
 #include "inject/pipeline.h"
 #include "perf/reader.h"
+#include "profile/line_reader.h"
 
 namespace perftk::cli {
 namespace {
@@ -32,6 +38,103 @@ absl::StatusOr<cs_etm::OutputFormat> ParseFormat(const std::string& name) {
       absl::StrCat("--format=", name, ": expected perf, autofdo, bolt or script"));
 }
 
+// The inputs with each "@FILE" replaced by the paths FILE lists, one per
+// line (empty lines skipped).
+absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& inputs) {
+  std::vector<std::string> paths;
+  for (const std::string& input : inputs) {
+    if (input.size() < 2 || input[0] != '@') {
+      paths.push_back(input);
+      continue;
+    }
+    absl::StatusOr<profile::LineReader> lines =
+        profile::LineReader::Open(input.substr(1), "list of inputs (-i @FILE)");
+    if (!lines.ok()) return lines.status();
+    while (true) {
+      absl::StatusOr<std::optional<absl::string_view>> line = lines->Next();
+      if (!line.ok()) return line.status();
+      if (!*line) break;
+      if (!(*line)->empty()) paths.emplace_back(**line);
+    }
+  }
+  if (paths.empty()) return UsageError("no input: -i @FILE lists no recording");
+  return paths;
+}
+
+void PrintSummary(const cs_etm::DecodeStats& stats, size_t inputs) {
+  std::fprintf(stderr,
+               "perftk cs-etm-decode: %s%lu trace blocks (%lu bytes), %lu packets, %lu "
+               "instruction samples, %lu branch samples\n",
+               inputs > 1 ? absl::StrCat(inputs, " recordings: ").c_str() : "",
+               static_cast<unsigned long>(stats.blocks),
+               static_cast<unsigned long>(stats.trace_bytes),
+               static_cast<unsigned long>(stats.packets),
+               static_cast<unsigned long>(stats.instruction_samples),
+               static_cast<unsigned long>(stats.branch_samples));
+}
+
+void PrintWarnings(const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings) {
+    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
+  }
+}
+
+// --format=autofdo or bolt: every input decoded, the profiles added up
+// (recordings.h), the text written once.
+absl::Status RunProfileDecode(const CsEtmDecodeOptions& options,
+                              const std::vector<std::string>& inputs,
+                              const cs_etm::DecodeOptions& decode) {
+  std::function<bool(const profile::BinaryKey&)> keep;
+  if (!options.binary.empty()) {
+    std::shared_ptr<const std::regex> pattern;
+    try {
+      pattern = std::make_shared<const std::regex>(options.binary);
+    } catch (const std::regex_error& e) {
+      return UsageError(absl::StrCat("--binary=", options.binary, ": not a regular expression (",
+                                     e.what(), ")"));
+    }
+    keep = [pattern](const profile::BinaryKey& key) {
+      return std::regex_search(key.path, *pattern);
+    };
+  }
+  // Open (and claim) the output first: an input of the run that is the
+  // output is then refused, and the output is only replaced whole.
+  absl::StatusOr<std::unique_ptr<base::OutputFile>> out =
+      base::OutputFile::Open(options.output.empty() ? "-" : options.output, "output (-o)");
+  if (!out.ok()) return out.status();
+  cs_etm::RecordingsDecode run = cs_etm::DecodeRecordings(inputs, decode, keep);
+  PrintWarnings(run.warnings);
+  if (!run.status.ok()) return run.status;
+  if (keep && run.profile.binaries().empty() && !run.dropped.empty()) {
+    std::fprintf(stderr,
+                 "perftk: warning: --binary=%s matches none of the binaries the trace ran in: %s\n",
+                 options.binary.c_str(), absl::StrJoin(run.dropped, ", ").c_str());
+  }
+  if (run.profile.saturated() > 0) {
+    std::fprintf(stderr,
+                 "perftk: warning: %lu counts reached %lu, the largest perf2bolt reads, and "
+                 "were kept there\n",
+                 static_cast<unsigned long>(run.profile.saturated()),
+                 static_cast<unsigned long>(profile::kMaxCount));
+  }
+  const profile::Format format = decode.format == cs_etm::OutputFormat::kAutoFdo
+                                     ? profile::Format::kAutoFdo
+                                     : profile::Format::kBolt;
+  absl::StatusOr<cs_etm::ProfileText> text =
+      cs_etm::WriteProfileText(run.profile, format, options.dso);
+  if (!text.ok()) return text.status();
+  if (absl::Status s = (*out)->Write(text->text); !s.ok()) return s;
+  if (absl::Status s = (*out)->Commit(); !s.ok()) return s;
+  if (!options.quiet) {
+    PrintSummary(run.stats, inputs.size());
+    if (format == profile::Format::kBolt) {
+      std::fprintf(stderr, "perftk cs-etm-decode: BOLT profile of %s\n",
+                   text->binary.empty() ? "no binary (no trace in any)" : text->binary.c_str());
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
@@ -43,8 +146,21 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
       *format != cs_etm::OutputFormat::kAutoFdo) {
     return UsageError("--dso is for --format=bolt or autofdo");
   }
+  if (!options.binary.empty() && *format != cs_etm::OutputFormat::kBolt &&
+      *format != cs_etm::OutputFormat::kAutoFdo) {
+    return UsageError("--binary is for --format=bolt or autofdo");
+  }
   if (options.jobs < 1 || options.jobs > kMaxJobs) {
     return UsageError(absl::StrFormat("--jobs=%d: expected 1 to %d", options.jobs, kMaxJobs));
+  }
+  absl::StatusOr<std::vector<std::string>> inputs = ExpandInputs(options.inputs);
+  if (!inputs.ok()) return inputs.status();
+  const bool profile_format =
+      *format == cs_etm::OutputFormat::kAutoFdo || *format == cs_etm::OutputFormat::kBolt;
+  if (inputs->size() > 1 && !profile_format) {
+    return UsageError(absl::StrCat(
+        inputs->size(), " inputs: several recordings add up only into one profile "
+        "(--format=autofdo or bolt); decode them one at a time for --format=", options.format));
   }
   cs_etm::DecodeOptions decode;
   decode.itrace = *itrace;
@@ -52,6 +168,7 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   decode.symfs = options.symfs;
   decode.jobs = options.jobs;
   decode.dso = options.dso;
+  if (profile_format) return RunProfileDecode(options, *inputs, decode);
   cs_etm::CsEtmDecodeTool tool(decode);
   absl::Status status;
   if (*format == cs_etm::OutputFormat::kPerf) {
@@ -59,43 +176,25 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
       return UsageError("--format=perf needs -o OUTPUT (a perf.data, or '-')");
     }
     PipelineOptions pipeline;
-    pipeline.input = options.input;
+    pipeline.input = inputs->front();
     pipeline.output = options.output;
     pipeline.progress_label = "perftk cs-etm-decode";
     status = RunPipeline(tool, pipeline).status();
   } else {
-    // Open (and claim) the text output first: an input of the run that is
-    // the output is then refused, and the output is only replaced whole.
+    // Open (and claim) the text output first, as above.
     absl::StatusOr<std::unique_ptr<base::OutputFile>> out =
         base::OutputFile::Open(options.output.empty() ? "-" : options.output, "output (-o)");
     if (!out.ok()) return out.status();
     PipelineOptions pipeline;
-    pipeline.input = options.input;
+    pipeline.input = inputs->front();
     pipeline.progress_label = "perftk cs-etm-decode";
     status = RunPipeline(tool, pipeline).status();
     if (status.ok()) status = (*out)->Write(tool.text());
     if (status.ok()) status = (*out)->Commit();
   }
-  for (const std::string& warning : tool.warnings()) {
-    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
-  }
+  PrintWarnings(tool.warnings());
   if (!status.ok()) return status;
-  const cs_etm::DecodeStats& stats = tool.stats();
-  if (!options.quiet) {
-    std::fprintf(stderr,
-                 "perftk cs-etm-decode: %lu trace blocks (%lu bytes), %lu packets, %lu "
-                 "instruction samples, %lu branch samples\n",
-                 static_cast<unsigned long>(stats.blocks),
-                 static_cast<unsigned long>(stats.trace_bytes),
-                 static_cast<unsigned long>(stats.packets),
-                 static_cast<unsigned long>(stats.instruction_samples),
-                 static_cast<unsigned long>(stats.branch_samples));
-    if (*format == cs_etm::OutputFormat::kBolt) {
-      std::fprintf(stderr, "perftk cs-etm-decode: BOLT profile of %s\n",
-                   tool.bolt_binary().empty() ? "no binary (no trace in any)"
-                                              : tool.bolt_binary().c_str());
-    }
-  }
+  if (!options.quiet) PrintSummary(tool.stats(), 1);
   return absl::OkStatus();
 }
 
@@ -132,8 +231,16 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "`perf script -F pid,tid,ip,brstack` or perf2bolt), autofdo (simpleperf's text\n"
       "for create_llvm_prof --profiler=text, which reads only the first binary: --dso\n"
       "picks one), bolt (perf2bolt --pa: the F and B lines of one binary, the only one\n"
-      "traced or the one --dso names; its path goes to stderr), script (lines as\n"
+      "traced or the one --dso names; its path goes to stderr, its build id is written\n"
+      "as ID:ADDRESS on the first line, which perf2bolt reads and ignores), script (lines as\n"
       "`perf script -F pid,tid,ip,brstack` prints them). Text goes to -o or stdout.\n\n"
+      "Several recordings (-i A -i B, or -i @LIST with one path a line) add up into one\n"
+      "profile, for autofdo and bolt only: each is decoded as alone, and the counts are\n"
+      "summed per binary (recorded path and build id: two builds of one path stay\n"
+      "apart), so the text is the one `perftk merge-profiles` makes of their profiles.\n"
+      "Counts stop at 2^63-1 (the largest perf2bolt reads) with a warning. --jobs N\n"
+      "decodes up to N recordings at once. --binary REGEX keeps the binaries whose path\n"
+      "it matches; --dso then picks one of them.\n\n"
       "Examples:\n"
       "  perftk cs-etm-decode -i perf.data -o inj.data --itrace=il64\n"
       "  perf script -i inj.data -F pid,tid,ip,brstack\n"
@@ -141,8 +248,14 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "  perftk cs-etm-decode -i perf.data --format=bolt --dso prog -o prog.fdata\n"
       "  perf2bolt --pa -p prog.fdata -o prog.bolt.fdata prog\n"
       "  perftk cs-etm-decode -i perf.data --itrace=i100il64 --format=script\n"
-      "  perftk cs-etm-decode -i perf.data --format=autofdo -j 2 -o prog.afdo");
-  sub->add_option("-i,--input", options->input, "Input perf.data ('-' for stdin)")
+      "  perftk cs-etm-decode -i perf.data --format=autofdo -j 2 -o prog.afdo\n"
+      "  perftk cs-etm-decode -i @recordings.txt --format=autofdo --binary '/prog$' -j 2 -o all.afdo");
+  sub->add_option("-i,--input", options->inputs,
+                  "Input perf.data ('-' for stdin); repeat it, or @FILE for the paths FILE lists "
+                  "(one per line), to add several recordings into one profile (autofdo, bolt)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->capture_default_str();
   sub->add_option("-o,--output", options->output,
                   "Output: perf.data ('-' for a pipe) with --format=perf, else a text file "
@@ -161,6 +274,9 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_option("--symfs", options->symfs, "Look for binaries under this directory");
   sub->add_option("--dso", options->dso,
                   "Only this binary's profile (recorded path or file name; bolt, autofdo)");
+  sub->add_option("--binary", options->binary,
+                  "Only the binaries whose recorded path this regular expression matches "
+                  "(ECMAScript, anywhere in the path; bolt, autofdo)");
   sub->add_option("-j,--jobs", options->jobs, "Decode threads (output identical to --jobs 1)")
       ->capture_default_str()
       ->check(CLI::Range(1, kMaxJobs));

@@ -4,6 +4,7 @@
 #define PERFTK_CLI_CS_ETM_DECODE_COMMAND_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 
@@ -14,12 +15,15 @@ class App;
 namespace perftk::cli {
 
 struct CsEtmDecodeOptions {
-  std::string input = "perf.data";
+  // Recordings; "@FILE" stands for the paths FILE lists, one per line.
+  // Several need --format=autofdo or bolt.
+  std::vector<std::string> inputs = {"perf.data"};
   std::string output;  // perf.data for --format=perf; text file ("-" or empty: stdout) otherwise
   std::string itrace = "il64";
   std::string format = "perf";
   std::string symfs;
   std::string dso;  // --format=bolt or autofdo: the one binary to write
+  std::string binary;  // --format=bolt or autofdo: a regex binaries' paths must match
   int jobs = 1;
   bool quiet = false;  // no summary line on stderr
 };

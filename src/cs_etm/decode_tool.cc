@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "cs_etm/lane_pool.h"
 #include "cs_etm/opencsd_guard.h"
+#include "cs_etm/profile_text.h"
 #include "elf/elf_file.h"
 #include "machine/record_events.h"
 #include "perf/features.h"
@@ -47,33 +48,6 @@ bool IsKernel(const PacketContext& context, uint64_t address) {
 
 bool IsProfile(OutputFormat format) {
   return format == OutputFormat::kAutoFdo || format == OutputFormat::kBolt;
-}
-
-// The binary of `profile` that `wanted` names (its recorded path or file
-// name), or with `wanted` empty the only one; null when the trace ran in
-// none. BOLT's text holds one binary, so several need a choice.
-absl::StatusOr<const machine::Dso*> ChooseBinary(const BranchProfile& profile,
-                                                 const std::string& wanted) {
-  std::vector<std::string> names;
-  for (const auto& entry : profile.binaries()) {
-    const machine::Dso* dso = entry.first;
-    const std::string& name = dso->name;
-    size_t slash = name.rfind('/');
-    std::string file = slash == std::string::npos ? name : name.substr(slash + 1);
-    if (!wanted.empty() && (name == wanted || file == wanted)) return dso;
-    names.push_back(name);
-  }
-  if (wanted.empty() && names.size() <= 1) {
-    return names.empty() ? nullptr : profile.binaries().begin()->first;
-  }
-  std::string covered = names.empty() ? "none" : absl::StrJoin(names, ", ");
-  if (!wanted.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--dso=", wanted, ": the trace ran in no such binary; it ran in: ", covered));
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--format=bolt writes one binary, and the trace ran in ", names.size(), ": ", covered,
-      "; choose one with --dso"));
 }
 
 // The PT_LOADs of the user-space binaries of `profile` whose files were
@@ -689,18 +663,15 @@ absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
       if (lane->profile() != nullptr) total.Add(*lane->profile());
     }
     total.SetLayouts(LayoutsOf(total, *images_));
-    if (options_.format == OutputFormat::kAutoFdo && options_.dso.empty()) {
-      text_ = total.AutoFdoText();
-      return absl::OkStatus();
-    }
-    absl::StatusOr<const machine::Dso*> binary = ChooseBinary(total, options_.dso);
-    if (!binary.ok()) return binary.status();
-    if (options_.format == OutputFormat::kAutoFdo) {
-      text_ = total.AutoFdoText(**binary);  // named, so not null
-      return absl::OkStatus();
-    }
-    text_ = total.BoltText(*binary);
-    if (*binary != nullptr) bolt_binary_ = (*binary)->name;
+    const profile::Format format = options_.format == OutputFormat::kAutoFdo
+                                       ? profile::Format::kAutoFdo
+                                       : profile::Format::kBolt;
+    profile_ = total.ToProfile(format);
+    if (!options_.profile_text) return absl::OkStatus();
+    absl::StatusOr<ProfileText> text = WriteProfileText(profile_, format, options_.dso);
+    if (!text.ok()) return text.status();
+    text_ = std::move(text->text);
+    bolt_binary_ = std::move(text->binary);
   }
   return absl::OkStatus();
 }

@@ -77,6 +77,7 @@
 #include "cs_etm/trace_blocks.h"
 #include "inject/tool.h"
 #include "machine/machines.h"
+#include "profile/profile.h"
 
 namespace perftk::cs_etm {
 
@@ -94,6 +95,9 @@ struct DecodeOptions {
   // or file name. Empty: for kBolt the only binary the trace ran in (several
   // are an error), for kAutoFdo every binary.
   std::string dso;
+  // kBolt, kAutoFdo: false keeps only profile(), for a caller that adds up
+  // several recordings and writes the text itself.
+  bool profile_text = true;
 };
 
 struct DecodeStats {
@@ -121,6 +125,9 @@ class CsEtmDecodeTool : public Tool {
   const std::string& text() const { return text_; }
   // kBolt: the recorded path of the binary the text is about, after End.
   const std::string& bolt_binary() const { return bolt_binary_; }
+  // kAutoFdo, kBolt: every binary's counts as the format's text has them,
+  // after End (profile_text.h writes the text from it).
+  const profile::Profile& profile() const { return profile_; }
   const DecodeStats& stats() const { return stats_; }
   // Things that were skipped or lost, one line each, complete after End.
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -189,6 +196,7 @@ class CsEtmDecodeTool : public Tool {
   std::optional<size_t> branches_event_;
   bool changed_input_attrs_ = false;
   std::map<std::string, std::string> build_ids_;
+  profile::Profile profile_;
   std::string text_;
   std::string bolt_binary_;
   DecodeStats stats_;

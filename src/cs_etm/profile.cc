@@ -7,6 +7,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "profile/autofdo_text.h"
+#include "profile/bolt_text.h"
 
 namespace perftk::cs_etm {
 
@@ -103,92 +105,55 @@ void BranchProfile::Count(const machine::Dso* dso, const Branch& branch) {
   ++binaries_[dso].branches[branch];
 }
 
-namespace {
-
-std::string BuildIdHex(const machine::Dso& dso,
-                       const std::map<std::string, std::string>& build_ids) {
+profile::BinaryKey BranchProfile::KeyOf(const machine::Dso& dso) const {
   std::string id = dso.build_id;
   if (id.empty()) {
-    auto it = build_ids.find(dso.name);
-    if (it != build_ids.end()) id = it->second;
+    auto it = build_ids_.find(dso.name);
+    if (it != build_ids_.end()) id = it->second;
   }
-  if (id.empty()) return "";
-  id.resize(20, '\0');
-  return absl::StrCat("0x", absl::BytesToHexString(id));
+  if (!id.empty()) id.resize(20, '\0');  // as simpleperf writes it
+  return profile::BinaryKey{dso.name, absl::BytesToHexString(id)};
 }
 
-}  // namespace
+profile::Profile BranchProfile::ToProfile(profile::Format format) const {
+  const bool autofdo = format == profile::Format::kAutoFdo;
+  profile::Profile out(format);
+  for (const auto& [dso, binary] : binaries_) {
+    const BinaryLayout& layout = LayoutOf(dso);
+    auto address = [&](uint64_t offset) {
+      return autofdo ? layout.AutoFdoAddress(offset) : layout.Vaddr(offset);
+    };
+    const profile::BinaryKey key = KeyOf(*dso);
+    for (const auto& [range, count] : binary.ranges) {
+      out.AddRange(key, {address(range.first), address(range.second)}, count);
+    }
+    for (const auto& [branch, count] : binary.branches) {
+      // 0: an unknown target, and for AutoFDO (as simpleperf) an indirect one.
+      const bool unknown = branch.to == 0 || (autofdo && branch.indirect);
+      out.AddBranch(key, {address(branch.from), unknown ? 0 : address(branch.to)}, {count, 0});
+    }
+  }
+  return out;
+}
 
 std::string BranchProfile::AutoFdoText() const {
-  // By path, then build id: the same counts give the same bytes whatever
-  // order the binaries were met (or allocated) in.
-  std::vector<std::pair<std::pair<std::string, std::string>, const machine::Dso*>> order;
-  order.reserve(binaries_.size());
-  for (const auto& [dso, binary] : binaries_) {
-    order.push_back({{dso->name, BuildIdHex(*dso, build_ids_)}, dso});
-  }
-  std::sort(order.begin(), order.end());
-  std::string out;
-  for (const auto& [key, dso] : order) AppendAutoFdo(*dso, binaries_.at(dso), out);
-  return out;
+  return profile::AutoFdoText(ToProfile(profile::Format::kAutoFdo));
 }
 
 std::string BranchProfile::AutoFdoText(const machine::Dso& dso) const {
   std::string out;
-  auto it = binaries_.find(&dso);
-  if (it != binaries_.end()) AppendAutoFdo(dso, it->second, out);
+  if (!binaries_.count(&dso)) return out;
+  const profile::Profile all = ToProfile(profile::Format::kAutoFdo);
+  const profile::BinaryKey key = KeyOf(dso);
+  profile::AppendAutoFdoText(key, all.binaries().at(key), out);
   return out;
-}
-
-void BranchProfile::AppendAutoFdo(const machine::Dso& dso, const Binary& binary,
-                                  std::string& out) const {
-  const BinaryLayout& layout = LayoutOf(&dso);
-  std::map<std::pair<uint64_t, uint64_t>, uint64_t> ranges;
-  for (const auto& [range, count] : binary.ranges) {
-    ranges[{layout.AutoFdoAddress(range.first), layout.AutoFdoAddress(range.second)}] += count;
-  }
-  absl::StrAppend(&out, ranges.size(), "\n");
-  for (const auto& [range, count] : ranges) {
-    absl::StrAppendFormat(&out, "%x-%x:%d\n", range.first, range.second, count);
-  }
-  absl::StrAppend(&out, "0\n");
-  std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
-  for (const auto& [branch, count] : binary.branches) {
-    // 0: an indirect or unknown target, written as such.
-    const uint64_t to = branch.indirect || branch.to == 0 ? 0 : layout.AutoFdoAddress(branch.to);
-    branches[{layout.AutoFdoAddress(branch.from), to}] += count;
-  }
-  absl::StrAppend(&out, branches.size(), "\n");
-  for (const auto& [branch, count] : branches) {
-    absl::StrAppendFormat(&out, "%x->%x:%d\n", branch.first, branch.second, count);
-  }
-  std::string build_id = BuildIdHex(dso, build_ids_);
-  if (!build_id.empty()) absl::StrAppend(&out, "// build_id: ", build_id, "\n");
-  absl::StrAppend(&out, "// ", dso.name, "\n\n");
 }
 
 std::string BranchProfile::BoltText(const machine::Dso* dso) const {
-  std::string out;
-  auto it = binaries_.find(dso);
-  if (it == binaries_.end()) return out;
-  const Binary& binary = it->second;
-  const BinaryLayout& layout = LayoutOf(dso);
-  std::map<std::pair<uint64_t, uint64_t>, uint64_t> ranges;
-  for (const auto& [range, count] : binary.ranges) {
-    ranges[{layout.Vaddr(range.first), layout.Vaddr(range.second)}] += count;
-  }
-  for (const auto& [range, count] : ranges) {
-    absl::StrAppendFormat(&out, "F %x %x %d\n", range.first, range.second, count);
-  }
-  std::map<std::pair<uint64_t, uint64_t>, uint64_t> branches;
-  for (const auto& [branch, count] : binary.branches) {
-    const uint64_t to = branch.to == 0 ? 0 : layout.Vaddr(branch.to);  // 0: unknown
-    branches[{layout.Vaddr(branch.from), to}] += count;
-  }
-  for (const auto& [branch, count] : branches) {
-    absl::StrAppendFormat(&out, "B %x %x %d 0\n", branch.first, branch.second, count);
-  }
-  return out;
+  if (dso == nullptr || !binaries_.count(dso)) return "";
+  const profile::Profile all = ToProfile(profile::Format::kBolt);
+  const profile::BinaryKey key = KeyOf(*dso);
+  return profile::BoltText(key, all.binaries().at(key));
 }
 
 }  // namespace perftk::cs_etm

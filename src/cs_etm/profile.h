@@ -31,8 +31,13 @@
 //     branches' real targets. bolt-16 reads every line as a B, F or f entry
 //     (no comments, no binary names: DataAggregator::parseAggregatedLBREntry)
 //     and takes the numbers as addresses in the binary given to perf2bolt,
-//     so one text holds one binary.
-// Both list entries sorted by address.
+//     so one text holds one binary. An address may be written ID:ADDRESS,
+//     ID the build id of its object (perf2bolt leaves the id aside): the
+//     first line's first address names the binary's build id so
+//     (profile/bolt_text.h), for merge-profiles.
+// Both list entries sorted by address. The texts are written by src/profile
+// from ToProfile, so a decoded profile and a merge of decoded profiles
+// (perftk merge-profiles) are the same bytes.
 #ifndef PERFTK_CS_ETM_PROFILE_H_
 #define PERFTK_CS_ETM_PROFILE_H_
 
@@ -45,6 +50,7 @@
 
 #include "cs_etm/packet.h"
 #include "machine/dso.h"
+#include "profile/profile.h"
 
 namespace perftk::cs_etm {
 
@@ -96,6 +102,12 @@ class BranchProfile : public PacketSink {
   }
   // Adds the counts of `other`, a profile of other blocks.
   void Add(const BranchProfile& other);
+  // Every binary's counts as `format`'s text gives them: AutoFDO addresses
+  // with indirect targets as 0, or BOLT's virtual addresses with their real
+  // targets; keyed by recorded path and build id.
+  profile::Profile ToProfile(profile::Format format) const;
+  // The key of `dso` in ToProfile.
+  profile::BinaryKey KeyOf(const machine::Dso& dso) const;
   // Every binary's AutoFDO text, ordered by path, then build id.
   std::string AutoFdoText() const;
   // The AutoFDO text of `dso` alone (empty for a binary without trace).
@@ -127,7 +139,6 @@ class BranchProfile : public PacketSink {
   // Resolves a pending branch of trace source `id` to `next` (null: a break).
   void Resolve(uint8_t id, const Packet* next);
   void Count(const machine::Dso* dso, const Branch& branch);
-  void AppendAutoFdo(const machine::Dso& dso, const Binary& binary, std::string& out) const;
 
   CodeLocator& locator_;
   const BinaryLayout& LayoutOf(const machine::Dso* dso) const;

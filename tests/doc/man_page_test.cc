@@ -78,7 +78,8 @@ TEST(ManPage, PerftkPagesHoldEveryOptionAndExampleOfHelp) {
           << sub->get_name();
     }
   }
-  EXPECT_EQ(pages, 7);  // aslr, jit, cs-etm-decode, uprobe-offset, unwind, dump, copy
+  EXPECT_EQ(pages, 8);  // aslr, jit, cs-etm-decode, uprobe-offset, unwind, dump, copy,
+                       // merge-profiles
 }
 
 TEST(CommandLineFacts, SummaryIsTheFirstSentenceOnOneLine) {

@@ -39,7 +39,7 @@ page_lists_options() {  # subcommand, page file
   return $missing
 }
 subcommands=$("$PERFTK" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && /^  [a-z]/ {print $1}')
-check "perftk --help lists the seven subcommands and help" test "$(wc -w <<<"$subcommands")" -eq 8
+check "perftk --help lists the eight subcommands and help" test "$(wc -w <<<"$subcommands")" -eq 9
 man1=root/usr/share/man/man1
 man -l --nh --nj "$man1/perftk.1" >perftk.txt
 for sub in $subcommands; do

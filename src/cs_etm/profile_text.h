@@ -1,0 +1,29 @@
+// The text cs-etm-decode writes for --format=autofdo or bolt from a decoded
+// profile (one recording's, or the sum of several): AutoFDO text of every
+// binary or of the one --dso names; BOLT text of the one binary the trace
+// ran in, or of the one --dso names (a BOLT text holds one binary).
+#ifndef PERFTK_CS_ETM_PROFILE_TEXT_H_
+#define PERFTK_CS_ETM_PROFILE_TEXT_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "profile/profile.h"
+
+namespace perftk::cs_etm {
+
+struct ProfileText {
+  std::string text;
+  // BOLT: the recorded path of the binary written; empty when the trace
+  // ran in none (then the text is empty).
+  std::string binary;
+};
+
+// `dso`: a recorded path or file name; empty for the default above. Errors
+// name the binaries the trace ran in.
+absl::StatusOr<ProfileText> WriteProfileText(const profile::Profile& profile,
+                                             profile::Format format, const std::string& dso);
+
+}  // namespace perftk::cs_etm
+
+#endif  // PERFTK_CS_ETM_PROFILE_TEXT_H_

@@ -1,0 +1,99 @@
+#include "cs_etm/recordings.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "inject/pipeline.h"
+
+namespace perftk::cs_etm {
+namespace {
+
+struct Outcome {
+  absl::Status status;
+  std::vector<std::string> warnings;
+};
+
+void AddStats(const DecodeStats& from, DecodeStats& into) {
+  into.blocks += from.blocks;
+  into.trace_bytes += from.trace_bytes;
+  into.packets += from.packets;
+  into.samples += from.samples;
+  into.instruction_samples += from.instruction_samples;
+  into.branch_samples += from.branch_samples;
+  into.decoder_waits += from.decoder_waits;
+}
+
+}  // namespace
+
+RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
+                                  const DecodeOptions& options,
+                                  const std::function<bool(const profile::BinaryKey&)>& keep) {
+  RecordingsDecode result;
+  const bool several = inputs.size() > 1;
+  const size_t at_once =
+      std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(options.jobs, 1)),
+                                           inputs.size()));
+  DecodeOptions each = options;
+  each.jobs = std::max(1, options.jobs / static_cast<int>(at_once));
+  each.profile_text = false;
+
+  std::vector<Outcome> outcomes(inputs.size());
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex sum_mutex;  // guards result.profile and result.stats
+
+  auto decode_one = [&](size_t i) {
+    Outcome& outcome = outcomes[i];
+    CsEtmDecodeTool tool(each);
+    PipelineOptions pipeline;
+    pipeline.input = inputs[i];
+    pipeline.progress_label =
+        several ? absl::StrCat("perftk cs-etm-decode ", inputs[i]) : "perftk cs-etm-decode";
+    outcome.status = RunPipeline(tool, pipeline).status();
+    const std::string prefix = several ? absl::StrCat(inputs[i], ": ") : "";
+    for (const std::string& warning : tool.warnings()) {
+      outcome.warnings.push_back(absl::StrCat(prefix, warning));
+    }
+    if (!outcome.status.ok()) {
+      if (several && !absl::StartsWith(outcome.status.message(), inputs[i])) {
+        outcome.status = absl::Status(outcome.status.code(),
+                                      absl::StrCat(prefix, outcome.status.message()));
+      }
+      failed = true;
+      return;
+    }
+    profile::Profile mine = tool.profile();
+    std::vector<std::string> dropped;
+    if (keep) {
+      mine.KeepBinaries([&](const profile::BinaryKey& key) {
+        if (keep(key)) return true;
+        dropped.push_back(key.path);
+        return false;
+      });
+    }
+    std::lock_guard lock(sum_mutex);
+    result.dropped.insert(dropped.begin(), dropped.end());
+    AddStats(tool.stats(), result.stats);
+    if (absl::Status s = result.profile.Add(mine); !s.ok()) outcome.status = s;
+  };
+  auto worker = [&] {
+    for (size_t i = next++; i < inputs.size() && !failed; i = next++) decode_one(i);
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < at_once; ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& thread : threads) thread.join();
+
+  for (Outcome& outcome : outcomes) {
+    for (std::string& warning : outcome.warnings) result.warnings.push_back(std::move(warning));
+    if (result.status.ok() && !outcome.status.ok()) result.status = outcome.status;
+  }
+  return result;
+}
+
+}  // namespace perftk::cs_etm
