@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "inject/recent_translations.h"
 #include "inject/remap_table.h"
 #include "inject/tool.h"
 #include "machine/machines.h"
@@ -60,6 +61,7 @@ class AslrTool : public Tool {
   size_t unknown_pages() const { return table_.unknown_pages(); }
 
  private:
+  absl::Status ProcessOne(const Record& record, RecordSink& out);
   absl::Status RewriteMmap(const Record& record, RecordSink& out);
   absl::Status RewriteKsymbol(const Record& record, RecordSink& out);
   absl::Status RewriteSample(const Record& record, RecordSink& out);
@@ -91,8 +93,11 @@ class AslrTool : public Tool {
   absl::flat_hash_set<uint32_t> probe_pmu_types_;  // kprobe, uprobe
   machine::Machines machines_;
   RemapTable table_;
+  RecentTranslations recent_;  // cleared by every record that changes machines_
   AslrStats stats_;
   std::vector<std::byte> body_;
+  Sample sample_;                // reused by every SAMPLE
+  std::vector<std::byte> record_;  // a rewritten SAMPLE, header first
 };
 
 // Names whose text shows an address (breakpoint events: "mem:0x404040:w")

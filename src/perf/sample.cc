@@ -80,6 +80,12 @@ class SampleDecoder {
 
   absl::StatusOr<Sample> Decode() {
     Sample s;
+    if (absl::Status status = DecodeInto(s); !status.ok()) return status;
+    return s;
+  }
+
+  absl::Status DecodeInto(Sample& s) {
+    ResetKeepingMemory(s);
     if (f_.has(PERF_SAMPLE_IDENTIFIER)) s.identifier = U64();
     if (f_.has(PERF_SAMPLE_IP)) s.ip = U64();
     if (f_.has(PERF_SAMPLE_TID)) {
@@ -141,10 +147,38 @@ class SampleDecoder {
       s.aux.assign(aux.begin(), aux.end());
     }
     if (!in_.ok()) return Truncated("fixed");
-    return s;
+    return absl::OkStatus();
   }
 
  private:
+  // Every field back to its default, vectors emptied but not freed.
+  static void ResetKeepingMemory(Sample& s) {
+    auto emptied = [](auto& v) {
+      auto kept = std::move(v);
+      kept.clear();
+      return kept;
+    };
+    std::vector<ReadValue> read_values = emptied(s.read.values);
+    std::vector<uint64_t> callchain = emptied(s.callchain);
+    std::vector<std::byte> raw = emptied(s.raw);
+    std::vector<BranchEntry> branches = emptied(s.branch_stack.entries);
+    std::vector<uint64_t> counters = emptied(s.branch_stack.counters);
+    std::vector<uint64_t> regs_user = emptied(s.regs_user.values);
+    std::vector<std::byte> stack = emptied(s.stack_user.data);
+    std::vector<uint64_t> regs_intr = emptied(s.regs_intr.values);
+    std::vector<std::byte> aux = emptied(s.aux);
+    s = Sample();
+    s.read.values = std::move(read_values);
+    s.callchain = std::move(callchain);
+    s.raw = std::move(raw);
+    s.branch_stack.entries = std::move(branches);
+    s.branch_stack.counters = std::move(counters);
+    s.regs_user.values = std::move(regs_user);
+    s.stack_user.data = std::move(stack);
+    s.regs_intr.values = std::move(regs_intr);
+    s.aux = std::move(aux);
+  }
+
   uint64_t U64() {
     uint64_t v = in_.Read<uint64_t>();
     return kSwap ? ByteSwap(v) : v;
@@ -220,9 +254,48 @@ absl::StatusOr<Sample> DecodeSample(const SampleFormat& format, Bytes payload) {
   return SampleDecoder<false>(format, payload).Decode();
 }
 
-void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>& out) {
-  auto u64 = [&out](uint64_t v) { Append(out, v); };
-  auto u32 = [&out](uint32_t v) { Append(out, v); };
+absl::Status DecodeSampleInto(const SampleFormat& format, Bytes payload, Sample& sample) {
+  return SampleDecoder<false>(format, payload).DecodeInto(sample);
+}
+
+namespace {
+
+class SizeCounter {
+ public:
+  template <typename T>
+  void Put(T) { size_ += sizeof(T); }
+  void PutBytes(Bytes bytes) { size_ += bytes.size(); }
+  size_t size() const { return size_; }
+
+ private:
+  size_t size_ = 0;
+};
+
+// Stores into memory already sized by a SizeCounter pass.
+class FieldWriter {
+ public:
+  explicit FieldWriter(std::byte* at) : at_(at) {}
+  template <typename T>
+  void Put(T value) {
+    std::memcpy(at_, &value, sizeof(T));
+    at_ += sizeof(T);
+  }
+  void PutBytes(Bytes bytes) {
+    if (bytes.empty()) return;
+    std::memcpy(at_, bytes.data(), bytes.size());
+    at_ += bytes.size();
+  }
+
+ private:
+  std::byte* at_;
+};
+
+// Writes the fields of a sample to `out`, which counts them (SizeCounter)
+// or stores them (FieldWriter).
+template <typename Out>
+void EncodeFields(const SampleFormat& f, const Sample& s, Out& out) {
+  auto u64 = [&out](uint64_t v) { out.Put(v); };
+  auto u32 = [&out](uint32_t v) { out.Put(v); };
   if (f.has(PERF_SAMPLE_IDENTIFIER)) u64(s.identifier);
   if (f.has(PERF_SAMPLE_IP)) u64(s.ip);
   if (f.has(PERF_SAMPLE_TID)) {
@@ -266,7 +339,7 @@ void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>
   }
   if (f.has(PERF_SAMPLE_RAW)) {
     u32(static_cast<uint32_t>(s.raw.size()));
-    AppendBytes(out, s.raw);
+    out.PutBytes(s.raw);
   }
   if (f.has(PERF_SAMPLE_BRANCH_STACK)) {
     u64(s.branch_stack.entries.size());
@@ -291,7 +364,7 @@ void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>
   if (f.has(PERF_SAMPLE_REGS_USER)) regs(f.regs_user_mask, s.regs_user);
   if (f.has(PERF_SAMPLE_STACK_USER)) {
     u64(s.stack_user.data.size());
-    AppendBytes(out, s.stack_user.data);
+    out.PutBytes(s.stack_user.data);
     if (!s.stack_user.data.empty()) u64(s.stack_user.dyn_size);
   }
   if (f.sample_type & PERF_SAMPLE_WEIGHT_TYPE) u64(s.weight);
@@ -304,8 +377,19 @@ void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>
   if (f.has(PERF_SAMPLE_CODE_PAGE_SIZE)) u64(s.code_page_size);
   if (f.has(PERF_SAMPLE_AUX)) {
     u64(s.aux.size());
-    AppendBytes(out, s.aux);
+    out.PutBytes(s.aux);
   }
+}
+
+}  // namespace
+
+void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>& out) {
+  SizeCounter counter;
+  EncodeFields(f, s, counter);
+  const size_t at = out.size();
+  out.resize(at + counter.size());
+  FieldWriter writer(out.data() + at);
+  EncodeFields(f, s, writer);
 }
 
 absl::StatusOr<SampleId> DecodeSampleId(const SampleFormat& f, Bytes record) {

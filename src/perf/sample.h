@@ -120,6 +120,10 @@ struct SampleId {
 // `payload` is the record without its 8-byte header. Errors say which field
 // ran past the end or holds an impossible count.
 absl::StatusOr<Sample> DecodeSample(const SampleFormat& format, Bytes payload);
+// The same into `sample`, which is reset first; its vectors keep their
+// memory, so a hot loop decoding into one Sample allocates nothing once
+// they are large enough. On error `sample` holds a partial decode.
+absl::Status DecodeSampleInto(const SampleFormat& format, Bytes payload, Sample& sample);
 // Appends the payload (without header) to `out`.
 void EncodeSample(const SampleFormat& format, const Sample& sample, std::vector<std::byte>& out);
 
