@@ -20,17 +20,33 @@ void OrderedReader::Enqueue(const Record& record, uint64_t time) {
   if (bytes_used_ > bytes_.size()) bytes_.resize(std::max(bytes_used_, 2 * bytes_.size()));
   if (!bytes.empty()) std::memcpy(bytes_.data() + at, bytes.data(), bytes.size());
   if (!payload.empty()) std::memcpy(bytes_.data() + at + bytes.size(), payload.data(), payload.size());
-  if (queue_.size() > released_end_ && time < queue_.back().time) sorted_ = false;
+  if (queue_.size() > released_end_ && time < queue_.back().time) run_starts_.push_back(queue_.size());
   queue_.push_back(Queued{time, record.file_offset(), at, bytes.size(), payload.size()});
   queued_bytes_ += bytes.size() + payload.size();
 }
 
 void OrderedReader::SortQueue() {
-  if (sorted_) return;
-  // Stable: records of equal time keep their arrival order.
-  std::stable_sort(queue_.begin() + static_cast<ptrdiff_t>(released_end_), queue_.end(),
-                   [](const Queued& a, const Queued& b) { return a.time < b.time; });
-  sorted_ = true;
+  if (run_starts_.empty()) return;
+  // The unreleased part is a few runs in order (typically one per CPU
+  // buffer of a round): merge neighbours until one is left. inplace_merge
+  // is stable, so records of equal time keep their reading order.
+  std::vector<size_t>& bounds = run_starts_;
+  bounds.insert(bounds.begin(), released_end_);
+  bounds.push_back(queue_.size());
+  auto at = [this](size_t i) { return queue_.begin() + static_cast<ptrdiff_t>(i); };
+  auto earlier = [](const Queued& a, const Queued& b) { return a.time < b.time; };
+  while (bounds.size() > 2) {
+    size_t kept = 0;
+    size_t i = 0;
+    for (; i + 2 < bounds.size(); i += 2) {
+      std::inplace_merge(at(bounds[i]), at(bounds[i + 1]), at(bounds[i + 2]), earlier);
+      bounds[kept++] = bounds[i];
+    }
+    // An odd run out stays as it is.
+    for (; i < bounds.size(); ++i) bounds[kept++] = bounds[i];
+    bounds.resize(kept);
+  }
+  bounds.clear();
 }
 
 void OrderedReader::Release(uint64_t limit) {
@@ -60,6 +76,7 @@ void OrderedReader::ReleaseHalf() {
 void OrderedReader::Compact() {
   if (next_ == 0 || next_ != released_end_) return;
   if (next_ == queue_.size()) {
+    // run_starts_ is empty: nothing is queued.
     queue_.clear();
     bytes_used_ = 0;
     next_ = released_end_ = 0;
@@ -69,6 +86,7 @@ void OrderedReader::Compact() {
   // sorted queue's bytes are not in queue order: copy them over, in order.
   if (next_ < queue_.size() - next_) return;
   queue_.erase(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(next_));
+  for (size_t& start : run_starts_) start -= next_;
   next_ = released_end_ = 0;
   size_t used = 0;
   for (const Queued& q : queue_) used += AlignUp(q.size + q.payload_size, 8);

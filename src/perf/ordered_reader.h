@@ -16,7 +16,8 @@
 // allocation per record once it has grown to about two rounds), and a
 // queue is sorted only when a record arrived older than the one queued
 // before it, so a recording already in order within its rounds (the common
-// case) is never sorted.
+// case) is never sorted, and a round of several ordered runs (one per CPU
+// buffer) is merged in linear time per run.
 #ifndef PERFTK_PERF_ORDERED_READER_H_
 #define PERFTK_PERF_ORDERED_READER_H_
 
@@ -75,7 +76,9 @@ class OrderedReader {
   std::vector<Queued> queue_;
   size_t next_ = 0;
   size_t released_end_ = 0;
-  bool sorted_ = true;  // the unreleased part is in (time, arrival) order
+  // Where the unreleased part breaks order: each index starts a run of
+  // records in (time, arrival) order. Empty when the whole part is in order.
+  std::vector<size_t> run_starts_;
   std::vector<std::byte> bytes_;  // only grows; bytes_[0, bytes_used_) hold records
   size_t bytes_used_ = 0;
   std::vector<std::byte> spare_;  // what bytes_ is compacted into

@@ -153,30 +153,31 @@ class SampleDecoder {
  private:
   // Every field back to its default, vectors emptied but not freed.
   static void ResetKeepingMemory(Sample& s) {
-    auto emptied = [](auto& v) {
-      auto kept = std::move(v);
-      kept.clear();
-      return kept;
-    };
-    std::vector<ReadValue> read_values = emptied(s.read.values);
-    std::vector<uint64_t> callchain = emptied(s.callchain);
-    std::vector<std::byte> raw = emptied(s.raw);
-    std::vector<BranchEntry> branches = emptied(s.branch_stack.entries);
-    std::vector<uint64_t> counters = emptied(s.branch_stack.counters);
-    std::vector<uint64_t> regs_user = emptied(s.regs_user.values);
-    std::vector<std::byte> stack = emptied(s.stack_user.data);
-    std::vector<uint64_t> regs_intr = emptied(s.regs_intr.values);
-    std::vector<std::byte> aux = emptied(s.aux);
-    s = Sample();
-    s.read.values = std::move(read_values);
-    s.callchain = std::move(callchain);
-    s.raw = std::move(raw);
-    s.branch_stack.entries = std::move(branches);
-    s.branch_stack.counters = std::move(counters);
-    s.regs_user.values = std::move(regs_user);
-    s.stack_user.data = std::move(stack);
-    s.regs_intr.values = std::move(regs_intr);
-    s.aux = std::move(aux);
+    // A field added to Sample must be reset here too.
+    // (22 words of scalars, 9 vectors.)
+    static_assert(sizeof(Sample) == 22 * 8 + 9 * sizeof(std::vector<uint64_t>),
+                  "Sample changed: update ResetKeepingMemory");
+    s.identifier = s.ip = 0;
+    s.pid = s.tid = 0;
+    s.time = s.addr = s.id = s.stream_id = 0;
+    s.cpu = s.cpu_reserved = 0;
+    s.period = 0;
+    s.read.time_enabled = s.read.time_running = 0;
+    s.read.values.clear();
+    s.callchain.clear();
+    s.raw.clear();
+    s.branch_stack.hw_idx = 0;
+    s.branch_stack.entries.clear();
+    s.branch_stack.counters.clear();
+    s.regs_user.abi = 0;
+    s.regs_user.values.clear();
+    s.stack_user.data.clear();
+    s.stack_user.dyn_size = 0;
+    s.weight = s.data_src = s.transaction = 0;
+    s.regs_intr.abi = 0;
+    s.regs_intr.values.clear();
+    s.phys_addr = s.cgroup = s.data_page_size = s.code_page_size = 0;
+    s.aux.clear();
   }
 
   uint64_t U64() {
