@@ -327,7 +327,9 @@ absl::Status AslrTool::RewriteSample(const Record& record, RecordSink& out) {
   absl::StatusOr<size_t> index = input_events_.IndexOf(record);
   if (!index.ok()) return Fail(record, index.status());
   Sample* sample = &sample_;
-  if (absl::Status s = DecodeSampleInto(input_events_.format(*index), record.body(), sample_);
+  SampleFieldOffsets offsets;
+  if (absl::Status s =
+          DecodeSampleInto(input_events_.format(*index), record.body(), sample_, &offsets);
       !s.ok()) {
     return Fail(record, s);
   }
@@ -363,8 +365,34 @@ absl::Status AslrTool::RewriteSample(const Record& record, RecordSink& out) {
     branch.from = Translate(pid, cpumode, branch.from);
     branch.to = Translate(pid, cpumode, branch.to);
   }
+  return EmitSample(record, in, output_events_.format(*index), offsets, out);
+}
+
+absl::Status AslrTool::EmitSample(const Record& record, const SampleFormat& in,
+                                  const SampleFormat& format, const SampleFieldOffsets& at,
+                                  RecordSink& out) {
+  if (format == in && at.size == record.body().size()) {
+    // The same layout: the record as read, its addresses overwritten, is
+    // what encoding the sample would give.
+    record_.assign(record.bytes().begin(), record.bytes().end());
+    std::byte* payload = record_.data() + kRecordHeaderSize;
+    if (at.ip != SampleFieldOffsets::kAbsent) Store<uint64_t>(payload + at.ip, sample_.ip);
+    if (at.addr != SampleFieldOffsets::kAbsent) Store<uint64_t>(payload + at.addr, sample_.addr);
+    if (at.callchain != SampleFieldOffsets::kAbsent && !sample_.callchain.empty()) {
+      std::memcpy(payload + at.callchain, sample_.callchain.data(), 8 * sample_.callchain.size());
+    }
+    if (at.branch_entries != SampleFieldOffsets::kAbsent) {
+      std::byte* entry = payload + at.branch_entries;
+      for (const BranchEntry& branch : sample_.branch_stack.entries) {
+        Store<uint64_t>(entry, branch.from);
+        Store<uint64_t>(entry + 8, branch.to);
+        entry += 24;
+      }
+    }
+    return out.Emit(Record(record_, record.file_offset()));
+  }
   record_.resize(kRecordHeaderSize);
-  EncodeSample(output_events_.format(*index), *sample, record_);
+  EncodeSample(format, sample_, record_);
   if (absl::Status s = SetRecordHeader(record.type(), record.misc(), record_); !s.ok()) {
     return Fail(record, s);
   }

@@ -32,6 +32,7 @@
 #include "inject/tool.h"
 #include "machine/machines.h"
 #include "perf/header.h"
+#include "perf/sample.h"
 
 namespace perftk {
 
@@ -65,6 +66,12 @@ class AslrTool : public Tool {
   absl::Status RewriteMmap(const Record& record, RecordSink& out);
   absl::Status RewriteKsymbol(const Record& record, RecordSink& out);
   absl::Status RewriteSample(const Record& record, RecordSink& out);
+  // Writes the rewritten sample_ of `record` (decoded in format `in`, its
+  // address fields `at`) in `format`: over the record's own address fields
+  // when the layout is unchanged, else encoded anew.
+  absl::Status EmitSample(const Record& record, const SampleFormat& in,
+                          const SampleFormat& format, const SampleFieldOffsets& at,
+                          RecordSink& out);
   absl::Status RewriteDeferredCallchain(const Record& record, RecordSink& out);
   absl::Status RewriteHeaderAttr(const Record& record, RecordSink& out);
   absl::Status RewriteHeaderFeature(const Record& record, RecordSink& out);

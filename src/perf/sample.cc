@@ -84,16 +84,25 @@ class SampleDecoder {
     return s;
   }
 
-  absl::Status DecodeInto(Sample& s) {
+  absl::Status DecodeInto(Sample& s, SampleFieldOffsets* offsets = nullptr) {
+    SampleFieldOffsets ignored;
+    SampleFieldOffsets& at = offsets != nullptr ? *offsets : ignored;
+    at = SampleFieldOffsets();
     ResetKeepingMemory(s);
     if (f_.has(PERF_SAMPLE_IDENTIFIER)) s.identifier = U64();
-    if (f_.has(PERF_SAMPLE_IP)) s.ip = U64();
+    if (f_.has(PERF_SAMPLE_IP)) {
+      at.ip = in_.position();
+      s.ip = U64();
+    }
     if (f_.has(PERF_SAMPLE_TID)) {
       s.pid = U32();
       s.tid = U32();
     }
     if (f_.has(PERF_SAMPLE_TIME)) s.time = U64();
-    if (f_.has(PERF_SAMPLE_ADDR)) s.addr = U64();
+    if (f_.has(PERF_SAMPLE_ADDR)) {
+      at.addr = in_.position();
+      s.addr = U64();
+    }
     if (f_.has(PERF_SAMPLE_ID)) s.id = U64();
     if (f_.has(PERF_SAMPLE_STREAM_ID)) s.stream_id = U64();
     if (f_.has(PERF_SAMPLE_CPU)) {
@@ -106,6 +115,7 @@ class SampleDecoder {
     if (f_.has(PERF_SAMPLE_CALLCHAIN)) {
       uint64_t nr = U64();
       if (!in_.ok() || nr > in_.remaining() / 8) return Truncated("CALLCHAIN");
+      at.callchain = in_.position();
       s.callchain.resize(nr);
       for (auto& ip : s.callchain) ip = U64();
     }
@@ -115,7 +125,7 @@ class SampleDecoder {
       if (!in_.ok()) return Truncated("RAW");
       s.raw.assign(raw.begin(), raw.end());
     }
-    if (f_.has(PERF_SAMPLE_BRANCH_STACK) && !ReadBranches(s.branch_stack)) {
+    if (f_.has(PERF_SAMPLE_BRANCH_STACK) && !ReadBranches(s.branch_stack, at.branch_entries)) {
       return Truncated("BRANCH_STACK");
     }
     if (f_.has(PERF_SAMPLE_REGS_USER) && !ReadRegs(f_.regs_user_mask, s.regs_user)) {
@@ -147,6 +157,7 @@ class SampleDecoder {
       s.aux.assign(aux.begin(), aux.end());
     }
     if (!in_.ok()) return Truncated("fixed");
+    at.size = in_.position();
     return absl::OkStatus();
   }
 
@@ -217,10 +228,11 @@ class SampleDecoder {
     return in_.ok();
   }
 
-  bool ReadBranches(BranchStack& stack) {
+  bool ReadBranches(BranchStack& stack, size_t& entries_at) {
     uint64_t nr = U64();
     if (f_.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) stack.hw_idx = U64();
     if (!in_.ok() || nr > in_.remaining() / 24) return false;
+    entries_at = in_.position();
     stack.entries.resize(nr);
     for (auto& e : stack.entries) {
       e.from = U64();
@@ -255,8 +267,9 @@ absl::StatusOr<Sample> DecodeSample(const SampleFormat& format, Bytes payload) {
   return SampleDecoder<false>(format, payload).Decode();
 }
 
-absl::Status DecodeSampleInto(const SampleFormat& format, Bytes payload, Sample& sample) {
-  return SampleDecoder<false>(format, payload).DecodeInto(sample);
+absl::Status DecodeSampleInto(const SampleFormat& format, Bytes payload, Sample& sample,
+                              SampleFieldOffsets* offsets) {
+  return SampleDecoder<false>(format, payload).DecodeInto(sample, offsets);
 }
 
 namespace {
