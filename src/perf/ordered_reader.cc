@@ -82,14 +82,27 @@ void OrderedReader::Compact() {
     next_ = released_end_ = 0;
     return;
   }
-  // Moving the rest costs about what handing out the dropped part did. A
-  // sorted queue's bytes are not in queue order: copy them over, in order.
+  // Moving the rest costs about what handing out the dropped part did.
   if (next_ < queue_.size() - next_) return;
   queue_.erase(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(next_));
   for (size_t& start : run_starts_) start -= next_;
   next_ = released_end_ = 0;
   size_t used = 0;
-  for (const Queued& q : queue_) used += AlignUp(q.size + q.payload_size, 8);
+  size_t first = SIZE_MAX;
+  for (const Queued& q : queue_) {
+    used += AlignUp(q.size + q.payload_size, 8);
+    first = std::min(first, q.at);
+  }
+  if (used == bytes_used_ - first) {
+    // The rest is one block without holes (the usual case: the records
+    // of the latest round): move it down in one piece.
+    std::memmove(bytes_.data(), bytes_.data() + first, used);
+    for (Queued& q : queue_) q.at -= first;
+    bytes_used_ = used;
+    return;
+  }
+  // Else (a record held back from an older round): copy them over one by
+  // one, in queue order, so no hole is kept.
   if (spare_.size() < used) spare_.resize(std::max(used, bytes_.size()));
   size_t at = 0;
   for (Queued& q : queue_) {
