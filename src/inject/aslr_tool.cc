@@ -216,19 +216,28 @@ uint64_t AslrTool::Translate(int32_t pid, uint16_t cpumode, uint64_t addr) {
   if (addr < kSmallestAddress) return addr;
   ++stats_.addresses;
   cpumode &= PERF_RECORD_MISC_CPUMODE_MASK;
+  if (std::optional<uint64_t> moved = recent_.Find(pid, cpumode, addr)) return *moved;
   if (const Machine* machine = machines_.Find(cpumode, pid)) {
     for (uint16_t mode : {cpumode, OtherSpace(cpumode)}) {
       std::optional<Map> map = machine->FindMap(pid, mode, addr);
       if (!map) continue;
       RemapTable::Space space = SpaceOf(machine, pid, mode);
+      std::optional<uint64_t> moved;
       if (IsPlacedByRange(*map)) {
         // Through the map's start: the kernel text map can end before addr.
         std::optional<uint64_t> start = table_.TranslateMemory(space, map->start);
-        if (start) return *start + (addr - map->start);
-      } else if (std::optional<uint64_t> moved = table_.TranslateFile(
-                     space, map->dso, map->start, map->pgoff, addr)) {
-        return *moved;
+        if (start) moved = *start + (addr - map->start);
+      } else {
+        moved = table_.TranslateFile(space, map->dso, map->start, map->pgoff, addr);
       }
+      if (!moved) continue;
+      // The whole map moves alike. Only a map found in the space asked for
+      // stands for its range: one found in the other space does not say
+      // that the space asked for has nothing there.
+      if (mode == cpumode && map->Contains(addr)) {
+        recent_.Remember(pid, cpumode, map->start, map->end, *moved - addr);
+      }
+      return *moved;
     }
   }
   ++stats_.unknown_addresses;
@@ -317,8 +326,13 @@ absl::Status AslrTool::FollowTask(const Record& record, RecordSink& out) {
 absl::Status AslrTool::RewriteSample(const Record& record, RecordSink& out) {
   absl::StatusOr<size_t> index = input_events_.IndexOf(record);
   if (!index.ok()) return Fail(record, index.status());
-  absl::StatusOr<Sample> sample = DecodeSample(input_events_.format(*index), record.body());
-  if (!sample.ok()) return Fail(record, sample.status());
+  Sample* sample = &sample_;
+  SampleFieldOffsets offsets;
+  if (absl::Status s =
+          DecodeSampleInto(input_events_.format(*index), record.body(), sample_, &offsets);
+      !s.ok()) {
+    return Fail(record, s);
+  }
   ++stats_.samples;
   const SampleFormat& in = input_events_.format(*index);
   const int32_t pid = in.has(PERF_SAMPLE_TID) ? static_cast<int32_t>(sample->pid) : -1;
@@ -351,9 +365,38 @@ absl::Status AslrTool::RewriteSample(const Record& record, RecordSink& out) {
     branch.from = Translate(pid, cpumode, branch.from);
     branch.to = Translate(pid, cpumode, branch.to);
   }
-  body_.clear();
-  EncodeSample(output_events_.format(*index), *sample, body_);
-  return Emit(record, body_, out);
+  return EmitSample(record, in, output_events_.format(*index), offsets, out);
+}
+
+absl::Status AslrTool::EmitSample(const Record& record, const SampleFormat& in,
+                                  const SampleFormat& format, const SampleFieldOffsets& at,
+                                  RecordSink& out) {
+  if (format == in && at.size == record.body().size()) {
+    // The same layout: the record as read, its addresses overwritten, is
+    // what encoding the sample would give.
+    record_.assign(record.bytes().begin(), record.bytes().end());
+    std::byte* payload = record_.data() + kRecordHeaderSize;
+    if (at.ip != SampleFieldOffsets::kAbsent) Store<uint64_t>(payload + at.ip, sample_.ip);
+    if (at.addr != SampleFieldOffsets::kAbsent) Store<uint64_t>(payload + at.addr, sample_.addr);
+    if (at.callchain != SampleFieldOffsets::kAbsent && !sample_.callchain.empty()) {
+      std::memcpy(payload + at.callchain, sample_.callchain.data(), 8 * sample_.callchain.size());
+    }
+    if (at.branch_entries != SampleFieldOffsets::kAbsent) {
+      std::byte* entry = payload + at.branch_entries;
+      for (const BranchEntry& branch : sample_.branch_stack.entries) {
+        Store<uint64_t>(entry, branch.from);
+        Store<uint64_t>(entry + 8, branch.to);
+        entry += 24;
+      }
+    }
+    return out.Emit(Record(record_, record.file_offset()));
+  }
+  record_.resize(kRecordHeaderSize);
+  EncodeSample(format, sample_, record_);
+  if (absl::Status s = SetRecordHeader(record.type(), record.misc(), record_); !s.ok()) {
+    return Fail(record, s);
+  }
+  return out.Emit(Record(record_, record.file_offset()));
 }
 
 absl::Status AslrTool::RewriteDeferredCallchain(const Record& record, RecordSink& out) {
@@ -428,6 +471,17 @@ absl::Status AslrTool::RewriteEventUpdate(const Record& record, RecordSink& out)
 
 absl::Status AslrTool::Process(const Record& record, RecordSink& out) {
   ++stats_.records;
+  if (machine::ChangesMachines(record.type())) {
+    // Lookups made while the record changes things must not outlive it.
+    recent_.Clear();
+    absl::Status status = ProcessOne(record, out);
+    recent_.Clear();
+    return status;
+  }
+  return ProcessOne(record, out);
+}
+
+absl::Status AslrTool::ProcessOne(const Record& record, RecordSink& out) {
   switch (record.type()) {
     case PERF_RECORD_MMAP:
     case PERF_RECORD_MMAP2:

@@ -27,10 +27,12 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "inject/recent_translations.h"
 #include "inject/remap_table.h"
 #include "inject/tool.h"
 #include "machine/machines.h"
 #include "perf/header.h"
+#include "perf/sample.h"
 
 namespace perftk {
 
@@ -60,9 +62,16 @@ class AslrTool : public Tool {
   size_t unknown_pages() const { return table_.unknown_pages(); }
 
  private:
+  absl::Status ProcessOne(const Record& record, RecordSink& out);
   absl::Status RewriteMmap(const Record& record, RecordSink& out);
   absl::Status RewriteKsymbol(const Record& record, RecordSink& out);
   absl::Status RewriteSample(const Record& record, RecordSink& out);
+  // Writes the rewritten sample_ of `record` (decoded in format `in`, its
+  // address fields `at`) in `format`: over the record's own address fields
+  // when the layout is unchanged, else encoded anew.
+  absl::Status EmitSample(const Record& record, const SampleFormat& in,
+                          const SampleFormat& format, const SampleFieldOffsets& at,
+                          RecordSink& out);
   absl::Status RewriteDeferredCallchain(const Record& record, RecordSink& out);
   absl::Status RewriteHeaderAttr(const Record& record, RecordSink& out);
   absl::Status RewriteHeaderFeature(const Record& record, RecordSink& out);
@@ -91,8 +100,11 @@ class AslrTool : public Tool {
   absl::flat_hash_set<uint32_t> probe_pmu_types_;  // kprobe, uprobe
   machine::Machines machines_;
   RemapTable table_;
+  RecentTranslations recent_;  // cleared by every record that changes machines_
   AslrStats stats_;
   std::vector<std::byte> body_;
+  Sample sample_;                // reused by every SAMPLE
+  std::vector<std::byte> record_;  // a rewritten SAMPLE, header first
 };
 
 // Names whose text shows an address (breakpoint events: "mem:0x404040:w")

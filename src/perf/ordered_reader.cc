@@ -1,32 +1,129 @@
 #include "perf/ordered_reader.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace perftk {
 
-void OrderedReader::Release(uint64_t limit) {
-  while (!queue_.empty() && queue_.top().time <= limit) {
-    // priority_queue::top is const; the element is popped right after.
-    Queued& top = const_cast<Queued&>(queue_.top());
-    queued_bytes_ -= top.record.view().bytes().size() + top.record.view().trailing_payload().size();
-    last_released_ = top.time;
-    any_released_ = true;
-    ready_.push_back(std::move(top.record));
-    queue_.pop();
+Record OrderedReader::ViewOf(const Queued& queued) const {
+  const std::byte* at = bytes_.data() + queued.at;
+  return Record(Bytes(at, queued.size), queued.file_offset,
+                Bytes(at + queued.size, queued.payload_size));
+}
+
+void OrderedReader::Enqueue(const Record& record, uint64_t time) {
+  const Bytes bytes = record.bytes();
+  const Bytes payload = record.trailing_payload();
+  const size_t at = bytes_used_;
+  // Each record starts 8-byte aligned, as in the file.
+  bytes_used_ += AlignUp(bytes.size() + payload.size(), 8);
+  if (bytes_used_ > bytes_.size()) bytes_.resize(std::max(bytes_used_, 2 * bytes_.size()));
+  if (!bytes.empty()) std::memcpy(bytes_.data() + at, bytes.data(), bytes.size());
+  if (!payload.empty()) std::memcpy(bytes_.data() + at + bytes.size(), payload.data(), payload.size());
+  if (queue_.size() > released_end_ && time < queue_.back().time) run_starts_.push_back(queue_.size());
+  queue_.push_back(Queued{time, record.file_offset(), at, bytes.size(), payload.size()});
+  queued_bytes_ += bytes.size() + payload.size();
+}
+
+void OrderedReader::SortQueue() {
+  if (run_starts_.empty()) return;
+  // The unreleased part is a few runs in order (typically one per CPU
+  // buffer of a round): merge neighbours until one is left. inplace_merge
+  // is stable, so records of equal time keep their reading order.
+  std::vector<size_t>& bounds = run_starts_;
+  bounds.insert(bounds.begin(), released_end_);
+  bounds.push_back(queue_.size());
+  auto at = [this](size_t i) { return queue_.begin() + static_cast<ptrdiff_t>(i); };
+  auto earlier = [](const Queued& a, const Queued& b) { return a.time < b.time; };
+  while (bounds.size() > 2) {
+    size_t kept = 0;
+    size_t i = 0;
+    for (; i + 2 < bounds.size(); i += 2) {
+      std::inplace_merge(at(bounds[i]), at(bounds[i + 1]), at(bounds[i + 2]), earlier);
+      bounds[kept++] = bounds[i];
+    }
+    // An odd run out stays as it is.
+    for (; i < bounds.size(); ++i) bounds[kept++] = bounds[i];
+    bounds.resize(kept);
   }
+  bounds.clear();
+}
+
+void OrderedReader::Release(uint64_t limit) {
+  SortQueue();
+  auto end = std::upper_bound(queue_.begin() + static_cast<ptrdiff_t>(released_end_),
+                              queue_.end(), limit,
+                              [](uint64_t t, const Queued& q) { return t < q.time; });
+  const size_t new_end = static_cast<size_t>(end - queue_.begin());
+  if (new_end == released_end_) return;
+  for (size_t i = released_end_; i < new_end; ++i) {
+    queued_bytes_ -= queue_[i].size + queue_[i].payload_size;
+  }
+  last_released_ = queue_[new_end - 1].time;
+  any_released_ = true;
+  released_end_ = new_end;
 }
 
 void OrderedReader::ReleaseHalf() {
-  size_t target = queue_.size() / 2;
-  while (queue_.size() > target) Release(queue_.top().time);
+  // At least the older half goes, with every record as old as the last of it.
+  SortQueue();
+  const size_t queued = queue_.size() - released_end_;
+  if (queued == 0) return;
+  const size_t at_least = queued - queued / 2;
+  Release(queue_[released_end_ + at_least - 1].time);
+}
+
+void OrderedReader::Compact() {
+  if (next_ == 0 || next_ != released_end_) return;
+  if (next_ == queue_.size()) {
+    // run_starts_ is empty: nothing is queued.
+    queue_.clear();
+    bytes_used_ = 0;
+    next_ = released_end_ = 0;
+    return;
+  }
+  // Moving the rest costs about what handing out the dropped part did.
+  if (next_ < queue_.size() - next_) return;
+  queue_.erase(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(next_));
+  for (size_t& start : run_starts_) start -= next_;
+  next_ = released_end_ = 0;
+  size_t used = 0;
+  size_t first = SIZE_MAX;
+  for (const Queued& q : queue_) {
+    used += AlignUp(q.size + q.payload_size, 8);
+    first = std::min(first, q.at);
+  }
+  if (used == bytes_used_ - first) {
+    // The rest is one block without holes (the usual case: the records
+    // of the latest round): move it down in one piece.
+    std::memmove(bytes_.data(), bytes_.data() + first, used);
+    for (Queued& q : queue_) q.at -= first;
+    bytes_used_ = used;
+    return;
+  }
+  // Else (a record held back from an older round): copy them over one by
+  // one, in queue order, so no hole is kept.
+  if (spare_.size() < used) spare_.resize(std::max(used, bytes_.size()));
+  size_t at = 0;
+  for (Queued& q : queue_) {
+    const size_t n = AlignUp(q.size + q.payload_size, 8);
+    std::memcpy(spare_.data() + at, bytes_.data() + q.at, n);
+    q.at = at;
+    at += n;
+  }
+  bytes_.swap(spare_);
+  bytes_used_ = used;
 }
 
 absl::StatusOr<std::optional<Record>> OrderedReader::Next() {
   while (true) {
-    if (!ready_.empty()) {
-      current_ = std::move(ready_.front());
-      ready_.pop_front();
-      return std::optional<Record>(current_.view());
+    if (next_ < released_end_) return std::optional<Record>(ViewOf(queue_[next_++]));
+    if (round_waiting_) {
+      round_waiting_ = false;
+      return std::optional<Record>(Record(round_, round_offset_));
     }
     if (at_end_) return std::optional<Record>();
+    Compact();
 
     absl::StatusOr<std::optional<Record>> record = reader_.Next();
     if (!record.ok()) return record.status();
@@ -39,15 +136,16 @@ absl::StatusOr<std::optional<Record>> OrderedReader::Next() {
     if (r.type() == PERF_RECORD_FINISHED_ROUND) {
       Release(release_limit_);
       release_limit_ = max_time_;
-      ready_.emplace_back(r);
+      round_.assign(r.bytes().begin(), r.bytes().end());
+      round_offset_ = r.file_offset();
+      round_waiting_ = true;
       continue;
     }
     std::optional<uint64_t> time = reader_.header().events.TimeOf(r);
     if (!time) return record;  // untimed records go straight through
     if (any_released_ && *time < last_released_) ++out_of_order_;
     max_time_ = std::max(max_time_, *time);
-    queued_bytes_ += r.bytes().size() + r.trailing_payload().size();
-    queue_.push(Queued{*time, sequence_++, OwnedRecord(r)});
+    Enqueue(r, *time);
     if (queued_bytes_ > max_queued_bytes_) ReleaseHalf();
   }
 }

@@ -10,13 +10,19 @@
 // Records without a timestamp (perf's own records, kernel records without
 // sample_id_all) are handed out as soon as they are read, as perf does.
 // FINISHED_ROUND records are handed out after the records they released.
+// Records of equal time keep the order they were read in.
+//
+// Cost: queued records are copied into one reused byte buffer (no
+// allocation per record once it has grown to about two rounds), and a
+// queue is sorted only when a record arrived older than the one queued
+// before it, so a recording already in order within its rounds (the common
+// case) is never sorted, and a round of several ordered runs (one per CPU
+// buffer) is merged in linear time per run.
 #ifndef PERFTK_PERF_ORDERED_READER_H_
 #define PERFTK_PERF_ORDERED_READER_H_
 
 #include <cstdint>
-#include <deque>
 #include <optional>
-#include <queue>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -38,31 +44,49 @@ class OrderedReader {
 
   // Records older than something already handed out (a broken recording).
   uint64_t out_of_order_records() const { return out_of_order_; }
-  size_t queued_records() const { return queue_.size(); }
+  // Records read and not yet released.
+  size_t queued_records() const { return queue_.size() - released_end_; }
 
  private:
+  // A queued record: where its bytes (then its trailing payload) lie in
+  // bytes_, and when it happened.
   struct Queued {
     uint64_t time;
-    uint64_t sequence;
-    OwnedRecord record;
-  };
-  struct Later {
-    bool operator()(const Queued& a, const Queued& b) const {
-      return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
-    }
+    uint64_t file_offset;
+    size_t at;
+    size_t size;
+    size_t payload_size;
   };
 
-  // Moves queued records with time <= limit to ready_, oldest first.
+  void Enqueue(const Record& record, uint64_t time);
+  // Makes queued records with time <= limit ready, oldest first.
   void Release(uint64_t limit);
   void ReleaseHalf();
+  void SortQueue();
+  // Drops handed-out records from the front of queue_ and bytes_ once they
+  // are most of it. Only while nothing queued is handed out.
+  void Compact();
+  Record ViewOf(const Queued& queued) const;
 
   PerfDataReader& reader_;
   size_t max_queued_bytes_;
-  std::priority_queue<Queued, std::vector<Queued>, Later> queue_;
-  size_t queued_bytes_ = 0;
-  std::deque<OwnedRecord> ready_;
-  OwnedRecord current_;
-  uint64_t sequence_ = 0;
+  // queue_[next_, released_end_) are released and wait to be handed out;
+  // queue_[released_end_, end) wait for a release. Entries before next_
+  // were handed out.
+  std::vector<Queued> queue_;
+  size_t next_ = 0;
+  size_t released_end_ = 0;
+  // Where the unreleased part breaks order: each index starts a run of
+  // records in (time, arrival) order. Empty when the whole part is in order.
+  std::vector<size_t> run_starts_;
+  std::vector<std::byte> bytes_;  // only grows; bytes_[0, bytes_used_) hold records
+  size_t bytes_used_ = 0;
+  std::vector<std::byte> spare_;  // what bytes_ is compacted into
+  size_t queued_bytes_ = 0;  // record and payload bytes of unreleased records
+  // A FINISHED_ROUND waiting for the records it released to be handed out.
+  std::vector<std::byte> round_;
+  uint64_t round_offset_ = 0;
+  bool round_waiting_ = false;
   uint64_t max_time_ = 0;        // newest time seen so far
   uint64_t release_limit_ = 0;   // newest time of the previous round
   uint64_t last_released_ = 0;

@@ -45,6 +45,21 @@ absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t m
   return bytes;
 }
 
+absl::Status SetRecordHeader(uint32_t type, uint16_t misc, std::vector<std::byte>& record) {
+  const size_t size = record.size();
+  if (size < kRecordHeaderSize) {
+    return absl::InternalError("a record built in place has no room for its header");
+  }
+  if (size > 0xffff) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s record of %u bytes does not fit the 16-bit size field", RecordTypeName(type), size));
+  }
+  Store<uint32_t>(record.data(), type);
+  Store<uint16_t>(record.data() + 4, misc);
+  Store<uint16_t>(record.data() + 6, static_cast<uint16_t>(size));
+  return absl::OkStatus();
+}
+
 std::string RecordTypeName(uint32_t type) {
   static constexpr const char* kKernel[] = {
       nullptr,           "MMAP",         "LOST",       "COMM",         "EXIT",

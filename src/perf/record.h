@@ -70,6 +70,10 @@ class OwnedRecord {
 // Builds a record from a header and a body; sets header.size (which must fit
 // in 16 bits: returns an error otherwise).
 absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t misc, Bytes body);
+// Writes the header of a record built in place: `record` holds 8 bytes of
+// room for it, then the body. InvalidArgument, as MakeRecordBytes, when the
+// whole does not fit the 16-bit size field.
+absl::Status SetRecordHeader(uint32_t type, uint16_t misc, std::vector<std::byte>& record);
 
 // The kernel's or perf's name of a record type, e.g. "MMAP2", "FINISHED_ROUND";
 // "UNKNOWN(n)" for others.

@@ -80,14 +80,29 @@ class SampleDecoder {
 
   absl::StatusOr<Sample> Decode() {
     Sample s;
+    if (absl::Status status = DecodeInto(s); !status.ok()) return status;
+    return s;
+  }
+
+  absl::Status DecodeInto(Sample& s, SampleFieldOffsets* offsets = nullptr) {
+    SampleFieldOffsets ignored;
+    SampleFieldOffsets& at = offsets != nullptr ? *offsets : ignored;
+    at = SampleFieldOffsets();
+    ResetKeepingMemory(s);
     if (f_.has(PERF_SAMPLE_IDENTIFIER)) s.identifier = U64();
-    if (f_.has(PERF_SAMPLE_IP)) s.ip = U64();
+    if (f_.has(PERF_SAMPLE_IP)) {
+      at.ip = in_.position();
+      s.ip = U64();
+    }
     if (f_.has(PERF_SAMPLE_TID)) {
       s.pid = U32();
       s.tid = U32();
     }
     if (f_.has(PERF_SAMPLE_TIME)) s.time = U64();
-    if (f_.has(PERF_SAMPLE_ADDR)) s.addr = U64();
+    if (f_.has(PERF_SAMPLE_ADDR)) {
+      at.addr = in_.position();
+      s.addr = U64();
+    }
     if (f_.has(PERF_SAMPLE_ID)) s.id = U64();
     if (f_.has(PERF_SAMPLE_STREAM_ID)) s.stream_id = U64();
     if (f_.has(PERF_SAMPLE_CPU)) {
@@ -100,6 +115,7 @@ class SampleDecoder {
     if (f_.has(PERF_SAMPLE_CALLCHAIN)) {
       uint64_t nr = U64();
       if (!in_.ok() || nr > in_.remaining() / 8) return Truncated("CALLCHAIN");
+      at.callchain = in_.position();
       s.callchain.resize(nr);
       for (auto& ip : s.callchain) ip = U64();
     }
@@ -109,7 +125,7 @@ class SampleDecoder {
       if (!in_.ok()) return Truncated("RAW");
       s.raw.assign(raw.begin(), raw.end());
     }
-    if (f_.has(PERF_SAMPLE_BRANCH_STACK) && !ReadBranches(s.branch_stack)) {
+    if (f_.has(PERF_SAMPLE_BRANCH_STACK) && !ReadBranches(s.branch_stack, at.branch_entries)) {
       return Truncated("BRANCH_STACK");
     }
     if (f_.has(PERF_SAMPLE_REGS_USER) && !ReadRegs(f_.regs_user_mask, s.regs_user)) {
@@ -141,10 +157,40 @@ class SampleDecoder {
       s.aux.assign(aux.begin(), aux.end());
     }
     if (!in_.ok()) return Truncated("fixed");
-    return s;
+    at.size = in_.position();
+    return absl::OkStatus();
   }
 
  private:
+  // Every field back to its default, vectors emptied but not freed.
+  static void ResetKeepingMemory(Sample& s) {
+    // A field added to Sample must be reset here too.
+    // (22 words of scalars, 9 vectors.)
+    static_assert(sizeof(Sample) == 22 * 8 + 9 * sizeof(std::vector<uint64_t>),
+                  "Sample changed: update ResetKeepingMemory");
+    s.identifier = s.ip = 0;
+    s.pid = s.tid = 0;
+    s.time = s.addr = s.id = s.stream_id = 0;
+    s.cpu = s.cpu_reserved = 0;
+    s.period = 0;
+    s.read.time_enabled = s.read.time_running = 0;
+    s.read.values.clear();
+    s.callchain.clear();
+    s.raw.clear();
+    s.branch_stack.hw_idx = 0;
+    s.branch_stack.entries.clear();
+    s.branch_stack.counters.clear();
+    s.regs_user.abi = 0;
+    s.regs_user.values.clear();
+    s.stack_user.data.clear();
+    s.stack_user.dyn_size = 0;
+    s.weight = s.data_src = s.transaction = 0;
+    s.regs_intr.abi = 0;
+    s.regs_intr.values.clear();
+    s.phys_addr = s.cgroup = s.data_page_size = s.code_page_size = 0;
+    s.aux.clear();
+  }
+
   uint64_t U64() {
     uint64_t v = in_.Read<uint64_t>();
     return kSwap ? ByteSwap(v) : v;
@@ -182,10 +228,11 @@ class SampleDecoder {
     return in_.ok();
   }
 
-  bool ReadBranches(BranchStack& stack) {
+  bool ReadBranches(BranchStack& stack, size_t& entries_at) {
     uint64_t nr = U64();
     if (f_.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) stack.hw_idx = U64();
     if (!in_.ok() || nr > in_.remaining() / 24) return false;
+    entries_at = in_.position();
     stack.entries.resize(nr);
     for (auto& e : stack.entries) {
       e.from = U64();
@@ -220,9 +267,49 @@ absl::StatusOr<Sample> DecodeSample(const SampleFormat& format, Bytes payload) {
   return SampleDecoder<false>(format, payload).Decode();
 }
 
-void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>& out) {
-  auto u64 = [&out](uint64_t v) { Append(out, v); };
-  auto u32 = [&out](uint32_t v) { Append(out, v); };
+absl::Status DecodeSampleInto(const SampleFormat& format, Bytes payload, Sample& sample,
+                              SampleFieldOffsets* offsets) {
+  return SampleDecoder<false>(format, payload).DecodeInto(sample, offsets);
+}
+
+namespace {
+
+class SizeCounter {
+ public:
+  template <typename T>
+  void Put(T) { size_ += sizeof(T); }
+  void PutBytes(Bytes bytes) { size_ += bytes.size(); }
+  size_t size() const { return size_; }
+
+ private:
+  size_t size_ = 0;
+};
+
+// Stores into memory already sized by a SizeCounter pass.
+class FieldWriter {
+ public:
+  explicit FieldWriter(std::byte* at) : at_(at) {}
+  template <typename T>
+  void Put(T value) {
+    std::memcpy(at_, &value, sizeof(T));
+    at_ += sizeof(T);
+  }
+  void PutBytes(Bytes bytes) {
+    if (bytes.empty()) return;
+    std::memcpy(at_, bytes.data(), bytes.size());
+    at_ += bytes.size();
+  }
+
+ private:
+  std::byte* at_;
+};
+
+// Writes the fields of a sample to `out`, which counts them (SizeCounter)
+// or stores them (FieldWriter).
+template <typename Out>
+void EncodeFields(const SampleFormat& f, const Sample& s, Out& out) {
+  auto u64 = [&out](uint64_t v) { out.Put(v); };
+  auto u32 = [&out](uint32_t v) { out.Put(v); };
   if (f.has(PERF_SAMPLE_IDENTIFIER)) u64(s.identifier);
   if (f.has(PERF_SAMPLE_IP)) u64(s.ip);
   if (f.has(PERF_SAMPLE_TID)) {
@@ -266,7 +353,7 @@ void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>
   }
   if (f.has(PERF_SAMPLE_RAW)) {
     u32(static_cast<uint32_t>(s.raw.size()));
-    AppendBytes(out, s.raw);
+    out.PutBytes(s.raw);
   }
   if (f.has(PERF_SAMPLE_BRANCH_STACK)) {
     u64(s.branch_stack.entries.size());
@@ -291,7 +378,7 @@ void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>
   if (f.has(PERF_SAMPLE_REGS_USER)) regs(f.regs_user_mask, s.regs_user);
   if (f.has(PERF_SAMPLE_STACK_USER)) {
     u64(s.stack_user.data.size());
-    AppendBytes(out, s.stack_user.data);
+    out.PutBytes(s.stack_user.data);
     if (!s.stack_user.data.empty()) u64(s.stack_user.dyn_size);
   }
   if (f.sample_type & PERF_SAMPLE_WEIGHT_TYPE) u64(s.weight);
@@ -304,8 +391,19 @@ void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>
   if (f.has(PERF_SAMPLE_CODE_PAGE_SIZE)) u64(s.code_page_size);
   if (f.has(PERF_SAMPLE_AUX)) {
     u64(s.aux.size());
-    AppendBytes(out, s.aux);
+    out.PutBytes(s.aux);
   }
+}
+
+}  // namespace
+
+void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>& out) {
+  SizeCounter counter;
+  EncodeFields(f, s, counter);
+  const size_t at = out.size();
+  out.resize(at + counter.size());
+  FieldWriter writer(out.data() + at);
+  EncodeFields(f, s, writer);
 }
 
 absl::StatusOr<SampleId> DecodeSampleId(const SampleFormat& f, Bytes record) {

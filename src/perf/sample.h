@@ -26,6 +26,7 @@ struct SampleFormat {
   bool sample_id_all = false;
 
   static SampleFormat Of(const EventAttr& attr);
+  friend bool operator==(const SampleFormat&, const SampleFormat&) = default;
 
   bool has(uint64_t bit) const { return (sample_type & bit) != 0; }
   // Size of the sample_id trailer of non-sample records (0 without sample_id_all).
@@ -120,6 +121,23 @@ struct SampleId {
 // `payload` is the record without its 8-byte header. Errors say which field
 // ran past the end or holds an impossible count.
 absl::StatusOr<Sample> DecodeSample(const SampleFormat& format, Bytes payload);
+// Where the address fields of a decoded sample lie in its payload, for
+// tools that move addresses in place; kAbsent for a field the format lacks.
+struct SampleFieldOffsets {
+  static constexpr size_t kAbsent = SIZE_MAX;
+  size_t ip = kAbsent;
+  size_t addr = kAbsent;
+  size_t callchain = kAbsent;       // the first entry (after the nr word)
+  size_t branch_entries = kAbsent;  // the first entry's `from`; entries are 24 bytes
+  size_t size = 0;                  // bytes the fields take (payload bytes past it are not decoded)
+};
+
+// The same into `sample`, which is reset first; its vectors keep their
+// memory, so a hot loop decoding into one Sample allocates nothing once
+// they are large enough. On error `sample` holds a partial decode. With
+// `offsets`, also says where the address fields lie.
+absl::Status DecodeSampleInto(const SampleFormat& format, Bytes payload, Sample& sample,
+                              SampleFieldOffsets* offsets = nullptr);
 // Appends the payload (without header) to `out`.
 void EncodeSample(const SampleFormat& format, const Sample& sample, std::vector<std::byte>& out);
 

@@ -310,6 +310,23 @@ TEST(RecordTest, MakeRecordBytesSetsTheHeader) {
   EXPECT_THAT(too_big.status().message(), HasSubstr("does not fit the 16-bit size field"));
 }
 
+TEST(RecordTest, SetRecordHeaderFillsTheRoomLeftForIt) {
+  std::vector<std::byte> body(16, std::byte{7});
+  // The header's room holds junk until it is set.
+  std::vector<std::byte> in_place(kRecordHeaderSize + body.size(), std::byte{7});
+  ASSERT_TRUE(SetRecordHeader(PERF_RECORD_LOST, 3, in_place).ok());
+  EXPECT_EQ(in_place, MakeRecordBytes(PERF_RECORD_LOST, 3, body).value());
+
+  std::vector<std::byte> largest(0xffff);
+  EXPECT_TRUE(SetRecordHeader(PERF_RECORD_SAMPLE, 0, largest).ok());
+  largest.push_back(std::byte{0});
+  absl::Status too_big = SetRecordHeader(PERF_RECORD_SAMPLE, 0, largest);
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_THAT(too_big.message(), HasSubstr("does not fit the 16-bit size field"));
+  std::vector<std::byte> no_room(4);
+  EXPECT_FALSE(SetRecordHeader(PERF_RECORD_SAMPLE, 0, no_room).ok());
+}
+
 TEST(RecordTest, OwnedRecordKeepsBytesPayloadAndOffset) {
   RecordBuilder b = MakeAuxtrace({.cpu = 1}, ToBytes({1, 2, 3, 4, 5, 6, 7, 8}));
   OwnedRecord owned;

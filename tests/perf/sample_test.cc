@@ -180,6 +180,67 @@ TEST(SampleCodecTest, EveryBitAloneAndAllTogetherRoundTrip) {
   }
 }
 
+TEST(SampleCodecTest, DecodingIntoOneReusedSampleEqualsAFreshDecode) {
+  // Each attr's sample decoded into the Sample the previous (larger or
+  // smaller) one left behind: nothing of the previous may survive.
+  std::vector<AttrBuilder> attrs = AttrsOfEveryBitAloneAndAll();
+  std::vector<AttrBuilder> order = attrs;
+  order.insert(order.end(), attrs.rbegin(), attrs.rend());
+  Sample reused = SampleFor(AttrWith(AllSampleTypeBits()));
+  for (const AttrBuilder& attr : order) {
+    SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(attr.sample_type())));
+    std::vector<std::byte> bytes = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
+    ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, reused).ok());
+    EXPECT_TRUE(reused == SampleFor(attr));
+  }
+}
+
+TEST(SampleCodecTest, OffsetsSayWhereTheAddressFieldsLie) {
+  for (const AttrBuilder& attr : AttrsOfEveryBitAloneAndAll()) {
+    SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(attr.sample_type())));
+    const Sample sample = SampleFor(attr);
+    std::vector<std::byte> bytes = SampleFields(attr, sample).Serialize(kNative);
+    Sample decoded;
+    SampleFieldOffsets at;
+    ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, decoded, &at).ok());
+    EXPECT_EQ(at.size, bytes.size());
+    const uint64_t t = attr.sample_type();
+    auto check = [&](size_t offset, uint64_t bit, uint64_t value) {
+      if (!(t & bit)) {
+        EXPECT_EQ(offset, SampleFieldOffsets::kAbsent);
+        return;
+      }
+      ASSERT_LE(offset + 8, bytes.size());
+      EXPECT_EQ(Load<uint64_t>(bytes.data() + offset), value);
+    };
+    check(at.ip, PERF_SAMPLE_IP, sample.ip);
+    check(at.addr, PERF_SAMPLE_ADDR, sample.addr);
+    check(at.callchain, PERF_SAMPLE_CALLCHAIN, sample.callchain.empty() ? 0 : sample.callchain[0]);
+    if (t & PERF_SAMPLE_CALLCHAIN) {
+      EXPECT_EQ(Load<uint64_t>(bytes.data() + at.callchain - 8), sample.callchain.size());
+      EXPECT_EQ(Load<uint64_t>(bytes.data() + at.callchain + 8 * (sample.callchain.size() - 1)),
+                sample.callchain.back());
+    }
+    check(at.branch_entries, PERF_SAMPLE_BRANCH_STACK,
+          sample.branch_stack.entries.empty() ? 0 : sample.branch_stack.entries[0].from);
+    if (t & PERF_SAMPLE_BRANCH_STACK) {
+      const size_t last = at.branch_entries + 24 * (sample.branch_stack.entries.size() - 1);
+      EXPECT_EQ(Load<uint64_t>(bytes.data() + last + 8), sample.branch_stack.entries.back().to);
+    }
+  }
+}
+
+TEST(SampleCodecTest, OffsetsSizeStopsBeforeBytesNoFieldTakes) {
+  AttrBuilder attr = AttrWith(PERF_SAMPLE_IP | PERF_SAMPLE_TID);
+  std::vector<std::byte> bytes = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
+  bytes.resize(bytes.size() + 8);  // junk past the last field
+  Sample decoded;
+  SampleFieldOffsets at;
+  ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, decoded, &at).ok());
+  EXPECT_EQ(at.size, 16u);
+  EXPECT_EQ(at.ip, 0u);
+}
+
 TEST(SampleCodecTest, FieldsLandAtTheirKernelPositions) {
   // IDENTIFIER first, then IP, TID (pid, tid as u32), TIME, ... PERIOD.
   AttrBuilder attr = AttrWith(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
