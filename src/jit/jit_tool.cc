@@ -18,6 +18,7 @@
 #include "base/file_roles.h"
 #include "jit/buildid_cache.h"
 #include "perf/features.h"
+#include "perf/record_encoders.h"
 #include "perftk/perf_abi.h"
 
 namespace perftk::jit {
@@ -435,28 +436,27 @@ absl::StatusOr<std::optional<size_t>> JitTool::WriteLoad(
 absl::Status JitTool::QueueMmap2(const DumpContext& context, uint64_t timestamp, uint32_t pid,
                                  uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
                                  FileId file, const std::string& filename) {
-  std::vector<std::byte> body;
-  body.reserve(64 + filename.size() + 8 + context.format.trailer_size());
-  Append<uint32_t>(body, pid);
-  Append<uint32_t>(body, tid);
-  Append<uint64_t>(body, start);
-  Append<uint64_t>(body, len);
-  Append<uint64_t>(body, pgoff);
-  Append<uint32_t>(body, major(file.dev));
-  Append<uint32_t>(body, minor(file.dev));
-  Append<uint64_t>(body, file.ino);
-  Append<uint64_t>(body, 1);  // ino_generation, as perf writes it
-  Append<uint32_t>(body, PROT_READ | PROT_EXEC);
-  Append<uint32_t>(body, MAP_SHARED);
-  AppendBytes(body, AsBytes(filename.data(), filename.size()));
-  body.resize(AlignUp(body.size() + 1, 8), std::byte{0});
+  Mmap2Fields fields;
+  fields.pid = pid;
+  fields.tid = tid;
+  fields.start = start;
+  fields.len = len;
+  fields.pgoff = pgoff;
+  fields.maj = major(file.dev);
+  fields.min = minor(file.dev);
+  fields.ino = file.ino;
+  fields.ino_generation = 1;  // as perf writes it
+  fields.prot = PROT_READ | PROT_EXEC;
+  fields.flags = MAP_SHARED;
+  fields.filename = filename;
   SampleId id = context.sample_id;
   id.pid = pid;
   id.tid = tid;
   id.time = timestamp;
-  EncodeSampleId(context.format, id, body);
+  std::vector<std::byte> trailer;
+  EncodeSampleId(context.format, id, trailer);
   absl::StatusOr<std::vector<std::byte>> bytes =
-      MakeRecordBytes(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body);
+      EncodeMmap2(fields, PERF_RECORD_MISC_USER, trailer);
   if (!bytes.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(filename, ": MMAP2 record too large: ", bytes.status().message()));
