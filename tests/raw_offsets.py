@@ -17,7 +17,11 @@ a line may not hold
      `data() + pos`) is fine;
   2. `.data() + <integer literal>`: a pointer to a fixed offset, as a
      memcpy/memset into a record or a reinterpret_cast of a field takes;
-  3. `.subspan(<integer literal>`: a fixed-offset slice of the bytes.
+  3. `.subspan(<integer literal>`: a fixed-offset slice of the bytes;
+  4. a call of base's Append/AppendBytes (bytes.h): a layout being encoded
+     field after field, which is an encoder's job (perf/record_encoders.h,
+     perf/features.h); member calls (`x.Append(`) and absl::StrAppend are
+     other functions and not matched.
 Comments are ignored.
 
 Usage: raw_offsets.py SRC_DIR. Prints every offending line and exits 1 if
@@ -32,6 +36,7 @@ LITERAL = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\b")
 LOAD_STORE = re.compile(r"\b(?:Load|Store)<[^<>;]*>\(")
 FIXED_POINTER = re.compile(r"\.data\(\)\s*\+\s*(0[xX][0-9a-fA-F]+|\d+)\b")
 FIXED_SLICE = re.compile(r"\.subspan\(\s*(0[xX][0-9a-fA-F]+|\d+)\b")
+BYTE_APPEND = re.compile(r"(?<![.\w>:])(?:Append|AppendBytes)(?:<[^<>;]*>)?\(")
 
 
 def first_argument(text, start):
@@ -58,7 +63,8 @@ def offenses(line):
         if LITERAL.search(argument):
             found.append(f"fixed offset in {match.group(0)}{argument})")
     for pattern, what in ((FIXED_POINTER, "pointer to a fixed offset"),
-                          (FIXED_SLICE, "fixed-offset slice")):
+                          (FIXED_SLICE, "fixed-offset slice"),
+                          (BYTE_APPEND, "bytes encoded by hand")):
         for match in pattern.finditer(code):
             found.append(f"{what}: {match.group(0)}")
     return found
