@@ -460,9 +460,10 @@ absl::Status CsEtmDecodeTool::OnAux(const Record& record) {
 }
 
 void CsEtmDecodeTool::OnItraceStart(const Record& record) {
-  if (record.size() < 16) return;
-  int32_t pid = static_cast<int32_t>(Load<uint32_t>(record.bytes().data() + 8));
-  int32_t tid = static_cast<int32_t>(Load<uint32_t>(record.bytes().data() + 12));
+  absl::StatusOr<ItraceStartRecord> start = ItraceStartRecord::From(record);
+  if (!start.ok()) return;
+  int32_t pid = static_cast<int32_t>(start->pid());
+  int32_t tid = static_cast<int32_t>(start->tid());
   if (std::optional<SampleId> id = SampleIdOf(record)) seeds_[id->cpu] = {pid, tid};
 }
 
@@ -474,8 +475,9 @@ void CsEtmDecodeTool::OnSwitch(const Record& record) {
 }
 
 void CsEtmDecodeTool::OnHwId(const Record& record) {
-  if (record.size() < 16) return;
-  uint64_t hw_id = Load<uint64_t>(record.bytes().data() + 8);
+  absl::StatusOr<AuxOutputHwIdRecord> hw = AuxOutputHwIdRecord::From(record);
+  if (!hw.ok()) return;
+  uint64_t hw_id = hw->hw_id();
   std::optional<SampleId> id = SampleIdOf(record);
   if (!id) {
     warnings_.push_back(absl::StrFormat(

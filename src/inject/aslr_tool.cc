@@ -1,7 +1,5 @@
 #include "inject/aslr_tool.h"
 
-#include <cstring>
-
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -10,6 +8,7 @@
 #include "machine/record_events.h"
 #include "perf/describe.h"
 #include "perf/features.h"
+#include "perf/record_encoders.h"
 #include "perf/sample.h"
 
 namespace perftk {
@@ -23,7 +22,6 @@ constexpr uint64_t kRemovedSampleFields = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_RE
                                           PERF_SAMPLE_STACK_USER | PERF_SAMPLE_RAW |
                                           PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_AUX;
 constexpr uint64_t kSmallestAddress = 0x10000;  // below: never mapped, kept as is
-constexpr uint64_t kEventUpdateName = 2;
 
 bool IsKernelMode(uint16_t cpumode) {
   return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
@@ -124,36 +122,22 @@ void AslrTool::StripAttr(EventAttr& attr) const {
   }
 }
 
-absl::Status AslrTool::ScrubEventDesc(std::vector<std::byte>& s) const {
-  ByteCursor in(s);
-  uint32_t nr = in.Read<uint32_t>();
-  uint32_t attr_size = in.Read<uint32_t>();
-  if (!in.ok() || attr_size < PERF_ATTR_SIZE_VER0 || nr > s.size() / attr_size) {
-    return absl::DataLossError("event_desc feature section is malformed");
+absl::Status AslrTool::ScrubEventDesc(std::vector<std::byte>& section) const {
+  absl::StatusOr<EventDesc> desc = ParseEventDesc(section);
+  if (!desc.ok()) return desc.status();
+  if (desc->attr_size < PERF_ATTR_SIZE_VER0) {
+    return absl::DataLossError("event_desc feature section has attrs of impossible size");
   }
-  for (uint32_t i = 0; i < nr; ++i) {
-    size_t attr_at = in.position();
-    Bytes attr_bytes = in.ReadBytes(attr_size);
-    if (!in.ok()) return absl::DataLossError("event_desc entry runs past the section");
-    absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(attr_bytes);
+  for (EventDescEntry& entry : desc->entries) {
+    absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(entry.attr);
     if (!attr.ok()) return attr.status();
     StripAttr(*attr);
-    std::memcpy(s.data() + attr_at, attr->bytes().data(), attr_size);
-    uint32_t nr_ids = in.Read<uint32_t>();
-    uint32_t name_len = in.Read<uint32_t>();
-    size_t name_at = in.position();
-    Bytes name_bytes = in.ReadBytes(name_len);
-    if (!in.ok() || !in.Skip(8ULL * nr_ids)) {
-      return absl::DataLossError("event_desc entry runs past the section");
-    }
-    std::string name(reinterpret_cast<const char*>(name_bytes.data()),
-                     strnlen(reinterpret_cast<const char*>(name_bytes.data()), name_len));
-    std::string scrubbed = ScrubEventName(name);
-    if (scrubbed.size() < name_len) {
-      std::memset(s.data() + name_at, 0, name_len);
-      std::memcpy(s.data() + name_at, scrubbed.data(), scrubbed.size());
+    entry.attr.assign(attr->bytes().begin(), attr->bytes().end());
+    if (std::string scrubbed = ScrubEventName(entry.name); scrubbed.size() < entry.name_size) {
+      entry.name = std::move(scrubbed);
     }
   }
+  section = EncodeEventDesc(*desc);
   return absl::OkStatus();
 }
 
@@ -406,12 +390,14 @@ absl::Status AslrTool::RewriteDeferredCallchain(const Record& record, RecordSink
   absl::StatusOr<SampleId> id = DecodeSampleId(format, record.bytes());
   if (!id.ok()) return Fail(record, id.status());
   std::vector<std::byte> bytes(record.bytes().begin(), record.bytes().end());
-  if (bytes.size() < 24) return Fail(record, absl::DataLossError("shorter than its layout"));
-  uint64_t nr = Load<uint64_t>(bytes.data() + 16);
-  size_t room = bytes.size() - 24 - format.trailer_size();
+  if (bytes.size() < CallchainDeferredRecord::kIpsOffset) {
+    return Fail(record, absl::DataLossError("shorter than its layout"));
+  }
+  uint64_t nr = Load<uint64_t>(bytes.data() + CallchainDeferredRecord::kNrOffset);
+  size_t room = bytes.size() - CallchainDeferredRecord::kIpsOffset - format.trailer_size();
   if (nr > room / 8) return Fail(record, absl::DataLossError("nr runs past the record"));
   for (uint64_t i = 0; i < nr; ++i) {
-    std::byte* p = bytes.data() + 24 + 8 * i;
+    std::byte* p = bytes.data() + CallchainDeferredRecord::IpOffset(i);
     uint64_t ip = Load<uint64_t>(p);
     if (ip < PERF_CONTEXT_MAX) {
       Store<uint64_t>(p, Translate(static_cast<int32_t>(id->pid), PERF_RECORD_MISC_USER, ip));
@@ -435,10 +421,10 @@ absl::Status AslrTool::RewriteHeaderFeature(const Record& record, RecordSink& ou
     Drop(record);
     return absl::OkStatus();
   }
-  body_.clear();
-  Append(body_, view->feature());
-  AppendBytes(body_, section);
-  return Emit(record, body_, out);
+  absl::StatusOr<std::vector<std::byte>> bytes =
+      EncodeHeaderFeature(view->feature(), section, record.misc());
+  if (!bytes.ok()) return Fail(record, bytes.status());
+  return out.Emit(Record(*bytes, record.file_offset()));
 }
 
 absl::Status AslrTool::RewriteTracingData(const Record& record, RecordSink& out) {
@@ -447,26 +433,18 @@ absl::Status AslrTool::RewriteTracingData(const Record& record, RecordSink& out)
     Drop(record);
     return absl::OkStatus();
   }
-  data.resize(AlignUp(data.size(), 8));
-  body_.clear();
-  Append(body_, static_cast<uint32_t>(data.size()));
-  Append(body_, uint32_t{0});
-  absl::StatusOr<std::vector<std::byte>> bytes =
-      MakeRecordBytes(record.type(), record.misc(), body_);
+  absl::StatusOr<std::vector<std::byte>> bytes = EncodeHeaderTracingData(data, record.misc());
   if (!bytes.ok()) return Fail(record, bytes.status());
   return out.Emit(Record(*bytes, record.file_offset(), data));
 }
 
 absl::Status AslrTool::RewriteEventUpdate(const Record& record, RecordSink& out) {
-  Bytes body = record.body();
-  if (body.size() < 16 || Load<uint64_t>(body.data()) != kEventUpdateName) return out.Emit(record);
-  const char* name = reinterpret_cast<const char*>(body.data() + 16);
-  std::string scrubbed = ScrubEventName(std::string(name, strnlen(name, body.size() - 16)));
-  body_.assign(body.begin(), body.begin() + 16);
-  std::vector<std::byte> padded(AlignUp(scrubbed.size() + 1, 8));
-  std::memcpy(padded.data(), scrubbed.data(), scrubbed.size());
-  AppendBytes(body_, padded);
-  return Emit(record, body_, out);
+  absl::StatusOr<EventUpdateRecord> update = EventUpdateRecord::From(record);
+  if (!update.ok() || update->update_type() != EventUpdateRecord::kName) return out.Emit(record);
+  absl::StatusOr<std::vector<std::byte>> bytes = EncodeEventUpdateName(
+      update->id(), ScrubEventName(std::string(update->text())), record.misc());
+  if (!bytes.ok()) return Fail(record, bytes.status());
+  return out.Emit(Record(*bytes, record.file_offset()));
 }
 
 absl::Status AslrTool::Process(const Record& record, RecordSink& out) {

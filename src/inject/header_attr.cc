@@ -4,7 +4,8 @@
 #include <cstring>
 #include <utility>
 
-#include "base/bytes.h"
+#include "perf/features.h"
+#include "perf/record_encoders.h"
 
 namespace perftk {
 
@@ -19,43 +20,29 @@ absl::StatusOr<std::vector<std::byte>> RewriteHeaderAttr(
   input.Add(*attr);
   change(*attr);
   output.Add(*attr);
-  std::vector<std::byte> body(attr->bytes().begin(), attr->bytes().end());
-  for (uint64_t id : attr->ids()) Append(body, id);
-  return MakeRecordBytes(record.type(), record.misc(), body);
+  return EncodeHeaderAttr(*attr, record.misc());
 }
 
 absl::Status RewriteEventDescAttrs(std::vector<std::byte>& section,
                                    absl::FunctionRef<void(EventAttr&)> change) {
-  ByteCursor in(section);
-  const uint32_t nr = in.Read<uint32_t>();
-  const uint32_t attr_size = in.Read<uint32_t>();
-  if (!in.ok() || attr_size < PERF_ATTR_SIZE_VER0 || nr > section.size() / attr_size) {
-    return absl::DataLossError("event_desc feature section is malformed");
+  absl::StatusOr<EventDesc> desc = ParseEventDesc(section);
+  if (!desc.ok()) return desc.status();
+  if (desc->attr_size < PERF_ATTR_SIZE_VER0) {
+    return absl::DataLossError("event_desc feature section has attrs of impossible size");
   }
-  std::vector<std::pair<size_t, EventAttr>> changed;
-  for (uint32_t i = 0; i < nr; ++i) {
-    const size_t attr_at = in.position();
-    Bytes attr_bytes = in.ReadBytes(attr_size);
-    if (!in.ok()) return absl::DataLossError("event_desc entry runs past the section");
-    absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(attr_bytes);
+  for (EventDescEntry& entry : desc->entries) {
+    absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(entry.attr);
     if (!attr.ok()) return attr.status();
     change(*attr);
-    changed.emplace_back(attr_at, *std::move(attr));
-    const uint32_t nr_ids = in.Read<uint32_t>();
-    const uint32_t name_len = in.Read<uint32_t>();
-    if (!in.ok() || !in.Skip(name_len) || !in.Skip(8ULL * nr_ids)) {
-      return absl::DataLossError("event_desc entry runs past the section");
-    }
-  }
-  for (const auto& [at, attr] : changed) {
     // The recorded size field stays: a change that grew the attr to a newer
     // ABI only wrote fields past the section's attr size (left out here).
     std::byte size_field[4];
-    std::memcpy(size_field, section.data() + at + attr_offset::kSize, sizeof size_field);
-    std::memcpy(section.data() + at, attr.bytes().data(),
-                std::min<size_t>(attr_size, attr.bytes().size()));
-    std::memcpy(section.data() + at + attr_offset::kSize, size_field, sizeof size_field);
+    std::memcpy(size_field, entry.attr.data() + attr_offset::kSize, sizeof size_field);
+    std::memcpy(entry.attr.data(), attr->bytes().data(),
+                std::min<size_t>(entry.attr.size(), attr->bytes().size()));
+    std::memcpy(entry.attr.data() + attr_offset::kSize, size_field, sizeof size_field);
   }
+  section = EncodeEventDesc(*desc);
   return absl::OkStatus();
 }
 

@@ -18,6 +18,7 @@
 #include "base/file_roles.h"
 #include "jit/buildid_cache.h"
 #include "perf/features.h"
+#include "perf/record_encoders.h"
 #include "perftk/perf_abi.h"
 
 namespace perftk::jit {
@@ -44,13 +45,13 @@ std::string Absolute(const std::string& path) {
   return absl::StrCat(cwd, "/", path);
 }
 
-// One MMAP2 to inject, before the file it points at is known to exist.
-struct PlannedMmap {
-  uint64_t time;
-  uint32_t pid, tid;
-  uint64_t start, len;
-  uint64_t code_index;
-};
+std::string FunctionFileName(uint32_t file_pid, uint64_t code_index) {
+  return absl::StrCat("jitted-", file_pid, "-", code_index, ".so");
+}
+
+std::string MergedFileName(uint32_t file_pid) {
+  return absl::StrCat("jitted-", file_pid, "-merged.so");
+}
 
 }  // namespace
 
@@ -216,12 +217,31 @@ absl::Status JitTool::CheckClock(const std::string& path) const {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::unique_ptr<JitDumpReader>> JitTool::OpenDump(const std::string& path) const {
+  absl::StatusOr<std::unique_ptr<JitDumpReader>> reader = JitDumpReader::Open(path);
+  if (!reader.ok()) return reader.status();
+  if ((*reader)->header().arch_timestamp()) {
+    if (!time_conversion_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          path, ": the jitdump has CPU timestamps (ARCH_TIMESTAMP) but the recording has no "
+                "TIME_CONV record to convert them"));
+    }
+  } else if (absl::Status s = CheckClock(path); !s.ok()) {
+    return s;
+  }
+  return reader;
+}
+
 absl::StatusOr<JitTool::DumpContext> JitTool::ContextFor(const Record& marker,
-                                                         const JitDumpReader& reader) {
+                                                         const JitDumpReader& reader,
+                                                         const FoundDump& dump,
+                                                         uint32_t pid) const {
   DumpContext context;
   context.dir = options_.jit_dir.empty() ? Dirname(reader.path()) : options_.jit_dir;
   context.dir = Absolute(context.dir);
   context.claimed_names = base::ClaimedNamesIn(base::ResolvedFolder(context.dir));
+  context.file_pid = reader.header().pid;
+  if (dump.namespaced) context.outer_pid = pid;
   context.arch_timestamp = reader.header().arch_timestamp();
   bool big_endian = (std::endian::native == std::endian::big) != reader.header().cross_endian;
   context.target = elf::JitElfTarget::ForMachine(reader.header().elf_mach, big_endian);
@@ -235,6 +255,9 @@ absl::StatusOr<JitTool::DumpContext> JitTool::ContextFor(const Record& marker,
       context.sample_id = *id;
     }
   }
+  if (options_.merge) {
+    context.merged_path = absl::StrCat(context.dir, "/", MergedFileName(context.file_pid));
+  }
   return context;
 }
 
@@ -245,130 +268,117 @@ absl::Status JitTool::CheckNotAnOutput(const DumpContext& context, const std::st
 }
 
 absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, uint32_t pid) {
-  const std::string& path = dump.path;
-  absl::StatusOr<std::unique_ptr<JitDumpReader>> reader = JitDumpReader::Open(path);
+  absl::StatusOr<std::unique_ptr<JitDumpReader>> reader = OpenDump(dump.path);
   if (!reader.ok()) return reader.status();
-  if ((*reader)->header().arch_timestamp()) {
-    if (!time_conversion_) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          path, ": the jitdump has CPU timestamps (ARCH_TIMESTAMP) but the recording has no "
-                "TIME_CONV record to convert them"));
-    }
-  } else if (absl::Status s = CheckClock(path); !s.ok()) {
-    return s;
-  }
-  absl::StatusOr<DumpContext> context = ContextFor(marker, **reader);
+  absl::StatusOr<DumpContext> context = ContextFor(marker, **reader, dump, pid);
   if (!context.ok()) return context.status();
-  context->file_pid = (*reader)->header().pid;
-  if (dump.namespaced) context->outer_pid = pid;
-
   std::unique_ptr<elf::MergedJitElfWriter> merged;
   if (options_.merge) {
-    std::string name = absl::StrCat("jitted-", context->file_pid, "-merged.so");
-    if (absl::Status s = CheckNotAnOutput(*context, name); !s.ok()) return s;
-    context->merged_path = absl::StrCat(context->dir, "/", name);
-    absl::StatusOr<std::unique_ptr<elf::MergedJitElfWriter>> writer =
-        elf::MergedJitElfWriter::Create(context->merged_path, context->target);
+    absl::StatusOr<std::unique_ptr<elf::MergedJitElfWriter>> writer = OpenMergedFile(*context);
     if (!writer.ok()) return writer.status();
     merged = std::move(*writer);
   }
-  // Per code_index: its file's index in file_ids_ (per-function) or its
-  // offset (merged).
-  absl::flat_hash_map<uint64_t, size_t> files;
-  absl::flat_hash_map<uint64_t, uint64_t> offsets;
-  std::vector<PlannedMmap> planned;
-  // Whether a merged load came with (empty) unwinding info: the merged file
-  // then says "no tables", so that perf falls back to frame pointers there
-  // as it does for such a load's own file.
-  bool merged_without_tables = false;
-  debug_info_.reset();
-  unwinding_info_.reset();
+  absl::StatusOr<DumpCode> code = WriteDumpCode(*context, **reader, merged.get());
+  if (!code.ok()) return code.status();
+  for (const std::string& warning : (*reader)->warnings()) warnings_.push_back(warning);
+  FileId merged_id;
+  if (merged && merged->functions() > 0) {
+    absl::StatusOr<FileId> id = FinishMergedFile(*context, *merged, code->merged_without_tables);
+    if (!id.ok()) return id.status();
+    merged_id = *id;
+  }
+  if (absl::Status s = QueueMmaps(*context, dump.path, *code, merged_id); !s.ok()) return s;
+  processed_pids_.insert(pid);
+  ++stats_.dumps;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<elf::MergedJitElfWriter>> JitTool::OpenMergedFile(
+    const DumpContext& context) const {
+  if (absl::Status s = CheckNotAnOutput(context, MergedFileName(context.file_pid)); !s.ok()) {
+    return s;
+  }
+  return elf::MergedJitElfWriter::Create(context.merged_path, context.target);
+}
+
+absl::StatusOr<JitTool::DumpCode> JitTool::WriteDumpCode(const DumpContext& context,
+                                                         JitDumpReader& reader,
+                                                         elf::MergedJitElfWriter* merged) {
+  DumpCode code;
+  LoadInfo info;
   file_ids_.clear();
   auto time_of = [&](uint64_t timestamp) {
-    return context->arch_timestamp ? time_conversion_->ToPerfTime(timestamp) : timestamp;
+    return context.arch_timestamp ? time_conversion_->ToPerfTime(timestamp) : timestamp;
   };
-
   while (true) {
-    absl::StatusOr<std::optional<JitRecord>> record = (*reader)->Next();
+    absl::StatusOr<std::optional<JitRecord>> record = reader.Next();
     if (!record.ok()) return FlushFiles(record.status());
     if (!*record) break;
     JitRecord& r = **record;
     if (auto* debug = std::get_if<DebugInfo>(&r.body)) {
-      debug_info_ = std::move(*debug);
+      info.debug = std::move(*debug);
     } else if (auto* unwinding = std::get_if<UnwindingInfo>(&r.body)) {
-      unwinding_info_ = std::move(*unwinding);
+      info.unwinding = std::move(*unwinding);
     } else if (auto* load = std::get_if<CodeLoad>(&r.body)) {
       ++stats_.code_loads;
       uint64_t len = load->code_size;
-      if (unwinding_info_ && unwinding_info_->mapped_size > 0) {
-        len = AlignUp(load->code_size, 8) + unwinding_info_->mapped_size;
+      if (info.unwinding && info.unwinding->mapped_size > 0) {
+        len = AlignUp(load->code_size, 8) + info.unwinding->mapped_size;
       }
       // Unwinding tables need a file of their own (see jit_tool.h).
-      bool own_file = !merged || (unwinding_info_ && (unwinding_info_->mapped_size > 0 ||
-                                                      !unwinding_info_->eh_frame().empty()));
-      if (!own_file && unwinding_info_) merged_without_tables = true;
-      absl::StatusOr<std::optional<size_t>> written =
-          WriteLoad(*context, *load, own_file ? nullptr : merged.get(), offsets);
-      if (!written.ok()) return FlushFiles(written.status());
-      if (*written) {
-        files[load->code_index] = **written;
-        offsets.erase(load->code_index);
-      } else {
-        files.erase(load->code_index);
-      }
-      planned.push_back(PlannedMmap{time_of(r.timestamp), load->pid, load->tid, load->code_addr,
-                                    len, load->code_index});
-      debug_info_.reset();
-      unwinding_info_.reset();
+      bool own_file = !merged || (info.unwinding && (info.unwinding->mapped_size > 0 ||
+                                                     !info.unwinding->eh_frame().empty()));
+      if (!own_file && info.unwinding) code.merged_without_tables = true;
+      absl::StatusOr<CodeFile> file = WriteLoad(context, *load, info, own_file ? nullptr : merged);
+      if (!file.ok()) return FlushFiles(file.status());
+      code.files[load->code_index] = *std::move(file);
+      code.planned.push_back(PlannedMmap{time_of(r.timestamp), load->pid, load->tid,
+                                         load->code_addr, len, load->code_index});
+      info = LoadInfo();
     } else if (auto* move = std::get_if<CodeMove>(&r.body)) {
       ++stats_.code_moves;
-      planned.push_back(PlannedMmap{time_of(r.timestamp), move->pid, move->tid,
-                                    move->new_code_addr, move->code_size, move->code_index});
+      code.planned.push_back(PlannedMmap{time_of(r.timestamp), move->pid, move->tid,
+                                         move->new_code_addr, move->code_size,
+                                         move->code_index});
     }
   }
   if (absl::Status s = FlushFiles(); !s.ok()) return s;
-  for (const std::string& warning : (*reader)->warnings()) warnings_.push_back(warning);
+  return code;
+}
 
-  FileId merged_id;
-  if (merged && merged->functions() > 0) {
-    if (merged_without_tables) merged->AddEmptyUnwindingTables();
-    absl::StatusOr<struct stat> st = merged->Finish();
-    if (!st.ok()) return st.status();
-    merged_id = FileId{st->st_dev, st->st_ino};
-    if (base::PendingFile pending = merged->TakePending(); pending.listed()) {
-      made_.push_back(std::move(pending));
-    }
-    written_.emplace_back(context->merged_path, merged->build_id());
-    ++stats_.files_written;
+absl::StatusOr<JitTool::FileId> JitTool::FinishMergedFile(const DumpContext& context,
+                                                          elf::MergedJitElfWriter& merged,
+                                                          bool without_tables) {
+  if (without_tables) merged.AddEmptyUnwindingTables();
+  absl::StatusOr<struct stat> st = merged.Finish();
+  if (!st.ok()) return st.status();
+  if (base::PendingFile pending = merged.TakePending(); pending.listed()) {
+    made_.push_back(std::move(pending));
   }
-  for (const PlannedMmap& p : planned) {
-    std::string filename;
-    uint64_t pgoff;
-    FileId id;
-    if (auto file = files.find(p.code_index); file != files.end()) {
-      filename = absl::StrCat(context->dir, "/jitted-", context->file_pid, "-", p.code_index,
-                              ".so");
-      pgoff = context->target.text_offset();
-      id = file_ids_[file->second];
-    } else if (auto offset = offsets.find(p.code_index); offset != offsets.end()) {
-      filename = context->merged_path;
-      pgoff = offset->second;
-      id = merged_id;
-    } else {
-      warnings_.push_back(absl::StrCat(path, ": CODE_MOVE of code_index ", p.code_index,
+  written_.emplace_back(context.merged_path, merged.build_id());
+  ++stats_.files_written;
+  return FileId{st->st_dev, st->st_ino};
+}
+
+absl::Status JitTool::QueueMmaps(const DumpContext& context, const std::string& dump_path,
+                                 const DumpCode& code, FileId merged_id) {
+  for (const PlannedMmap& p : code.planned) {
+    auto file = code.files.find(p.code_index);
+    if (file == code.files.end()) {
+      warnings_.push_back(absl::StrCat(dump_path, ": CODE_MOVE of code_index ", p.code_index,
                                        " that was never loaded; ignored"));
       continue;
     }
-    uint32_t mmap_pid = context->outer_pid.value_or(p.pid);
-    uint32_t mmap_tid = context->outer_pid.value_or(p.tid);
-    if (absl::Status s = QueueMmap2(*context, p.time, mmap_pid, mmap_tid, p.start, p.len, pgoff,
-                                    id, filename);
+    const CodeFile& f = file->second;
+    FileId id = f.file_index ? file_ids_[*f.file_index] : merged_id;
+    uint32_t mmap_pid = context.outer_pid.value_or(p.pid);
+    uint32_t mmap_tid = context.outer_pid.value_or(p.tid);
+    if (absl::Status s =
+            QueueMmap2(context, p.time, mmap_pid, mmap_tid, p.start, p.len, f.pgoff, id, f.path);
         !s.ok()) {
       return s;
     }
   }
-  processed_pids_.insert(pid);
-  ++stats_.dumps;
   return absl::OkStatus();
 }
 
@@ -392,12 +402,12 @@ absl::Status JitTool::FlushFiles(absl::Status status) {
   return status;
 }
 
-absl::StatusOr<std::optional<size_t>> JitTool::WriteLoad(
-    const DumpContext& context, const CodeLoad& load, elf::MergedJitElfWriter* merged,
-    absl::flat_hash_map<uint64_t, uint64_t>& merged_offsets) {
+absl::StatusOr<JitTool::CodeFile> JitTool::WriteLoad(const DumpContext& context,
+                                                     const CodeLoad& load, const LoadInfo& info,
+                                                     elf::MergedJitElfWriter* merged) {
   lines_buffer_.clear();
-  if (debug_info_) {
-    for (const DebugEntry& entry : debug_info_->entries) {
+  if (info.debug) {
+    for (const DebugEntry& entry : info.debug->entries) {
       if (entry.addr < load.code_addr) continue;
       lines_buffer_.push_back(elf::JitLine{entry.addr - load.code_addr, entry.line, entry.discrim,
                                            absl::string_view(entry.file)});
@@ -410,53 +420,51 @@ absl::StatusOr<std::optional<size_t>> JitTool::WriteLoad(
   if (merged) {
     absl::StatusOr<uint64_t> offset = merged->Add(function);
     if (!offset.ok()) return offset.status();
-    merged_offsets[load.code_index] = *offset;
-    return std::optional<size_t>();
+    return CodeFile{context.merged_path, *offset, std::nullopt};
   }
-  if (unwinding_info_) {
+  if (info.unwinding) {
     function.has_unwinding = true;
-    function.eh_frame = unwinding_info_->eh_frame();
-    function.eh_frame_hdr = unwinding_info_->eh_frame_hdr();
+    function.eh_frame = info.unwinding->eh_frame();
+    function.eh_frame_hdr = info.unwinding->eh_frame_hdr();
   }
   std::vector<std::byte> bytes;
   elf::Sha1::Digest build_id = elf::BuildJitElf(context.target, function, bytes);
-  std::string name = absl::StrCat("jitted-", context.file_pid, "-", load.code_index, ".so");
+  std::string name = FunctionFileName(context.file_pid, load.code_index);
   if (absl::Status s = CheckNotAnOutput(context, name); !s.ok()) return s;
-  std::string file = absl::StrCat(context.dir, "/", name);
-  size_t index = file_ids_.size();
+  CodeFile file{absl::StrCat(context.dir, "/", name), context.target.text_offset(),
+                file_ids_.size()};
   file_ids_.emplace_back();
-  if (absl::Status s = FileWriter().Add(std::move(file), std::move(bytes), build_id, index);
+  if (absl::Status s = FileWriter().Add(file.path, std::move(bytes), build_id, *file.file_index);
       !s.ok()) {
     return s;
   }
-  return std::optional<size_t>(index);
+  return file;
 }
 
 absl::Status JitTool::QueueMmap2(const DumpContext& context, uint64_t timestamp, uint32_t pid,
                                  uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
                                  FileId file, const std::string& filename) {
-  std::vector<std::byte> body;
-  body.reserve(64 + filename.size() + 8 + context.format.trailer_size());
-  Append<uint32_t>(body, pid);
-  Append<uint32_t>(body, tid);
-  Append<uint64_t>(body, start);
-  Append<uint64_t>(body, len);
-  Append<uint64_t>(body, pgoff);
-  Append<uint32_t>(body, major(file.dev));
-  Append<uint32_t>(body, minor(file.dev));
-  Append<uint64_t>(body, file.ino);
-  Append<uint64_t>(body, 1);  // ino_generation, as perf writes it
-  Append<uint32_t>(body, PROT_READ | PROT_EXEC);
-  Append<uint32_t>(body, MAP_SHARED);
-  AppendBytes(body, AsBytes(filename.data(), filename.size()));
-  body.resize(AlignUp(body.size() + 1, 8), std::byte{0});
+  Mmap2Fields fields;
+  fields.pid = pid;
+  fields.tid = tid;
+  fields.start = start;
+  fields.len = len;
+  fields.pgoff = pgoff;
+  fields.maj = major(file.dev);
+  fields.min = minor(file.dev);
+  fields.ino = file.ino;
+  fields.ino_generation = 1;  // as perf writes it
+  fields.prot = PROT_READ | PROT_EXEC;
+  fields.flags = MAP_SHARED;
+  fields.filename = filename;
   SampleId id = context.sample_id;
   id.pid = pid;
   id.tid = tid;
   id.time = timestamp;
-  EncodeSampleId(context.format, id, body);
+  std::vector<std::byte> trailer;
+  EncodeSampleId(context.format, id, trailer);
   absl::StatusOr<std::vector<std::byte>> bytes =
-      MakeRecordBytes(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body);
+      EncodeMmap2(fields, PERF_RECORD_MISC_USER, trailer);
   if (!bytes.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(filename, ": MMAP2 record too large: ", bytes.status().message()));

@@ -155,6 +155,36 @@ class JitTool : public Tool {
     ino_t ino = 0;
   };
 
+  // The DEBUG_INFO and UNWINDING_INFO that came before a CODE_LOAD (they
+  // describe the load that follows them).
+  struct LoadInfo {
+    std::optional<DebugInfo> debug;
+    std::optional<UnwindingInfo> unwinding;
+  };
+  // The file that holds a load's code.
+  struct CodeFile {
+    std::string path;
+    uint64_t pgoff = 0;                // where the code starts in the file
+    std::optional<size_t> file_index;  // in file_ids_; nullopt: the merged file
+  };
+  // One MMAP2 to inject, before the file it points at is known to exist.
+  struct PlannedMmap {
+    uint64_t time;
+    uint32_t pid, tid;
+    uint64_t start, len;
+    uint64_t code_index;
+  };
+  // What the records of a dump became: the file of each code_index (the
+  // last load of it wins) and the MMAP2s to make for its loads and moves.
+  struct DumpCode {
+    absl::flat_hash_map<uint64_t, CodeFile> files;
+    std::vector<PlannedMmap> planned;
+    // A merged load came with (empty) unwinding info: the merged file then
+    // says "no tables", so that perf falls back to frame pointers there as
+    // it does for such a load's own file.
+    bool merged_without_tables = false;
+  };
+
   // Refuses a generated file `name` in the context's folder that is an
   // output of the run.
   static absl::Status CheckNotAnOutput(const DumpContext& context, const std::string& name);
@@ -163,15 +193,32 @@ class JitTool : public Tool {
   // The readable dump the marker names, nullopt (with a warning) if none.
   std::optional<FoundDump> FindDump(const Record& marker, absl::string_view filename,
                                     uint32_t pid, uint32_t name_pid);
+  // Reads the dump, writes its files and queues its MMAP2s; `pid` is the
+  // marker's (its namespace's outer pid when dump.namespaced).
   absl::Status ProcessDump(const Record& marker, const FoundDump& dump, uint32_t pid);
+  // Opens the dump and checks that its timestamps can be put on perf's clock.
+  absl::StatusOr<std::unique_ptr<JitDumpReader>> OpenDump(const std::string& path) const;
   absl::Status CheckClock(const std::string& path) const;
-  absl::StatusOr<DumpContext> ContextFor(const Record& marker, const JitDumpReader& reader);
-  // Writes the load's ELF (or adds it to `merged`, recording its offset);
-  // returns the index in file_ids_ where the file's id will be once it is
-  // written (FlushFiles), nullopt when merged.
-  absl::StatusOr<std::optional<size_t>> WriteLoad(
-      const DumpContext& context, const CodeLoad& load, elf::MergedJitElfWriter* merged,
-      absl::flat_hash_map<uint64_t, uint64_t>& merged_offsets);
+  absl::StatusOr<DumpContext> ContextFor(const Record& marker, const JitDumpReader& reader,
+                                         const FoundDump& dump, uint32_t pid) const;
+  // With `merge`: the dump's jitted-<pid>-merged.so, being written.
+  absl::StatusOr<std::unique_ptr<elf::MergedJitElfWriter>> OpenMergedFile(
+      const DumpContext& context) const;
+  // Reads the dump's records: writes each load's file (or adds it to
+  // `merged`) and plans the MMAP2s. All files are written when it returns.
+  absl::StatusOr<DumpCode> WriteDumpCode(const DumpContext& context, JitDumpReader& reader,
+                                         elf::MergedJitElfWriter* merged);
+  // Writes the load's ELF file (its index in file_ids_ is where the file's
+  // id will be once written: FlushFiles) or adds it to `merged`.
+  absl::StatusOr<CodeFile> WriteLoad(const DumpContext& context, const CodeLoad& load,
+                                     const LoadInfo& info, elf::MergedJitElfWriter* merged);
+  // Completes the merged file, if it holds any function; its id.
+  absl::StatusOr<FileId> FinishMergedFile(const DumpContext& context,
+                                          elf::MergedJitElfWriter& merged,
+                                          bool without_tables);
+  // Queues the planned MMAP2s, pointed at the files of their code.
+  absl::Status QueueMmaps(const DumpContext& context, const std::string& dump_path,
+                          const DumpCode& code, FileId merged_id);
   absl::Status QueueMmap2(const DumpContext& context, uint64_t timestamp, uint32_t pid,
                           uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
                           FileId file, const std::string& filename);
@@ -194,10 +241,10 @@ class JitTool : public Tool {
   // Every file written, with its build id (a path may repeat: the last wins).
   std::vector<std::pair<std::string, elf::Sha1::Digest>> written_;
   std::unique_ptr<JitFileWriter> file_writer_;  // made at the first file
-  std::vector<FileId> file_ids_;                 // the current dump's files
-  std::vector<elf::JitLine> lines_buffer_;
-  std::optional<DebugInfo> debug_info_;
-  std::optional<UnwindingInfo> unwinding_info_;
+  // The ids of the current dump's per-function files, filled in by the
+  // file writer as it writes them (WriteDumpCode clears it).
+  std::vector<FileId> file_ids_;
+  std::vector<elf::JitLine> lines_buffer_;  // WriteLoad's, kept for its allocation
   std::vector<std::string> warnings_;
   JitToolStats stats_;
 };

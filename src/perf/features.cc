@@ -150,26 +150,60 @@ std::vector<std::byte> EncodeAuxtraceIndex(const std::vector<AuxtraceIndexEntry>
   return section;
 }
 
-absl::StatusOr<std::vector<EventDescEntry>> ReadEventDesc(const FeatureSet& features) {
-  absl::StatusOr<Bytes> section = Section(features, HEADER_EVENT_DESC);
-  if (!section.ok()) return section.status();
-  ByteCursor in(*section);
+absl::StatusOr<EventDesc> ParseEventDesc(Bytes section) {
+  ByteCursor in(section);
+  EventDesc desc;
   uint32_t nr = in.Read<uint32_t>();
-  uint32_t attr_size = in.Read<uint32_t>();
-  if (!in.ok() || attr_size == 0 || nr > in.remaining() / attr_size) {
+  desc.attr_size = in.Read<uint32_t>();
+  if (!in.ok() || desc.attr_size == 0 || nr > in.remaining() / desc.attr_size) {
     return Malformed(HEADER_EVENT_DESC, "impossible event count or attr size");
   }
-  std::vector<EventDescEntry> entries(nr);
-  for (EventDescEntry& e : entries) {
-    in.Skip(attr_size);
+  desc.entries.resize(nr);
+  for (EventDescEntry& e : desc.entries) {
+    Bytes attr = in.ReadBytes(desc.attr_size);
     uint32_t nr_ids = in.Read<uint32_t>();
-    if (!ReadString(in, e.name) || nr_ids > in.remaining() / 8) {
+    e.name_size = in.Read<uint32_t>();
+    Bytes name = in.ReadBytes(e.name_size);
+    if (!in.ok() || nr_ids > in.remaining() / 8) {
       return Malformed(HEADER_EVENT_DESC, "entry runs past the section");
     }
+    const char* text = reinterpret_cast<const char*>(name.data());
+    e.name.assign(text, strnlen(text, name.size()));
+    e.attr.assign(attr.begin(), attr.end());
     e.ids.resize(nr_ids);
     for (uint64_t& id : e.ids) id = in.Read<uint64_t>();
   }
-  return entries;
+  return desc;
+}
+
+absl::StatusOr<std::vector<EventDescEntry>> ReadEventDesc(const FeatureSet& features) {
+  absl::StatusOr<Bytes> section = Section(features, HEADER_EVENT_DESC);
+  if (!section.ok()) return section.status();
+  absl::StatusOr<EventDesc> desc = ParseEventDesc(*section);
+  if (!desc.ok()) return desc.status();
+  return std::move(desc->entries);
+}
+
+std::vector<std::byte> EncodeEventDesc(const EventDesc& desc) {
+  std::vector<std::byte> section;
+  Append(section, static_cast<uint32_t>(desc.entries.size()));
+  Append(section, desc.attr_size);
+  for (const EventDescEntry& e : desc.entries) {
+    size_t at = section.size();
+    AppendBytes(section, Bytes(e.attr).first(std::min<size_t>(e.attr.size(), desc.attr_size)));
+    section.resize(at + desc.attr_size, std::byte{0});
+    Append(section, static_cast<uint32_t>(e.ids.size()));
+    if (e.name.size() <= e.name_size) {
+      Append(section, e.name_size);
+      at = section.size();
+      AppendBytes(section, AsBytes(e.name.data(), e.name.size()));
+      section.resize(at + e.name_size, std::byte{0});
+    } else {
+      AppendFeatureString(section, e.name);
+    }
+    for (uint64_t id : e.ids) Append(section, id);
+  }
+  return section;
 }
 
 absl::StatusOr<std::vector<std::pair<uint32_t, std::string>>> ReadPmuMappings(

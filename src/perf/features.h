@@ -50,11 +50,23 @@ absl::StatusOr<std::vector<AuxtraceIndexEntry>> ReadAuxtraceIndex(const FeatureS
 std::vector<std::byte> EncodeAuxtraceIndex(const std::vector<AuxtraceIndexEntry>& entries);
 
 struct EventDescEntry {
+  std::vector<std::byte> attr;  // the attr copy, attr_size bytes
   std::string name;
+  // The name's field in the section (NUL-padded); 0 when unknown. The
+  // encoder keeps it when the name fits, else pads as perf does (to 64).
+  uint32_t name_size = 0;
   std::vector<uint64_t> ids;
 };
-// EVENT_DESC: each event's name and ids (the attr copies it holds are skipped).
+// EVENT_DESC: the size of every attr copy, then each event's entry.
+struct EventDesc {
+  uint32_t attr_size = 0;
+  std::vector<EventDescEntry> entries;
+};
+absl::StatusOr<EventDesc> ParseEventDesc(Bytes section);
 absl::StatusOr<std::vector<EventDescEntry>> ReadEventDesc(const FeatureSet& features);
+// The section perf writes for `desc`; each attr is cut or zero-padded to
+// attr_size.
+std::vector<std::byte> EncodeEventDesc(const EventDesc& desc);
 
 // PMU_MAPPINGS: PMU type number -> name ("cpu", "software", "kprobe", ...).
 absl::StatusOr<std::vector<std::pair<uint32_t, std::string>>> ReadPmuMappings(

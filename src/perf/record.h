@@ -353,8 +353,12 @@ class CallchainDeferredRecord : public RecordView {
  public:
   static absl::StatusOr<CallchainDeferredRecord> From(const Record& record);
   uint64_t cookie() const { return U64(8); }
-  uint64_t nr() const { return U64(16); }
-  uint64_t ip(size_t i) const { return U64(24 + 8 * i); }
+  uint64_t nr() const { return U64(kNrOffset); }
+  uint64_t ip(size_t i) const { return U64(IpOffset(i)); }
+  // For rewriting the ips in place.
+  static constexpr size_t kNrOffset = 16;
+  static constexpr size_t kIpsOffset = 24;
+  static constexpr size_t IpOffset(size_t i) { return kIpsOffset + 8 * i; }
 
  private:
   using RecordView::RecordView;

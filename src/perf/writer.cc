@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "perf/features.h"
+#include "perf/record_encoders.h"
 
 namespace perftk {
 namespace {
@@ -68,23 +69,15 @@ absl::Status PerfDataWriter::WritePipePreamble() {
   Append(head, uint64_t{16});
   if (absl::Status s = Put(head); !s.ok()) return s;
   for (const EventAttr& attr : header_.events.attrs()) {
-    std::vector<std::byte> body(attr.bytes().begin(), attr.bytes().end());
-    for (uint64_t id : attr.ids()) Append(body, id);
-    absl::StatusOr<std::vector<std::byte>> record =
-        MakeRecordBytes(PERF_RECORD_HEADER_ATTR, 0, body);
+    absl::StatusOr<std::vector<std::byte>> record = EncodeHeaderAttr(attr);
     if (!record.ok()) return record.status();
     if (absl::Status s = WriteBytes(*record); !s.ok()) return s;
   }
   if (absl::Status s = WriteEventNames(); !s.ok()) return s;
   for (const auto& [feature, section] : header_.features) {
     if (feature == HEADER_TRACING_DATA) {
-      std::vector<std::byte> body;
-      Append(body, static_cast<uint32_t>(AlignUp(section.size(), 8)));
-      Append(body, uint32_t{0});
       std::vector<std::byte> data(section);
-      data.resize(AlignUp(section.size(), 8));
-      absl::StatusOr<std::vector<std::byte>> record =
-          MakeRecordBytes(PERF_RECORD_HEADER_TRACING_DATA, 0, body);
+      absl::StatusOr<std::vector<std::byte>> record = EncodeHeaderTracingData(data);
       if (!record.ok()) return record.status();
       if (absl::Status s = WriteBytes(*record, data); !s.ok()) return s;
     } else if (feature == HEADER_BUILD_ID) {
@@ -101,11 +94,8 @@ absl::Status PerfDataWriter::WritePipePreamble() {
       }
       if (absl::Status s = Put(records); !s.ok()) return s;
     } else {
-      std::vector<std::byte> body;
-      Append(body, static_cast<uint64_t>(feature));
-      AppendBytes(body, section);
       absl::StatusOr<std::vector<std::byte>> record =
-          MakeRecordBytes(PERF_RECORD_HEADER_FEATURE, 0, body);
+          EncodeHeaderFeature(static_cast<uint64_t>(feature), section);
       if (!record.ok()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "the ", FeatureName(feature), " feature is too large for a pipe-mode record"));
@@ -121,17 +111,9 @@ absl::Status PerfDataWriter::WriteEventNames() {
   // EVENT_UPDATE records, without which perf makes up names from the attrs.
   absl::StatusOr<std::vector<EventDescEntry>> descs = ReadEventDesc(header_.features);
   if (!descs.ok()) return absl::OkStatus();
-  constexpr uint64_t kEventUpdateName = 2;
   for (const EventDescEntry& desc : *descs) {
     if (desc.ids.empty()) continue;
-    std::vector<std::byte> body;
-    Append(body, kEventUpdateName);
-    Append(body, desc.ids[0]);
-    std::vector<std::byte> name(AlignUp(desc.name.size() + 1, 8));
-    std::memcpy(name.data(), desc.name.data(), desc.name.size());
-    AppendBytes(body, name);
-    absl::StatusOr<std::vector<std::byte>> record =
-        MakeRecordBytes(PERF_RECORD_EVENT_UPDATE, 0, body);
+    absl::StatusOr<std::vector<std::byte>> record = EncodeEventUpdateName(desc.ids[0], desc.name);
     if (!record.ok()) return record.status();
     if (absl::Status s = WriteBytes(*record); !s.ok()) return s;
   }
