@@ -19,6 +19,8 @@ struct CsEtmDecodeOptions {
   std::string itrace = "il64";
   std::string format = "perf";
   std::string symfs;
+  std::string vmlinux;  // the kernel image (an ELF with symbols)
+  std::string kcore;    // a kcore file (/proc/kcore on the recorded machine)
   std::string dso;  // --format=bolt or autofdo: the one binary to write
   int jobs = 1;
   bool quiet = false;  // no summary line on stderr

@@ -27,6 +27,7 @@
 #include "perf/reader.h"
 #include "perf/sample.h"
 #include "programs.h"
+#include "module_writer.h"
 #include "recording_writer.h"
 
 namespace perftk::etm_gen {
@@ -156,9 +157,10 @@ class GroundTruth : public ::testing::Test {
     return path;
   }
 
-  static Decode DecodeFile(const std::string& path, const std::string& itrace, int jobs = 1) {
+  static Decode DecodeFile(const std::string& path, const std::string& itrace, int jobs = 1,
+                           const cs_etm::DecodeOptions& base = {}) {
     Decode run;
-    cs_etm::DecodeOptions options;
+    cs_etm::DecodeOptions options = base;
     options.jobs = jobs;
     options.itrace = *cs_etm::ParseItrace(itrace);
     options.format = cs_etm::OutputFormat::kPerf;
@@ -204,8 +206,9 @@ class GroundTruth : public ::testing::Test {
 
   // Decodes `path` with `itrace` and compares every sample with the truth.
   static void ExpectMatchesTruth(const std::string& path, const std::vector<CpuTruth>& truths,
-                                 const std::string& itrace, int jobs = 1) {
-    Decode run = DecodeFile(path, itrace, jobs);
+                                 const std::string& itrace, int jobs = 1,
+                                 const cs_etm::DecodeOptions& base = {}) {
+    Decode run = DecodeFile(path, itrace, jobs, base);
     ASSERT_TRUE(run.status.ok()) << run.status;
     for (const std::string& w : run.warnings) ADD_FAILURE() << "warning: " << w;
     auto parsed = cs_etm::ParseItrace(itrace);
@@ -237,7 +240,8 @@ class GroundTruth : public ::testing::Test {
     auto in_own_code = [&](uint32_t pid, uint64_t address) {
       uint64_t base = pid == 100 ? kBaseA : kBaseB;
       return (address >= base && address < base + user_size) ||
-             (address >= kKernelBase && address < kKernelBase + 0x2000);
+             // the kernel, moved by KASLR or not, and its modules
+             (address >= kKernelBase && address < kKernelBase + 0x8000000);
     };
     for (const Decoded& d : run.samples) {
       EXPECT_TRUE(in_own_code(d.sample.pid, d.sample.ip) || d.sample.ip == 0) << Describe(d);
@@ -373,6 +377,143 @@ TEST_F(GroundTruth, SyscallsChangeTheExceptionLevel) {
     }
     EXPECT_GT(kernel, 5);
   }
+}
+
+// (c'') Kernel AutoFDO: a kernel moved by KASLR (perf's
+// "[kernel.kallsyms]_text" map, pgoff = runtime _text) read from --vmlinux,
+// calling into an ET_REL module with an 8-byte build id (recorded
+// zero-padded) whose .text the kernel put at another offset than the
+// file's. Every sample equals the truth only if both images are read where
+// the code ran; the autofdo text gives the module's ranges from its .text.
+TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
+  constexpr uint64_t kSlide = 0x3a00000;
+  constexpr uint64_t kModuleBase = kKernelBase + 0x4000000;
+  const std::string kModulePath = "/vendor/lib/modules/etm_mod.ko";
+  ModuleImage module;
+  module.build_id = std::string("\xa5\x35\xd7\x22\x2f\x9f\x01\xd1", 8);
+  Assembler m(0);
+  m.Label("mod_entry", true).AddImm(11, 11, 1)
+      .Label("mod_loop").SubsImm(12, 12, 1).BCond(Cond::kNe, "mod_loop")
+      .Bl("mod_helper").Ret();
+  m.Label("mod_helper", true).Nop().Ret();
+  absl::StatusOr<std::vector<uint32_t>> module_code = m.Finish();
+  ASSERT_TRUE(module_code.ok()) << module_code.status();
+  module.text = *module_code;
+  module.symbols = m.symbols();
+  const std::string module_file = *dir_ + "/etm_mod.ko";
+  ASSERT_TRUE(WriteModule(module, module_file).ok());
+  const uint64_t module_text = kModuleBase + ModuleTextOffset(module);
+
+  // The kernel: the SVC handler calls the module (a BL: modules sit within
+  // 128 MB of the kernel on arm64), loops, returns to EL0.
+  Assembler k(kKernelBase + kTextOffset);
+  k.Label("el0_svc", true).Nop().AddImm(9, 9, 1)
+      .Label("call_module").Nop()
+      .Label("k_loop").SubsImm(10, 10, 1).BCond(Cond::kNe, "k_loop").Eret();
+  absl::StatusOr<std::vector<uint32_t>> kernel_code = k.Finish();
+  ASSERT_TRUE(kernel_code.ok()) << kernel_code.status();
+  const uint64_t call_link = k.AddressOf("call_module");
+  const int64_t delta = static_cast<int64_t>(module_text - (call_link + kSlide));
+  (*kernel_code)[(call_link - kKernelBase - kTextOffset) / 4] =
+      0x94000000u | (static_cast<uint32_t>(delta / 4) & 0x3ffffffu);  // BL mod_entry
+  ElfImage vmlinux;
+  vmlinux.shared_object = false;
+  vmlinux.link_base = kKernelBase;
+  vmlinux.code = *kernel_code;
+  vmlinux.symbols = k.symbols();
+  vmlinux.symbols.push_back({"_text", kKernelBase + kTextOffset, 0});
+  const std::string vmlinux_file = *dir_ + "/vmlinux";
+  ASSERT_TRUE(WriteElf(vmlinux, vmlinux_file).ok());
+
+  auto thread = [&](int32_t pid, uint64_t seed) {
+    ThreadState t = Thread(pid, pid, seed, 600);
+    t.kernel = LoadedCode{kKernelBase + kSlide, kTextOffset, &vmlinux.code};
+    t.kernel_vector = k.AddressOf("el0_svc") + kSlide;
+    t.module = LoadedCode{kModuleBase, ModuleTextOffset(module), &module.text};
+    return t;
+  };
+  CpuTracer tracer(0, 0);
+  ThreadState a = thread(100, 31), b = thread(200, 32);
+  tracer.BeginBuffer(700);
+  tracer.Enter(a);
+  ASSERT_TRUE(tracer.Run(a, 150).ok());
+  tracer.SwitchTo(b);
+  ASSERT_TRUE(tracer.Run(b, 150).ok());
+  std::vector<Buffer> buffers = {{0, 700, tracer.EndBuffer()}};
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> module_ranges;  // from .text
+  for (const TruthEvent& e : tracer.truth().events) {
+    if (e.kind != TruthEvent::Kind::kRange || e.start < kModuleBase ||
+        e.start >= kModuleBase + 0x10000) {
+      continue;
+    }
+    EXPECT_EQ(e.context.el, 1);
+    ++module_ranges[{e.start - module_text, e.end - 4 - module_text}];
+  }
+  ASSERT_GT(module_ranges.size(), 3u);
+
+  RecordingLayout layout = Layout(1, false);
+  layout.kernel_image.clear();
+  layout.kernel_mmap_name = "[kernel.kallsyms]_text";
+  layout.kernel_base = kKernelBase + kSlide + kTextOffset;
+  layout.kernel_pgoff = kKernelBase + kSlide + kTextOffset;
+  layout.kernel_size = 0x100000;
+  layout.modules = {{kModulePath, kModuleBase, 0x2000, module.build_id}};
+  cs_etm::DecodeOptions options;
+  options.vmlinux = vmlinux_file;
+  options.symfs = *dir_;  // finds etm_mod.ko by its file name
+  for (Packing packing : {Packing::kRaw, Packing::kFormatted}) {
+    std::string path = Write(packing == Packing::kRaw ? "km_raw.data" : "km_fmt.data", layout,
+                             buffers, packing, {{0, {100, 100}}});
+    SCOPED_TRACE(path);
+    for (const char* itrace : {"i2il32b", "i7il64"}) {
+      ExpectMatchesTruth(path, {tracer.truth()}, itrace, 1, options);
+    }
+  }
+  // The autofdo text of the module: its ranges from .text, its short id.
+  std::string path = *dir_ + "/km_fmt.data";
+  cs_etm::DecodeOptions autofdo = options;
+  autofdo.format = cs_etm::OutputFormat::kAutoFdo;
+  autofdo.dso = "etm_mod.ko";
+  cs_etm::CsEtmDecodeTool tool(autofdo);
+  PipelineOptions pipeline;
+  pipeline.input = path;
+  ASSERT_TRUE(RunPipeline(tool, pipeline).ok());
+  for (const std::string& w : tool.warnings()) ADD_FAILURE() << "warning: " << w;
+  std::string want = absl::StrCat(module_ranges.size(), "\n");
+  for (const auto& [range, count] : module_ranges) {
+    absl::StrAppendFormat(&want, "%x-%x:%d\n", range.first, range.second, count);
+  }
+  EXPECT_THAT(tool.text(), ::testing::StartsWith(want));
+  EXPECT_THAT(tool.text(), ::testing::HasSubstr(
+                               "// build_id: 0xa535d7222f9f01d1000000000000000000000000\n"
+                               "// /vendor/lib/modules/etm_mod.ko\n"));
+  // The call from the kernel's loop into mod_helper and back are in it.
+  EXPECT_THAT(tool.text(), ::testing::HasSubstr(absl::StrFormat(
+                               "%x->%x:", m.AddressOf("mod_helper") - 4 - 4,
+                               m.AddressOf("mod_helper"))));
+}
+
+// Without a kernel image, kernel trace is skipped with a warning that names
+// the flags that would fix it.
+TEST_F(GroundTruth, KernelTraceWithoutAnImageWarns) {
+  CpuTracer tracer(0, 0);
+  ThreadState a = Thread(100, 100, 41, 800);
+  tracer.BeginBuffer(700);
+  tracer.Enter(a);
+  ASSERT_TRUE(tracer.Run(a, 80).ok());
+  std::vector<Buffer> buffers = {{0, 700, tracer.EndBuffer()}};
+  RecordingLayout layout = Layout(1, false);
+  layout.kernel_image.clear();
+  layout.kernel_mmap_name = "[kernel.kallsyms]_text";
+  layout.kernel_pgoff = layout.kernel_base + kTextOffset;
+  std::string path = Write("nokernel.data", layout, buffers, Packing::kFormatted, {{0, {100, 100}}});
+  cs_etm::DecodeOptions options;
+  options.vmlinux = *dir_ + "/no-such-vmlinux";
+  Decode run = DecodeFile(path, "i2il32", 1, options);
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  EXPECT_THAT(run.warnings, ::testing::Contains(::testing::AllOf(
+                                ::testing::HasSubstr("kernel trace is skipped"),
+                                ::testing::HasSubstr("--vmlinux"), ::testing::HasSubstr("--kcore"))));
 }
 
 // (c') Switches inside the kernel, as a real scheduler does them: thread A
