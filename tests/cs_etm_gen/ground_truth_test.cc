@@ -469,6 +469,23 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
       ExpectMatchesTruth(path, {tracer.truth()}, itrace, 1, options);
     }
   }
+  // The same from a kcore (perf record --kcore, or /proc/kcore on the
+  // recorded machine): the kernel's and the module's memory at their runtime
+  // addresses, no vmlinux and no .ko.
+  {
+    std::vector<uint8_t> kernel_bytes = BuildElf(vmlinux);
+    std::vector<uint8_t> module_bytes(ModuleTextOffset(module), 0);
+    for (uint32_t word : module.text) {
+      for (int i = 0; i < 4; ++i) module_bytes.push_back(static_cast<uint8_t>(word >> (8 * i)));
+    }
+    const std::string kcore = *dir_ + "/kcore";
+    ASSERT_TRUE(WriteKcore({{kKernelBase + kSlide, kernel_bytes}, {kModuleBase, module_bytes}},
+                           kcore)
+                    .ok());
+    cs_etm::DecodeOptions from_kcore;
+    from_kcore.kcore = kcore;
+    ExpectMatchesTruth(*dir_ + "/km_fmt.data", {tracer.truth()}, "i2il32b", 1, from_kcore);
+  }
   // The autofdo text of the module: its ranges from .text, its short id.
   std::string path = *dir_ + "/km_fmt.data";
   cs_etm::DecodeOptions autofdo = options;

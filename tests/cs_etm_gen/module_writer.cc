@@ -118,4 +118,46 @@ absl::Status WriteModule(const ModuleImage& image, const std::string& path) {
   return absl::OkStatus();
 }
 
+absl::Status WriteKcore(const std::vector<CoreLoad>& loads, const std::string& path) {
+  ByteOut out;
+  const uint8_t ident[EI_NIDENT] = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
+                                    EV_CURRENT};
+  for (uint8_t b : ident) out.U8(b);
+  out.U16(ET_CORE);
+  out.U16(EM_AARCH64);
+  out.U32(EV_CURRENT);
+  out.U64(0);
+  out.U64(sizeof(Elf64_Ehdr));  // phoff
+  out.U64(0);                   // shoff
+  out.U32(0);
+  out.U16(sizeof(Elf64_Ehdr));
+  out.U16(sizeof(Elf64_Phdr));
+  out.U16(static_cast<uint16_t>(loads.size()));
+  out.U16(0);
+  out.U16(0);
+  out.U16(0);
+  uint64_t offset = 0x1000;
+  for (const CoreLoad& load : loads) {
+    out.U32(PT_LOAD);
+    out.U32(PF_R | PF_W | PF_X);
+    out.U64(offset);
+    out.U64(load.address);
+    out.U64(0);  // paddr
+    out.U64(load.bytes.size());
+    out.U64(load.bytes.size());
+    out.U64(0x1000);
+    offset += (load.bytes.size() + 0xfff) & ~uint64_t{0xfff};
+  }
+  for (const CoreLoad& load : loads) {
+    out.Align(0x1000);
+    out.Append(load.bytes);
+  }
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(reinterpret_cast<const char*>(out.bytes.data()),
+             static_cast<std::streamsize>(out.bytes.size()));
+  file.close();
+  if (!file) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
 }  // namespace perftk::etm_gen

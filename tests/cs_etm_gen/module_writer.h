@@ -33,6 +33,14 @@ inline uint64_t ModuleTextOffset(const ModuleImage& image) { return image.text_a
 std::vector<uint8_t> BuildModule(const ModuleImage& image);
 absl::Status WriteModule(const ModuleImage& image, const std::string& path);
 
+// A kcore as /proc/kcore presents the kernel's memory: an ET_CORE file whose
+// PT_LOADs put `bytes` at runtime address `address`.
+struct CoreLoad {
+  uint64_t address = 0;
+  std::vector<uint8_t> bytes;
+};
+absl::Status WriteKcore(const std::vector<CoreLoad>& loads, const std::string& path);
+
 }  // namespace perftk::etm_gen
 
 #endif  // PERFTK_TESTS_CS_ETM_GEN_MODULE_WRITER_H_
