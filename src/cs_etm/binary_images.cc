@@ -151,11 +151,20 @@ std::unique_ptr<KernelCode> BinaryImages::LoadKernel(const machine::Dso& kernel,
   std::vector<std::string> candidates;
   if (!kernel_sources_.vmlinux.empty()) {
     candidates.push_back(kernel_sources_.vmlinux);
-  } else {
+  } else if (!expected.empty()) {
+    // Only a recorded build id tells a found file is the recorded kernel.
     candidates = VmlinuxCandidates(expected_hex);
   }
   for (const std::string& path : candidates) {
-    if (!IsRegularFile(path)) continue;
+    if (!IsRegularFile(path)) {
+      if (!kernel_sources_.vmlinux.empty()) {
+        warning = absl::StrCat("--vmlinux ", path,
+                               ": no such file: kernel trace is skipped; give --vmlinux PATH (an "
+                               "ELF with symbols), or --kcore /proc/kcore");
+        return nullptr;
+      }
+      continue;
+    }
     absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(path);
     if (!elf.ok()) {
       if (!kernel_sources_.vmlinux.empty()) {

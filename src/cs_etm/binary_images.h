@@ -19,13 +19,15 @@
 // put it, not from file offset X.
 //
 // The kernel itself (KernelCode) comes from --kcore (a kcore file, which
-// holds the modules too), else --vmlinux, else a vmlinux found by the
-// recording's kernel build id: in the build-id cache ($PERF_BUILDID_DIR or
-// ~/.debug: .build-id/xx/yyyy/elf or .build-id/xx/yyyy) and the usual debug
-// paths (/usr/lib/debug/.build-id/xx/yyyy.debug, and for the running
+// holds the modules too), else --vmlinux, else, when the recording has the
+// kernel's build id, a vmlinux with that id found in the build-id cache
+// ($PERF_BUILDID_DIR or ~/.debug: .build-id/xx/yyyy/elf or .build-id/xx/yyyy)
+// and the usual debug paths (/usr/lib/debug/.build-id/xx/yyyy.debug, and for the running
 // kernel's release /usr/lib/debug/boot/vmlinux-R, /boot/vmlinux-R,
 // /usr/lib/debug/lib/modules/R/vmlinux, /lib/modules/R/build/vmlinux). With
 // none, kernel trace is skipped with a warning naming --vmlinux and --kcore.
+// With a kcore, a module's profile counts from the module's base (its .ko,
+// which gives .text's place, is not read).
 #ifndef PERFTK_CS_ETM_BINARY_IMAGES_H_
 #define PERFTK_CS_ETM_BINARY_IMAGES_H_
 

@@ -486,6 +486,33 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
     from_kcore.kcore = kcore;
     ExpectMatchesTruth(*dir_ + "/km_fmt.data", {tracer.truth()}, "i2il32b", 1, from_kcore);
   }
+  // The same with the vmlinux found by the recorded kernel build id in a
+  // build-id cache (perf's layout: .build-id/xx/yyyy/elf), no --vmlinux.
+  {
+    ElfImage with_id = vmlinux;
+    with_id.build_id = std::string("\x31\x4a\x4f\x09\xe2\xd2\x30\x5e\x11\x22\x33\x44\x55"
+                                   "\x66\x77\x88\x99\xaa\xbb\xcc", 20);
+    const std::string cache = *dir_ + "/buildid-cache";
+    const std::string entry = cache + "/.build-id/31/4a4f09e2d2305e112233445566778899aabbcc";
+    std::filesystem::create_directories(entry);
+    ASSERT_TRUE(WriteElf(with_id, entry + "/elf").ok());
+    RecordingLayout by_id = layout;
+    by_id.kernel_build_id = with_id.build_id;
+    std::string path = Write("km_buildid.data", by_id, buffers, Packing::kFormatted,
+                             {{0, {100, 100}}});
+    setenv("PERF_BUILDID_DIR", cache.c_str(), 1);
+    cs_etm::DecodeOptions found = options;
+    found.vmlinux.clear();
+    ExpectMatchesTruth(path, {tracer.truth()}, "i2il32b", 1, found);
+    // Another kernel's id finds nothing: a warning, not a wrong image.
+    by_id.kernel_build_id[0] = '\x32';
+    path = Write("km_otherid.data", by_id, buffers, Packing::kFormatted, {{0, {100, 100}}});
+    Decode run = DecodeFile(path, "i2il32", 1, found);
+    unsetenv("PERF_BUILDID_DIR");
+    ASSERT_TRUE(run.status.ok()) << run.status;
+    EXPECT_THAT(run.warnings, ::testing::Contains(::testing::HasSubstr(
+                                  "no kernel image for [kernel.kallsyms] (build id 324a4f09")));
+  }
   // The autofdo text of the module: its ranges from .text, its short id.
   std::string path = *dir_ + "/km_fmt.data";
   cs_etm::DecodeOptions autofdo = options;

@@ -42,6 +42,7 @@ struct RecordingLayout {
   // pgoff the runtime address of _text (kernel_image then empty).
   std::string kernel_mmap_name;
   uint64_t kernel_pgoff = 0;
+  std::string kernel_build_id;  // raw bytes, in that MMAP2 when not empty
   // Kernel modules, mapped at their base (pgoff 0) as perf and simpleperf
   // map them, each MMAP2 carrying the module's build id (zero-padded to 20
   // bytes, as the BUILD_ID feature stores short ids).
