@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
@@ -17,6 +18,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "cpu_tracer.h"
 #include "cs_etm/decode_tool.h"
 #include "etm_encoder.h"
@@ -391,6 +393,7 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
   const std::string kModulePath = "/vendor/lib/modules/etm_mod.ko";
   ModuleImage module;
   module.build_id = std::string("\xa5\x35\xd7\x22\x2f\x9f\x01\xd1", 8);
+  module.source_name = "etm_mod.s";
   Assembler m(0);
   m.Label("mod_entry", true).AddImm(11, 11, 1)
       .Label("mod_loop").SubsImm(12, 12, 1).BCond(Cond::kNe, "mod_loop")
@@ -531,10 +534,56 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
   EXPECT_THAT(tool.text(), ::testing::HasSubstr(
                                "// build_id: 0xa535d7222f9f01d1000000000000000000000000\n"
                                "// /vendor/lib/modules/etm_mod.ko\n"));
-  // The call from the kernel's loop into mod_helper and back are in it.
-  EXPECT_THAT(tool.text(), ::testing::HasSubstr(absl::StrFormat(
-                               "%x->%x:", m.AddressOf("mod_helper") - 4 - 4,
-                               m.AddressOf("mod_helper"))));
+  // The call from mod_entry into mod_helper is in it.
+  const uint64_t helper = m.AddressOf("mod_helper");
+  uint64_t calls = 0;
+  for (const TruthEvent& e : tracer.truth().events) {
+    calls += e.kind == TruthEvent::Kind::kRange && e.end - 4 == module_text + helper - 8;
+  }
+  ASSERT_GT(calls, 0u);
+  EXPECT_THAT(tool.text(),
+              ::testing::HasSubstr(absl::StrFormat("%x->%x:%d\n", helper - 8, helper, calls)));
+
+  // create_llvm_prof (AutoFDO 0.19) reads the module's text against the
+  // .ko itself (DWARF at .text's section addresses, from 0) and gives each
+  // function what AutoFDO's aggregation of the truth gives (autofdo_model.h:
+  // a range adds count * (last - start + 1) to the function of its start; a
+  // branch to a function's start adds to its head).
+  if (system("command -v create_llvm_prof >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "no create_llvm_prof (Debian: autofdo): its check is skipped";
+  }
+  std::string afdo = *dir_ + "/etm_mod.afdo", prof = *dir_ + "/etm_mod.prof";
+  {
+    std::ofstream out(afdo);
+    out << tool.text();
+  }
+  ASSERT_EQ(system(absl::StrCat("create_llvm_prof --profiler=text --binary=", module_file,
+                                " --profile=", afdo, " --format=text --out=", prof,
+                                " 2>/dev/null")
+                       .c_str()),
+            0);
+  std::map<std::string, std::pair<uint64_t, uint64_t>> counts;  // total, head
+  for (const auto& [range, count] : module_ranges) {
+    const std::string function = range.first >= helper ? "mod_helper" : "mod_entry";
+    counts[function].first += count * (range.second - range.first + 1);
+  }
+  counts["mod_helper"].second = calls;
+  // A quirk of the format (simpleperf's too): an indirect branch's target is
+  // written as 0, which in a module is .text's first byte, mod_entry; so
+  // AutoFDO counts every return of the module as an entry into mod_entry.
+  for (const auto& [range, count] : module_ranges) {
+    if (Classify(module.text[range.second / 4]).flow == Flow::kReturn) {
+      counts["mod_entry"].second += count;
+    }
+  }
+  std::map<std::string, std::pair<uint64_t, uint64_t>> got;
+  std::ifstream in(prof);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields = absl::StrSplit(line, ':');
+    if (line.empty() || line[0] == ' ' || fields.size() != 3) continue;
+    got[fields[0]] = {std::stoull(fields[1]), std::stoull(fields[2])};
+  }
+  EXPECT_EQ(got, counts);
 }
 
 // Without a kernel image, kernel trace is skipped with a warning that names

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "byte_out.h"
+#include "debug_info.h"
 
 namespace perftk::etm_gen {
 
@@ -21,6 +22,9 @@ std::vector<uint8_t> BuildModule(const ModuleImage& image) {
   const uint32_t n_plt = name(".plt"), n_text = name(".text"), n_init = name(".init.text"),
                  n_note = name(".note.gnu.build-id"), n_symtab = name(".symtab"),
                  n_strtab = name(".strtab"), n_shstrtab = name(".shstrtab");
+  const bool debug = !image.source_name.empty();
+  const uint32_t n_abbrev = debug ? name(".debug_abbrev") : 0,
+                 n_info = debug ? name(".debug_info") : 0, n_line = debug ? name(".debug_line") : 0;
   ByteOut strtab;
   strtab.U8(0);
   ByteOut symtab;
@@ -56,6 +60,17 @@ std::vector<uint8_t> BuildModule(const ModuleImage& image) {
   out.Append(symtab.bytes);
   const uint64_t strtab_offset = out.bytes.size();
   out.Append(strtab.bytes);
+  DebugSections dwarf;
+  uint64_t abbrev_offset = 0, info_offset = 0, line_offset = 0;
+  if (debug) {
+    dwarf = BuildDebugSections(image.source_name, 0, image.text.size(), image.symbols);
+    abbrev_offset = out.bytes.size();
+    out.Append(dwarf.abbrev);
+    info_offset = out.bytes.size();
+    out.Append(dwarf.info);
+    line_offset = out.bytes.size();
+    out.Append(dwarf.line);
+  }
   const uint64_t shstrtab_offset = out.bytes.size();
   out.Append(shstrtab.bytes);
   out.Align(8);
@@ -85,7 +100,13 @@ std::vector<uint8_t> BuildModule(const ModuleImage& image) {
           sizeof(Elf64_Sym));
   section(n_strtab, SHT_STRTAB, 0, strtab_offset, strtab.bytes.size(), 0, 0, 1, 0);
   section(n_shstrtab, SHT_STRTAB, 0, shstrtab_offset, shstrtab.bytes.size(), 0, 0, 1, 0);
-  const uint16_t shnum = 8;
+  uint16_t shnum = 8;
+  if (debug) {
+    section(n_abbrev, SHT_PROGBITS, 0, abbrev_offset, dwarf.abbrev.size(), 0, 0, 1, 0);
+    section(n_info, SHT_PROGBITS, 0, info_offset, dwarf.info.size(), 0, 0, 1, 0);
+    section(n_line, SHT_PROGBITS, 0, line_offset, dwarf.line.size(), 0, 0, 1, 0);
+    shnum += 3;
+  }
 
   // The ELF header.
   ByteOut header;

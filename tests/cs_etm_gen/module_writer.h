@@ -24,6 +24,9 @@ struct ModuleImage {
   std::vector<Assembler::Symbol> symbols;   // offsets in .text
   std::string build_id;                     // raw bytes (8 for a short id)
   uint64_t text_alignment = 0x100;
+  // Non-empty: DWARF 4 line tables and functions (debug_info.h) for .text,
+  // at its section addresses (from 0), as a .ko built with -g carries them.
+  std::string source_name;
 };
 
 // Where the kernel's module loader puts .text (kernel/module/main.c
