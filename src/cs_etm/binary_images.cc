@@ -83,13 +83,13 @@ uint32_t KernelCode::Read(uint64_t address, uint32_t size, uint8_t* out) const {
 }
 
 const KernelCode* BinaryImages::Kernel(const machine::Dso& kernel) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!kernel_tried_) {
-    kernel_tried_ = true;
+  std::call_once(kernel_once_, [this, &kernel] {
     std::string warning;
     kernel_ = LoadKernel(kernel, warning);
-    if (!warning.empty()) warnings_.push_back(std::move(warning));
-  }
+    if (warning.empty()) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    warnings_.push_back(std::move(warning));
+  });
   return kernel_.get();
 }
 

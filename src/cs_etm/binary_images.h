@@ -26,8 +26,9 @@
 // kernel's release /usr/lib/debug/boot/vmlinux-R, /boot/vmlinux-R,
 // /usr/lib/debug/lib/modules/R/vmlinux, /lib/modules/R/build/vmlinux). With
 // none, kernel trace is skipped with a warning naming --vmlinux and --kcore.
-// With a kcore, a module's profile counts from the module's base (its .ko,
-// which gives .text's place, is not read).
+// With a kcore, a module's code is read from the kcore; its .ko, when found,
+// still gives .text's place for the profile (without it, the profile counts
+// from the module's base).
 #ifndef PERFTK_CS_ETM_BINARY_IMAGES_H_
 #define PERFTK_CS_ETM_BINARY_IMAGES_H_
 
@@ -104,7 +105,7 @@ class BinaryImages {
   absl::flat_hash_map<const machine::Dso*, const Image*> by_dso_;
   std::vector<std::unique_ptr<Mapped>> mapped_;
   std::vector<std::string> warnings_;
-  bool kernel_tried_ = false;
+  std::once_flag kernel_once_;  // loads kernel_; read without a lock after
   std::unique_ptr<KernelCode> kernel_;
 };
 

@@ -92,7 +92,9 @@ std::map<const machine::Dso*, BinaryLayout> LayoutsOf(const BranchProfile& profi
   for (const auto& entry : profile.binaries()) {
     const machine::Dso* dso = entry.first;
     if (dso->kernel_space) {
-      const Image* module = images.has_kcore() ? nullptr : images.Find(*dso);
+      // With a kcore the .ko is read for its layout alone (found or not, the
+      // code came from the kcore; its warnings were taken before this).
+      const Image* module = images.Find(*dso);
       if (module != nullptr && module->module) {
         const uint64_t text = module->module->text_start();
         layouts[dso].loads.push_back({text, 0, std::numeric_limits<uint64_t>::max() - text});
