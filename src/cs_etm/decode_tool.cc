@@ -762,7 +762,7 @@ uint64_t CsEtmDecodeTool::Lane::KernelSlide(const machine::Map& text, const Kern
   if (symbol) {
     runtime = symbol->address;
     link = symbol->name == "_stext" ? code.stext : symbol->name == "_text" ? code.text : std::nullopt;
-  } else {
+  } else if (text.start != 0) {  // a map of the whole space ([kernel.kallsyms]) says nothing
     link = code.stext ? code.stext : code.text;
   }
   kernel_slide_ = link ? runtime - *link : 0;
