@@ -786,13 +786,11 @@ uint32_t CsEtmDecodeTool::Lane::ReadCode(const PacketContext& context, uint64_t 
   const Image* image = images.Find(*map->dso);
   if (image == nullptr) return 0;
   uint64_t offset = map->DsoAddress(address);
-  uint64_t available = map->end - address;
+  const uint64_t available = map->end - address;
   if (image->module) {
     // A module: its text where the kernel laid it out (elf/module_layout.h).
-    const elf::PlacedSection* section = image->module->SectionAt(offset);
-    if (section == nullptr || !section->has_file_bytes) return 0;
-    available = std::min(available, section->memory_offset + section->size - offset);
-    offset = section->file_offset + (offset - section->memory_offset);
+    return image->module->Read(offset, static_cast<uint32_t>(std::min<uint64_t>(size, available)),
+                               out);
   }
   if (offset >= image->bytes.size()) return 0;
   uint64_t n = std::min<uint64_t>({size, available, image->bytes.size() - offset});

@@ -14,6 +14,14 @@
 // module's MMAP start. Only the text group is laid out: data comes after it
 // and is never decoded.
 //
+// The code is kept relocated where the file alone allows: arm64 branches
+// (R_AARCH64_CALL26, R_AARCH64_JUMP26) to code of the module's own placed
+// sections get their targets, as apply_relocate_add would give them. A .ko
+// holds `b .` (imm26 0) at every such branch until it is loaded (clang's
+// CFI jump tables are all of them), and a decoder following the file's
+// bytes loops there. Branches to the kernel's symbols stay as they are
+// (their addresses are the running kernel's): decode them from a kcore.
+//
 // arm64 sizes its .plt and .text.ftrace_trampoline at load time
 // (module_frob_arch_sections); their file sizes (placeholders of a few
 // bytes) are used here. They come before .text in a .ko's section order,
@@ -38,6 +46,7 @@ struct PlacedSection {
   uint64_t size = 0;
   uint64_t file_offset = 0;
   bool has_file_bytes = true;  // false for SHT_NOBITS (e.g. arm64's .plt)
+  std::vector<uint8_t> code;   // the section's bytes, relocated as said above
 };
 
 class ModuleLayout {
@@ -52,13 +61,21 @@ class ModuleLayout {
   // The file offset of the code at `memory_offset`, if a section with file
   // bytes holds it.
   std::optional<uint64_t> FileOffset(uint64_t memory_offset) const;
+  // Copies up to `size` bytes of relocated code at `memory_offset`, within
+  // one section; returns how many (0: no code there).
+  uint32_t Read(uint64_t memory_offset, uint32_t size, uint8_t* out) const;
+  // How many branches were relocated.
+  size_t relocated() const { return relocated_; }
   // Where ".text" starts in memory (0 when the module has none): the origin
   // of a module's addresses in simpleperf's profiles.
   uint64_t text_start() const { return text_start_; }
 
  private:
+  absl::Status Relocate(const ElfFile& module, const std::vector<int>& placed_by_index);
+
   std::vector<PlacedSection> text_;
   uint64_t text_start_ = 0;
+  size_t relocated_ = 0;
 };
 
 }  // namespace perftk::elf

@@ -405,6 +405,7 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
   module.symbols = m.symbols();
   const std::string module_file = *dir_ + "/etm_mod.ko";
   ASSERT_TRUE(WriteModule(module, module_file).ok());
+  ASSERT_EQ(module.calls_relocated, 1u);  // bl mod_helper is `bl .` in the file
   const uint64_t module_text = kModuleBase + ModuleTextOffset(module);
 
   // The kernel: the SVC handler calls the module (a BL: modules sit within

@@ -10,7 +10,25 @@
 
 namespace perftk::etm_gen {
 
-std::vector<uint8_t> BuildModule(const ModuleImage& image) {
+std::vector<uint8_t> BuildModule(ModuleImage& image) {
+  // BLs to a function symbol: `bl .` plus a CALL26 relocation.
+  std::vector<uint32_t> text = image.text;
+  ByteOut rela;
+  image.calls_relocated = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    Decoded insn = Classify(text[i]);
+    if (insn.flow != Flow::kCall) continue;
+    const uint64_t target = 4 * i + static_cast<uint64_t>(insn.offset);
+    for (size_t s = 0; s < image.symbols.size(); ++s) {
+      if (image.symbols[s].address != target) continue;
+      text[i] = 0x94000000u;
+      rela.U64(4 * i);
+      rela.U64(ELF64_R_INFO(s + 1, R_AARCH64_CALL26));
+      rela.U64(0);
+      ++image.calls_relocated;
+      break;
+    }
+  }
   // Section names.
   ByteOut shstrtab;
   shstrtab.U8(0);
@@ -21,7 +39,8 @@ std::vector<uint8_t> BuildModule(const ModuleImage& image) {
   };
   const uint32_t n_plt = name(".plt"), n_text = name(".text"), n_init = name(".init.text"),
                  n_note = name(".note.gnu.build-id"), n_symtab = name(".symtab"),
-                 n_strtab = name(".strtab"), n_shstrtab = name(".shstrtab");
+                 n_strtab = name(".strtab"), n_shstrtab = name(".shstrtab"),
+                 n_rela = name(".rela.text");
   const bool debug = !image.source_name.empty();
   const uint32_t n_abbrev = debug ? name(".debug_abbrev") : 0,
                  n_info = debug ? name(".debug_info") : 0, n_line = debug ? name(".debug_line") : 0;
@@ -42,7 +61,7 @@ std::vector<uint8_t> BuildModule(const ModuleImage& image) {
   ByteOut out;
   out.PadTo(sizeof(Elf64_Ehdr));
   const uint64_t text_offset = out.bytes.size();  // 0x40: not the memory offset
-  for (uint32_t word : image.text) out.U32(word);
+  for (uint32_t word : text) out.U32(word);
   const uint64_t init_offset = out.bytes.size();
   out.U32(0xd503201f);  // nop
   out.U32(0xd65f03c0);  // ret
@@ -58,6 +77,8 @@ std::vector<uint8_t> BuildModule(const ModuleImage& image) {
   out.Align(8);
   const uint64_t symtab_offset = out.bytes.size();
   out.Append(symtab.bytes);
+  const uint64_t rela_offset = out.bytes.size();
+  out.Append(rela.bytes);
   const uint64_t strtab_offset = out.bytes.size();
   out.Append(strtab.bytes);
   DebugSections dwarf;
@@ -100,7 +121,9 @@ std::vector<uint8_t> BuildModule(const ModuleImage& image) {
           sizeof(Elf64_Sym));
   section(n_strtab, SHT_STRTAB, 0, strtab_offset, strtab.bytes.size(), 0, 0, 1, 0);
   section(n_shstrtab, SHT_STRTAB, 0, shstrtab_offset, shstrtab.bytes.size(), 0, 0, 1, 0);
-  uint16_t shnum = 8;
+  section(n_rela, SHT_RELA, SHF_INFO_LINK, rela_offset, rela.bytes.size(), 5, 2, 8,
+          sizeof(Elf64_Rela));
+  uint16_t shnum = 9;
   if (debug) {
     section(n_abbrev, SHT_PROGBITS, 0, abbrev_offset, dwarf.abbrev.size(), 0, 0, 1, 0);
     section(n_info, SHT_PROGBITS, 0, info_offset, dwarf.info.size(), 0, 0, 1, 0);
@@ -130,7 +153,7 @@ std::vector<uint8_t> BuildModule(const ModuleImage& image) {
   return out.bytes;
 }
 
-absl::Status WriteModule(const ModuleImage& image, const std::string& path) {
+absl::Status WriteModule(ModuleImage& image, const std::string& path) {
   std::vector<uint8_t> bytes = BuildModule(image);
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));

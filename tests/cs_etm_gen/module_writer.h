@@ -24,6 +24,7 @@ struct ModuleImage {
   std::vector<Assembler::Symbol> symbols;   // offsets in .text
   std::string build_id;                     // raw bytes (8 for a short id)
   uint64_t text_alignment = 0x100;
+  uint64_t calls_relocated = 0;  // set by BuildModule: the BLs left to the loader
   // Non-empty: DWARF 4 line tables and functions (debug_info.h) for .text,
   // at its section addresses (from 0), as a .ko built with -g carries them.
   std::string source_name;
@@ -33,8 +34,8 @@ struct ModuleImage {
 // layout_sections): .plt (1 byte) at 0, then .text at its alignment.
 inline uint64_t ModuleTextOffset(const ModuleImage& image) { return image.text_alignment; }
 
-std::vector<uint8_t> BuildModule(const ModuleImage& image);
-absl::Status WriteModule(const ModuleImage& image, const std::string& path);
+std::vector<uint8_t> BuildModule(ModuleImage& image);
+absl::Status WriteModule(ModuleImage& image, const std::string& path);
 
 // A kcore as /proc/kcore presents the kernel's memory: an ET_CORE file whose
 // PT_LOADs put `bytes` at runtime address `address`.

@@ -39,6 +39,26 @@ TEST(ModuleLayout, PlacesTextAsTheKernelLoaderDoes) {
   EXPECT_EQ(layout->FileOffset(0x800), std::nullopt);   // the gap before .text
 }
 
+// .text+0x2ec holds `b .` (0x14000000) in the file with R_AARCH64_JUMP26 to
+// .text+0x140 (llvm-readelf -r); relocated, it branches 0x140 - 0x2ec.
+// The call of __stack_chk_fail (a kernel symbol) at .text+0x2e0 stays as it is.
+TEST(ModuleLayout, RelocatesBranchesWithinTheModule) {
+  absl::StatusOr<std::unique_ptr<ElfFile>> ko = ElfFile::Open(kModule);
+  ASSERT_TRUE(ko.ok()) << ko.status();
+  absl::StatusOr<ModuleLayout> layout = ModuleLayout::Of(**ko);
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  EXPECT_GT(layout->relocated(), 0u);
+  uint32_t word = 0;
+  ASSERT_EQ(layout->Read(0x1000 + 0x2ec, 4, reinterpret_cast<uint8_t*>(&word)), 4u);
+  EXPECT_EQ(word, 0x14000000u | ((static_cast<uint32_t>(0x140 - 0x2ec) / 4) & 0x3ffffffu));
+  ASSERT_EQ(layout->Read(0x1000 + 0x2e0, 4, reinterpret_cast<uint8_t*>(&word)), 4u);
+  EXPECT_EQ(word, 0x94000000u);  // bl __stack_chk_fail: the kernel's, unknown here
+  // Reads stop at the end of .text and find nothing in .plt.
+  uint8_t bytes[16];
+  EXPECT_EQ(layout->Read(0x1000 + 0x2f8, 16, bytes), 4u);
+  EXPECT_EQ(layout->Read(0, 4, bytes), 0u);
+}
+
 TEST(ModuleLayout, RefusesALinkedFile) {
   absl::StatusOr<std::unique_ptr<ElfFile>> self = ElfFile::Open("/proc/self/exe");
   ASSERT_TRUE(self.ok()) << self.status();

@@ -9,6 +9,10 @@
 #     simpleperf's inject does: every range ends on a branch of the .ko's
 #     .text (checked with llvm-objdump, not with perftk), and the short build
 #     id is kept;
+#   - follow the module's clang CFI jump table, whose branches the .ko holds
+#     as `b .` until the kernel relocates them (R_AARCH64_JUMP26 to .text+X,
+#     read with llvm-readelf -r): the trace's jump at 0x2ec goes to wakeup_user
+#     (0x140), not back to itself;
 #   - warn that kernel trace is skipped for want of a vmlinux, naming
 #     --vmlinux and --kcore;
 #   - give create_llvm_prof a module profile it accepts (exit 0). The .ko has
@@ -39,6 +43,12 @@ while IFS=- read -r start rest; do
   end=${rest%%:*}
   grep -qx "$end" branches || fail "range $start-$end does not end on a branch of .text"
 done <<<"$ranges"
+
+READELF=$(command -v llvm-readelf || command -v llvm-readelf-16) || skip "no llvm-readelf"
+"$READELF" -r "$ETM/rq_stats.ko" | grep -Eq '^0+2ec +[0-9a-f]+ +R_AARCH64_JUMP26 +0+ +\.text \+ 140$' ||
+  fail "rq_stats.ko has no JUMP26 to .text+140 at 0x2ec"
+grep -q '^2ec->140:' mod.afdo || fail "the jump at 0x2ec was not followed to 0x140: $(grep -- '->' mod.afdo)"
+grep -q '^2ec->2ec:' mod.afdo && fail "the unrelocated branch at 0x2ec was followed"
 
 CREATE_LLVM_PROF=$(command -v create_llvm_prof) || { echo "no create_llvm_prof: its check skipped"; exit 0; }
 "$CREATE_LLVM_PROF" --profiler=text --binary="$ETM/rq_stats.ko" --profile=mod.afdo \
