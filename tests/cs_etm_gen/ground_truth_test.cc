@@ -545,6 +545,29 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
   EXPECT_THAT(tool.text(),
               ::testing::HasSubstr(absl::StrFormat("%x->%x:%d\n", helper - 8, helper, calls)));
 
+  // The kernel's text: vmlinux link addresses (runtime minus the KASLR
+  // slide) from its first load, as simpleperf writes the kernel.
+  {
+    std::map<std::pair<uint64_t, uint64_t>, uint64_t> kernel_ranges;
+    for (const TruthEvent& e : tracer.truth().events) {
+      if (e.kind != TruthEvent::Kind::kRange || e.start < kKernelBase + kSlide ||
+          e.start >= kModuleBase) {
+        continue;
+      }
+      ++kernel_ranges[{e.start - kSlide - kKernelBase, e.end - 4 - kSlide - kKernelBase}];
+    }
+    ASSERT_FALSE(kernel_ranges.empty());
+    cs_etm::DecodeOptions kernel_text = autofdo;
+    kernel_text.dso = "[kernel.kallsyms]";
+    cs_etm::CsEtmDecodeTool kernel_tool(kernel_text);
+    ASSERT_TRUE(RunPipeline(kernel_tool, pipeline).ok());
+    std::string kernel_want = absl::StrCat(kernel_ranges.size(), "\n");
+    for (const auto& [range, count] : kernel_ranges) {
+      absl::StrAppendFormat(&kernel_want, "%x-%x:%d\n", range.first, range.second, count);
+    }
+    EXPECT_THAT(kernel_tool.text(), ::testing::StartsWith(kernel_want));
+  }
+
   // create_llvm_prof (AutoFDO 0.19) reads the module's text against the
   // .ko itself (DWARF at .text's section addresses, from 0) and gives each
   // function what AutoFDO's aggregation of the truth gives (autofdo_model.h:
