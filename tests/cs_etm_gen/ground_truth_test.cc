@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "cpu_tracer.h"
 #include "cs_etm/decode_tool.h"
+#include "elf/module_layout.h"
 #include "etm_encoder.h"
 #include "expected.h"
 #include "gmock/gmock.h"
@@ -406,6 +407,14 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
   const std::string module_file = *dir_ + "/etm_mod.ko";
   ASSERT_TRUE(WriteModule(module, module_file).ok());
   ASSERT_EQ(module.calls_relocated, 1u);  // bl mod_helper is `bl .` in the file
+  {
+    absl::StatusOr<std::unique_ptr<elf::ElfFile>> ko = elf::ElfFile::Open(module_file);
+    ASSERT_TRUE(ko.ok()) << ko.status();
+    absl::StatusOr<elf::ModuleLayout> placed = elf::ModuleLayout::Of(**ko);
+    ASSERT_TRUE(placed.ok()) << placed.status();
+    EXPECT_EQ(placed->relocated(), 1u);
+    EXPECT_EQ(placed->text_start(), ModuleTextOffset(module));
+  }
   const uint64_t module_text = kModuleBase + ModuleTextOffset(module);
 
   // The kernel: the SVC handler calls the module (a BL: modules sit within
