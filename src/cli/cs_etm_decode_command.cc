@@ -166,6 +166,8 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   decode.itrace = *itrace;
   decode.format = *format;
   decode.symfs = options.symfs;
+  decode.vmlinux = options.vmlinux;
+  decode.kcore = options.kcore;
   decode.jobs = options.jobs;
   decode.dso = options.dso;
   if (profile_format) return RunProfileDecode(options, *inputs, decode);
@@ -215,6 +217,11 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "Code is read from the files the recording mapped (under --symfs DIR when given:\n"
       "DIR/<recorded path>, then DIR/<file name>), checked against recorded build ids.\n"
       "A missing binary is named in a warning and the trace in it is skipped.\n"
+      "Kernel modules (.ko, ET_REL) are read where the kernel's loader puts their\n"
+      "text; profiles give module addresses from .text, as simpleperf does. The\n"
+      "kernel is read from --vmlinux, or --kcore (e.g. /proc/kcore on the recorded\n"
+      "machine: kernel and modules), or a vmlinux found by build id (~/.debug,\n"
+      "/usr/lib/debug); without one, kernel trace is skipped with a warning.\n"
       "A recording whose AUX data is missing decodes to no samples, with a warning\n"
       "naming the AUX records without data (exit status 0). Exit status: 0 OK, 1 error,\n"
       "2 usage error.\n\n"
@@ -272,6 +279,11 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       ->capture_default_str()
       ->check(CLI::IsMember({"perf", "autofdo", "bolt", "script"}));
   sub->add_option("--symfs", options->symfs, "Look for binaries under this directory");
+  sub->add_option("--vmlinux", options->vmlinux,
+                  "Kernel image: a vmlinux with symbols (default: found by build id)");
+  sub->add_option("--kcore", options->kcore,
+                  "Read the kernel and its modules from this kcore file (/proc/kcore on the "
+                  "recorded machine)");
   sub->add_option("--dso", options->dso,
                   "Only this binary's profile (recorded path or file name; bolt, autofdo)");
   sub->add_option("--binary", options->binary,

@@ -22,6 +22,8 @@ struct CsEtmDecodeOptions {
   std::string itrace = "il64";
   std::string format = "perf";
   std::string symfs;
+  std::string vmlinux;  // the kernel image (an ELF with symbols)
+  std::string kcore;    // a kcore file (/proc/kcore on the recorded machine)
   std::string dso;  // --format=bolt or autofdo: the one binary to write
   std::string binary;  // --format=bolt or autofdo: a regex binaries' paths must match
   int jobs = 1;

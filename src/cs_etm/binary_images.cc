@@ -3,9 +3,13 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <atomic>
+#include <cstring>
 #include <optional>
 
 #include "absl/strings/escaping.h"
@@ -59,8 +63,150 @@ thread_local ThreadCacheEntry thread_cache[kThreadCacheSize];
 thread_local size_t thread_cache_next = 0;
 std::atomic<uint64_t> last_table_id{0};
 
-BinaryImages::BinaryImages(std::string symfs, std::map<std::string, std::string> build_ids)
-    : symfs_(std::move(symfs)), build_ids_(std::move(build_ids)), id_(++last_table_id) {}
+BinaryImages::BinaryImages(std::string symfs, std::map<std::string, std::string> build_ids,
+                           KernelSources kernel)
+    : symfs_(std::move(symfs)),
+      build_ids_(std::move(build_ids)),
+      kernel_sources_(std::move(kernel)),
+      id_(++last_table_id) {}
+
+KernelCode::~KernelCode() {
+  if (fd >= 0) close(fd);
+}
+
+uint32_t KernelCode::Read(uint64_t address, uint32_t size, uint8_t* out) const {
+  std::optional<std::pair<uint64_t, uint64_t>> range = image.FileRange(address);
+  if (!range) return 0;
+  const uint64_t n = std::min<uint64_t>(size, range->second);
+  ssize_t got = pread(fd, out, n, static_cast<off_t>(range->first));
+  return got > 0 ? static_cast<uint32_t>(got) : 0;
+}
+
+const KernelCode* BinaryImages::Kernel(const machine::Dso& kernel) {
+  std::call_once(kernel_once_, [this, &kernel] {
+    std::string warning;
+    kernel_ = LoadKernel(kernel, warning);
+    if (warning.empty()) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    warnings_.push_back(std::move(warning));
+  });
+  return kernel_.get();
+}
+
+namespace {
+
+// Where perf and distributions keep a vmlinux, for the running kernel's
+// release and by build id (hex).
+std::vector<std::string> VmlinuxCandidates(const std::string& build_id_hex) {
+  std::vector<std::string> out;
+  if (build_id_hex.size() > 2) {
+    const std::string head = build_id_hex.substr(0, 2);
+    const std::string tail = build_id_hex.substr(2);
+    const char* cache = std::getenv("PERF_BUILDID_DIR");
+    const char* home = std::getenv("HOME");
+    std::string root = cache != nullptr && *cache != '\0' ? cache
+                       : home != nullptr               ? absl::StrCat(home, "/.debug")
+                                                        : "";
+    if (!root.empty()) {
+      out.push_back(absl::StrCat(root, "/.build-id/", head, "/", tail, "/elf"));
+      out.push_back(absl::StrCat(root, "/.build-id/", head, "/", tail));
+    }
+    out.push_back(absl::StrCat("/usr/lib/debug/.build-id/", head, "/", tail, ".debug"));
+  }
+  struct utsname name;
+  if (uname(&name) == 0) {
+    const std::string release = name.release;
+    out.push_back(absl::StrCat("/usr/lib/debug/boot/vmlinux-", release));
+    out.push_back(absl::StrCat("/boot/vmlinux-", release));
+    out.push_back(absl::StrCat("/usr/lib/debug/lib/modules/", release, "/vmlinux"));
+    out.push_back(absl::StrCat("/lib/modules/", release, "/build/vmlinux"));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<KernelCode> BinaryImages::LoadKernel(const machine::Dso& kernel,
+                                                     std::string& warning) const {
+  auto code = std::make_unique<KernelCode>();
+  const std::string expected = ExpectedBuildId(kernel);
+  const std::string expected_hex = absl::BytesToHexString(expected);
+  if (!kernel_sources_.kcore.empty()) {
+    code->path = kernel_sources_.kcore;
+    // Not base::OpenInputFile: it would read a kcore's size as a file's.
+    code->fd = open(code->path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (code->fd < 0) {
+      warning = absl::StrCat("--kcore ", code->path, ": ", std::strerror(errno),
+                             ": kernel trace is skipped");
+      return nullptr;
+    }
+    absl::StatusOr<elf::KernelImage> image = elf::KernelImage::OfCore(code->fd, code->path);
+    if (!image.ok()) {
+      warning = absl::StrCat("--kcore: ", image.status().message(), ": kernel trace is skipped");
+      return nullptr;
+    }
+    code->image = *std::move(image);
+    return code;
+  }
+  std::vector<std::string> candidates;
+  if (!kernel_sources_.vmlinux.empty()) {
+    candidates.push_back(kernel_sources_.vmlinux);
+  } else if (!expected.empty()) {
+    // Only a recorded build id tells a found file is the recorded kernel.
+    candidates = VmlinuxCandidates(expected_hex);
+  }
+  for (const std::string& path : candidates) {
+    if (!IsRegularFile(path)) {
+      if (!kernel_sources_.vmlinux.empty()) {
+        warning = absl::StrCat("--vmlinux ", path,
+                               ": no such file: kernel trace is skipped; give --vmlinux PATH (an "
+                               "ELF with symbols), or --kcore /proc/kcore");
+        return nullptr;
+      }
+      continue;
+    }
+    absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(path);
+    if (!elf.ok()) {
+      if (!kernel_sources_.vmlinux.empty()) {
+        warning = absl::StrCat("--vmlinux: ", elf.status().message(), ": kernel trace is skipped");
+        return nullptr;
+      }
+      continue;
+    }
+    std::optional<std::string> actual = (*elf)->BuildId();
+    if (!expected.empty() && (!actual || !elf::SameBuildIdHex(*actual, expected_hex))) {
+      if (!kernel_sources_.vmlinux.empty()) {
+        warning = absl::StrCat(path, " has build id ", actual.value_or("(none)"),
+                               " but the recording's kernel has ", expected_hex,
+                               ": kernel trace is skipped");
+        return nullptr;
+      }
+      continue;
+    }
+    absl::StatusOr<elf::KernelImage> image = elf::KernelImage::Of(**elf);
+    if (!image.ok()) {
+      if (!kernel_sources_.vmlinux.empty()) {
+        warning = absl::StrCat("--vmlinux: ", image.status().message(),
+                               ": kernel trace is skipped");
+        return nullptr;
+      }
+      continue;
+    }
+    code->fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (code->fd < 0) continue;
+    code->path = path;
+    code->image = *std::move(image);
+    code->text = elf::SymbolValue(**elf, "_text");
+    code->stext = elf::SymbolValue(**elf, "_stext");
+    return code;
+  }
+  warning = absl::StrCat(
+      "no kernel image for ", kernel.name,
+      expected.empty() ? std::string() : absl::StrCat(" (build id ", expected_hex, ")"),
+      ": kernel trace is skipped; give --vmlinux PATH (an ELF with symbols), or --kcore "
+      "/proc/kcore to decode on the recorded machine");
+  return nullptr;
+}
 
 BinaryImages::~BinaryImages() = default;
 
@@ -161,6 +307,17 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   }
   mapped->image.path = *path;
   mapped->image.bytes = AsBytes(mapped->base, mapped->size);
+  if (dso.kernel_space) {
+    absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(*path);
+    if (elf.ok() && (*elf)->type() == ET_REL) {
+      absl::StatusOr<elf::ModuleLayout> layout = elf::ModuleLayout::Of(**elf);
+      if (!layout.ok()) {
+        warning = absl::StrCat(layout.status().message(), ": trace in ", dso.name, " is skipped");
+        return nullptr;
+      }
+      mapped->image.module = *std::move(layout);
+    }
+  }
   return mapped;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <mutex>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -51,13 +52,35 @@ bool IsProfile(OutputFormat format) {
 }
 
 // The PT_LOADs of the user-space binaries of `profile` whose files were
-// found; the others (the kernel, missing files) keep file offsets.
+// found; the others (missing files) keep file offsets. Kernel modules count
+// from their .text, as simpleperf's inject writes them: its
+// KernelModuleDso::IpToVaddrInFile (dso.cpp) gives a module address as the
+// offset from the runtime start of .text plus .text's sh_addr (0 in a .ko),
+// and cmd_inject.cpp's AutoFDOWriter subtracts the first PT_LOAD's vaddr,
+// 0 for a .ko, which has none. Code before .text (arm64's PLT) wraps, as
+// there. The kernel's addresses are vmlinux link addresses (Locate), from
+// its first load for AutoFDO.
 std::map<const machine::Dso*, BinaryLayout> LayoutsOf(const BranchProfile& profile,
                                                       BinaryImages& images) {
   std::map<const machine::Dso*, BinaryLayout> layouts;
   for (const auto& entry : profile.binaries()) {
     const machine::Dso* dso = entry.first;
-    const Image* image = dso->kernel_space ? nullptr : images.Find(*dso);
+    if (dso->kernel_space) {
+      // With a kcore the .ko is read for its layout alone (found or not, the
+      // code came from the kcore; its warnings were taken before this).
+      const Image* module = images.Find(*dso);
+      if (module != nullptr && module->module) {
+        const uint64_t text = module->module->text_start();
+        layouts[dso].loads.push_back({text, 0, std::numeric_limits<uint64_t>::max() - text});
+      } else if (const KernelCode* code =
+                     absl::StartsWith(dso->name, "[kernel.kallsyms") ? images.Kernel(*dso) : nullptr;
+                 code != nullptr && !code->image.is_core()) {
+        const uint64_t first = code->image.first_load_vaddr();
+        layouts[dso].loads.push_back({first, first, std::numeric_limits<uint64_t>::max() - first});
+      }
+      continue;
+    }
+    const Image* image = images.Find(*dso);
     if (image == nullptr) continue;
     absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(image->path);
     if (!elf.ok()) continue;
@@ -187,6 +210,8 @@ class CsEtmDecodeTool::Lane : public DecodeEnvironment, public CodeLocator, publ
   absl::StatusOr<TraceDecoder*> DecoderFor(const Job& job);
   void DropDecoder(int64_t source);
   std::optional<machine::Map> FindMap(const PacketContext& context, uint64_t address);
+  // How far the running kernel is from `code`'s link addresses (KASLR).
+  uint64_t KernelSlide(const machine::Map& text, const KernelCode& code);
   void AppendScriptLine(const SynthesizedSample& sample);
 
   CsEtmDecodeTool& tool_;
@@ -200,6 +225,7 @@ class CsEtmDecodeTool::Lane : public DecodeEnvironment, public CodeLocator, publ
   std::shared_ptr<machine::Maps> cached_maps_;
   machine::MapsCache maps_cache_;
   machine::MapsCache kernel_cache_;
+  std::optional<uint64_t> kernel_slide_;  // of the model generation above
 };
 
 absl::StatusOr<TraceDecoder*> CsEtmDecodeTool::Lane::DecoderFor(const Job& job) {
@@ -231,6 +257,7 @@ absl::Status CsEtmDecodeTool::Lane::Decode(Job& job) {
     model_generation_ = job.model_generation;
     cached_pid_ = -2;
     cached_maps_.reset();
+    kernel_slide_.reset();
   }
   absl::StatusOr<TraceDecoder*> decoder = DecoderFor(job);
   if (!decoder.ok()) return decoder.status();
@@ -281,7 +308,8 @@ absl::Status CsEtmDecodeTool::Begin(Header& header) {
     warnings_.push_back(absl::StrCat("BUILD_ID feature unreadable: ",
                                      build_ids.status().message()));
   }
-  images_ = std::make_unique<BinaryImages>(options_.symfs, build_ids_);
+  images_ = std::make_unique<BinaryImages>(options_.symfs, build_ids_,
+                                           KernelSources{options_.vmlinux, options_.kcore});
   if (options_.format == OutputFormat::kPerf) return AddSynthesizedEvents(header);
   return absl::OkStatus();
 }
@@ -695,25 +723,66 @@ std::optional<machine::Map> CsEtmDecodeTool::Lane::FindMap(const PacketContext& 
   return cached_maps_->Find(address, maps_cache_);
 }
 
-uint32_t CsEtmDecodeTool::Lane::ReadCode(const PacketContext& context, uint64_t address, uint32_t size,
-                                   uint8_t* out) {
-  std::optional<machine::Map> map = FindMap(context, address);
-  if (!map || map->dso == nullptr || map->IsIdentity() || map->kind == machine::MapKind::kVdso) {
-    return 0;
+uint64_t CsEtmDecodeTool::Lane::KernelSlide(const machine::Map& text, const KernelCode& code) {
+  if (code.image.is_core()) return 0;
+  if (kernel_slide_) return *kernel_slide_;
+  // perf names the relocation symbol in the kernel MMAP and puts its
+  // runtime address in pgoff; simpleperf names _stext and starts the map
+  // there, with pgoff 0.
+  std::optional<machine::RelocationSymbol> symbol = tool_.machines_.host().kernel_relocation();
+  std::optional<uint64_t> link;
+  uint64_t runtime = text.start;
+  if (symbol) {
+    runtime = symbol->address;
+    link = symbol->name == "_stext" ? code.stext : symbol->name == "_text" ? code.text : std::nullopt;
+  } else if (text.start != 0) {  // a map of the whole space ([kernel.kallsyms]) says nothing
+    link = code.stext ? code.stext : code.text;
   }
-  const Image* image = tool_.images_->Find(*map->dso);
+  kernel_slide_ = link ? runtime - *link : 0;
+  return *kernel_slide_;
+}
+
+uint32_t CsEtmDecodeTool::Lane::ReadCode(const PacketContext& context, uint64_t address,
+                                         uint32_t size, uint8_t* out) {
+  std::optional<machine::Map> map = FindMap(context, address);
+  if (!map || map->dso == nullptr || map->kind == machine::MapKind::kVdso) return 0;
+  BinaryImages& images = *tool_.images_;
+  if (map->kind == machine::MapKind::kKernel ||
+      (images.has_kcore() && map->dso->kernel_space)) {
+    // The kernel text (from vmlinux or kcore); with a kcore, modules too.
+    const KernelCode* code = images.Kernel(*map->dso);
+    if (code == nullptr) return 0;
+    const uint64_t n = std::min<uint64_t>(size, map->end - address);
+    return code->Read(address - KernelSlide(*map, *code), static_cast<uint32_t>(n), out);
+  }
+  if (map->IsIdentity()) return 0;
+  const Image* image = images.Find(*map->dso);
   if (image == nullptr) return 0;
   uint64_t offset = map->DsoAddress(address);
+  const uint64_t available = map->end - address;
+  if (image->module) {
+    // A module: its text where the kernel laid it out (elf/module_layout.h).
+    return image->module->Read(offset, static_cast<uint32_t>(std::min<uint64_t>(size, available)),
+                               out);
+  }
   if (offset >= image->bytes.size()) return 0;
-  uint64_t n = std::min<uint64_t>({size, map->end - address, image->bytes.size() - offset});
+  uint64_t n = std::min<uint64_t>({size, available, image->bytes.size() - offset});
   std::memcpy(out, image->bytes.data() + offset, n);
   return static_cast<uint32_t>(n);
 }
 
 std::optional<CodeLocation> CsEtmDecodeTool::Lane::Locate(const PacketContext& context,
-                                                    uint64_t address) {
+                                                          uint64_t address) {
   std::optional<machine::Map> map = FindMap(context, address);
   if (!map || map->dso == nullptr) return std::nullopt;
+  if (map->kind == machine::MapKind::kKernel) {
+    // The kernel's profile is in vmlinux link addresses, as simpleperf
+    // writes it (its KernelDso::IpToVaddrInFile).
+    const KernelCode* code = tool_.images_->Kernel(*map->dso);
+    if (code != nullptr) return CodeLocation{map->dso, address - KernelSlide(*map, *code)};
+  }
+  // A module's offset is from its base (DsoAddress, pgoff 0); LayoutsOf
+  // turns it into an offset from .text for the texts.
   return CodeLocation{map->dso, map->DsoAddress(address)};
 }
 

@@ -87,6 +87,9 @@ struct DecodeOptions {
   ItraceOptions itrace;
   OutputFormat format = OutputFormat::kPerf;
   std::string symfs;
+  // The kernel image: a vmlinux, or a kcore file (binary_images.h).
+  std::string vmlinux;
+  std::string kcore;
   // Packets the decoder hands over per OpenCSD WAIT.
   size_t packet_batch = TraceDecoder::kDefaultBatchSize;
   // Decode threads; 1 decodes on the calling thread.

@@ -236,6 +236,7 @@ absl::Status ElfFile::LoadSections() {
     section.link = shdr.sh_link;
     section.info = shdr.sh_info;
     section.entry_size = shdr.sh_entsize;
+    section.alignment = shdr.sh_addralign;
     if (i != 0 && section.has_file_bytes()) {
       if (absl::Status s = CheckRange(path_, absl::StrCat("section ", section.name),
                                       section.offset, section.size, file_size_);

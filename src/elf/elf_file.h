@@ -48,6 +48,7 @@ struct Section {
   uint32_t link = 0;
   uint32_t info = 0;
   uint64_t entry_size = 0;
+  uint64_t alignment = 0;  // sh_addralign
 
   bool allocated() const { return (flags & SHF_ALLOC) != 0; }
   bool has_file_bytes() const { return type != SHT_NOBITS; }

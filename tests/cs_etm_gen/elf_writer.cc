@@ -72,6 +72,19 @@ std::vector<uint8_t> BuildElf(const ElfImage& image) {
       out.Append(*bytes);
     }
   }
+  if (!image.build_id.empty()) {
+    out.Align(4);
+    const uint64_t note_offset = out.bytes.size();
+    out.U32(4);
+    out.U32(static_cast<uint32_t>(image.build_id.size()));
+    out.U32(3);  // NT_GNU_BUILD_ID
+    out.Str("GNU");
+    for (char c : image.build_id) out.U8(static_cast<uint8_t>(c));
+    out.Align(4);
+    sections.push_back({static_cast<uint32_t>(shstrtab.size()), 7 /*SHT_NOTE*/, 0, 0, note_offset,
+                        out.bytes.size() - note_offset, 0, 0, 4, 0});
+    shstrtab += std::string(".note.gnu.build-id") + '\0';
+  }
   const uint64_t shstrtab_offset = out.bytes.size();
   out.bytes.insert(out.bytes.end(), shstrtab.begin(), shstrtab.end());
   out.Align(8);

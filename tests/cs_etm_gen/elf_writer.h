@@ -29,6 +29,7 @@ struct ElfImage {
   std::vector<Assembler::Symbol> symbols;
   std::string source_name;  // empty: no debug information
   uint64_t text_vaddr_delta = 0;
+  std::string build_id;  // raw bytes; non-empty: a .note.gnu.build-id section
 };
 
 // The bytes of the file.

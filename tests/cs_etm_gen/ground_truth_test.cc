@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
@@ -17,8 +18,10 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "cpu_tracer.h"
 #include "cs_etm/decode_tool.h"
+#include "elf/module_layout.h"
 #include "etm_encoder.h"
 #include "expected.h"
 #include "gmock/gmock.h"
@@ -27,6 +30,7 @@
 #include "perf/reader.h"
 #include "perf/sample.h"
 #include "programs.h"
+#include "module_writer.h"
 #include "recording_writer.h"
 
 namespace perftk::etm_gen {
@@ -156,9 +160,10 @@ class GroundTruth : public ::testing::Test {
     return path;
   }
 
-  static Decode DecodeFile(const std::string& path, const std::string& itrace, int jobs = 1) {
+  static Decode DecodeFile(const std::string& path, const std::string& itrace, int jobs = 1,
+                           const cs_etm::DecodeOptions& base = {}) {
     Decode run;
-    cs_etm::DecodeOptions options;
+    cs_etm::DecodeOptions options = base;
     options.jobs = jobs;
     options.itrace = *cs_etm::ParseItrace(itrace);
     options.format = cs_etm::OutputFormat::kPerf;
@@ -204,8 +209,9 @@ class GroundTruth : public ::testing::Test {
 
   // Decodes `path` with `itrace` and compares every sample with the truth.
   static void ExpectMatchesTruth(const std::string& path, const std::vector<CpuTruth>& truths,
-                                 const std::string& itrace, int jobs = 1) {
-    Decode run = DecodeFile(path, itrace, jobs);
+                                 const std::string& itrace, int jobs = 1,
+                                 const cs_etm::DecodeOptions& base = {}) {
+    Decode run = DecodeFile(path, itrace, jobs, base);
     ASSERT_TRUE(run.status.ok()) << run.status;
     for (const std::string& w : run.warnings) ADD_FAILURE() << "warning: " << w;
     auto parsed = cs_etm::ParseItrace(itrace);
@@ -237,7 +243,8 @@ class GroundTruth : public ::testing::Test {
     auto in_own_code = [&](uint32_t pid, uint64_t address) {
       uint64_t base = pid == 100 ? kBaseA : kBaseB;
       return (address >= base && address < base + user_size) ||
-             (address >= kKernelBase && address < kKernelBase + 0x2000);
+             // the kernel, moved by KASLR or not, and its modules
+             (address >= kKernelBase && address < kKernelBase + 0x8000000);
     };
     for (const Decoded& d : run.samples) {
       EXPECT_TRUE(in_own_code(d.sample.pid, d.sample.ip) || d.sample.ip == 0) << Describe(d);
@@ -373,6 +380,266 @@ TEST_F(GroundTruth, SyscallsChangeTheExceptionLevel) {
     }
     EXPECT_GT(kernel, 5);
   }
+}
+
+// (c'') Kernel AutoFDO: a kernel moved by KASLR (perf's
+// "[kernel.kallsyms]_text" map, pgoff = runtime _text) read from --vmlinux,
+// calling into an ET_REL module with an 8-byte build id (recorded
+// zero-padded) whose .text the kernel put at another offset than the
+// file's. Every sample equals the truth only if both images are read where
+// the code ran; the autofdo text gives the module's ranges from its .text.
+TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
+  constexpr uint64_t kSlide = 0x3a00000;
+  constexpr uint64_t kModuleBase = kKernelBase + 0x4000000;
+  const std::string kModulePath = "/vendor/lib/modules/etm_mod.ko";
+  ModuleImage module;
+  module.build_id = std::string("\xa5\x35\xd7\x22\x2f\x9f\x01\xd1", 8);
+  module.source_name = "etm_mod.s";
+  Assembler m(0);
+  m.Label("mod_entry", true).AddImm(11, 11, 1)
+      .Label("mod_loop").SubsImm(12, 12, 1).BCond(Cond::kNe, "mod_loop")
+      .Bl("mod_helper").Ret();
+  m.Label("mod_helper", true).Nop().Ret();
+  absl::StatusOr<std::vector<uint32_t>> module_code = m.Finish();
+  ASSERT_TRUE(module_code.ok()) << module_code.status();
+  module.text = *module_code;
+  module.symbols = m.symbols();
+  const std::string module_file = *dir_ + "/etm_mod.ko";
+  ASSERT_TRUE(WriteModule(module, module_file).ok());
+  ASSERT_EQ(module.calls_relocated, 1u);  // bl mod_helper is `bl .` in the file
+  {
+    absl::StatusOr<std::unique_ptr<elf::ElfFile>> ko = elf::ElfFile::Open(module_file);
+    ASSERT_TRUE(ko.ok()) << ko.status();
+    absl::StatusOr<elf::ModuleLayout> placed = elf::ModuleLayout::Of(**ko);
+    ASSERT_TRUE(placed.ok()) << placed.status();
+    EXPECT_EQ(placed->relocated(), 1u);
+    EXPECT_EQ(placed->text_start(), ModuleTextOffset(module));
+  }
+  const uint64_t module_text = kModuleBase + ModuleTextOffset(module);
+
+  // The kernel: the SVC handler calls the module (a BL: modules sit within
+  // 128 MB of the kernel on arm64), loops, returns to EL0.
+  Assembler k(kKernelBase + kTextOffset);
+  k.Label("el0_svc", true).Nop().AddImm(9, 9, 1)
+      .Label("call_module").Nop()
+      .Label("k_loop").SubsImm(10, 10, 1).BCond(Cond::kNe, "k_loop").Eret();
+  absl::StatusOr<std::vector<uint32_t>> kernel_code = k.Finish();
+  ASSERT_TRUE(kernel_code.ok()) << kernel_code.status();
+  const uint64_t call_link = k.AddressOf("call_module");
+  const int64_t delta = static_cast<int64_t>(module_text - (call_link + kSlide));
+  (*kernel_code)[(call_link - kKernelBase - kTextOffset) / 4] =
+      0x94000000u | (static_cast<uint32_t>(delta / 4) & 0x3ffffffu);  // BL mod_entry
+  ElfImage vmlinux;
+  vmlinux.shared_object = false;
+  vmlinux.link_base = kKernelBase;
+  vmlinux.code = *kernel_code;
+  vmlinux.symbols = k.symbols();
+  vmlinux.symbols.push_back({"_text", kKernelBase + kTextOffset, 0});
+  const std::string vmlinux_file = *dir_ + "/vmlinux";
+  ASSERT_TRUE(WriteElf(vmlinux, vmlinux_file).ok());
+
+  auto thread = [&](int32_t pid, uint64_t seed) {
+    ThreadState t = Thread(pid, pid, seed, 600);
+    t.kernel = LoadedCode{kKernelBase + kSlide, kTextOffset, &vmlinux.code};
+    t.kernel_vector = k.AddressOf("el0_svc") + kSlide;
+    t.module = LoadedCode{kModuleBase, ModuleTextOffset(module), &module.text};
+    return t;
+  };
+  CpuTracer tracer(0, 0);
+  ThreadState a = thread(100, 31), b = thread(200, 32);
+  tracer.BeginBuffer(700);
+  tracer.Enter(a);
+  ASSERT_TRUE(tracer.Run(a, 150).ok());
+  tracer.SwitchTo(b);
+  ASSERT_TRUE(tracer.Run(b, 150).ok());
+  std::vector<Buffer> buffers = {{0, 700, tracer.EndBuffer()}};
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> module_ranges;  // from .text
+  for (const TruthEvent& e : tracer.truth().events) {
+    if (e.kind != TruthEvent::Kind::kRange || e.start < kModuleBase ||
+        e.start >= kModuleBase + 0x10000) {
+      continue;
+    }
+    EXPECT_EQ(e.context.el, 1);
+    ++module_ranges[{e.start - module_text, e.end - 4 - module_text}];
+  }
+  ASSERT_GT(module_ranges.size(), 3u);
+
+  RecordingLayout layout = Layout(1, false);
+  layout.kernel_image.clear();
+  layout.kernel_mmap_name = "[kernel.kallsyms]_text";
+  layout.kernel_base = kKernelBase + kSlide + kTextOffset;
+  layout.kernel_pgoff = kKernelBase + kSlide + kTextOffset;
+  layout.kernel_size = 0x100000;
+  layout.modules = {{kModulePath, kModuleBase, 0x2000, module.build_id}};
+  cs_etm::DecodeOptions options;
+  options.vmlinux = vmlinux_file;
+  options.symfs = *dir_;  // finds etm_mod.ko by its file name
+  for (Packing packing : {Packing::kRaw, Packing::kFormatted}) {
+    std::string path = Write(packing == Packing::kRaw ? "km_raw.data" : "km_fmt.data", layout,
+                             buffers, packing, {{0, {100, 100}}});
+    SCOPED_TRACE(path);
+    for (const char* itrace : {"i2il32b", "i7il64"}) {
+      ExpectMatchesTruth(path, {tracer.truth()}, itrace, 1, options);
+    }
+  }
+  // The same from a kcore (perf record --kcore, or /proc/kcore on the
+  // recorded machine): the kernel's and the module's memory at their runtime
+  // addresses, no vmlinux and no .ko.
+  {
+    std::vector<uint8_t> kernel_bytes = BuildElf(vmlinux);
+    std::vector<uint8_t> module_bytes(ModuleTextOffset(module), 0);
+    for (uint32_t word : module.text) {
+      for (int i = 0; i < 4; ++i) module_bytes.push_back(static_cast<uint8_t>(word >> (8 * i)));
+    }
+    const std::string kcore = *dir_ + "/kcore";
+    ASSERT_TRUE(WriteKcore({{kKernelBase + kSlide, kernel_bytes}, {kModuleBase, module_bytes}},
+                           kcore)
+                    .ok());
+    cs_etm::DecodeOptions from_kcore;
+    from_kcore.kcore = kcore;
+    ExpectMatchesTruth(*dir_ + "/km_fmt.data", {tracer.truth()}, "i2il32b", 1, from_kcore);
+  }
+  // The same with the vmlinux found by the recorded kernel build id in a
+  // build-id cache (perf's layout: .build-id/xx/yyyy/elf), no --vmlinux.
+  {
+    ElfImage with_id = vmlinux;
+    with_id.build_id = std::string("\x31\x4a\x4f\x09\xe2\xd2\x30\x5e\x11\x22\x33\x44\x55"
+                                   "\x66\x77\x88\x99\xaa\xbb\xcc", 20);
+    const std::string cache = *dir_ + "/buildid-cache";
+    const std::string entry = cache + "/.build-id/31/4a4f09e2d2305e112233445566778899aabbcc";
+    std::filesystem::create_directories(entry);
+    ASSERT_TRUE(WriteElf(with_id, entry + "/elf").ok());
+    RecordingLayout by_id = layout;
+    by_id.kernel_build_id = with_id.build_id;
+    std::string path = Write("km_buildid.data", by_id, buffers, Packing::kFormatted,
+                             {{0, {100, 100}}});
+    setenv("PERF_BUILDID_DIR", cache.c_str(), 1);
+    cs_etm::DecodeOptions found = options;
+    found.vmlinux.clear();
+    ExpectMatchesTruth(path, {tracer.truth()}, "i2il32b", 1, found);
+    // Another kernel's id finds nothing: a warning, not a wrong image.
+    by_id.kernel_build_id[0] = '\x32';
+    path = Write("km_otherid.data", by_id, buffers, Packing::kFormatted, {{0, {100, 100}}});
+    Decode run = DecodeFile(path, "i2il32", 1, found);
+    unsetenv("PERF_BUILDID_DIR");
+    ASSERT_TRUE(run.status.ok()) << run.status;
+    EXPECT_THAT(run.warnings, ::testing::Contains(::testing::HasSubstr(
+                                  "no kernel image for [kernel.kallsyms] (build id 324a4f09")));
+  }
+  // The autofdo text of the module: its ranges from .text, its short id.
+  std::string path = *dir_ + "/km_fmt.data";
+  cs_etm::DecodeOptions autofdo = options;
+  autofdo.format = cs_etm::OutputFormat::kAutoFdo;
+  autofdo.dso = "etm_mod.ko";
+  cs_etm::CsEtmDecodeTool tool(autofdo);
+  PipelineOptions pipeline;
+  pipeline.input = path;
+  ASSERT_TRUE(RunPipeline(tool, pipeline).ok());
+  for (const std::string& w : tool.warnings()) ADD_FAILURE() << "warning: " << w;
+  std::string want = absl::StrCat(module_ranges.size(), "\n");
+  for (const auto& [range, count] : module_ranges) {
+    absl::StrAppendFormat(&want, "%x-%x:%d\n", range.first, range.second, count);
+  }
+  EXPECT_THAT(tool.text(), ::testing::StartsWith(want));
+  EXPECT_THAT(tool.text(), ::testing::HasSubstr(
+                               "// build_id: 0xa535d7222f9f01d1000000000000000000000000\n"
+                               "// /vendor/lib/modules/etm_mod.ko\n"));
+  // The call from mod_entry into mod_helper is in it.
+  const uint64_t helper = m.AddressOf("mod_helper");
+  uint64_t calls = 0;
+  for (const TruthEvent& e : tracer.truth().events) {
+    calls += e.kind == TruthEvent::Kind::kRange && e.end - 4 == module_text + helper - 8;
+  }
+  ASSERT_GT(calls, 0u);
+  EXPECT_THAT(tool.text(),
+              ::testing::HasSubstr(absl::StrFormat("%x->%x:%d\n", helper - 8, helper, calls)));
+
+  // The kernel's text: vmlinux link addresses (runtime minus the KASLR
+  // slide) from its first load, as simpleperf writes the kernel.
+  {
+    std::map<std::pair<uint64_t, uint64_t>, uint64_t> kernel_ranges;
+    for (const TruthEvent& e : tracer.truth().events) {
+      if (e.kind != TruthEvent::Kind::kRange || e.start < kKernelBase + kSlide ||
+          e.start >= kModuleBase) {
+        continue;
+      }
+      ++kernel_ranges[{e.start - kSlide - kKernelBase, e.end - 4 - kSlide - kKernelBase}];
+    }
+    ASSERT_FALSE(kernel_ranges.empty());
+    cs_etm::DecodeOptions kernel_text = autofdo;
+    kernel_text.dso = "[kernel.kallsyms]";
+    cs_etm::CsEtmDecodeTool kernel_tool(kernel_text);
+    ASSERT_TRUE(RunPipeline(kernel_tool, pipeline).ok());
+    std::string kernel_want = absl::StrCat(kernel_ranges.size(), "\n");
+    for (const auto& [range, count] : kernel_ranges) {
+      absl::StrAppendFormat(&kernel_want, "%x-%x:%d\n", range.first, range.second, count);
+    }
+    EXPECT_THAT(kernel_tool.text(), ::testing::StartsWith(kernel_want));
+  }
+
+  // create_llvm_prof (AutoFDO 0.19) reads the module's text against the
+  // .ko itself (DWARF at .text's section addresses, from 0) and gives each
+  // function what AutoFDO's aggregation of the truth gives (autofdo_model.h:
+  // a range adds count * (last - start + 1) to the function of its start; a
+  // branch to a function's start adds to its head).
+  if (system("command -v create_llvm_prof >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "no create_llvm_prof (Debian: autofdo): its check is skipped";
+  }
+  std::string afdo = *dir_ + "/etm_mod.afdo", prof = *dir_ + "/etm_mod.prof";
+  {
+    std::ofstream out(afdo);
+    out << tool.text();
+  }
+  ASSERT_EQ(system(absl::StrCat("create_llvm_prof --profiler=text --binary=", module_file,
+                                " --profile=", afdo, " --format=text --out=", prof,
+                                " 2>/dev/null")
+                       .c_str()),
+            0);
+  std::map<std::string, std::pair<uint64_t, uint64_t>> counts;  // total, head
+  for (const auto& [range, count] : module_ranges) {
+    const std::string function = range.first >= helper ? "mod_helper" : "mod_entry";
+    counts[function].first += count * (range.second - range.first + 1);
+  }
+  counts["mod_helper"].second = calls;
+  // A quirk of the format (simpleperf's too): an indirect branch's target is
+  // written as 0, which in a module is .text's first byte, mod_entry; so
+  // AutoFDO counts every return of the module as an entry into mod_entry.
+  for (const auto& [range, count] : module_ranges) {
+    if (Classify(module.text[range.second / 4]).flow == Flow::kReturn) {
+      counts["mod_entry"].second += count;
+    }
+  }
+  std::map<std::string, std::pair<uint64_t, uint64_t>> got;
+  std::ifstream in(prof);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields = absl::StrSplit(line, ':');
+    if (line.empty() || line[0] == ' ' || fields.size() != 3) continue;
+    got[fields[0]] = {std::stoull(fields[1]), std::stoull(fields[2])};
+  }
+  EXPECT_EQ(got, counts);
+}
+
+// Without a kernel image, kernel trace is skipped with a warning that names
+// the flags that would fix it.
+TEST_F(GroundTruth, KernelTraceWithoutAnImageWarns) {
+  CpuTracer tracer(0, 0);
+  ThreadState a = Thread(100, 100, 41, 800);
+  tracer.BeginBuffer(700);
+  tracer.Enter(a);
+  ASSERT_TRUE(tracer.Run(a, 80).ok());
+  std::vector<Buffer> buffers = {{0, 700, tracer.EndBuffer()}};
+  RecordingLayout layout = Layout(1, false);
+  layout.kernel_image.clear();
+  layout.kernel_mmap_name = "[kernel.kallsyms]_text";
+  layout.kernel_pgoff = layout.kernel_base + kTextOffset;
+  std::string path = Write("nokernel.data", layout, buffers, Packing::kFormatted, {{0, {100, 100}}});
+  cs_etm::DecodeOptions options;
+  options.vmlinux = *dir_ + "/no-such-vmlinux";
+  Decode run = DecodeFile(path, "i2il32", 1, options);
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  EXPECT_THAT(run.warnings, ::testing::Contains(::testing::AllOf(
+                                ::testing::HasSubstr("kernel trace is skipped"),
+                                ::testing::HasSubstr("--vmlinux"), ::testing::HasSubstr("--kcore"))));
 }
 
 // (c') Switches inside the kernel, as a real scheduler does them: thread A

@@ -130,6 +130,43 @@ absl::Status RecordingWriter::WriteHeaderRecords() {
       return s;
     }
   }
+  if (!layout_.kernel_mmap_name.empty()) {
+    Body mmap;
+    mmap.U32(0xffffffffu).U32(0);
+    mmap.U64(layout_.kernel_base).U64(PageAlign(layout_.kernel_size)).U64(layout_.kernel_pgoff);
+    uint16_t misc = PERF_RECORD_MISC_KERNEL;
+    if (layout_.kernel_build_id.empty()) {
+      mmap.U32(0).U32(0).U64(0).U64(0);
+    } else {
+      std::string id = layout_.kernel_build_id;
+      const uint8_t size_and_reserved[4] = {static_cast<uint8_t>(id.size()), 0, 0, 0};
+      id.resize(20, '\0');
+      mmap.Raw(size_and_reserved, 4).Raw(id.data(), id.size());
+      misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+    }
+    mmap.U32(kProtRx).U32(kMapPrivate);
+    mmap.String(layout_.kernel_mmap_name);
+    if (absl::Status s = Write(PERF_RECORD_MMAP2, misc, mmap.bytes, 0, -1, 0, 2); !s.ok()) {
+      return s;
+    }
+  }
+  for (const RecordingLayout::Module& module : layout_.modules) {
+    Body mmap;
+    mmap.U32(0xffffffffu).U32(0);
+    mmap.U64(module.base).U64(PageAlign(module.size)).U64(0);
+    std::string id = module.build_id;
+    id.resize(20, '\0');
+    const uint8_t size_and_reserved[4] = {20, 0, 0, 0};
+    mmap.Raw(size_and_reserved, 4).Raw(id.data(), id.size());
+    mmap.U32(kProtRx).U32(kMapPrivate);
+    mmap.String(module.path);
+    if (absl::Status s = Write(PERF_RECORD_MMAP2,
+                               PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_MMAP_BUILD_ID,
+                               mmap.bytes, 0, -1, 0, 2);
+        !s.ok()) {
+      return s;
+    }
+  }
   Body info;
   info.U32(kAuxtraceCsEtm).U32(0);
   for (uint64_t w : CsEtmInfoWords(layout_.nr_cpus, layout_.timestamps)) info.U64(w);

@@ -38,6 +38,21 @@ struct RecordingLayout {
   std::string kernel_image;  // absolute path, mapped as kernel code ("" = none)
   uint64_t kernel_base = 0;
   uint64_t kernel_size = 0;
+  // perf's own kernel map instead: "[kernel.kallsyms]_text" at kernel_base,
+  // pgoff the runtime address of _text (kernel_image then empty).
+  std::string kernel_mmap_name;
+  uint64_t kernel_pgoff = 0;
+  std::string kernel_build_id;  // raw bytes, in that MMAP2 when not empty
+  // Kernel modules, mapped at their base (pgoff 0) as perf and simpleperf
+  // map them, each MMAP2 carrying the module's build id (zero-padded to 20
+  // bytes, as the BUILD_ID feature stores short ids).
+  struct Module {
+    std::string path;
+    uint64_t base = 0;
+    uint64_t size = 0;
+    std::string build_id;  // raw bytes
+  };
+  std::vector<Module> modules;
   std::vector<ProcessMapping> processes;
 };
 

@@ -15,7 +15,9 @@ absl::StatusOr<Step> Execute(ThreadState& thread) {
   Step step;
   step.start = thread.pc;
   step.el = thread.el;
-  const LoadedCode& code = thread.el == 0 ? thread.user : thread.kernel;
+  const LoadedCode& code = thread.el == 0                   ? thread.user
+                           : thread.module.Contains(thread.pc) ? thread.module
+                                                               : thread.kernel;
   uint64_t pc = thread.pc;
   for (;;) {
     if (!code.Contains(pc)) {
