@@ -359,20 +359,7 @@ absl::Status AslrTool::EmitSample(const Record& record, const SampleFormat& in,
     // The same layout: the record as read, its addresses overwritten, is
     // what encoding the sample would give.
     record_.assign(record.bytes().begin(), record.bytes().end());
-    std::byte* payload = record_.data() + kRecordHeaderSize;
-    if (at.ip != SampleFieldOffsets::kAbsent) Store<uint64_t>(payload + at.ip, sample_.ip);
-    if (at.addr != SampleFieldOffsets::kAbsent) Store<uint64_t>(payload + at.addr, sample_.addr);
-    if (at.callchain != SampleFieldOffsets::kAbsent && !sample_.callchain.empty()) {
-      std::memcpy(payload + at.callchain, sample_.callchain.data(), 8 * sample_.callchain.size());
-    }
-    if (at.branch_entries != SampleFieldOffsets::kAbsent) {
-      std::byte* entry = payload + at.branch_entries;
-      for (const BranchEntry& branch : sample_.branch_stack.entries) {
-        Store<uint64_t>(entry, branch.from);
-        Store<uint64_t>(entry + 8, branch.to);
-        entry += 24;
-      }
-    }
+    OverwriteSampleAddresses(at, sample_, MutableBytes(record_).subspan(kRecordHeaderSize));
     return out.Emit(Record(record_, record.file_offset()));
   }
   record_.resize(kRecordHeaderSize);

@@ -61,6 +61,9 @@ uint64_t ReverseBitfieldOrder(uint64_t value, std::initializer_list<int> widths)
   return out;
 }
 
+// A branch stack entry: from, to and the flags word.
+constexpr size_t kBranchEntrySize = 3 * sizeof(uint64_t);
+
 namespace {
 
 constexpr std::initializer_list<int> kBranchFlagWidths = {1, 1, 1, 1, 16, 4, 2, 4, 3, 31};
@@ -231,7 +234,7 @@ class SampleDecoder {
   bool ReadBranches(BranchStack& stack, size_t& entries_at) {
     uint64_t nr = U64();
     if (f_.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) stack.hw_idx = U64();
-    if (!in_.ok() || nr > in_.remaining() / 24) return false;
+    if (!in_.ok() || nr > in_.remaining() / kBranchEntrySize) return false;
     entries_at = in_.position();
     stack.entries.resize(nr);
     for (auto& e : stack.entries) {
@@ -444,6 +447,29 @@ void EncodeSampleId(const SampleFormat& f, const SampleId& id, std::vector<std::
     Append(out, id.cpu_reserved);
   }
   if (f.has(PERF_SAMPLE_IDENTIFIER)) Append(out, id.identifier);
+}
+
+void OverwriteSampleAddresses(const SampleFieldOffsets& at, const Sample& sample,
+                              MutableBytes payload) {
+  constexpr size_t kAbsent = SampleFieldOffsets::kAbsent;
+  std::byte* p = payload.data();
+  if (at.ip != kAbsent) Store<uint64_t>(p + at.ip, sample.ip);
+  if (at.addr != kAbsent) Store<uint64_t>(p + at.addr, sample.addr);
+  if (at.callchain != kAbsent) {
+    std::byte* entry = p + at.callchain;
+    for (uint64_t ip : sample.callchain) {
+      Store<uint64_t>(entry, ip);
+      entry += sizeof(uint64_t);
+    }
+  }
+  if (at.branch_entries != kAbsent) {
+    std::byte* entry = p + at.branch_entries;
+    for (const BranchEntry& branch : sample.branch_stack.entries) {
+      Store<uint64_t>(entry, branch.from);
+      Store<uint64_t>(entry + sizeof(uint64_t), branch.to);
+      entry += kBranchEntrySize;
+    }
+  }
 }
 
 absl::Status SwapSamplePayload(const SampleFormat& format, MutableBytes payload) {

@@ -138,6 +138,11 @@ struct SampleFieldOffsets {
 // `offsets`, also says where the address fields lie.
 absl::Status DecodeSampleInto(const SampleFormat& format, Bytes payload, Sample& sample,
                               SampleFieldOffsets* offsets = nullptr);
+// Writes the address fields of `sample` (ip, addr, callchain entries, branch
+// from/to) over the payload they were decoded from, at `at`; the caller keeps
+// the field counts as decoded (same callchain and branch stack lengths).
+void OverwriteSampleAddresses(const SampleFieldOffsets& at, const Sample& sample,
+                              MutableBytes payload);
 // Appends the payload (without header) to `out`.
 void EncodeSample(const SampleFormat& format, const Sample& sample, std::vector<std::byte>& out);
 

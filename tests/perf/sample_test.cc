@@ -230,6 +230,27 @@ TEST(SampleCodecTest, OffsetsSayWhereTheAddressFieldsLie) {
   }
 }
 
+TEST(SampleCodecTest, OverwrittenAddressesEqualAFreshEncoding) {
+  for (const AttrBuilder& attr : AttrsOfEveryBitAloneAndAll()) {
+    SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(attr.sample_type())));
+    std::vector<std::byte> bytes = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
+    Sample moved;
+    SampleFieldOffsets at;
+    ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, moved, &at).ok());
+    moved.ip += 0x1000;
+    moved.addr += 0x2000;
+    for (uint64_t& ip : moved.callchain) ip += 0x3000;
+    for (BranchEntry& branch : moved.branch_stack.entries) {
+      branch.from += 0x4000;
+      branch.to += 0x5000;
+    }
+    OverwriteSampleAddresses(at, moved, bytes);
+    std::vector<std::byte> encoded;
+    EncodeSample(attr.Format(), moved, encoded);
+    EXPECT_EQ(bytes, encoded);
+  }
+}
+
 TEST(SampleCodecTest, OffsetsSizeStopsBeforeBytesNoFieldTakes) {
   AttrBuilder attr = AttrWith(PERF_SAMPLE_IP | PERF_SAMPLE_TID);
   std::vector<std::byte> bytes = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
