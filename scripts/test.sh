@@ -118,6 +118,21 @@ if [ -x tests/fuzz/run.sh ]; then
       failed=$((failed + 1))
     fi
   done
+  # merge-profiles' inputs, seeded with an AutoFDO and a BOLT text.
+  mkdir -p "$seeds/profile"
+  if [ -r "$etm/perf_inject.data" ]; then
+    cp "$etm/perf_inject.data" "$seeds/profile/autofdo.txt"
+    build/src/perftk cs-etm-decode -q -i "$etm/perf_etm.data" --symfs "$etm" --format=bolt \
+      -o "$seeds/profile/bolt.fdata" || true
+  fi
+  build build-fuzz perftk_profile_text_fuzzer
+  step "fuzzing merge-profiles' text reader for ${ETM_FUZZ_SECONDS:-15} s"
+  if PERFTK_FUZZ_SEEDS="$seeds/profile" tests/fuzz/run.sh \
+      build-fuzz/tests/fuzz/perftk_profile_text_fuzzer "${ETM_FUZZ_SECONDS:-15}"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
   rm -rf "$seeds"
 fi
 

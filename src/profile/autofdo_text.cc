@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -96,13 +97,13 @@ absl::Status ReadEntries(LineReader& lines, uint64_t n, absl::string_view form, 
   return absl::OkStatus();
 }
 
-// The build id of "// build_id: 0xID" in Profile's form.
-std::optional<std::string> BuildIdOf(absl::string_view comment) {
+// The text after "// build_id: " when `comment` starts so, else nullopt.
+std::optional<absl::string_view> BuildIdField(absl::string_view comment) {
   constexpr absl::string_view kPrefix = "// build_id: ";
   if (!absl::StartsWith(comment, kPrefix)) return std::nullopt;
   absl::string_view id = comment.substr(kPrefix.size());
   if (absl::StartsWith(id, "0x")) id.remove_prefix(2);
-  return absl::AsciiStrToLower(id);
+  return id;
 }
 
 // One binary's text, its first line (the number of ranges) already read.
@@ -139,9 +140,11 @@ absl::Status ReadBinary(LineReader& lines, uint64_t range_lines, Profile& into) 
     return true;
   });
   if (!status.ok()) return status;
-  // "// build_id: 0x..." and "// PATH", up to an empty line or the next binary.
+  // "// build_id: 0x..." (optional) then "// PATH", up to an empty line or
+  // the next binary.
   BinaryKey key;
-  while (true) {
+  bool have_path = false;
+  for (int comment = 0;; ++comment) {
     absl::StatusOr<std::optional<absl::string_view>> line = lines.Next();
     if (!line.ok()) return line.status();
     if (!*line || (*line)->empty()) break;
@@ -149,13 +152,20 @@ absl::Status ReadBinary(LineReader& lines, uint64_t range_lines, Profile& into) 
       lines.Unread();
       break;
     }
-    if (std::optional<std::string> id = BuildIdOf(**line)) {
-      key.build_id = *id;
-    } else {
-      absl::string_view path = (*line)->substr(2);
-      if (absl::StartsWith(path, " ")) path.remove_prefix(1);
-      key.path = std::string(path);
+    if (have_path) return lines.Error("a comment line after the binary's path");
+    std::optional<absl::string_view> id_field = comment == 0 ? BuildIdField(**line) : std::nullopt;
+    if (id_field) {
+      std::optional<std::string> id = ParseBuildId(*id_field);
+      if (!id) {
+        return lines.Error(absl::StrCat("build id \"", absl::CHexEscape(*id_field),
+                                        "\" is not 1 to 20 bytes in hex"));
+      }
+      key.build_id = *std::move(id);
+      continue;
     }
+    if (!absl::StartsWith(**line, "// ")) return lines.Error("expected \"// PATH\"");
+    key.path = std::string((*line)->substr(3));
+    have_path = true;
   }
   into.Add(key, counts);
   return absl::OkStatus();

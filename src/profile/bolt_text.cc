@@ -32,7 +32,9 @@ namespace {
 std::optional<uint64_t> ParseLocation(absl::string_view field, std::string& id) {
   size_t colon = field.find(':');
   if (colon != absl::string_view::npos) {
-    id = absl::AsciiStrToLower(field.substr(0, colon));
+    std::optional<std::string> parsed = ParseBuildId(field.substr(0, colon));
+    if (!parsed) return std::nullopt;
+    id = *std::move(parsed);
     field.remove_prefix(colon + 1);
   }
   return ParseHex(field);

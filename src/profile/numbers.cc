@@ -1,6 +1,9 @@
 #include "profile/numbers.h"
 
+#include <algorithm>
 #include <limits>
+
+#include "absl/strings/ascii.h"
 
 namespace perftk::profile {
 namespace {
@@ -29,6 +32,12 @@ std::optional<uint64_t> Parse(absl::string_view text, unsigned base) {
 
 std::optional<uint64_t> ParseHex(absl::string_view text) { return Parse(text, 16); }
 std::optional<uint64_t> ParseDecimal(absl::string_view text) { return Parse(text, 10); }
+
+std::optional<std::string> ParseBuildId(absl::string_view text) {
+  if (text.empty() || text.size() > 40 || text.size() % 2 != 0) return std::nullopt;
+  if (!std::all_of(text.begin(), text.end(), absl::ascii_isxdigit)) return std::nullopt;
+  return absl::AsciiStrToLower(text);
+}
 
 uint64_t AddClamped(uint64_t a, uint64_t b) {
   return b > std::numeric_limits<uint64_t>::max() - a ? std::numeric_limits<uint64_t>::max()

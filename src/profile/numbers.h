@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "absl/strings/string_view.h"
 
@@ -12,6 +13,9 @@ namespace perftk::profile {
 
 std::optional<uint64_t> ParseHex(absl::string_view text);
 std::optional<uint64_t> ParseDecimal(absl::string_view text);
+// A build id as texts write it: 1 to 20 bytes in hex digits (no 0x), in
+// the lower case Profile keeps; nullopt for anything else.
+std::optional<std::string> ParseBuildId(absl::string_view text);
 // a + b, or UINT64_MAX when that does not fit (Profile then saturates it).
 uint64_t AddClamped(uint64_t a, uint64_t b);
 

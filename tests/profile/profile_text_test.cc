@@ -109,6 +109,23 @@ TEST(AutoFdoText, BadTextsNameTheLine) {
   EXPECT_TRUE(profile.binaries().empty());
 }
 
+TEST(AutoFdoText, BuildIdMustBeHexAndComesBeforeThePath) {
+  Profile profile;
+  absl::Status s = AddText("1\n10-20:5\n0\n0\n// build_id: 0x// junk\n// /p\n", profile, "id.afdo");
+  EXPECT_THAT(s.message(), HasSubstr("id.afdo: line 5: build id \"// junk\" is not 1 to 20 bytes"));
+  s = AddText("1\n10-20:5\n0\n0\n// build_id: 0xabc\n// /p\n", profile, "odd.afdo");
+  EXPECT_THAT(s.message(), HasSubstr("odd.afdo: line 5: build id"));
+  s = AddText("1\n10-20:5\n0\n0\n// /p\n// /q\n", profile, "two.afdo");
+  EXPECT_THAT(s.message(), HasSubstr("two.afdo: line 6: a comment line after the binary's path"));
+  s = AddText("1\n10-20:5\n0\n0\n//build_id: 0xab\n", profile, "nospace.afdo");
+  EXPECT_THAT(s.message(), HasSubstr("nospace.afdo: line 5: expected \"// PATH\""));
+  EXPECT_TRUE(profile.binaries().empty());
+  // After the build id, a path that looks like one is the path.
+  ASSERT_TRUE(AddText("1\n10-20:5\n0\n0\n// build_id: 0xAB\n// build_id: 0xcd\n", profile).ok());
+  ASSERT_EQ(profile.binaries().size(), 1u);
+  EXPECT_EQ(profile.binaries().begin()->first, (BinaryKey{"build_id: 0xcd", "ab"}));
+}
+
 const BinaryKey kLoop{"", "0c9a20bf9c009d0e4e8bbf9fad0300ae00000000"};
 
 TEST(BoltText, BuildIdOnTheFirstAddressOnly) {
@@ -150,6 +167,8 @@ TEST(BoltText, AnotherBuildOrFormatOrNoBuildIdIsRefused) {
   EXPECT_THAT(s.message(), HasSubstr("d.pa: this BOLT text names no build id"));
   s = AddText("F aa:10 20 1\nB bb:20 10 1 0\n", profile, "e.pa");
   EXPECT_THAT(s.message(), HasSubstr("e.pa: line 2: build id bb, but line 1 gave aa"));
+  s = AddText("F a:10 20 1\n", profile, "g.pa");
+  EXPECT_THAT(s.message(), HasSubstr("g.pa: line 1"));
   s = AddText("F aa:10 20 1\nf 20 10 1\n", profile, "f.pa");
   EXPECT_THAT(s.message(), HasSubstr("f.pa: line 2: expected an F or B line"));
   EXPECT_EQ(profile.binaries().begin()->second.ranges.at({0x10, 0x20}), 1u);
