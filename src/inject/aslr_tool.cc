@@ -123,22 +123,8 @@ void AslrTool::StripAttr(EventAttr& attr) const {
 }
 
 absl::Status AslrTool::ScrubEventDesc(std::vector<std::byte>& section) const {
-  absl::StatusOr<EventDesc> desc = ParseEventDesc(section);
-  if (!desc.ok()) return desc.status();
-  if (desc->attr_size < PERF_ATTR_SIZE_VER0) {
-    return absl::DataLossError("event_desc feature section has attrs of impossible size");
-  }
-  for (EventDescEntry& entry : desc->entries) {
-    absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(entry.attr);
-    if (!attr.ok()) return attr.status();
-    StripAttr(*attr);
-    entry.attr.assign(attr->bytes().begin(), attr->bytes().end());
-    if (std::string scrubbed = ScrubEventName(entry.name); scrubbed.size() < entry.name_size) {
-      entry.name = std::move(scrubbed);
-    }
-  }
-  section = EncodeEventDesc(*desc);
-  return absl::OkStatus();
+  return RewriteEventDesc(
+      section, [this](EventAttr& attr) { StripAttr(attr); }, ScrubEventName);
 }
 
 bool AslrTool::ScrubFeature(int feature, std::vector<std::byte>& section) {

@@ -23,8 +23,9 @@ absl::StatusOr<std::vector<std::byte>> RewriteHeaderAttr(
   return EncodeHeaderAttr(*attr, record.misc());
 }
 
-absl::Status RewriteEventDescAttrs(std::vector<std::byte>& section,
-                                   absl::FunctionRef<void(EventAttr&)> change) {
+absl::Status RewriteEventDesc(std::vector<std::byte>& section,
+                              absl::FunctionRef<void(EventAttr&)> change,
+                              absl::FunctionRef<std::string(const std::string&)> rename) {
   absl::StatusOr<EventDesc> desc = ParseEventDesc(section);
   if (!desc.ok()) return desc.status();
   if (desc->attr_size < PERF_ATTR_SIZE_VER0) {
@@ -41,9 +42,17 @@ absl::Status RewriteEventDescAttrs(std::vector<std::byte>& section,
     std::memcpy(entry.attr.data(), attr->bytes().data(),
                 std::min<size_t>(entry.attr.size(), attr->bytes().size()));
     std::memcpy(entry.attr.data() + attr_offset::kSize, size_field, sizeof size_field);
+    if (std::string name = rename(entry.name); name.size() < entry.name_size) {
+      entry.name = std::move(name);
+    }
   }
   section = EncodeEventDesc(*desc);
   return absl::OkStatus();
+}
+
+absl::Status RewriteEventDescAttrs(std::vector<std::byte>& section,
+                                   absl::FunctionRef<void(EventAttr&)> change) {
+  return RewriteEventDesc(section, change, [](const std::string& name) { return name; });
 }
 
 }  // namespace perftk

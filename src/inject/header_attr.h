@@ -7,6 +7,7 @@
 #define PERFTK_INJECT_HEADER_ATTR_H_
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -24,8 +25,14 @@ absl::StatusOr<std::vector<std::byte>> RewriteHeaderAttr(
     absl::FunctionRef<void(EventAttr&)> change);
 
 // Runs `change` on every attr of an EVENT_DESC section (native byte order)
-// and writes each back in place, at the section's attr size. DataLoss if the
-// section is malformed; then the section is unchanged.
+// and writes each back in place, at the section's attr size, and gives each
+// event the name `rename` makes of it when that fits the name's field (else
+// the name stays). DataLoss if the section is malformed; then the section
+// is unchanged.
+absl::Status RewriteEventDesc(std::vector<std::byte>& section,
+                              absl::FunctionRef<void(EventAttr&)> change,
+                              absl::FunctionRef<std::string(const std::string&)> rename);
+// The same with every name kept.
 absl::Status RewriteEventDescAttrs(std::vector<std::byte>& section,
                                    absl::FunctionRef<void(EventAttr&)> change);
 

@@ -74,6 +74,30 @@ TEST(RewriteEventDescAttrsTest, AShortAttrKeepsItsSize) {
             uint64_t{PERF_SAMPLE_TID});
 }
 
+// Names are renamed in their fields: a shorter name takes the old one's
+// place, one that would not fit leaves it as it was.
+TEST(RewriteEventDescAttrsTest, RenamesNamesThatFitTheirField) {
+  const std::vector<std::pair<EventAttr, std::string>> events = {
+      {AttrOf(PERF_SAMPLE_IP, PERF_ATTR_SIZE_VER8), "probe_libc:malloc_0x7f12"},
+      {AttrOf(PERF_SAMPLE_IP, PERF_ATTR_SIZE_VER8), "cycles"}};
+  std::vector<std::byte> section = EventDescOf(events, PERF_ATTR_SIZE_VER8);
+  const size_t section_size = section.size();
+  ASSERT_TRUE(RewriteEventDesc(
+                  section, [](EventAttr&) {},
+                  [](const std::string& name) {
+                    return name == "cycles" ? name + std::string(80, 'x') : std::string("probe");
+                  })
+                  .ok());
+  EXPECT_EQ(section.size(), section_size);
+  FeatureSet features;
+  features[HEADER_EVENT_DESC] = section;
+  absl::StatusOr<std::vector<EventDescEntry>> read = ReadEventDesc(features);
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->size(), 2u);
+  EXPECT_EQ((*read)[0].name, "probe");
+  EXPECT_EQ((*read)[1].name, "cycles");
+}
+
 TEST(RewriteEventDescAttrsTest, MalformedSectionIsRefusedUnchanged) {
   std::vector<std::byte> section =
       EventDescOf({{AttrOf(PERF_SAMPLE_IP, PERF_ATTR_SIZE_VER8), "cycles"}}, PERF_ATTR_SIZE_VER8);
