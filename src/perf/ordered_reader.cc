@@ -6,6 +6,10 @@
 namespace perftk {
 
 Record OrderedReader::ViewOf(const Queued& queued) const {
+  if (!queued.copied()) {
+    return Record(Bytes(queued.view, queued.size), queued.file_offset,
+                  Bytes(queued.view_payload, queued.payload_size));
+  }
   const std::byte* at = bytes_.data() + queued.at;
   return Record(Bytes(at, queued.size), queued.file_offset,
                 Bytes(at + queued.size, queued.payload_size));
@@ -14,15 +18,20 @@ Record OrderedReader::ViewOf(const Queued& queued) const {
 void OrderedReader::Enqueue(const Record& record, uint64_t time) {
   const Bytes bytes = record.bytes();
   const Bytes payload = record.trailing_payload();
+  if (queue_.size() > released_end_ && time < queue_.back().time) run_starts_.push_back(queue_.size());
+  queued_bytes_ += bytes.size() + payload.size();
+  if (reader_.IsMappedView(record)) {
+    queue_.push_back(Queued{time, record.file_offset(), 0, bytes.size(), payload.size(),
+                            bytes.data(), payload.data()});
+    return;
+  }
   const size_t at = bytes_used_;
   // Each record starts 8-byte aligned, as in the file.
   bytes_used_ += AlignUp(bytes.size() + payload.size(), 8);
   if (bytes_used_ > bytes_.size()) bytes_.resize(std::max(bytes_used_, 2 * bytes_.size()));
   if (!bytes.empty()) std::memcpy(bytes_.data() + at, bytes.data(), bytes.size());
   if (!payload.empty()) std::memcpy(bytes_.data() + at + bytes.size(), payload.data(), payload.size());
-  if (queue_.size() > released_end_ && time < queue_.back().time) run_starts_.push_back(queue_.size());
   queue_.push_back(Queued{time, record.file_offset(), at, bytes.size(), payload.size()});
-  queued_bytes_ += bytes.size() + payload.size();
 }
 
 void OrderedReader::SortQueue() {
@@ -90,14 +99,21 @@ void OrderedReader::Compact() {
   size_t used = 0;
   size_t first = SIZE_MAX;
   for (const Queued& q : queue_) {
+    if (!q.copied()) continue;
     used += AlignUp(q.size + q.payload_size, 8);
     first = std::min(first, q.at);
+  }
+  if (used == 0) {
+    bytes_used_ = 0;
+    return;
   }
   if (used == bytes_used_ - first) {
     // The rest is one block without holes (the usual case: the records
     // of the latest round): move it down in one piece.
     std::memmove(bytes_.data(), bytes_.data() + first, used);
-    for (Queued& q : queue_) q.at -= first;
+    for (Queued& q : queue_) {
+      if (q.copied()) q.at -= first;
+    }
     bytes_used_ = used;
     return;
   }
@@ -106,6 +122,7 @@ void OrderedReader::Compact() {
   if (spare_.size() < used) spare_.resize(std::max(used, bytes_.size()));
   size_t at = 0;
   for (Queued& q : queue_) {
+    if (!q.copied()) continue;
     const size_t n = AlignUp(q.size + q.payload_size, 8);
     std::memcpy(spare_.data() + at, bytes_.data() + q.at, n);
     q.at = at;

@@ -12,8 +12,11 @@
 // FINISHED_ROUND records are handed out after the records they released.
 // Records of equal time keep the order they were read in.
 //
-// Cost: queued records are copied into one reused byte buffer (no
-// allocation per record once it has grown to about two rounds), and a
+// Cost: a record read from a mapped file is queued as a view of the mapping,
+// not copied (PerfDataReader::IsMappedView); other records (a pipe, a
+// decompressed or byte-swapped record) are copied into one reused byte
+// buffer (no allocation per record once it has grown to about two rounds),
+// and a
 // queue is sorted only when a record arrived older than the one queued
 // before it, so a recording already in order within its rounds (the common
 // case) is never sorted, and a round of several ordered runs (one per CPU
@@ -48,14 +51,19 @@ class OrderedReader {
   size_t queued_records() const { return queue_.size() - released_end_; }
 
  private:
-  // A queued record: where its bytes (then its trailing payload) lie in
-  // bytes_, and when it happened.
+  // A queued record: when it happened, and where its bytes lie: in the
+  // reader's mapped input (`view`, then `view_payload`), or else in bytes_
+  // at `at` (its trailing payload right after them).
   struct Queued {
     uint64_t time;
     uint64_t file_offset;
     size_t at;
     size_t size;
     size_t payload_size;
+    const std::byte* view = nullptr;
+    const std::byte* view_payload = nullptr;
+
+    bool copied() const { return view == nullptr; }
   };
 
   void Enqueue(const Record& record, uint64_t time);
@@ -63,8 +71,9 @@ class OrderedReader {
   void Release(uint64_t limit);
   void ReleaseHalf();
   void SortQueue();
-  // Drops handed-out records from the front of queue_ and bytes_ once they
-  // are most of it. Only while nothing queued is handed out.
+  // Drops handed-out records from the front of queue_ (and their copies
+  // from bytes_) once they are most of it. Only while nothing queued is
+  // handed out.
   void Compact();
   Record ViewOf(const Queued& queued) const;
 
@@ -79,7 +88,7 @@ class OrderedReader {
   // Where the unreleased part breaks order: each index starts a run of
   // records in (time, arrival) order. Empty when the whole part is in order.
   std::vector<size_t> run_starts_;
-  std::vector<std::byte> bytes_;  // only grows; bytes_[0, bytes_used_) hold records
+  std::vector<std::byte> bytes_;  // only grows; bytes_[0, bytes_used_) hold copied records
   size_t bytes_used_ = 0;
   std::vector<std::byte> spare_;  // what bytes_ is compacted into
   size_t queued_bytes_ = 0;  // record and payload bytes of unreleased records

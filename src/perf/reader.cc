@@ -1,6 +1,7 @@
 #include "perf/reader.h"
 
 #include <bit>
+#include <cstdint>
 #include <cstring>
 
 #include "absl/status/status.h"
@@ -287,6 +288,18 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::Next() {
     if (absl::Status s = Absorb(**record); !s.ok()) return s;
   }
   return record;
+}
+
+bool PerfDataReader::IsMappedView(const Record& record) const {
+  const Bytes mapped = input_->mapped();
+  if (mapped.empty()) return false;
+  const auto begin = reinterpret_cast<uintptr_t>(mapped.data());
+  const uintptr_t end = begin + mapped.size();
+  auto inside = [begin, end](Bytes part) {
+    const auto at = reinterpret_cast<uintptr_t>(part.data());
+    return part.empty() || (at >= begin && at <= end && part.size() <= end - at);
+  };
+  return inside(record.bytes()) && inside(record.trailing_payload());
 }
 
 absl::StatusOr<std::optional<Record>> PerfDataReader::NextStored() {

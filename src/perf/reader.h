@@ -51,6 +51,13 @@ class PerfDataReader {
 
   absl::StatusOr<std::optional<Record>> Next();
 
+  // Whether `record` (and its trailing payload) is a view of the mapped input
+  // itself rather than of a buffer Next reuses (a streamed, byte-swapped or
+  // decompressed record): such a view stays valid while this reader lives.
+  // The pages of a mapped file behind the read position may leave memory,
+  // but a read of them brings the file's bytes back.
+  bool IsMappedView(const Record& record) const;
+
  private:
   explicit PerfDataReader(std::unique_ptr<Input> input);
 

@@ -215,8 +215,14 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
     return KeepInWindow(record, out);
   }
   if (!arch_.ok()) return Fail(record, arch_.status());
-  absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
-  if (!sample.ok()) return Fail(record, sample.status());
+  Sample sample;
+  if (!spare_samples_.empty()) {
+    sample = std::move(spare_samples_.back());
+    spare_samples_.pop_back();
+  }
+  if (absl::Status s = DecodeSampleInto(format, record.body(), sample); !s.ok()) {
+    return Fail(record, s);
+  }
   ++stats_.with_stack;
   Window& window = *window_;
   window.samples.push_back(window.records.size());
@@ -225,7 +231,7 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
   pending.event = *index;
   pending.misc = record.misc();
   pending.file_offset = record.file_offset();
-  pending.sample = *std::move(sample);
+  pending.sample = std::move(sample);
   if (window.samples.size() >= kWindowSamples || window.records.size() >= kWindowRecords) {
     return Flush(out);
   }
@@ -240,16 +246,13 @@ absl::Status UnwindTool::KeepInWindow(const Record& record, RecordSink& out) {
 
 absl::Status UnwindTool::WritePending(const Pending& pending, RecordSink& out) {
   if (!pending.unwind) return out.Emit(pending.record.view());
-  body_.clear();
-  EncodeSample(output_events_.format(pending.event), pending.sample, body_);
-  absl::StatusOr<std::vector<std::byte>> bytes =
-      MakeRecordBytes(PERF_RECORD_SAMPLE, pending.misc, body_);
-  if (!bytes.ok()) {
-    return absl::Status(bytes.status().code(),
-                        absl::StrFormat("offset %#x: SAMPLE record: %s", pending.file_offset,
-                                        bytes.status().message()));
+  record_.assign(kRecordHeaderSize, std::byte{0});
+  EncodeSample(output_events_.format(pending.event), pending.sample, record_);
+  if (absl::Status s = SetRecordHeader(PERF_RECORD_SAMPLE, pending.misc, record_); !s.ok()) {
+    return absl::Status(s.code(), absl::StrFormat("offset %#x: SAMPLE record: %s",
+                                                  pending.file_offset, s.message()));
   }
-  return out.Emit(Record(*bytes, pending.file_offset));
+  return out.Emit(Record(record_, pending.file_offset));
 }
 
 void UnwindTool::UnwindWindowPart(size_t lane, Window& window, size_t begin, size_t end) {
@@ -261,8 +264,12 @@ void UnwindTool::UnwindWindowPart(size_t lane, Window& window, size_t begin, siz
 }
 
 absl::Status UnwindTool::WriteWindow(Window& window, RecordSink& out) {
-  for (const Pending& pending : window.records) {
+  for (Pending& pending : window.records) {
     if (absl::Status s = WritePending(pending, out); !s.ok()) return s;
+    // The sample's buffers (a stack copy above all) serve a later sample.
+    if (pending.unwind && spare_samples_.size() < kSpareSamples) {
+      spare_samples_.push_back(std::move(pending.sample));
+    }
   }
   window.records.clear();
   window.samples.clear();

@@ -159,7 +159,11 @@ class UnwindTool : public Tool {
   std::deque<std::unique_ptr<Window>> in_flight_;  // handed to the workers, oldest first
   std::unique_ptr<Window> spare_;                   // a written window, for reuse
   UnwindStats stats_;  // samples seen; the lanes count the outcomes
-  std::vector<std::byte> body_;
+  // Samples written out, kept for their buffers: a window's worth, enough
+  // for the steady state (a window written, the next one decoded).
+  static constexpr size_t kSpareSamples = kWindowSamples;
+  std::vector<Sample> spare_samples_;
+  std::vector<std::byte> record_;  // the sample record being written
   // Last: stopped and joined before the windows they read go away.
   std::unique_ptr<BatchWorkers> workers_;  // null with jobs 1
 };
