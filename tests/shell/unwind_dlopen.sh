@@ -45,6 +45,7 @@ done
 cat >host.c <<'C'
 #include <dlfcn.h>
 #include <stdio.h>
+#include <unistd.h>
 static volatile unsigned long ticks;
 __attribute__((noipa)) static void tick(void) {
   for (int i = 0; i < 20000; i++) ticks += i;
@@ -61,7 +62,8 @@ __attribute__((noipa)) static int run(const char *path, const char *symbol) {
 int main(void) {
   if (run("./libalpha.so", "alpha_work") || run("./libbeta.so", "beta_work")) return 1;
   printf("%lu\n", ticks);
-  return 0;
+  fflush(stdout);
+  _exit(0);  // see EXIT_NOTE in lib/unwind.bash
 }
 C
 cc -O2 -fomit-frame-pointer -g -fPIE -pie -o host host.c -ldl

@@ -11,13 +11,14 @@ export HOME=$WORK
 mkdir -p app
 cat >app/prog.c <<'C'
 #include <stdlib.h>
+#include <unistd.h>
 static volatile unsigned long sink;
 __attribute__((noipa)) void leaf(int n) { for (int i = 0; i < n; i++) sink += i; }
 __attribute__((noipa)) void middle(int n) { leaf(n); sink++; }
 int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 3000;
   for (int r = 0; r < rounds; r++) middle(100000);
-  return 0;
+  _exit(0);  // see EXIT_NOTE in lib/unwind.bash
 }
 C
 cc -O2 -fomit-frame-pointer -g -o app/prog app/prog.c

@@ -1,10 +1,18 @@
 # Checks of `perftk unwind` against the real perf. Sourced after common.bash.
 #
-# perf unwinds the input's stack copies itself (libdw, like perftk) and adds
-# the functions inlined at each unwound pc as extra "(inlined)" entries; a
-# plain call chain cannot carry those, so the input is reported with
-# --no-inline, which leaves out exactly those entries. Everything else must
-# be equal line for line.
+# perf unwinds the input's stack copies itself (libunwind in Debian's perf
+# 6.1; perftk uses libdw) and adds the functions inlined at each unwound pc
+# as extra "(inlined)" entries; a plain call chain cannot carry those, so
+# the input is reported with --no-inline, which leaves out exactly those
+# entries. Everything else must be equal line for line.
+#
+# EXIT_NOTE: the programs whose recordings are compared end with _exit, not
+# by returning from main. On the way out, glibc runs the program's
+# __do_global_dtors_aux (crtstuff), which has no CFI; perf 6.1 unwinds with
+# libunwind, which guesses that frame's callers through the frame pointer,
+# while perftk never guesses (see unwind_no_cfi.sh). A sample that landed
+# there (1 recording in about 20 on a loaded machine: a page fault in
+# __unregister_atfork under __cxa_finalize) made the chains differ.
 
 UNWIND_REPORT_MODES=(
   "--children"
