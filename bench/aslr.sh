@@ -25,22 +25,9 @@ else
   input=$work/in.data
 fi
 
-# RUNS runs of a command: prints "wall cpu rss_kb", each the median.
-measure() {
-  local walls=() cpus=() rsss=() w u s m
-  for _ in $(seq "$RUNS"); do
-    # Wall time from the shell's microsecond clock (time's %e rounds to 10 ms,
-    # as long as a whole copy of a 24 MB recording takes).
-    local t0=$EPOCHREALTIME
-    read -r u s m < <(/usr/bin/time -f "%U %S %M" "$@" 2>&1 >/dev/null | tail -1)
-    w=$(awk "BEGIN{printf \"%.3f\", ${EPOCHREALTIME} - ${t0}}")
-    walls+=("$w")
-    cpus+=("$(awk "BEGIN{print $u + $s}")")
-    rsss+=("$m")
-  done
-  echo "$(median "${walls[@]}") $(median "${cpus[@]}") $(median "${rsss[@]}")"
-}
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+# RUNS runs of a command: prints "wall cpu rss_kb", each the median
+# (bench/measure.py times each run from spawn to exit, to the microsecond).
+measure() { python3 "$here/measure.py" "$RUNS" "$@"; }
 ratio() { awk "BEGIN{ if ($2 == 0) print \"inf\"; else printf \"%.1f\", $1 / $2 }"; }
 at_least() { awk "BEGIN{exit !($1 >= $2)}"; }
 
