@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cs_etm/a64_branch.h"
 #include "cs_etm/lane_pool.h"
 #include "cs_etm/opencsd_guard.h"
 #include "cs_etm/profile_text.h"
@@ -36,11 +37,6 @@ constexpr uint64_t kTrailerBits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMP
 // attr flag bits copied to the synthesized events: exclude_user/kernel/hv/idle,
 // sample_id_all, exclude_host/guest.
 constexpr uint64_t kCopiedFlags = (0xfULL << 4) | (1ULL << 18) | (3ULL << 19);
-
-int64_t SignExtend(uint64_t value, int bits) {
-  uint64_t sign = 1ULL << (bits - 1);
-  return static_cast<int64_t>((value ^ sign) - sign);
-}
 
 bool IsKernel(const PacketContext& context, uint64_t address) {
   if (context.el == kUnknownEl) return address >= kKernelSpaceStart;
@@ -793,18 +789,7 @@ std::optional<uint64_t> CsEtmDecodeTool::Lane::DirectBranchTarget(const PacketCo
   if (ReadCode(context, address, 4, bytes) != 4) return std::nullopt;
   uint32_t insn = static_cast<uint32_t>(bytes[0]) | (static_cast<uint32_t>(bytes[1]) << 8) |
                   (static_cast<uint32_t>(bytes[2]) << 16) | (static_cast<uint32_t>(bytes[3]) << 24);
-  int64_t delta = 0;
-  if ((insn & 0x7c000000u) == 0x14000000u) {  // B, BL
-    delta = SignExtend(insn & 0x3ffffffu, 26) * 4;
-  } else if ((insn & 0xff000010u) == 0x54000000u ||  // B.cond
-             (insn & 0x7e000000u) == 0x34000000u) {  // CBZ, CBNZ
-    delta = SignExtend((insn >> 5) & 0x7ffffu, 19) * 4;
-  } else if ((insn & 0x7e000000u) == 0x36000000u) {  // TBZ, TBNZ
-    delta = SignExtend((insn >> 5) & 0x3fffu, 14) * 4;
-  } else {
-    return std::nullopt;
-  }
-  return address + static_cast<uint64_t>(delta);
+  return A64DirectBranchTarget(insn, address);
 }
 
 absl::Status CsEtmDecodeTool::Lane::Emit(const SynthesizedSample& sample) {
