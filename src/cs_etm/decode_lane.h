@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,6 @@
 #include "cs_etm/decode_options.h"
 #include "cs_etm/decoder.h"
 #include "cs_etm/frame_scan.h"
-#include "cs_etm/metadata.h"
 #include "cs_etm/packet.h"
 #include "cs_etm/profile.h"
 #include "cs_etm/sample_output.h"
@@ -38,13 +38,6 @@
 #include "machine/machines.h"
 
 namespace perftk::cs_etm {
-
-// What decoders are made from; replaced, never changed, when it changes.
-struct DecodeSetup {
-  CsEtmInfo info;
-  std::map<uint32_t, uint8_t> trace_ids;  // by cpu
-  uint64_t generation = 0;
-};
 
 // What every lane reads and no lane changes. All must outlive the lanes.
 struct LaneInputs {
@@ -65,7 +58,7 @@ struct BlockJob {
   std::optional<TraceIdSet> ids;  // the trace ids the block may feed; nullopt: any
   std::shared_ptr<const DecodeSetup> setup;
   uint64_t model_generation = 0;  // changes of the machine model before it
-  // Results, written by the lane.
+  // Results, written by the lane; read once its task is done.
   absl::Status status;
   EncodedSamples samples;
   DecodeStats stats;  // packets, samples, decoder waits

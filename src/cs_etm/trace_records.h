@@ -22,7 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "cs_etm/decode_lane.h"
+#include "cs_etm/decoder.h"
 #include "cs_etm/metadata.h"
 #include "cs_etm/trace_blocks.h"
 #include "perf/header.h"
