@@ -24,12 +24,14 @@ bool FlowsCarryAcrossBlocks(const ItraceOptions& itrace) {
 
 }  // namespace
 
-BlockScheduler::BlockScheduler(const LaneInputs& inputs, InOrderOutput& output)
-    : inputs_(inputs),
+BlockScheduler::BlockScheduler(const DecodeOptions& options, BinaryImages& images,
+                               const SampleEncoder& encoder,
+                               const std::map<std::string, std::string>& build_ids,
+                               InOrderOutput& output)
+    : inputs_{options, model_, images, encoder, build_ids},
       output_(output),
-      jobs_(static_cast<size_t>(std::max(inputs.options.jobs, 1))),
-      any_lane_(IsProfile(inputs.options.format) ||
-                !FlowsCarryAcrossBlocks(inputs.options.itrace)),
+      jobs_(static_cast<size_t>(std::max(options.jobs, 1))),
+      any_lane_(IsProfile(options.format) || !FlowsCarryAcrossBlocks(options.itrace)),
       pool_(std::make_unique<LanePool>(jobs_ > 1 ? jobs_ : 0)) {}
 
 BlockScheduler::~BlockScheduler() {
@@ -37,12 +39,11 @@ BlockScheduler::~BlockScheduler() {
 }
 
 absl::Status BlockScheduler::Submit(const TraceBlock& block,
-                                    std::shared_ptr<const DecodeSetup> setup,
-                                    uint64_t model_generation) {
+                                    std::shared_ptr<const DecodeSetup> setup) {
   auto job = std::make_unique<BlockJob>();
   job->block = block;
   job->setup = std::move(setup);
-  job->model_generation = model_generation;
+  job->model_generation = model_generation_;
   job->source = block.formatted ? -1 : static_cast<int64_t>(block.cpu);
   if (!block.formatted && block.cpu == kNoCpu) {
     if (job->setup->info.sources.size() != 1) {
@@ -127,6 +128,14 @@ absl::Status BlockScheduler::Pass(const Record& record) {
 absl::Status BlockScheduler::WriteDone() { return Flush(2 * jobs_); }
 
 absl::Status BlockScheduler::WriteAll() { return Flush(0); }
+
+absl::Status BlockScheduler::ChangeModel(absl::FunctionRef<void(machine::Machines&)> change) {
+  // Blocks in flight read the model: let them finish first.
+  if (absl::Status s = Flush(0); !s.ok()) return s;
+  ++model_generation_;
+  change(model_);
+  return absl::OkStatus();
+}
 
 absl::Status BlockScheduler::Flush(size_t max_in_flight) {
   while (!slots_.empty()) {

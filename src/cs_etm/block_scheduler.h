@@ -25,10 +25,11 @@
 // it. At most 2 x jobs blocks are in flight (WriteDone), and at most 4096
 // slots wait (then Pass waits for all blocks).
 //
-// The caller keeps the lanes' inputs unchanged while blocks are in flight:
-// before changing the machine model it calls WriteAll, which returns once no
-// block is in flight, and it stamps the next blocks with a new model
-// generation. Not thread-safe: one caller thread.
+// The scheduler owns the machine model the lanes read code through: lanes
+// get it const, and ChangeModel, the only way to change it, first waits for
+// every block in flight and writes their results, so each block is decoded
+// against the model as it was when it was submitted. Not thread-safe: one
+// caller thread.
 #ifndef PERFTK_CS_ETM_BLOCK_SCHEDULER_H_
 #define PERFTK_CS_ETM_BLOCK_SCHEDULER_H_
 
@@ -39,15 +40,18 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "cs_etm/decode_lane.h"
 #include "cs_etm/lane_pool.h"
 #include "cs_etm/profile.h"
 #include "cs_etm/synthesizer.h"
 #include "cs_etm/trace_blocks.h"
+#include "machine/machines.h"
 #include "perf/record.h"
 
 namespace perftk::cs_etm {
@@ -63,18 +67,22 @@ class InOrderOutput {
 
 class BlockScheduler {
  public:
-  // `inputs` and `output` must outlive the scheduler.
-  BlockScheduler(const LaneInputs& inputs, InOrderOutput& output);
+  // The lanes read `options`, `images`, `encoder` and `build_ids` (see
+  // LaneInputs), which must outlive the scheduler, as must `output`.
+  BlockScheduler(const DecodeOptions& options, BinaryImages& images, const SampleEncoder& encoder,
+                 const std::map<std::string, std::string>& build_ids, InOrderOutput& output);
   // Lets the running blocks finish, drops the others.
   ~BlockScheduler();
   BlockScheduler(const BlockScheduler&) = delete;
   BlockScheduler& operator=(const BlockScheduler&) = delete;
 
-  // Sends `block` to its lane, to be decoded against `setup` and the machine
-  // model of `model_generation`. Fails on raw trace that names no CPU while
-  // the setup has several sources.
-  absl::Status Submit(const TraceBlock& block, std::shared_ptr<const DecodeSetup> setup,
-                      uint64_t model_generation);
+  // Sends `block` to its lane, to be decoded against `setup` and the model
+  // as it is now. Fails on raw trace that names no CPU while the setup has
+  // several sources.
+  absl::Status Submit(const TraceBlock& block, std::shared_ptr<const DecodeSetup> setup);
+  // Waits for every block and writes everything (failing as WriteAll), then
+  // lets `change` change the machine model.
+  absl::Status ChangeModel(absl::FunctionRef<void(machine::Machines&)> change);
   // Writes `record` now if nothing waits to be written, else queues a copy.
   absl::Status Pass(const Record& record);
   // Writes what is finished at the front, waiting for the oldest blocks
@@ -107,7 +115,9 @@ class BlockScheduler {
   static constexpr uint64_t kFormattedLanes = uint64_t{1} << 40;
   static constexpr uint64_t kSharedFormattedLane = 256;
 
-  const LaneInputs inputs_;
+  machine::Machines model_;
+  uint64_t model_generation_ = 0;  // counts the changes of model_
+  const LaneInputs inputs_;        // reads model_
   InOrderOutput& output_;
   const size_t jobs_;
   // Whether blocks may go to any lane (no flow carries from block to block).

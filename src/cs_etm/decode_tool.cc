@@ -30,8 +30,8 @@ absl::Status CsEtmDecodeTool::Begin(Header& header) {
       SampleEncoder::Create(options_.format, options_.itrace, header);
   if (!encoder.ok()) return encoder.status();
   encoder_ = std::make_unique<SampleEncoder>(*std::move(encoder));
-  const LaneInputs inputs{options_, machines_, *images_, *encoder_, build_ids_};
-  scheduler_ = std::make_unique<BlockScheduler>(inputs, static_cast<InOrderOutput&>(*this));
+  scheduler_ = std::make_unique<BlockScheduler>(options_, *images_, *encoder_, build_ids_,
+                                                static_cast<InOrderOutput&>(*this));
   return absl::OkStatus();
 }
 
@@ -84,7 +84,12 @@ absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
       break;
     default:
       if (machine::ChangesMachines(record.type())) {
-        if (absl::Status s = ChangeModel(record); !s.ok()) return s;
+        absl::Status changed = scheduler_->ChangeModel([&](machine::Machines& model) {
+          if (absl::Status s = machine::ApplyRecord(model, record); !s.ok()) {
+            warnings_.push_back(std::string(s.message()));
+          }
+        });
+        if (!changed.ok()) return changed;
       }
       break;
   }
@@ -98,18 +103,8 @@ absl::Status CsEtmDecodeTool::SubmitBlocks(const Record& auxtrace) {
   for (const TraceBlock& block : *blocks) {
     ++stats_.blocks;
     stats_.trace_bytes += block.data.size();
-    absl::Status s = scheduler_->Submit(block, reader_->setup(), model_generation_);
+    absl::Status s = scheduler_->Submit(block, reader_->setup());
     if (!s.ok()) return s;
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CsEtmDecodeTool::ChangeModel(const Record& record) {
-  // Blocks in flight read the model: let them finish first.
-  if (absl::Status s = scheduler_->WriteAll(); !s.ok()) return s;
-  ++model_generation_;
-  if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) {
-    warnings_.push_back(std::string(s.message()));
   }
   return absl::OkStatus();
 }

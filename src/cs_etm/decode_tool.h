@@ -18,11 +18,11 @@
 //     packet and error counts are kept in the block's job, and jobs are
 //     written in block order; records passed through after a block wait
 //     behind it;
-//   - the machine model is read by lanes (as a const LaneInputs) and changed
-//     only here, and only when no block is in flight: a record that changes
-//     the model first waits for every block submitted before it and writes
-//     their results. So each block is decoded against the model as it was
-//     when its AUXTRACE record was read, as with --jobs 1;
+//   - the machine model is the scheduler's: lanes read it const, and a
+//     record that changes it goes through BlockScheduler::ChangeModel, which
+//     first waits for every block submitted before it and writes their
+//     results. So each block is decoded against the model as it was when
+//     its AUXTRACE record was read, as with --jobs 1;
 //   - decode errors are counted per block, and the first error of a source
 //     is the first one in block order; binary warnings are sorted.
 // Profiles (autofdo, bolt) keep nothing from block to block: each lane has
@@ -51,7 +51,6 @@
 #include "cs_etm/sample_output.h"
 #include "cs_etm/trace_records.h"
 #include "inject/tool.h"
-#include "machine/machines.h"
 #include "profile/profile.h"
 
 namespace perftk::cs_etm {
@@ -86,21 +85,17 @@ class CsEtmDecodeTool : public Tool, private InOrderOutput {
   // build_ids_ from the BUILD_ID feature (a warning when it is unreadable).
   void LoadBuildIds(const Header& header);
   absl::Status SubmitBlocks(const Record& auxtrace);
-  // Applies a record that changes the machine model, once no block reads it.
-  absl::Status ChangeModel(const Record& record);
   // InOrderOutput: records to the sink, blocks' samples to the sink or text.
   absl::Status WriteRecord(const Record& record) override;
   absl::Status WriteBlock(BlockJob& job) override;
 
   const DecodeOptions options_;
-  machine::Machines machines_;
-  uint64_t model_generation_ = 0;  // counts records applied to machines_
   std::map<std::string, std::string> build_ids_;
   // Made by Begin; the scheduler last, as its lanes read the others.
   std::unique_ptr<TraceRecordReader> reader_;
   std::unique_ptr<BinaryImages> images_;
   std::unique_ptr<SampleEncoder> encoder_;
-  std::unique_ptr<BlockScheduler> scheduler_;  // gone before what its lanes read
+  std::unique_ptr<BlockScheduler> scheduler_;  // owns the machine model; gone before the rest
   RecordSink* sink_ = nullptr;
   std::map<int64_t, SourceErrors> errors_;  // by source: -1 formatted, else raw cpu
   profile::Profile profile_;
