@@ -14,8 +14,6 @@
 namespace perftk::cs_etm {
 namespace {
 
-constexpr uint64_t kKernelSpaceStart = 0xffff000000000000ULL;
-
 // TRCIDR1.TRCARCHMIN >= 4 means an ETMv4.4+ with AArch64 features (perf's rule).
 ocsd_arch_version_t EtmV4Arch(uint32_t trcidr1) {
   return ((trcidr1 >> 4) & 0xf) >= 4 ? ARCH_AA64 : ARCH_V8;

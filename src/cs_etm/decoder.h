@@ -50,6 +50,16 @@ class DecodeEnvironment {
 // CPU, from the metadata or AUX_OUTPUT_HW_ID), else its metadata's.
 uint8_t DecoderTraceId(const TraceSource& source, const std::map<uint32_t, uint8_t>& trace_ids);
 
+// What decoders are made from (TraceDecoder::Create's info and trace_ids),
+// as of one point of a recording; replaced, never changed, when it changes.
+// `generation` grows with each replacement, so a decoder made from an older
+// setup can be told apart.
+struct DecodeSetup {
+  CsEtmInfo info;
+  std::map<uint32_t, uint8_t> trace_ids;  // by cpu
+  uint64_t generation = 0;
+};
+
 class TraceDecoder {
  public:
   static constexpr size_t kDefaultBatchSize = 1024;

@@ -37,6 +37,16 @@ struct PacketContext {
   bool operator==(const PacketContext&) const = default;
 };
 
+// Where arm64 kernel addresses start (the upper half of 48-bit VAs).
+inline constexpr uint64_t kKernelSpaceStart = 0xffff000000000000ULL;
+
+// Whether code at `address` run in `context` is the kernel's: by exception
+// level when the trace has one, else by the address.
+inline bool IsKernel(const PacketContext& context, uint64_t address) {
+  if (context.el == kUnknownEl) return address >= kKernelSpaceStart;
+  return context.el >= 1;
+}
+
 struct Packet {
   PacketKind kind = PacketKind::kRange;
   Isa isa = Isa::kA64;

@@ -1,0 +1,167 @@
+#include "cs_etm/block_scheduler.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "cs_etm/frame_scan.h"
+
+namespace perftk::cs_etm {
+namespace {
+
+// Blocks in flight and records waiting behind them, at most.
+constexpr size_t kMaxQueuedSlots = 4096;
+
+// Whether a trace id's flow can carry from one of its blocks into the next.
+// Every block ends with the end of trace, a discontinuity, which empties the
+// ring of last branches and, with l and i, flushes the instruction count
+// into a sample. Only i without l leaves a count (toward the next sample)
+// that the next block goes on from. Otherwise each block starts from empty
+// flows, and blocks decode independently.
+bool FlowsCarryAcrossBlocks(const ItraceOptions& itrace) {
+  return itrace.instructions && !itrace.last_branch;
+}
+
+}  // namespace
+
+BlockScheduler::BlockScheduler(const DecodeOptions& options, BinaryImages& images,
+                               const SampleEncoder& encoder,
+                               const std::map<std::string, std::string>& build_ids,
+                               InOrderOutput& output)
+    : inputs_{options, model_, images, encoder, build_ids},
+      output_(output),
+      jobs_(static_cast<size_t>(std::max(options.jobs, 1))),
+      any_lane_(IsProfile(options.format) || !FlowsCarryAcrossBlocks(options.itrace)),
+      pool_(std::make_unique<LanePool>(jobs_ > 1 ? jobs_ : 0)) {}
+
+BlockScheduler::~BlockScheduler() {
+  pool_.reset();  // no lane runs once it is gone
+}
+
+absl::Status BlockScheduler::Submit(const TraceBlock& block,
+                                    std::shared_ptr<const DecodeSetup> setup) {
+  auto job = std::make_unique<BlockJob>();
+  job->block = block;
+  job->setup = std::move(setup);
+  job->model_generation = model_generation_;
+  job->source = block.formatted ? -1 : static_cast<int64_t>(block.cpu);
+  if (!block.formatted && block.cpu == kNoCpu) {
+    if (job->setup->info.sources.size() != 1) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "raw trace at file offset %d names no CPU: cannot tell which trace unit made it",
+          block.file_offset));
+    }
+    job->source = job->setup->info.sources.front().cpu;
+  }
+  if (jobs_ > 1) {  // the trace outlives its record
+    job->data.assign(block.data.begin(), block.data.end());
+    job->block.data = Bytes(job->data);
+  }
+  if (any_lane_) {
+    job->own_flows = std::make_unique<TraceFlows>();
+    job->flows = job->own_flows.get();
+  } else {
+    std::unique_ptr<TraceFlows>& flows = flows_[job->source];
+    if (!flows) flows = std::make_unique<TraceFlows>();
+    job->flows = flows.get();
+  }
+  uint64_t lane_key;
+  if (any_lane_) {
+    lane_key = next_block_ % jobs_;
+  } else if (block.formatted) {
+    lane_key = FormattedLaneFor(*job);
+  } else {
+    lane_key = static_cast<uint64_t>(job->source);
+  }
+  ++next_block_;
+  std::unique_ptr<DecodeLane>& lane = lanes_[lane_key];
+  if (!lane) lane = std::make_unique<DecodeLane>(inputs_);
+  DecodeLane* runner = lane.get();
+  BlockJob* raw = job.get();
+  slots_.push_back(Slot{std::move(job), 0, std::nullopt});
+  Slot& slot = slots_.back();
+  ++blocks_in_flight_;
+  slot.ticket = pool_->Submit(lane_key, [runner, raw] { runner->Run(*raw); });
+  if (block.formatted && !any_lane_) {
+    for (size_t id = 0; id < last_use_of_id_.size(); ++id) {
+      if (!raw->ids || raw->ids->test(id)) last_use_of_id_[id] = {lane_key, slot.ticket};
+    }
+  }
+  return absl::OkStatus();
+}
+
+uint64_t BlockScheduler::FormattedLaneFor(BlockJob& job) {
+  // The ids the block can feed: those its frames switch to that name a
+  // trace source of the decoder.
+  job.ids = TraceIdsOfFrames(job.block.data);
+  if (job.ids) {
+    TraceIdSet known;
+    for (const TraceSource& source : job.setup->info.sources) {
+      known.set(DecoderTraceId(source, job.setup->trace_ids));
+    }
+    *job.ids &= known;
+  }
+  // One id: that id's lane, where its blocks follow each other. Several,
+  // any, or none: the first id's lane or the shared one, after waiting for
+  // the blocks of the other ids that run elsewhere.
+  uint64_t lane = kFormattedLanes + kSharedFormattedLane;
+  if (job.ids && job.ids->any()) {
+    size_t first = 0;
+    while (!job.ids->test(first)) ++first;
+    lane = kFormattedLanes + first;
+  }
+  for (size_t id = 0; id < last_use_of_id_.size(); ++id) {
+    if (job.ids && !job.ids->test(id)) continue;
+    const auto [last_lane, ticket] = last_use_of_id_[id];
+    if (ticket != 0 && last_lane != lane) pool_->Wait(ticket);
+  }
+  return lane;
+}
+
+absl::Status BlockScheduler::Pass(const Record& record) {
+  if (slots_.empty()) return output_.WriteRecord(record);
+  slots_.push_back(Slot{nullptr, 0, OwnedRecord(record)});
+  // Records waiting behind blocks are copies: bound them too.
+  return slots_.size() > kMaxQueuedSlots ? Flush(0) : absl::OkStatus();
+}
+
+absl::Status BlockScheduler::WriteDone() { return Flush(2 * jobs_); }
+
+absl::Status BlockScheduler::WriteAll() { return Flush(0); }
+
+absl::Status BlockScheduler::ChangeModel(absl::FunctionRef<void(machine::Machines&)> change) {
+  // Blocks in flight read the model: let them finish first.
+  if (absl::Status s = Flush(0); !s.ok()) return s;
+  ++model_generation_;
+  change(model_);
+  return absl::OkStatus();
+}
+
+absl::Status BlockScheduler::Flush(size_t max_in_flight) {
+  while (!slots_.empty()) {
+    Slot& front = slots_.front();
+    if (front.record) {
+      absl::Status status = output_.WriteRecord(front.record->view());
+      slots_.pop_front();
+      if (!status.ok()) return status;
+      continue;
+    }
+    if (blocks_in_flight_ <= max_in_flight && !pool_->Done(front.ticket)) break;
+    pool_->Wait(front.ticket);
+    std::unique_ptr<BlockJob> job = std::move(front.job);
+    slots_.pop_front();
+    --blocks_in_flight_;
+    if (absl::Status s = output_.WriteBlock(*job); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+std::vector<const BranchProfile*> BlockScheduler::Profiles() const {
+  std::vector<const BranchProfile*> profiles;
+  for (const auto& [key, lane] : lanes_) {
+    if (lane->profile() != nullptr) profiles.push_back(lane->profile());
+  }
+  return profiles;
+}
+
+}  // namespace perftk::cs_etm

@@ -1,0 +1,137 @@
+// Sends trace blocks to decode lanes (decode_lane.h) and writes what they
+// gave in block order, with the records that came after each block.
+//
+// Which lane: each block ends with an end of trace, which empties the ring
+// of last branches and, with l and i, flushes the instruction count into a
+// sample; so a block starts from empty flows and may go to any lane (block
+// number modulo jobs), unless samples are synthesized with i and without l.
+// Then the count toward the next sample carries from block to block, per
+// trace id, in a TraceFlows per source shared by the lanes, and the lanes are:
+//   - raw trace (TRBE): one lane per CPU;
+//   - formatted trace: one lane per trace id. One AUX buffer may hold the
+//     trace of several CPUs, so each block's frames are scanned for the ids
+//     they switch to (frame_scan.h). A block of one id goes to that id's
+//     lane; a block of several ids (or of frames the scan cannot read) goes
+//     to its first id's lane (or a shared one) once the blocks of its other
+//     ids on other lanes are done. So each id's flow sees its blocks one at
+//     a time, in order, and blocks of different ids decode in parallel.
+// Profiles keep nothing from block to block: any lane, each with its own
+// profile (Profiles() gives them to be added up).
+//
+// With jobs > 1 lanes run on jobs worker threads (lane_pool.h) and each
+// block keeps a copy of its trace; with 1 they run on the calling thread,
+// through the same code. Either way the output is the same bytes: results
+// are written in block order and records passed after a block wait behind
+// it. At most 2 x jobs blocks are in flight (WriteDone), and at most 4096
+// slots wait (then Pass waits for all blocks).
+//
+// The scheduler owns the machine model the lanes read code through: lanes
+// get it const, and ChangeModel, the only way to change it, first waits for
+// every block in flight and writes their results, so each block is decoded
+// against the model as it was when it was submitted. Not thread-safe: one
+// caller thread.
+#ifndef PERFTK_CS_ETM_BLOCK_SCHEDULER_H_
+#define PERFTK_CS_ETM_BLOCK_SCHEDULER_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "cs_etm/decode_lane.h"
+#include "cs_etm/lane_pool.h"
+#include "cs_etm/profile.h"
+#include "cs_etm/synthesizer.h"
+#include "cs_etm/trace_blocks.h"
+#include "machine/machines.h"
+#include "perf/record.h"
+
+namespace perftk::cs_etm {
+
+// Receives, on the caller's thread and in order, the records passed through
+// and the finished blocks' results.
+class InOrderOutput {
+ public:
+  virtual ~InOrderOutput() = default;
+  virtual absl::Status WriteRecord(const Record& record) = 0;
+  virtual absl::Status WriteBlock(BlockJob& job) = 0;
+};
+
+class BlockScheduler {
+ public:
+  // The lanes read `options`, `images`, `encoder` and `build_ids` (see
+  // LaneInputs), which must outlive the scheduler, as must `output`.
+  BlockScheduler(const DecodeOptions& options, BinaryImages& images, const SampleEncoder& encoder,
+                 const std::map<std::string, std::string>& build_ids, InOrderOutput& output);
+  // Lets the running blocks finish, drops the others.
+  ~BlockScheduler();
+  BlockScheduler(const BlockScheduler&) = delete;
+  BlockScheduler& operator=(const BlockScheduler&) = delete;
+
+  // Sends `block` to its lane, to be decoded against `setup` and the model
+  // as it is now. Fails on raw trace that names no CPU while the setup has
+  // several sources.
+  absl::Status Submit(const TraceBlock& block, std::shared_ptr<const DecodeSetup> setup);
+  // Waits for every block and writes everything (failing as WriteAll), then
+  // lets `change` change the machine model.
+  absl::Status ChangeModel(absl::FunctionRef<void(machine::Machines&)> change);
+  // Writes `record` now if nothing waits to be written, else queues a copy.
+  absl::Status Pass(const Record& record);
+  // Writes what is finished at the front, waiting for the oldest blocks
+  // while more than 2 x jobs are in flight.
+  absl::Status WriteDone();
+  // Waits for every block and writes everything.
+  absl::Status WriteAll();
+  // The lanes' profiles (kAutoFdo, kBolt), in lane order.
+  std::vector<const BranchProfile*> Profiles() const;
+
+ private:
+  // A block in flight, or a record that waits to be written behind one.
+  struct Slot {
+    std::unique_ptr<BlockJob> job;
+    uint64_t ticket = 0;
+    std::optional<OwnedRecord> record;
+  };
+
+  // The lane of a formatted block whose flows carry across blocks, after
+  // waiting for the blocks on other lanes that feed the same trace ids;
+  // sets job.ids.
+  uint64_t FormattedLaneFor(BlockJob& job);
+  // Writes, in order, the results of the finished blocks at the front and
+  // the records behind them; waits for the oldest blocks while more than
+  // `max_in_flight` are in flight (0: waits for all).
+  absl::Status Flush(size_t max_in_flight);
+
+  // Lane keys of formatted trace: kFormattedLanes + trace id, or + the
+  // shared lane for blocks of several ids.
+  static constexpr uint64_t kFormattedLanes = uint64_t{1} << 40;
+  static constexpr uint64_t kSharedFormattedLane = 256;
+
+  machine::Machines model_;
+  uint64_t model_generation_ = 0;  // counts the changes of model_
+  const LaneInputs inputs_;        // reads model_
+  InOrderOutput& output_;
+  const size_t jobs_;
+  // Whether blocks may go to any lane (no flow carries from block to block).
+  const bool any_lane_;
+  std::map<uint64_t, std::unique_ptr<DecodeLane>> lanes_;
+  std::map<int64_t, std::unique_ptr<TraceFlows>> flows_;  // by source
+  // The lane and ticket of the last formatted block submitted per trace id.
+  std::array<std::pair<uint64_t, uint64_t>, 256> last_use_of_id_{};
+  std::unique_ptr<LanePool> pool_;  // after lanes_: joined before they go
+  std::deque<Slot> slots_;          // blocks in flight and records behind them
+  size_t blocks_in_flight_ = 0;
+  uint64_t next_block_ = 0;
+};
+
+}  // namespace perftk::cs_etm
+
+#endif  // PERFTK_CS_ETM_BLOCK_SCHEDULER_H_

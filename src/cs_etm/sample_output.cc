@@ -1,0 +1,145 @@
+#include "cs_etm/sample_output.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "perf/record.h"
+#include "perf/sample.h"
+
+namespace perftk::cs_etm {
+namespace {
+
+constexpr uint64_t kPerfCountHwInstructions = 1;
+constexpr uint64_t kPerfCountHwBranchInstructions = 4;
+constexpr uint64_t kPerfSampleBranchAny = 1u << 3;
+// sample_type bits that place the id of a sample, counted from its start.
+constexpr uint64_t kBitsBeforeId = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                   PERF_SAMPLE_ADDR;
+// sample_type bits of the sample_id trailer.
+constexpr uint64_t kTrailerBits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+                                  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+                                  PERF_SAMPLE_IDENTIFIER;
+// attr flag bits copied to the synthesized events: exclude_user/kernel/hv/idle,
+// sample_id_all, exclude_host/guest.
+constexpr uint64_t kCopiedFlags = (0xfULL << 4) | (1ULL << 18) | (3ULL << 19);
+
+// perf 6.1's layout for -F pid,tid,ip,brstack.
+void AppendScriptLine(const SynthesizedSample& sample, std::string& text) {
+  absl::StrAppendFormat(&text, "%5d/%-5d  %16x", sample.context.pid, sample.context.tid,
+                        sample.ip);
+  for (const BranchEntry& entry : sample.branches) {
+    absl::StrAppendFormat(&text, " 0x%x/0x%x/P/-/-/0/ ", entry.from, entry.to);
+  }
+  absl::StrAppend(&text, "\n");
+}
+
+}  // namespace
+
+absl::StatusOr<SampleEncoder> SampleEncoder::Create(OutputFormat format,
+                                                    const ItraceOptions& itrace, Header& header) {
+  SampleEncoder encoder(format);
+  if (format == OutputFormat::kPerf) {
+    if (absl::Status s = encoder.AddEvents(itrace, header); !s.ok()) return s;
+  }
+  return encoder;
+}
+
+absl::Status SampleEncoder::AddEvents(const ItraceOptions& itrace, Header& header) {
+  if (header.events.empty()) return absl::InvalidArgumentError("the recording has no events");
+  // A copy: adding events below moves the attrs.
+  const EventAttr base = header.events.attrs().front();
+  uint64_t sample_type = (base.sample_type() & kTrailerBits) | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                         PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  if (itrace.branches) sample_type |= PERF_SAMPLE_ADDR;
+  if (itrace.last_branch) sample_type |= PERF_SAMPLE_BRANCH_STACK;
+  // With several events perf finds a sample's event by its id, which must sit
+  // at the same place in every event's samples. Without IDENTIFIER the place
+  // depends on IP/TID/TIME/ADDR: give the input's events the bits the new
+  // events have (their layout only changes for samples, which CoreSight
+  // recordings' events do not produce; the tool checks that).
+  if (!(sample_type & PERF_SAMPLE_IDENTIFIER) && (sample_type & PERF_SAMPLE_ID)) {
+    for (EventAttr& attr : header.events.mutable_attrs()) {
+      uint64_t missing = sample_type & kBitsBeforeId & ~attr.sample_type();
+      if (missing != 0) {
+        attr.set_sample_type(attr.sample_type() | missing);
+        changed_input_attrs_ = true;
+      }
+      if ((attr.sample_type() & kBitsBeforeId) != (sample_type & kBitsBeforeId)) {
+        sample_type |= attr.sample_type() & kBitsBeforeId;
+      }
+    }
+  }
+  uint64_t next_id = 1;
+  for (const EventAttr& attr : header.events.attrs()) {
+    for (uint64_t id : attr.ids()) next_id = std::max(next_id, id + 1);
+  }
+  // A file has one attr size: make the new attrs as large as the input's.
+  const std::vector<std::byte> zeros(std::max<size_t>(base.size(), PERF_ATTR_SIZE_VER5));
+  auto make = [&](uint64_t config, uint64_t period) {
+    EventAttr attr = *EventAttr::FromBytes(zeros);
+    attr.SetU32(attr_offset::kType, PERF_TYPE_HARDWARE);
+    attr.SetU64(attr_offset::kConfig, config);
+    attr.SetU64(attr_offset::kSamplePeriod, period);
+    attr.set_sample_type(sample_type);
+    attr.SetU64(attr_offset::kFlags, base.flags() & kCopiedFlags);
+    if (itrace.last_branch) {
+      attr.SetU64(attr_offset::kBranchSampleType, kPerfSampleBranchAny);
+    }
+    attr.ids().push_back(next_id++);
+    return attr;
+  };
+  if (itrace.instructions) {
+    header.events.Add(make(kPerfCountHwInstructions, itrace.period));
+    instructions_event_ = header.events.size() - 1;
+  }
+  if (itrace.branches) {
+    header.events.Add(make(kPerfCountHwBranchInstructions, 1));
+    branches_event_ = header.events.size() - 1;
+  }
+  if (itrace.last_branch) header.features[HEADER_BRANCH_STACK] = {};
+  header.features.erase(HEADER_AUXTRACE);
+  events_ = header.events;
+  return absl::OkStatus();
+}
+
+absl::Status SampleEncoder::Encode(const SynthesizedSample& sample, EncodedSamples& out) const {
+  if (format_ == OutputFormat::kScript) {
+    AppendScriptLine(sample, out.text);
+    return absl::OkStatus();
+  }
+  if (format_ != OutputFormat::kPerf) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::byte>> bytes = SampleRecord(sample);
+  if (!bytes.ok()) return bytes.status();
+  if (!bytes->empty()) out.records.push_back(*std::move(bytes));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::byte>> SampleEncoder::SampleRecord(
+    const SynthesizedSample& sample) const {
+  const bool instruction = sample.kind == SynthesizedSample::Kind::kInstruction;
+  std::optional<size_t> event = instruction ? instructions_event_ : branches_event_;
+  if (!event) return std::vector<std::byte>();
+  const EventAttr& attr = events_.attrs()[*event];
+  const SampleFormat& format = events_.format(*event);
+  Sample out;
+  out.identifier = attr.ids().front();
+  out.id = attr.ids().front();
+  out.ip = sample.ip;
+  out.pid = static_cast<uint32_t>(sample.context.pid);
+  out.tid = static_cast<uint32_t>(sample.context.tid);
+  out.time = sample.time;
+  out.addr = sample.addr;
+  out.cpu = sample.cpu;
+  out.period = sample.period;
+  if (format.has(PERF_SAMPLE_BRANCH_STACK)) out.branch_stack.entries = sample.branches;
+  std::vector<std::byte> body;
+  EncodeSample(format, out, body);
+  uint16_t misc = IsKernel(sample.context, sample.ip) ? PERF_RECORD_MISC_KERNEL
+                                                      : PERF_RECORD_MISC_USER;
+  return MakeRecordBytes(PERF_RECORD_SAMPLE, misc, body);
+}
+
+}  // namespace perftk::cs_etm
