@@ -40,7 +40,10 @@ __attribute__((noipa)) void beta_work(unsigned long n, void (*tick)(void)) {
 }
 C
 for name in alpha beta; do
-  cc -O2 -fomit-frame-pointer -g -fPIC -shared -o "lib$name.so" "$name.c"
+  # -nostartfiles: no crtstuff destructor for dlclose to run (see EXIT_NOTE
+  # in lib/unwind.bash; samples there made perf's chains differ in 7 of 60
+  # recordings).
+  cc -O2 -fomit-frame-pointer -g -fPIC -shared -nostartfiles -o "lib$name.so" "$name.c"
 done
 cat >host.c <<'C'
 #include <dlfcn.h>

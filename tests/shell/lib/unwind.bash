@@ -12,7 +12,9 @@
 # libunwind, which guesses that frame's callers through the frame pointer,
 # while perftk never guesses (see unwind_no_cfi.sh). A sample that landed
 # there (1 recording in about 20 on a loaded machine: a page fault in
-# __unregister_atfork under __cxa_finalize) made the chains differ.
+# __unregister_atfork under __cxa_finalize) made the chains differ. For the
+# same reason a library the test dlcloses is linked without start files, so
+# it has no such destructor.
 
 UNWIND_REPORT_MODES=(
   "--children"
