@@ -4,34 +4,35 @@
 #include <limits>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 
 namespace perftk::profile {
 namespace {
 
-std::optional<uint64_t> Parse(absl::string_view text, unsigned base) {
+// Digits only (absl would also take a sign, spaces or 0x); absl checks
+// the overflow. More than 20 digits is refused whatever their value.
+template <typename IsDigit, typename Convert>
+std::optional<uint64_t> Parse(absl::string_view text, IsDigit is_digit, Convert convert) {
   if (text.empty() || text.size() > 20) return std::nullopt;
-  uint64_t value = 0;
-  for (char c : text) {
-    unsigned digit;
-    if (c >= '0' && c <= '9') {
-      digit = static_cast<unsigned>(c - '0');
-    } else if (base == 16 && c >= 'a' && c <= 'f') {
-      digit = static_cast<unsigned>(c - 'a' + 10);
-    } else if (base == 16 && c >= 'A' && c <= 'F') {
-      digit = static_cast<unsigned>(c - 'A' + 10);
-    } else {
-      return std::nullopt;
-    }
-    if (value > (std::numeric_limits<uint64_t>::max() - digit) / base) return std::nullopt;
-    value = value * base + digit;
+  if (!std::all_of(text.begin(), text.end(),
+                   [&](char c) { return is_digit(static_cast<unsigned char>(c)); })) {
+    return std::nullopt;
   }
+  uint64_t value = 0;
+  if (!convert(text, &value)) return std::nullopt;
   return value;
 }
 
 }  // namespace
 
-std::optional<uint64_t> ParseHex(absl::string_view text) { return Parse(text, 16); }
-std::optional<uint64_t> ParseDecimal(absl::string_view text) { return Parse(text, 10); }
+std::optional<uint64_t> ParseHex(absl::string_view text) {
+  return Parse(text, absl::ascii_isxdigit,
+               [](absl::string_view t, uint64_t* v) { return absl::SimpleHexAtoi(t, v); });
+}
+std::optional<uint64_t> ParseDecimal(absl::string_view text) {
+  return Parse(text, absl::ascii_isdigit,
+               [](absl::string_view t, uint64_t* v) { return absl::SimpleAtoi(t, v); });
+}
 
 std::optional<std::string> ParseBuildId(absl::string_view text) {
   if (text.empty() || text.size() > 40 || text.size() % 2 != 0) return std::nullopt;
