@@ -15,13 +15,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/output_file.h"
+#include "cli/input_list.h"
 #include "cli/usage.h"
 #include "cs_etm/decode_tool.h"
 #include "cs_etm/profile_text.h"
 #include "cs_etm/recordings.h"
 #include "inject/pipeline.h"
 #include "perf/reader.h"
-#include "profile/line_reader.h"
 
 namespace perftk::cli {
 namespace {
@@ -38,25 +38,15 @@ absl::StatusOr<cs_etm::OutputFormat> ParseFormat(const std::string& name) {
       absl::StrCat("--format=", name, ": expected perf, autofdo, bolt or script"));
 }
 
-// The inputs with each "@FILE" replaced by the paths FILE lists, one per
-// line (empty lines skipped).
+// The inputs with each "@FILE" replaced by the paths FILE lists.
 absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& inputs) {
   std::vector<std::string> paths;
-  for (const std::string& input : inputs) {
-    if (input.size() < 2 || input[0] != '@') {
-      paths.push_back(input);
-      continue;
-    }
-    absl::StatusOr<profile::LineReader> lines =
-        profile::LineReader::Open(input.substr(1), "list of inputs (-i @FILE)");
-    if (!lines.ok()) return lines.status();
-    while (true) {
-      absl::StatusOr<std::optional<absl::string_view>> line = lines->Next();
-      if (!line.ok()) return line.status();
-      if (!*line) break;
-      if (!(*line)->empty()) paths.emplace_back(**line);
-    }
-  }
+  absl::Status listed = ForEachInput(inputs, "list of inputs (-i @FILE)",
+                                     [&paths](const std::string& path) {
+                                       paths.push_back(path);
+                                       return absl::OkStatus();
+                                     });
+  if (!listed.ok()) return listed;
   if (paths.empty()) return UsageError("no input: -i @FILE lists no recording");
   return paths;
 }

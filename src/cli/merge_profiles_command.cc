@@ -8,40 +8,14 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "base/output_file.h"
+#include "cli/input_list.h"
 #include "cli/usage.h"
 #include "profile/autofdo_text.h"
 #include "profile/bolt_text.h"
-#include "profile/line_reader.h"
 #include "profile/profile.h"
 #include "profile/profile_file.h"
 
 namespace perftk::cli {
-namespace {
-
-// Calls `each` with every input path, "@FILE" replaced by the paths FILE
-// lists (one per line, empty lines skipped), without holding the list.
-absl::Status ForEachInput(const std::vector<std::string>& inputs,
-                          const std::function<absl::Status(const std::string&)>& each) {
-  for (const std::string& input : inputs) {
-    if (input.size() < 2 || input[0] != '@') {
-      if (absl::Status s = each(input); !s.ok()) return s;
-      continue;
-    }
-    absl::StatusOr<profile::LineReader> lines =
-        profile::LineReader::Open(input.substr(1), "list of inputs (@FILE)");
-    if (!lines.ok()) return lines.status();
-    while (true) {
-      absl::StatusOr<std::optional<absl::string_view>> line = lines->Next();
-      if (!line.ok()) return line.status();
-      if (!*line) break;
-      if ((*line)->empty()) continue;
-      if (absl::Status s = each(std::string(**line)); !s.ok()) return s;
-    }
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 absl::Status RunMergeProfiles(const MergeProfilesOptions& options) {
   std::shared_ptr<const std::regex> pattern;
@@ -59,7 +33,7 @@ absl::Status RunMergeProfiles(const MergeProfilesOptions& options) {
   if (!out.ok()) return out.status();
   profile::Profile sum;
   uint64_t files = 0;
-  absl::Status status = ForEachInput(options.inputs, [&](const std::string& path) {
+  auto add = [&](const std::string& path) -> absl::Status {
     ++files;
     if (!pattern) return profile::AddProfileFile(path, sum);
     profile::Profile one;
@@ -72,8 +46,10 @@ absl::Status RunMergeProfiles(const MergeProfilesOptions& options) {
       return std::regex_search(key.path, *pattern);
     });
     return sum.Add(one);
-  });
-  if (!status.ok()) return status;
+  };
+  if (absl::Status s = ForEachInput(options.inputs, "list of inputs (@FILE)", add); !s.ok()) {
+    return s;
+  }
   if (files == 0) return UsageError("no input: the lists name no profile");
   if (sum.saturated() > 0) {
     std::fprintf(stderr,
