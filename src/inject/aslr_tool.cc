@@ -296,23 +296,21 @@ absl::Status AslrTool::FollowTask(const Record& record, RecordSink& out) {
 absl::Status AslrTool::RewriteSample(const Record& record, RecordSink& out) {
   absl::StatusOr<size_t> index = input_events_.IndexOf(record);
   if (!index.ok()) return Fail(record, index.status());
-  Sample* sample = &sample_;
+  const SampleFormat& in = input_events_.format(*index);
+  Sample& sample = sample_;  // reused: its buffers serve every sample
   SampleFieldOffsets offsets;
-  if (absl::Status s =
-          DecodeSampleInto(input_events_.format(*index), record.body(), sample_, &offsets);
-      !s.ok()) {
+  if (absl::Status s = DecodeSampleInto(in, record.body(), sample, &offsets); !s.ok()) {
     return Fail(record, s);
   }
   ++stats_.samples;
-  const SampleFormat& in = input_events_.format(*index);
-  const int32_t pid = in.has(PERF_SAMPLE_TID) ? static_cast<int32_t>(sample->pid) : -1;
+  const int32_t pid = in.has(PERF_SAMPLE_TID) ? static_cast<int32_t>(sample.pid) : -1;
   const uint16_t cpumode = record.cpumode();
 
-  if (in.has(PERF_SAMPLE_IP)) sample->ip = Translate(pid, cpumode, sample->ip);
-  if (in.has(PERF_SAMPLE_ADDR)) sample->addr = Translate(pid, cpumode, sample->addr);
+  if (in.has(PERF_SAMPLE_IP)) sample.ip = Translate(pid, cpumode, sample.ip);
+  if (in.has(PERF_SAMPLE_ADDR)) sample.addr = Translate(pid, cpumode, sample.addr);
   uint16_t context = cpumode;
-  for (size_t i = 0; i < sample->callchain.size(); ++i) {
-    uint64_t& entry = sample->callchain[i];
+  for (size_t i = 0; i < sample.callchain.size(); ++i) {
+    uint64_t& entry = sample.callchain[i];
     if (entry < PERF_CONTEXT_MAX) {
       entry = Translate(pid, context, entry);
       continue;
@@ -331,7 +329,7 @@ absl::Status AslrTool::RewriteSample(const Record& record, RecordSink& out) {
       default: break;
     }
   }
-  for (BranchEntry& branch : sample->branch_stack.entries) {
+  for (BranchEntry& branch : sample.branch_stack.entries) {
     branch.from = Translate(pid, cpumode, branch.from);
     branch.to = Translate(pid, cpumode, branch.to);
   }
