@@ -78,7 +78,7 @@ run_best jobs1 "$PERFTK" cs-etm-decode --itrace=il64 -i "$work/perf.data" -o "$w
 run_best jobs2 "$PERFTK" cs-etm-decode --itrace=il64 --jobs 2 -i "$work/perf.data" -o "$work/jobs2.data"
 names=(jobs1 jobs2)
 # Trace bytes as the decoder counted them ("N trace blocks (B bytes)"), else the file size.
-trace_bytes=$(sed -nE 's/.*trace blocks \(([0-9]+) bytes\).*/\1/p' "$work/jobs1.err" | head -1)
+trace_bytes=$(sed -nE 's/.*trace blocks \(([0-9]+) bytes\).*/\1/p' "$work/jobs1.err" | sed -n 1p)
 [ -n "$trace_bytes" ] || trace_bytes=$(stat -c %s "$work/perf.data")
 trace_mb=$(awk -v b="$trace_bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
 if [ -n "${PERF_CORESIGHT:-}" ]; then

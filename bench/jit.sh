@@ -42,7 +42,7 @@ cd "$W"
 # (jbd2 lists the journaled devices).
 read -r fs_source fs_type < <(findmnt -n -o SOURCE,FSTYPE --target "$W")
 echo "work dir $W: $fs_type on $fs_source, $(nproc) CPUs"
-if [ "$fs_type" = ext4 ] && ! ls /proc/fs/jbd2/ 2>/dev/null | grep -q "^$(basename "$fs_source")-"; then
+if [ "$fs_type" = ext4 ] && ! ls /proc/fs/jbd2/ 2>/dev/null | grep "^$(basename "$fs_source")-" >/dev/null; then
   echo "WARNING: ext4 without a journal: file creation is much slower for ~6 minutes after many"
   echo "         files were deleted on it (rm -rf of an earlier work dir or build dir); measure"
   echo "         only when nothing was deleted in the last 6 minutes"

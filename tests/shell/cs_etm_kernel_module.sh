@@ -45,7 +45,7 @@ while IFS=- read -r start rest; do
 done <<<"$ranges"
 
 READELF=$(command -v llvm-readelf || command -v llvm-readelf-16) || skip "no llvm-readelf"
-"$READELF" -r "$ETM/rq_stats.ko" | grep -Eq '^0+2ec +[0-9a-f]+ +R_AARCH64_JUMP26 +0+ +\.text \+ 140$' ||
+"$READELF" -r "$ETM/rq_stats.ko" | has -E '^0+2ec +[0-9a-f]+ +R_AARCH64_JUMP26 +0+ +\.text \+ 140$' ||
   fail "rq_stats.ko has no JUMP26 to .text+140 at 0x2ec"
 grep -q '^2ec->140:' mod.afdo || fail "the jump at 0x2ec was not followed to 0x140: $(grep -- '->' mod.afdo)"
 grep -q '^2ec->2ec:' mod.afdo && fail "the unrelocated branch at 0x2ec was followed"

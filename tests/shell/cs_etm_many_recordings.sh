@@ -49,7 +49,7 @@ decode -i "$B" --format=bolt -o b.pa
 decode -i "$A" -i "$B" --format=bolt -o both.pa
 "$PERFTK" merge-profiles -q -o merged.pa a.pa b.pa
 cmp merged.pa both.pa || fail "merge-profiles differs from the multi-input decode (BOLT)"
-head -1 both.pa | grep -q '^F 0c9a20bf9c009d0e4e8bbf9fad0300ae00000000:' ||
+head -1 both.pa | has '^F 0c9a20bf9c009d0e4e8bbf9fad0300ae00000000:' ||
   fail "the BOLT text does not name its build id: $(head -1 both.pa)"
 join <(sed -E 's/^([FB]) [0-9a-f]+:/\1 /' a.pa | awk '{ print $1 "_" $2 "_" $3, $4 }' | sort) \
   <(sed -E 's/^([FB]) [0-9a-f]+:/\1 /' both.pa | awk '{ print $1 "_" $2 "_" $3, $4 }' | sort) |

@@ -28,7 +28,7 @@ expected_lines=$(wc -l <"$oracle/perf_etm.b.script")
   fail "--itrace=b: $(wc -l <ours.b.perf) branch samples, perf has $expected_lines (+1 trace end expected)"
 head -n "$expected_lines" ours.b.perf >ours.b.head
 same_listing "--itrace=b branch samples" "$oracle/perf_etm.b.script" ours.b.head
-tail -1 ours.b.perf | grep -Eq '^ *17235/17235 +[0-9a-f]+ => +0$' ||
+tail -1 ours.b.perf | has -E '^ *17235/17235 +[0-9a-f]+ => +0$' ||
   fail "--itrace=b: the last sample is not the trace end: $(tail -1 ours.b.perf)"
 
 if [ -n "${PERF_CORESIGHT:-}" ]; then

@@ -22,7 +22,7 @@ rows() {  # the line table's rows: file, line, address (end-of-sequence rows lef
 pick=
 for so in ours/jitted-*.so; do
   readelf -S "$so" | has debug_line || continue
-  first=$(rows "$so" | head -1)
+  first=$(rows "$so" | sed -n 1p)  # sed reads all: no SIGPIPE under pipefail
   case "$first" in node:path*) pick=$(basename "$so"); break ;; esac
 done
 [ -n "$pick" ] || fail "no jitted function with line info from node:path"

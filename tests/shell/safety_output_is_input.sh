@@ -12,7 +12,7 @@ require_perf
 # names_roles PATH ROLE_PATTERN: besides PATH, the message names the output
 # role and the input's (ROLE_PATTERN).
 names_roles() {
-  err_without "$1" | grep -qiE 'output|-o' && err_without "$1" | grep -qiE "$2"
+  err_without "$1" | has -iE 'output|-o' && err_without "$1" | has -iE "$2"
 }
 # refused WHAT PATH ROLE_PATTERN SHA: the last run refused -o PATH.
 refused() {

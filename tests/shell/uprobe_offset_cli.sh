@@ -24,7 +24,7 @@ run() {  # run ARGS...: sets out, err, rc
 # executable LOAD segment readelf prints.
 readelf_offset() {
   local file=$1 name=$2 value type offset vaddr paddr filesz memsz flags
-  value=$((16#$(readelf --dyn-syms -W "$file" | awk -v n="$name" '$8 == n {print $2; exit}')))
+  value=$((16#$(readelf --dyn-syms -W "$file" | awk -v n="$name" '$8 == n && !seen++ {print $2}')))
   while read -r type offset vaddr paddr filesz memsz flags; do
     [[ $type == LOAD && $flags == *E* ]] || continue
     if ((value >= vaddr && value < vaddr + filesz)); then
@@ -34,7 +34,7 @@ readelf_offset() {
   done < <(readelf -lW "$file" | grep '^  LOAD')
 }
 objdump_label() {  # objdump_label FILE LABEL -> file offset
-  objdump -dF "$1" | sed -n "s/^[0-9a-f]* <$2> (File Offset: \(0x[0-9a-f]*\)):\$/\1/p" | head -1
+  objdump -dF "$1" | sed -n "s/^[0-9a-f]* <$2> (File Offset: \(0x[0-9a-f]*\)):\$/\1/p" | sed -n 1p
 }
 
 for name in malloc free; do
