@@ -10,6 +10,11 @@ or of an earlier run is counted: a run of a few milliseconds is measured to
 well under a millisecond (`/usr/bin/time -f %e` rounds to 10 ms, and a shell
 around it adds 5-10 ms of its own). The command's output goes to /dev/null;
 a run that fails stops the measurement with its status.
+
+Before each run, untimed, the dirty pages of earlier runs are written out
+(sync): a run is not slowed by the write-back of another's output, whichever
+command wrote it (a tool that does not fsync leaves its output for the next
+runs to wait behind).
 """
 import os
 import statistics
@@ -18,6 +23,7 @@ import time
 
 
 def run_once(argv):
+    os.sync()
     with open(os.devnull, "wb") as null:
         start = time.perf_counter()
         pid = os.posix_spawnp(argv[0], argv, os.environ,

@@ -187,6 +187,16 @@ uint64_t AslrTool::Translate(int32_t pid, uint16_t cpumode, uint64_t addr) {
   ++stats_.addresses;
   cpumode &= PERF_RECORD_MISC_CPUMODE_MASK;
   if (std::optional<uint64_t> moved = recent_.Find(pid, cpumode, addr)) return *moved;
+  return TranslateUncached(pid, cpumode, addr);
+}
+
+// Out of line, so that the cached path above stays small enough to inline.
+[[gnu::noinline]] uint64_t AslrTool::TranslateUncached(int32_t pid, uint16_t cpumode,
+                                                       uint64_t addr) {
+  if (std::optional<uint64_t> moved = recent_unknown_.Find(pid, cpumode, addr)) {
+    ++stats_.unknown_addresses;
+    return *moved;
+  }
   if (const Machine* machine = machines_.Find(cpumode, pid)) {
     for (uint16_t mode : {cpumode, OtherSpace(cpumode)}) {
       std::optional<Map> map = machine->FindMap(pid, mode, addr);
@@ -211,7 +221,13 @@ uint64_t AslrTool::Translate(int32_t pid, uint16_t cpumode, uint64_t addr) {
     }
   }
   ++stats_.unknown_addresses;
-  return table_.SubstituteUnknown(addr, (addr >> 63) != 0 || IsKernelMode(cpumode));
+  const uint64_t moved = table_.SubstituteUnknown(addr, (addr >> 63) != 0 || IsKernelMode(cpumode));
+  // Every address of the page moves alike.
+  const uint64_t page = addr / table_.page_size() * table_.page_size();
+  if (page + table_.page_size() > page) {
+    recent_unknown_.Remember(pid, cpumode, page, page + table_.page_size(), moved - addr);
+  }
+  return moved;
 }
 
 absl::Status AslrTool::RewriteMmap(const Record& record, RecordSink& out) {
@@ -423,8 +439,10 @@ absl::Status AslrTool::Process(const Record& record, RecordSink& out) {
   if (machine::ChangesMachines(record.type())) {
     // Lookups made while the record changes things must not outlive it.
     recent_.Clear();
+    recent_unknown_.Clear();
     absl::Status status = ProcessOne(record, out);
     recent_.Clear();
+    recent_unknown_.Clear();
     return status;
   }
   return ProcessOne(record, out);

@@ -82,6 +82,8 @@ class AslrTool : public Tool {
   // The remapped value of addr as seen by pid in the space `cpumode` names;
   // tries the other space (user/kernel) before calling it unknown.
   uint64_t Translate(int32_t pid, uint16_t cpumode, uint64_t addr);
+  // Translate past its caches: the mapping looked up, or a substitute.
+  uint64_t TranslateUncached(int32_t pid, uint16_t cpumode, uint64_t addr);
   RemapTable::Space SpaceOf(const machine::Machine* machine, int32_t pid, uint16_t cpumode) const;
 
   // Applies the tool's policy to an attr / a feature section in place;
@@ -101,6 +103,10 @@ class AslrTool : public Tool {
   machine::Machines machines_;
   RemapTable table_;
   RecentTranslations recent_;  // cleared by every record that changes machines_
+  // Pages of addresses found in no mapping, with their substitutes: the
+  // same few (the ends of frame-pointer chains) come back sample after
+  // sample. Cleared with recent_: a new mapping can cover them.
+  RecentTranslations recent_unknown_;
   AslrStats stats_;
   std::vector<std::byte> body_;
   Sample sample_;                // reused by every SAMPLE

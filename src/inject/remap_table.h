@@ -67,6 +67,8 @@ class RemapTable {
   explicit RemapTable(uint64_t page_size = 4096, bool kernel_is_64bit = true)
       : page_size_(page_size), kernel_is_64bit_(kernel_is_64bit) {}
 
+  uint64_t page_size() const { return page_size_; }
+
   // A file mapping appeared at [start, start + len) with file offset pgoff.
   // Returns its remapped start (reusing the placement of an earlier piece
   // of the same file placement). `contiguous`: the original mapping right

@@ -12,10 +12,27 @@ void EventList::Add(EventAttr attr) {
 
 void EventList::Reindex() {
   formats_.clear();
+  time_places_.clear();
   index_by_id_.clear();
   for (size_t i = 0; i < attrs_.size(); ++i) {
-    formats_.push_back(SampleFormat::Of(attrs_[i]));
+    const SampleFormat& f = formats_.emplace_back(SampleFormat::Of(attrs_[i]));
+    TimePlace& time = time_places_.emplace_back();
+    if (f.has(PERF_SAMPLE_TIME)) {
+      time.in_sample = kRecordHeaderSize;
+      for (uint64_t bit : {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID}) {
+        if (f.has(bit)) time.in_sample += 8;
+      }
+      // The trailer holds TID, then TIME.
+      if (f.trailer_size() != 0) time.from_end = f.trailer_size() - (f.has(PERF_SAMPLE_TID) ? 8 : 0);
+    }
     for (uint64_t id : attrs_[i].ids()) index_by_id_.emplace(id, i);
+  }
+  id_in_sample_ = id_from_end_ = 0;
+  if (!formats_.empty()) {
+    if (std::optional<size_t> at = formats_[0].id_offset_in_sample()) {
+      id_in_sample_ = kRecordHeaderSize + *at;
+    }
+    id_from_end_ = formats_[0].id_offset_from_end().value_or(0);
   }
 }
 
@@ -27,54 +44,59 @@ std::optional<size_t> EventList::IndexOfId(uint64_t id) const {
 
 std::optional<uint64_t> EventList::TimeOf(const Record& record) const {
   if (attrs_.empty() || record.type() >= PERF_RECORD_USER_TYPE_START) return std::nullopt;
-  absl::StatusOr<size_t> index = IndexOf(record);
-  if (!index.ok()) return std::nullopt;
-  const SampleFormat& f = formats_[*index];
-  if (!f.has(PERF_SAMPLE_TIME)) return std::nullopt;
-  Bytes bytes = record.bytes();
+  std::optional<size_t> index = FindIndex(record);
+  if (!index) return std::nullopt;
+  const TimePlace& time = time_places_[*index];
+  const Bytes bytes = record.bytes();
   size_t offset;
   if (record.type() == PERF_RECORD_SAMPLE) {
-    offset = kRecordHeaderSize;
-    for (uint64_t bit : {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID}) {
-      if (f.has(bit)) offset += 8;
-    }
+    offset = time.in_sample;
   } else {
-    size_t trailer = f.trailer_size();
-    if (trailer == 0 || trailer + kRecordHeaderSize > bytes.size()) return std::nullopt;
-    offset = bytes.size() - trailer + (f.has(PERF_SAMPLE_TID) ? 8 : 0);
+    // The whole trailer must follow the record header.
+    const size_t trailer = formats_[*index].trailer_size();
+    if (time.from_end == 0 || trailer + kRecordHeaderSize > bytes.size()) return std::nullopt;
+    offset = bytes.size() - time.from_end;
   }
-  if (offset + 8 > bytes.size()) return std::nullopt;
+  if (offset == 0 || offset + 8 > bytes.size()) return std::nullopt;
   return Load<uint64_t>(bytes.data() + offset);
 }
 
-absl::StatusOr<size_t> EventList::IndexOf(const Record& record) const {
-  if (attrs_.empty()) return absl::FailedPreconditionError("the recording has no events");
-  if (attrs_.size() == 1) return 0;
-  const SampleFormat& first = formats_[0];
-  std::optional<size_t> offset;
-  Bytes bytes = record.bytes();
+std::optional<size_t> EventList::IdOffset(const Record& record) const {
   if (record.type() == PERF_RECORD_SAMPLE) {
-    std::optional<size_t> in_sample = first.id_offset_in_sample();
-    if (in_sample) offset = kRecordHeaderSize + *in_sample;
-  } else if (record.type() < PERF_RECORD_USER_TYPE_START) {
-    std::optional<size_t> from_end = first.id_offset_from_end();
-    if (from_end && *from_end <= bytes.size()) offset = bytes.size() - *from_end;
+    if (id_in_sample_ != 0) return id_in_sample_;
+  } else if (record.type() < PERF_RECORD_USER_TYPE_START && id_from_end_ != 0 &&
+             id_from_end_ <= record.bytes().size()) {
+    return record.bytes().size() - id_from_end_;
   }
+  return std::nullopt;
+}
+
+std::optional<size_t> EventList::FindIndex(const Record& record) const {
+  if (attrs_.size() == 1) return 0;
+  if (attrs_.empty()) return std::nullopt;
+  const std::optional<size_t> offset = IdOffset(record);
   if (!offset) return 0;  // perf's rule too: without ids, the first event
-  if (*offset + 8 > bytes.size()) {
-    return absl::DataLossError(absl::StrFormat("%s record of %u bytes is too short for its event id",
-                                               RecordTypeName(record.type()), bytes.size()));
-  }
-  uint64_t id = Load<uint64_t>(bytes.data() + *offset);
+  if (*offset + 8 > record.bytes().size()) return std::nullopt;
+  const uint64_t id = Load<uint64_t>(record.bytes().data() + *offset);
   // perf synthesizes records (COMM, MMAP of what ran before it) with a zeroed
   // sample_id; like perf, take them as the first event's.
   if (id == 0) return 0;
-  std::optional<size_t> index = IndexOfId(id);
-  if (!index) {
-    return absl::DataLossError(absl::StrFormat("%s record names event id %u, which no attr has",
-                                               RecordTypeName(record.type()), id));
+  return IndexOfId(id);
+}
+
+absl::StatusOr<size_t> EventList::IndexOf(const Record& record) const {
+  if (std::optional<size_t> index = FindIndex(record)) return *index;
+  if (attrs_.empty()) return absl::FailedPreconditionError("the recording has no events");
+  // FindIndex found an id offset, and either the record is too short for it
+  // or no attr has the id there.
+  const size_t offset = IdOffset(record).value_or(0);
+  if (offset + 8 > record.bytes().size()) {
+    return absl::DataLossError(absl::StrFormat("%s record of %u bytes is too short for its event id",
+                                               RecordTypeName(record.type()), record.bytes().size()));
   }
-  return *index;
+  return absl::DataLossError(absl::StrFormat("%s record names event id %u, which no attr has",
+                                             RecordTypeName(record.type()),
+                                             Load<uint64_t>(record.bytes().data() + offset)));
 }
 
 }  // namespace perftk

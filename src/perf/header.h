@@ -53,7 +53,27 @@ class EventList {
 
  private:
   std::vector<EventAttr> attrs_;
+  // Where an event's records keep their TIME, worked out once per attr:
+  // counted from the start of a sample, from the end of a kernel record's
+  // sample_id trailer. 0 when they carry none.
+  struct TimePlace {
+    size_t in_sample = 0;
+    size_t from_end = 0;
+  };
+  // Whether a record names its event, and where: the first event's layout,
+  // which all events share (perf's rule): the byte after the sample's
+  // header, or back from the record's end. 0 when there is no id.
+  size_t id_in_sample_ = 0;
+  size_t id_from_end_ = 0;
+
+  // Where the record keeps its event id; nullopt when it has none.
+  std::optional<size_t> IdOffset(const Record& record) const;
+  // The index, without an error's message: nullopt for an unknown id or a
+  // record too short for it.
+  std::optional<size_t> FindIndex(const Record& record) const;
+
   std::vector<SampleFormat> formats_;
+  std::vector<TimePlace> time_places_;
   absl::flat_hash_map<uint64_t, size_t> index_by_id_;
 };
 

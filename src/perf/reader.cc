@@ -1,5 +1,6 @@
 #include "perf/reader.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -41,6 +42,9 @@ std::optional<uint64_t> TrailingPayloadSize(const Record& record) {
   return std::nullopt;
 }
 
+// Mapped pages this far behind the read position are given back.
+constexpr uint64_t kReleaseStep = 16u << 20;
+
 }  // namespace
 
 PerfDataReader::PerfDataReader(std::unique_ptr<Input> input) : input_(std::move(input)) {}
@@ -56,6 +60,12 @@ absl::StatusOr<std::unique_ptr<PerfDataReader>> PerfDataReader::FromInput(
     std::unique_ptr<Input> input) {
   std::unique_ptr<PerfDataReader> reader(new PerfDataReader(std::move(input)));
   if (absl::Status s = reader->ReadHeader(); !s.ok()) return s;
+  const Input& in = *reader->input_;
+  if (in.is_mapped() && !reader->header_.cross_endian) {
+    reader->direct_end_ = reader->header_.layout == DataLayout::kFile
+                              ? std::min<uint64_t>(reader->data_end_, in.mapped().size())
+                              : in.mapped().size();
+  }
   return reader;
 }
 
@@ -276,7 +286,24 @@ absl::Status PerfDataReader::Absorb(const Record& record) {
   }
 }
 
+std::optional<Record> PerfDataReader::NextDirect() {
+  const uint64_t offset = input_->position();
+  if (offset >= direct_end_ || direct_end_ - offset < kRecordHeaderSize) return std::nullopt;
+  if (offset >= released_before_ + kReleaseStep) return std::nullopt;
+  if (!pending_.empty() || decompressed_pos_ < decompressed_.size()) return std::nullopt;
+  const std::byte* at = input_->mapped().data() + offset;
+  const uint32_t type = Load<uint32_t>(at);
+  const uint16_t size = Load<uint16_t>(at + 6);
+  if (type >= PERF_RECORD_USER_TYPE_START || size < kRecordHeaderSize ||
+      size > direct_end_ - offset) {
+    return std::nullopt;
+  }
+  input_->Seek(offset + size);
+  return Record(Bytes(at, size), offset);
+}
+
 absl::StatusOr<std::optional<Record>> PerfDataReader::Next() {
+  if (std::optional<Record> direct = NextDirect()) return direct;
   if (!pending_.empty()) {
     current_pending_ = std::move(pending_.front());
     pending_.pop_front();
@@ -315,7 +342,6 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextStored() {
 absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
   const uint64_t offset = input_->position();
   // Records before this one are no longer referenced (see Next's contract).
-  constexpr uint64_t kReleaseStep = 16u << 20;
   if (offset >= released_before_ + kReleaseStep) {
     input_->ReleaseBefore(offset);
     released_before_ = offset;

@@ -67,6 +67,11 @@ class PerfDataReader {
   absl::Status ReadFeatureTable(const uint64_t bitmap[4], uint64_t table_offset);
   absl::Status ReadPipePreamble();
 
+  // The common case without the general path's branches: a kernel record
+  // (no trailing data, not compressed, not a header record) lying whole in
+  // the data of a mapped native-endian input. nullopt leaves everything else,
+  // errors included, to NextStored.
+  std::optional<Record> NextDirect();
   absl::StatusOr<std::optional<Record>> NextStored();
   absl::StatusOr<std::optional<Record>> NextFromInput();
   absl::StatusOr<std::optional<Record>> NextDecompressed();
@@ -82,6 +87,7 @@ class PerfDataReader {
   std::vector<std::string> warnings_;
   uint64_t data_end_ = 0;  // file layout: end of the data section
   uint64_t released_before_ = 0;
+  uint64_t direct_end_ = 0;  // where NextDirect stops; 0 when it cannot serve
   std::deque<OwnedRecord> pending_;  // pipe preamble read ahead
   OwnedRecord current_pending_;
 

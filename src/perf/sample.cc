@@ -119,8 +119,13 @@ class SampleDecoder {
       uint64_t nr = U64();
       if (!in_.ok() || nr > in_.remaining() / 8) return Truncated("CALLCHAIN");
       at.callchain = in_.position();
+      // nr fits (checked above): the entries are read in one piece.
+      const Bytes entries = in_.ReadBytes(nr * 8);
       s.callchain.resize(nr);
-      for (auto& ip : s.callchain) ip = U64();
+      if (nr != 0) std::memcpy(s.callchain.data(), entries.data(), nr * 8);
+      if constexpr (kSwap) {
+        for (uint64_t& ip : s.callchain) ip = ByteSwap(ip);
+      }
     }
     if (f_.has(PERF_SAMPLE_RAW)) {
       uint32_t size = U32();

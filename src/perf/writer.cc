@@ -1,5 +1,7 @@
 #include "perf/writer.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "perf/features.h"
@@ -31,7 +33,7 @@ PerfDataWriter::PerfDataWriter(std::unique_ptr<base::OutputFile> out, DataLayout
   for (auto it = header_.features.begin(); it != header_.features.end();) {
     it = IsFileSpecificFeature(it->first) ? header_.features.erase(it) : std::next(it);
   }
-  buffer_.reserve(kBufferSize);
+  buffer_ = std::make_unique_for_overwrite<std::byte[]>(kBufferSize);
 }
 
 PerfDataWriter::~PerfDataWriter() = default;
@@ -58,7 +60,8 @@ absl::StatusOr<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(const std
 
 absl::Status PerfDataWriter::Start() {
   if (layout_ == DataLayout::kPipe) return WritePipePreamble();
-  buffer_.resize(kFileHeaderSize);  // filled in by Finish
+  std::memset(buffer_.get(), 0, kFileHeaderSize);  // filled in by Finish
+  buffered_ = kFileHeaderSize;
   offset_ = kFileHeaderSize;
   return absl::OkStatus();
 }
@@ -121,21 +124,22 @@ absl::Status PerfDataWriter::WriteEventNames() {
 }
 
 absl::Status PerfDataWriter::Put(Bytes bytes) {
-  if (buffer_.size() + bytes.size() > kBufferSize) {
+  if (buffered_ + bytes.size() > kBufferSize) {
     if (absl::Status s = Flush(); !s.ok()) return s;
   }
   if (bytes.size() >= kBufferSize) {
     if (absl::Status s = out_->Write(bytes); !s.ok()) return s;
   } else {
-    AppendBytes(buffer_, bytes);
+    if (!bytes.empty()) std::memcpy(buffer_.get() + buffered_, bytes.data(), bytes.size());
+    buffered_ += bytes.size();
   }
   offset_ += bytes.size();
   return absl::OkStatus();
 }
 
 absl::Status PerfDataWriter::Flush() {
-  if (absl::Status s = out_->Write(buffer_); !s.ok()) return s;
-  buffer_.clear();
+  if (absl::Status s = out_->Write(Bytes(buffer_.get(), buffered_)); !s.ok()) return s;
+  buffered_ = 0;
   return absl::OkStatus();
 }
 

@@ -68,7 +68,8 @@ class PerfDataWriter {
   std::unique_ptr<base::OutputFile> out_;
   DataLayout layout_;
   Header header_;
-  std::vector<std::byte> buffer_;
+  std::unique_ptr<std::byte[]> buffer_;  // kBufferSize bytes, of which buffered_ are used
+  size_t buffered_ = 0;
   uint64_t offset_ = 0;  // bytes written so far (buffer included)
   uint64_t records_written_ = 0;
   std::vector<AuxtraceIndexEntry> auxtrace_index_;  // of the AUXTRACE records written

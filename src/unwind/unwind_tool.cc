@@ -26,6 +26,12 @@ bool HasStack(const SampleFormat& format) {
   return (format.sample_type & kStackFields) == kStackFields;
 }
 
+bool AnyHasStack(const EventList& events) {
+  return std::any_of(events.attrs().begin(), events.attrs().end(), [](const EventAttr& attr) {
+    return (attr.sample_type() & kStackFields) == kStackFields;
+  });
+}
+
 absl::StatusOr<Arch> RecordedArch(const FeatureSet& features) {
   absl::StatusOr<std::string> name = ReadStringFeature(features, HEADER_ARCH);
   if (!name.ok()) return kHostArch;  // a pipe: its ARCH comes as a record
@@ -111,9 +117,7 @@ void UnwindTool::ConvertAttr(EventAttr& attr) const {
 }
 
 absl::Status UnwindTool::Begin(Header& header) {
-  const bool has_stacks = std::any_of(
-      header.events.attrs().begin(), header.events.attrs().end(),
-      [](const EventAttr& attr) { return (attr.sample_type() & kStackFields) == kStackFields; });
+  const bool has_stacks = AnyHasStack(header.events);
   absl::StatusOr<Arch> arch = RecordedArch(header.features);
   if (!arch.ok() && has_stacks) return arch.status();
   arch_ = arch;
@@ -122,6 +126,7 @@ absl::Status UnwindTool::Begin(Header& header) {
   for (Lane& lane : lanes_) lane.files = std::make_unique<ModuleFiles>(settings_.symfs, build_ids);
   if (lanes_.size() > 1) workers_ = std::make_unique<BatchWorkers>(lanes_.size(), kSamplesPerTake);
   input_events_ = header.events;
+  any_stacks_ = has_stacks;
   for (EventAttr& attr : header.events.mutable_attrs()) ConvertAttr(attr);
   header.events.Reindex();
   // perf report --header-only lists the attrs EVENT_DESC keeps: the same
@@ -206,6 +211,10 @@ UnwindStats UnwindTool::stats() const {
 }
 
 absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
+  if (!any_stacks_ && !Busy()) {
+    ++stats_.samples;
+    return out.Emit(record);
+  }
   absl::StatusOr<size_t> index = input_events_.IndexOf(record);
   if (!index.ok()) return Fail(record, index.status());
   const SampleFormat& format = input_events_.format(*index);
@@ -319,6 +328,7 @@ absl::Status UnwindTool::RewriteHeaderAttr(const Record& record, RecordSink& out
   absl::StatusOr<std::vector<std::byte>> bytes = perftk::RewriteHeaderAttr(
       record, input_events_, output_events_, [this](EventAttr& attr) { ConvertAttr(attr); });
   if (!bytes.ok()) return Fail(record, bytes.status());
+  any_stacks_ = AnyHasStack(input_events_);
   return out.Emit(Record(*bytes, record.file_offset()));
 }
 

@@ -159,6 +159,9 @@ class UnwindTool : public Tool {
   std::deque<std::unique_ptr<Window>> in_flight_;  // handed to the workers, oldest first
   std::unique_ptr<Window> spare_;                   // a written window, for reuse
   UnwindStats stats_;  // samples seen; the lanes count the outcomes
+  // Whether an event has stack copies; while none has, samples pass through
+  // as read (after what the window holds).
+  bool any_stacks_ = false;
   // Samples written out, kept for their buffers: a window's worth, enough
   // for the steady state (a window written, the next one decoded).
   static constexpr size_t kSpareSamples = kWindowSamples;
