@@ -163,6 +163,37 @@ TEST_F(AslrToolTest, UnknownAddressesGetDistinctSubstitutesNeverZero) {
   EXPECT_EQ(tool_.stats().unknown_addresses, 2u);
 }
 
+// The tool remembers the substitute pages of unknown addresses; what it
+// remembers must agree with the table, still be counted, and give way to a
+// mapping that comes to cover the page.
+TEST_F(AslrToolTest, AnUnknownPageMovesAlikeUntilAMappingCoversIt) {
+  Start(Attr(kSampleType));
+  Sample s;
+  s.pid = s.tid = 42;
+  s.callchain = {PERF_CONTEXT_USER, 0x7f3333333010, 0x7f3333333ff8, 0x7f3333333010, 0x7f3333334000};
+  ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_USER, s)).ok());
+  std::vector<uint64_t> out = LastSample().callchain;
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(out[2] - out[1], 0xfe8u);  // one page, one substitute
+  EXPECT_EQ(out[3], out[1]);
+  EXPECT_NE(out[4] / 4096, out[1] / 4096);  // the next page has its own
+  EXPECT_EQ(tool_.stats().unknown_addresses, 4u);
+  // Another process's same address is substituted the same way.
+  s.pid = s.tid = 43;
+  ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_USER, s)).ok());
+  EXPECT_EQ(LastSample().callchain, out);
+
+  ASSERT_TRUE(Feed(Mmap2(attr_, PERF_RECORD_MISC_USER, 42, 0x7f3333333000, 0x1000, 0,
+                         "/lib/libnew.so")).ok());
+  const uint64_t libnew = Mmap2Record::From(out_.records.back().view())->start();
+  s.pid = s.tid = 42;
+  ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_USER, s)).ok());
+  out = LastSample().callchain;
+  EXPECT_EQ(out[1], libnew + 0x10);
+  EXPECT_EQ(out[2], libnew + 0xff8);
+  EXPECT_EQ(tool_.stats().unknown_addresses, 4u + 4u + 1u);  // 0x7f3333334000 still unknown
+}
+
 TEST_F(AslrToolTest, RegistersStacksAndRawDataLeaveSamplesThatStay) {
   EventAttr attr = Attr(kSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
                         PERF_SAMPLE_RAW | PERF_SAMPLE_PHYS_ADDR);
