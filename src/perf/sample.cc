@@ -113,15 +113,23 @@ class SampleDecoder {
       s.cpu_reserved = U32();
     }
     if (f_.has(PERF_SAMPLE_PERIOD)) s.period = U64();
-    if (!in_.ok()) return Truncated("fixed");
-    if (f_.has(PERF_SAMPLE_READ) && !ReadRead(s.read)) return Truncated("READ");
+    const char* truncated = !in_.ok() ? "fixed"
+                            : f_.has(PERF_SAMPLE_READ) && !ReadRead(s.read) ? "READ"
+                                                                            : nullptr;
+    if (truncated != nullptr) {
+      s.callchain.clear();  // not decoded: nothing of an earlier sample's stays
+      return Truncated(truncated);
+    }
     if (f_.has(PERF_SAMPLE_CALLCHAIN)) {
       uint64_t nr = U64();
-      if (!in_.ok() || nr > in_.remaining() / 8) return Truncated("CALLCHAIN");
+      if (!in_.ok() || nr > in_.remaining() / 8) {
+        s.callchain.clear();
+        return Truncated("CALLCHAIN");
+      }
       at.callchain = in_.position();
       // nr fits (checked above): the entries are read in one piece.
       const Bytes entries = in_.ReadBytes(nr * 8);
-      s.callchain.resize(nr);
+      s.callchain.resize(nr);  // kept by ResetKeepingMemory: no zeroing when it shrinks
       if (nr != 0) std::memcpy(s.callchain.data(), entries.data(), nr * 8);
       if constexpr (kSwap) {
         for (uint64_t& ip : s.callchain) ip = ByteSwap(ip);
@@ -170,8 +178,10 @@ class SampleDecoder {
   }
 
  private:
-  // Every field back to its default, vectors emptied but not freed.
-  static void ResetKeepingMemory(Sample& s) {
+  // Every field back to its default, vectors emptied but not freed. The
+  // callchain is left as it is when the format has one: DecodeInto sets its
+  // size, and reusing its length saves zeroing what is then overwritten.
+  void ResetKeepingMemory(Sample& s) const {
     // A field added to Sample must be reset here too.
     // (22 words of scalars, 9 vectors.)
     static_assert(sizeof(Sample) == 22 * 8 + 9 * sizeof(std::vector<uint64_t>),
@@ -183,7 +193,7 @@ class SampleDecoder {
     s.period = 0;
     s.read.time_enabled = s.read.time_running = 0;
     s.read.values.clear();
-    s.callchain.clear();
+    if (!f_.has(PERF_SAMPLE_CALLCHAIN)) s.callchain.clear();
     s.raw.clear();
     s.branch_stack.hw_idx = 0;
     s.branch_stack.entries.clear();

@@ -195,6 +195,27 @@ TEST(SampleCodecTest, DecodingIntoOneReusedSampleEqualsAFreshDecode) {
   }
 }
 
+// DecodeSampleInto reuses the callchain's length between samples of one
+// format: a shorter chain after a longer one, an empty one, and a sample
+// cut short before its chain must show nothing of the earlier chain.
+TEST(SampleCodecTest, AReusedCallchainTakesEachSamplesLength) {
+  const AttrBuilder attr = AttrWith(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN);
+  Sample reused;
+  for (const std::vector<uint64_t>& chain :
+       {std::vector<uint64_t>{PERF_CONTEXT_USER, 1, 2, 3, 4, 5}, std::vector<uint64_t>{9, 8},
+        std::vector<uint64_t>{}, std::vector<uint64_t>{PERF_CONTEXT_KERNEL, 7, 6, 5}}) {
+    Sample s = SampleFor(attr);
+    s.callchain = chain;
+    std::vector<std::byte> bytes = SampleFields(attr, s).Serialize(kNative);
+    ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, reused).ok());
+    EXPECT_EQ(reused.callchain, chain);
+  }
+  std::vector<std::byte> cut = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
+  cut.resize(12);  // inside TID, before the chain
+  EXPECT_FALSE(DecodeSampleInto(attr.Format(), cut, reused).ok());
+  EXPECT_TRUE(reused.callchain.empty());
+}
+
 TEST(SampleCodecTest, OffsetsSayWhereTheAddressFieldsLie) {
   for (const AttrBuilder& attr : AttrsOfEveryBitAloneAndAll()) {
     SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(attr.sample_type())));
