@@ -61,6 +61,10 @@ absl::StatusOr<std::unique_ptr<PerfDataReader>> PerfDataReader::FromInput(
   std::unique_ptr<PerfDataReader> reader(new PerfDataReader(std::move(input)));
   if (absl::Status s = reader->ReadHeader(); !s.ok()) return s;
   const Input& in = *reader->input_;
+  if (!in.mapped().empty()) {
+    reader->mapped_begin_ = reinterpret_cast<uintptr_t>(in.mapped().data());
+    reader->mapped_end_ = reader->mapped_begin_ + in.mapped().size();
+  }
   if (in.is_mapped() && !reader->header_.cross_endian) {
     reader->direct_end_ = reader->header_.layout == DataLayout::kFile
                               ? std::min<uint64_t>(reader->data_end_, in.mapped().size())
@@ -315,18 +319,6 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::Next() {
     if (absl::Status s = Absorb(**record); !s.ok()) return s;
   }
   return record;
-}
-
-bool PerfDataReader::IsMappedView(const Record& record) const {
-  const Bytes mapped = input_->mapped();
-  if (mapped.empty()) return false;
-  const auto begin = reinterpret_cast<uintptr_t>(mapped.data());
-  const uintptr_t end = begin + mapped.size();
-  auto inside = [begin, end](Bytes part) {
-    const auto at = reinterpret_cast<uintptr_t>(part.data());
-    return part.empty() || (at >= begin && at <= end && part.size() <= end - at);
-  };
-  return inside(record.bytes()) && inside(record.trailing_payload());
 }
 
 absl::StatusOr<std::optional<Record>> PerfDataReader::NextStored() {

@@ -56,7 +56,10 @@ class PerfDataReader {
   // decompressed record): such a view stays valid while this reader lives.
   // The pages of a mapped file behind the read position may leave memory,
   // but a read of them brings the file's bytes back.
-  bool IsMappedView(const Record& record) const;
+  bool IsMappedView(const Record& record) const {
+    return mapped_begin_ != 0 && IsMappedPart(record.bytes()) &&
+           IsMappedPart(record.trailing_payload());
+  }
 
  private:
   explicit PerfDataReader(std::unique_ptr<Input> input);
@@ -88,6 +91,14 @@ class PerfDataReader {
   uint64_t data_end_ = 0;  // file layout: end of the data section
   uint64_t released_before_ = 0;
   uint64_t direct_end_ = 0;  // where NextDirect stops; 0 when it cannot serve
+  // The mapped input's bytes as addresses; both 0 for a stream.
+  uintptr_t mapped_begin_ = 0;
+  uintptr_t mapped_end_ = 0;
+  bool IsMappedPart(Bytes part) const {
+    const auto at = reinterpret_cast<uintptr_t>(part.data());
+    return part.empty() ||
+           (at >= mapped_begin_ && at <= mapped_end_ && part.size() <= mapped_end_ - at);
+  }
   std::deque<OwnedRecord> pending_;  // pipe preamble read ahead
   OwnedRecord current_pending_;
 

@@ -179,6 +179,17 @@ absl::Status PerfDataWriter::Absorb(const Record& record) {
 }
 
 absl::Status PerfDataWriter::Write(const Record& record) {
+  // Most records are kernel records (no header record, no AUXTRACE, no
+  // trailing payload) that fit in the buffer: copied there directly.
+  const Bytes bytes = record.bytes();
+  if (record.type() < PERF_RECORD_USER_TYPE_START && bytes.size() <= kBufferSize - buffered_ &&
+      record.trailing_payload().empty()) {
+    std::memcpy(buffer_.get() + buffered_, bytes.data(), bytes.size());
+    buffered_ += bytes.size();
+    offset_ += bytes.size();
+    ++records_written_;
+    return absl::OkStatus();
+  }
   if (layout_ == DataLayout::kFile && record.is_header_record()) return Absorb(record);
   return WriteBytes(record.bytes(), record.trailing_payload());
 }
