@@ -182,7 +182,8 @@ RemapTable::Space AslrTool::SpaceOf(const Machine* machine, int32_t pid, uint16_
   return RemapTable::Space{machine, IsKernelMode(cpumode) ? RemapTable::kKernelPid : pid};
 }
 
-uint64_t AslrTool::Translate(int32_t pid, uint16_t cpumode, uint64_t addr) {
+[[gnu::always_inline]] inline uint64_t AslrTool::Translate(int32_t pid, uint16_t cpumode,
+                                                         uint64_t addr) {
   if (addr < kSmallestAddress) return addr;
   ++stats_.addresses;
   cpumode &= PERF_RECORD_MISC_CPUMODE_MASK;

@@ -1,7 +1,8 @@
 // Two tools run as one pass: every record the first emits goes through the
 // second before it reaches the output (e.g. `perftk aslr` unwinding dwarf
 // stacks before it removes them). Each tool sees the header after the ones
-// before it changed it.
+// before it changed it. A first tool that passes every record through
+// (Tool::PassesAllThrough after its Begin) is left out of the pass.
 #ifndef PERFTK_INJECT_CHAINED_TOOL_H_
 #define PERFTK_INJECT_CHAINED_TOOL_H_
 
@@ -17,13 +18,16 @@ class ChainedTool : public Tool {
 
   absl::Status Begin(Header& header) override {
     if (absl::Status s = first_.Begin(header); !s.ok()) return s;
+    skip_first_ = first_.PassesAllThrough();
     return second_.Begin(header);
   }
   absl::Status Process(const Record& record, RecordSink& out) override {
+    if (skip_first_) return second_.Process(record, out);
     Forward forward(second_, out);
     return first_.Process(record, forward);
   }
   absl::Status End(RecordSink& out, FeatureSet& features) override {
+    if (skip_first_) return second_.End(out, features);
     Forward forward(second_, out);
     if (absl::Status s = first_.End(forward, features); !s.ok()) return s;
     return second_.End(out, features);
@@ -43,6 +47,7 @@ class ChainedTool : public Tool {
 
   Tool& first_;
   Tool& second_;
+  bool skip_first_ = false;
 };
 
 }  // namespace perftk

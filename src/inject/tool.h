@@ -28,6 +28,9 @@ class Tool {
     return absl::OkStatus();
   }
   virtual absl::Status Process(const Record& record, RecordSink& out) = 0;
+  // After Begin: whether every record will leave as it came and End will
+  // emit nothing, so that a chain may leave this tool out.
+  virtual bool PassesAllThrough() const { return false; }
   // Called after the last record; may emit more and change the features.
   virtual absl::Status End(RecordSink& out, FeatureSet& features) {
     (void)out;

@@ -127,6 +127,7 @@ absl::Status UnwindTool::Begin(Header& header) {
   if (lanes_.size() > 1) workers_ = std::make_unique<BatchWorkers>(lanes_.size(), kSamplesPerTake);
   input_events_ = header.events;
   any_stacks_ = has_stacks;
+  passes_all_through_ = !has_stacks && header.layout == DataLayout::kFile;
   for (EventAttr& attr : header.events.mutable_attrs()) ConvertAttr(attr);
   header.events.Reindex();
   // perf report --header-only lists the attrs EVENT_DESC keeps: the same

@@ -83,6 +83,8 @@ class UnwindTool : public Tool {
   absl::Status Process(const Record& record, RecordSink& out) override;
 
   absl::Status End(RecordSink& out, FeatureSet& features) override;
+  // A file-layout recording without stack copies: no attr can add them later.
+  bool PassesAllThrough() const override { return passes_all_through_; }
 
   UnwindStats stats() const;
 
@@ -162,6 +164,7 @@ class UnwindTool : public Tool {
   // Whether an event has stack copies; while none has, samples pass through
   // as read (after what the window holds).
   bool any_stacks_ = false;
+  bool passes_all_through_ = false;
   // Samples written out, kept for their buffers: a window's worth, enough
   // for the steady state (a window written, the next one decoded).
   static constexpr size_t kSpareSamples = kWindowSamples;
