@@ -42,23 +42,28 @@ std::optional<size_t> EventList::IndexOfId(uint64_t id) const {
   return it->second;
 }
 
-std::optional<uint64_t> EventList::TimeOf(const Record& record) const {
-  if (attrs_.empty() || record.type() >= PERF_RECORD_USER_TYPE_START) return std::nullopt;
-  std::optional<size_t> index = FindIndex(record);
-  if (!index) return std::nullopt;
-  const TimePlace& time = time_places_[*index];
+bool EventList::FindTime(const Record& record, uint64_t& time) const {
+  if (attrs_.empty() || record.type() >= PERF_RECORD_USER_TYPE_START) return false;
+  size_t index = 0;
+  if (attrs_.size() != 1) {
+    std::optional<size_t> found = FindIndex(record);
+    if (!found) return false;
+    index = *found;
+  }
+  const TimePlace& place = time_places_[index];
   const Bytes bytes = record.bytes();
   size_t offset;
   if (record.type() == PERF_RECORD_SAMPLE) {
-    offset = time.in_sample;
+    offset = place.in_sample;
   } else {
     // The whole trailer must follow the record header.
-    const size_t trailer = formats_[*index].trailer_size();
-    if (time.from_end == 0 || trailer + kRecordHeaderSize > bytes.size()) return std::nullopt;
-    offset = bytes.size() - time.from_end;
+    const size_t trailer = formats_[index].trailer_size();
+    if (place.from_end == 0 || trailer + kRecordHeaderSize > bytes.size()) return false;
+    offset = bytes.size() - place.from_end;
   }
-  if (offset == 0 || offset + 8 > bytes.size()) return std::nullopt;
-  return Load<uint64_t>(bytes.data() + offset);
+  if (offset == 0 || offset + 8 > bytes.size()) return false;
+  time = Load<uint64_t>(bytes.data() + offset);
+  return true;
 }
 
 std::optional<size_t> EventList::IdOffset(const Record& record) const {
@@ -84,7 +89,7 @@ std::optional<size_t> EventList::FindIndex(const Record& record) const {
   return IndexOfId(id);
 }
 
-absl::StatusOr<size_t> EventList::IndexOf(const Record& record) const {
+absl::StatusOr<size_t> EventList::IndexOfAmongSeveral(const Record& record) const {
   if (std::optional<size_t> index = FindIndex(record)) return *index;
   if (attrs_.empty()) return absl::FailedPreconditionError("the recording has no events");
   // FindIndex found an id offset, and either the record is too short for it

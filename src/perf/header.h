@@ -44,10 +44,19 @@ class EventList {
 
   // Index of the event a record (whole, native order) belongs to. Errors when
   // the record's id matches no event or the record is too short for its id.
-  absl::StatusOr<size_t> IndexOf(const Record& record) const;
+  absl::StatusOr<size_t> IndexOf(const Record& record) const {
+    if (attrs_.size() == 1) return size_t{0};  // the common case, without a call
+    return IndexOfAmongSeveral(record);
+  }
   // The timestamp of a record: the TIME of a sample, or of the sample_id
   // trailer of a kernel record; nullopt when it carries none.
-  std::optional<uint64_t> TimeOf(const Record& record) const;
+  std::optional<uint64_t> TimeOf(const Record& record) const {
+    // Inline around a plain bool, so the optional lives in registers: made
+    // in memory by the callee, it costs a store-forwarding stall per record.
+    uint64_t time = 0;
+    if (!FindTime(record, time)) return std::nullopt;
+    return time;
+  }
   // The same with the id already known (e.g. of a decoded sample).
   std::optional<size_t> IndexOfId(uint64_t id) const;
 
@@ -66,6 +75,8 @@ class EventList {
   size_t id_in_sample_ = 0;
   size_t id_from_end_ = 0;
 
+  absl::StatusOr<size_t> IndexOfAmongSeveral(const Record& record) const;
+  bool FindTime(const Record& record, uint64_t& time) const;
   // Where the record keeps its event id; nullopt when it has none.
   std::optional<size_t> IdOffset(const Record& record) const;
   // The index, without an error's message: nullopt for an unknown id or a

@@ -290,24 +290,26 @@ absl::Status PerfDataReader::Absorb(const Record& record) {
   }
 }
 
-std::optional<Record> PerfDataReader::NextDirect() {
-  const uint64_t offset = input_->position();
-  if (offset >= direct_end_ || direct_end_ - offset < kRecordHeaderSize) return std::nullopt;
-  if (offset >= released_before_ + kReleaseStep) return std::nullopt;
-  if (!pending_.empty() || decompressed_pos_ < decompressed_.size()) return std::nullopt;
+uint16_t PerfDataReader::DirectRecordSize(uint64_t offset) const {
+  if (offset >= direct_end_ || direct_end_ - offset < kRecordHeaderSize) return 0;
+  if (offset >= released_before_ + kReleaseStep) return 0;
+  if (!pending_.empty() || decompressed_pos_ < decompressed_.size()) return 0;
   const std::byte* at = input_->mapped().data() + offset;
   const uint32_t type = Load<uint32_t>(at);
   const uint16_t size = Load<uint16_t>(at + 6);
   if (type >= PERF_RECORD_USER_TYPE_START || size < kRecordHeaderSize ||
       size > direct_end_ - offset) {
-    return std::nullopt;
+    return 0;
   }
-  input_->Seek(offset + size);
-  return Record(Bytes(at, size), offset);
+  return size;
 }
 
 absl::StatusOr<std::optional<Record>> PerfDataReader::Next() {
-  if (std::optional<Record> direct = NextDirect()) return direct;
+  const uint64_t offset = input_->position();
+  if (const uint16_t size = DirectRecordSize(offset); size != 0) {
+    input_->Seek(offset + size);
+    return std::optional<Record>(Record(Bytes(input_->mapped().data() + offset, size), offset));
+  }
   if (!pending_.empty()) {
     current_pending_ = std::move(pending_.front());
     pending_.pop_front();

@@ -72,9 +72,11 @@ class PerfDataReader {
 
   // The common case without the general path's branches: a kernel record
   // (no trailing data, not compressed, not a header record) lying whole in
-  // the data of a mapped native-endian input. nullopt leaves everything else,
-  // errors included, to NextStored.
-  std::optional<Record> NextDirect();
+  // the data of a mapped native-endian input at `offset`. Returns its size,
+  // or 0 to leave everything else, errors included, to NextStored. (A size,
+  // not an optional Record: one made in memory by the callee and read back
+  // by Next stalled store forwarding on every record.)
+  uint16_t DirectRecordSize(uint64_t offset) const;
   absl::StatusOr<std::optional<Record>> NextStored();
   absl::StatusOr<std::optional<Record>> NextFromInput();
   absl::StatusOr<std::optional<Record>> NextDecompressed();
