@@ -20,9 +20,17 @@ void OrderedReader::Enqueue(const Record& record, uint64_t time) {
   const Bytes payload = record.trailing_payload();
   if (queue_.size() > released_end_ && time < queue_.back().time) run_starts_.push_back(queue_.size());
   queued_bytes_ += bytes.size() + payload.size();
+  // Filled in place: a Queued built aside and copied in was read back in
+  // 16-byte pieces over its 8-byte stores, a store-forwarding stall each.
+  Queued& queued = queue_.emplace_back();
+  queued.time = time;
+  queued.file_offset = record.file_offset();
+  queued.size = bytes.size();
+  queued.payload_size = payload.size();
   if (reader_.IsMappedView(record)) {
-    queue_.push_back(Queued{time, record.file_offset(), 0, bytes.size(), payload.size(),
-                            bytes.data(), payload.data()});
+    queued.at = 0;
+    queued.view = bytes.data();
+    queued.view_payload = payload.data();
     return;
   }
   const size_t at = bytes_used_;
@@ -31,7 +39,7 @@ void OrderedReader::Enqueue(const Record& record, uint64_t time) {
   if (bytes_used_ > bytes_.size()) bytes_.resize(std::max(bytes_used_, 2 * bytes_.size()));
   if (!bytes.empty()) std::memcpy(bytes_.data() + at, bytes.data(), bytes.size());
   if (!payload.empty()) std::memcpy(bytes_.data() + at + bytes.size(), payload.data(), payload.size());
-  queue_.push_back(Queued{time, record.file_offset(), at, bytes.size(), payload.size()});
+  queued.at = at;
 }
 
 void OrderedReader::SortQueue() {
