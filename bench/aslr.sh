@@ -6,7 +6,10 @@
 #                                  # a busy loop, perf record -F 20000 -g
 #   RUNS=7 ROUNDS=12500 PERFTK=build/src/perftk bench/aslr.sh   # ROUNDS: workload length
 # Goals: aslr >= 5x faster than perf inject (wall) and within 2x of perftk
-# copy; copy >= 10x faster than perf inject. Ends with "goals: all met" or
+# copy; copy >= 10x faster than perf inject; aslr's peak RSS flat in the
+# number of samples (without an argument, a second recording 4x as long is
+# made, ~100 MB, and aslr's peak RSS on it must stay within 1.25x of the
+# first; SCALE=0 skips it). Ends with "goals: all met" or
 # the goals missed (exit 0 either way: a bench reports, it does not gate).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,13 +18,19 @@ RUNS=${RUNS:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/perftk-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
+ROUNDS=${ROUNDS:-12500}
+SCALE=${SCALE:-4}
+record() {  # record OUT ROUNDS: a call-graph profile of the busy loop
+  perf record -q -e cpu-clock -F 20000 -g -o "$1" -- "$work/workload" "$2" 1 >/dev/null
+}
 if [ $# -ge 1 ]; then
   input=$(realpath "$1")
+  SCALE=0
 else
   echo "recording a call-graph profile of a busy loop (about 25-30 MB)..." >&2
   cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$work/workload" \
     "$here/../tests/shell/lib/workload.c" -lpthread
-  perf record -q -e cpu-clock -F 20000 -g -o "$work/in.data" -- "$work/workload" "${ROUNDS:-12500}" 1 >/dev/null
+  record "$work/in.data" "$ROUNDS"
   input=$work/in.data
 fi
 
@@ -48,8 +57,20 @@ copy_vs_inject=$(ratio "$iw" "$cw")
 aslr_vs_copy=$(ratio "$aw" "$cw")
 echo "aslr: ${aslr_vs_inject}x faster than perf inject (goal 5x), ${aslr_vs_copy}x the time of copy (goal <= 2x)"
 echo "copy: ${copy_vs_inject}x faster than perf inject (goal 10x)"
+rss_line=""
+if [ "$SCALE" -gt 1 ]; then
+  echo "recording ${SCALE}x as long for the peak RSS check..." >&2
+  record "$work/long.data" $((ROUNDS * SCALE))
+  long_records=$("$PERFTK" dump -i "$work/long.data" | grep -c '^record' || true)
+  read -r _ _ lm < <(measure "$PERFTK" aslr -q -i "$work/long.data" -o "$work/aslr.data")
+  rss_growth=$(awk "BEGIN{printf \"%.2f\", $lm / $am}")
+  printf 'aslr peak RSS: %.1f MB on %s records, %.1f MB on %s records (%sx; goal <= 1.25x)\n' \
+    "$(awk "BEGIN{print $am / 1024}")" "$records" "$(awk "BEGIN{print $lm / 1024}")" "$long_records" "$rss_growth"
+  rss_line=$rss_growth
+fi
 missed=()
 at_least "$aslr_vs_inject" 5 || missed+=("aslr vs perf inject")
 at_least 2 "$aslr_vs_copy" || missed+=("aslr vs copy")
 at_least "$copy_vs_inject" 10 || missed+=("copy vs perf inject")
+if [ -n "$rss_line" ]; then at_least 1.25 "$rss_line" || missed+=("aslr peak RSS flat"); fi
 if [ ${#missed[@]} -eq 0 ]; then echo "goals: all met"; else echo "goals missed: ${missed[*]}"; fi
