@@ -65,6 +65,7 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
         options.ordered ? ordered.Next() : (*reader)->Next();
     if (!record.ok()) return record.status();
     if (!*record) break;
+    (*record)->set_lasting((*reader)->IsMappedView(**record));
     ++stats.records_read;
     if (absl::Status s = tool.Process(**record, sink); !s.ok()) {
       return absl::Status(s.code(), absl::StrCat((*reader)->name(), ": ", s.message()));

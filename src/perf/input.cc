@@ -65,7 +65,8 @@ void Input::ReleaseBefore(uint64_t offset) {
   const uint64_t page = sysconf(_SC_PAGESIZE);
   uint64_t end = std::min<uint64_t>(offset, map_length_) / page * page;
   if (end <= released_) return;
-  madvise(static_cast<char*>(map_base_) + released_, end - released_, MADV_DONTNEED);
+  const uint64_t begin = released_ > kReleasedAgain ? (released_ - kReleasedAgain) / page * page : 0;
+  madvise(static_cast<char*>(map_base_) + begin, end - begin, MADV_DONTNEED);
   released_ = end;
 }
 

@@ -33,10 +33,16 @@ class Input {
   absl::StatusOr<Bytes> Read(uint64_t n, std::vector<std::byte>& scratch);
   // Moves the sequential position (mapped inputs only).
   void Seek(uint64_t offset) { position_ = offset; }
-  // Tells the input that bytes before `offset` will not be read again, so a
-  // mapped file's pages there can leave memory (keeps RSS independent of the
-  // file's size when reading it once, front to back).
+  // Tells the input that bytes before `offset` will mostly not be read
+  // again, so a mapped file's pages there can leave memory (keeps RSS
+  // independent of the file's size when reading it once, front to back).
+  // Views of them stay valid: a later read brings the file's bytes back.
+  // Each call releases again the kReleasedAgain bytes before what the last
+  // call released, so the pages that views read a little behind brought
+  // back (records queued for time order, samples waiting to be unwound)
+  // leave memory too.
   void ReleaseBefore(uint64_t offset);
+  static constexpr uint64_t kReleasedAgain = 32u << 20;
   uint64_t position() const { return position_; }
 
  private:

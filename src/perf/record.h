@@ -39,6 +39,13 @@ class Record {
   Bytes trailing_payload() const { return payload_; }
   uint64_t file_offset() const { return file_offset_; }
 
+  // Whether the bytes stay valid after the call that passes the record on,
+  // as long as its reader lives (a view of a mapped input), so that a tool
+  // may keep views of them; otherwise they are a buffer the next record
+  // reuses. Only the pipeline that reads the record says so.
+  bool lasting() const { return lasting_; }
+  void set_lasting(bool lasting) { lasting_ = lasting; }
+
   // Records perf writes in pipe mode to carry what file mode keeps in its
   // header: HEADER_ATTR, HEADER_EVENT_TYPE, HEADER_TRACING_DATA,
   // HEADER_BUILD_ID and HEADER_FEATURE.
@@ -48,6 +55,7 @@ class Record {
   Bytes bytes_;
   Bytes payload_;
   uint64_t file_offset_ = 0;
+  bool lasting_ = false;
 };
 
 // A record that owns a copy of its bytes (for queues and synthesized records).

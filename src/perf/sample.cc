@@ -87,7 +87,8 @@ class SampleDecoder {
     return s;
   }
 
-  absl::Status DecodeInto(Sample& s, SampleFieldOffsets* offsets = nullptr) {
+  absl::Status DecodeInto(Sample& s, SampleFieldOffsets* offsets = nullptr,
+                          UserStackCopy stack = UserStackCopy::kCopy) {
     SampleFieldOffsets ignored;
     SampleFieldOffsets& at = offsets != nullptr ? *offsets : ignored;
     at = SampleFieldOffsets();
@@ -149,10 +150,12 @@ class SampleDecoder {
     }
     if (f_.has(PERF_SAMPLE_STACK_USER)) {
       uint64_t size = U64();
+      at.stack_user = in_.position();
       Bytes data = in_.ReadBytes(size);
       if (size != 0) s.stack_user.dyn_size = U64();
       if (!in_.ok()) return Truncated("STACK_USER");
-      s.stack_user.data.assign(data.begin(), data.end());
+      at.stack_user_size = std::min<uint64_t>(size, s.stack_user.dyn_size);
+      if (stack == UserStackCopy::kCopy) s.stack_user.data.assign(data.begin(), data.end());
     }
     if (f_.sample_type & PERF_SAMPLE_WEIGHT_TYPE) s.weight = U64();
     // perf_mem_data_src has a big-endian variant of its bitfield in
@@ -286,8 +289,8 @@ absl::StatusOr<Sample> DecodeSample(const SampleFormat& format, Bytes payload) {
 }
 
 absl::Status DecodeSampleInto(const SampleFormat& format, Bytes payload, Sample& sample,
-                              SampleFieldOffsets* offsets) {
-  return SampleDecoder<false>(format, payload).DecodeInto(sample, offsets);
+                              SampleFieldOffsets* offsets, UserStackCopy stack) {
+  return SampleDecoder<false>(format, payload).DecodeInto(sample, offsets, stack);
 }
 
 namespace {

@@ -129,15 +129,24 @@ struct SampleFieldOffsets {
   size_t addr = kAbsent;
   size_t callchain = kAbsent;       // the first entry (after the nr word)
   size_t branch_entries = kAbsent;  // the first entry's `from`; entries are 24 bytes
+  size_t stack_user = kAbsent;      // the first byte of the user stack copy
+  size_t stack_user_size = 0;       // the copy's bytes (the valid ones: dyn_size)
   size_t size = 0;                  // bytes the fields take (payload bytes past it are not decoded)
 };
+
+// Whether decoding copies the user stack into the Sample, or leaves it in
+// the payload for a caller that reads it there (through the offsets).
+enum class UserStackCopy { kCopy, kLeaveInPayload };
 
 // The same into `sample`, which is reset first; its vectors keep their
 // memory, so a hot loop decoding into one Sample allocates nothing once
 // they are large enough. On error `sample` holds a partial decode. With
-// `offsets`, also says where the address fields lie.
+// `offsets`, also says where the address fields and the stack copy lie.
+// With UserStackCopy::kLeaveInPayload, stack_user.data stays empty (its
+// dyn_size is set).
 absl::Status DecodeSampleInto(const SampleFormat& format, Bytes payload, Sample& sample,
-                              SampleFieldOffsets* offsets = nullptr);
+                              SampleFieldOffsets* offsets = nullptr,
+                              UserStackCopy stack = UserStackCopy::kCopy);
 // Writes the address fields of `sample` (ip, addr, callchain entries, branch
 // from/to) over the payload they were decoded from, at `at`; the caller keeps
 // the field counts as decoded (same callchain and branch stack lengths).

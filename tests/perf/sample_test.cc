@@ -251,6 +251,35 @@ TEST(SampleCodecTest, OffsetsSayWhereTheAddressFieldsLie) {
   }
 }
 
+TEST(SampleCodecTest, AStackLeftInThePayloadIsWhereTheOffsetsSay) {
+  for (const AttrBuilder& attr : AttrsOfEveryBitAloneAndAll()) {
+    SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(attr.sample_type())));
+    const Sample sample = SampleFor(attr);
+    std::vector<std::byte> bytes = SampleFields(attr, sample).Serialize(kNative);
+    Sample copied, left;
+    SampleFieldOffsets copied_at, left_at;
+    ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, copied, &copied_at).ok());
+    ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, left, &left_at,
+                                 UserStackCopy::kLeaveInPayload).ok());
+    EXPECT_EQ(left_at.stack_user, copied_at.stack_user);
+    EXPECT_EQ(left_at.size, bytes.size());
+    EXPECT_TRUE(left.stack_user.data.empty());
+    EXPECT_EQ(left.stack_user.dyn_size, copied.stack_user.dyn_size);
+    left.stack_user.data = copied.stack_user.data;
+    EXPECT_TRUE(left == copied) << "only the stack copy is left out";
+    if (!(attr.sample_type() & PERF_SAMPLE_STACK_USER)) {
+      EXPECT_EQ(left_at.stack_user, SampleFieldOffsets::kAbsent);
+      continue;
+    }
+    // The valid part (dyn_size bytes) of the copy, in the payload.
+    ASSERT_EQ(left_at.stack_user_size, sample.stack_user.dyn_size);
+    ASSERT_LE(left_at.stack_user + left_at.stack_user_size, bytes.size());
+    EXPECT_TRUE(std::equal(sample.stack_user.data.begin(),
+                           sample.stack_user.data.begin() + sample.stack_user.dyn_size,
+                           bytes.begin() + left_at.stack_user));
+  }
+}
+
 TEST(SampleCodecTest, OverwrittenAddressesEqualAFreshEncoding) {
   for (const AttrBuilder& attr : AttrsOfEveryBitAloneAndAll()) {
     SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(attr.sample_type())));

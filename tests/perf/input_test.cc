@@ -1,0 +1,72 @@
+// A mapped input gives its pages back behind the reader, and the views of
+// them stay right.
+#include "perf/input.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+
+namespace perftk {
+namespace {
+
+// The KB of the mapping that starts at `begin` that this process has in
+// memory (its Rss in /proc/self/smaps); SIZE_MAX if it is not found.
+size_t ResidentKb(const std::byte* begin) {
+  std::ifstream smaps("/proc/self/smaps");
+  const std::string start = absl::StrCat(absl::Hex(reinterpret_cast<uintptr_t>(begin)), "-");
+  std::string line;
+  bool in_mapping = false;
+  while (std::getline(smaps, line)) {
+    if (line.rfind(start, 0) == 0) {
+      in_mapping = true;
+    } else if (in_mapping && line.rfind("Rss:", 0) == 0) {
+      return std::stoul(line.substr(4));
+    }
+  }
+  return SIZE_MAX;
+}
+
+TEST(InputTest, ReleasedPagesLeaveTheMappingAndReadBackTheFile) {
+  const std::string path = absl::StrCat(::testing::TempDir(), "/input_release_test.data");
+  constexpr size_t kSize = 3 * Input::kReleasedAgain;
+  std::vector<char> contents(kSize);
+  for (size_t i = 0; i < kSize; ++i) contents[i] = static_cast<char>(i * 7 + i / 4096);
+  { std::ofstream(path, std::ios::binary).write(contents.data(), kSize); }
+  absl::StatusOr<std::unique_ptr<Input>> input = Input::Open(path);
+  ASSERT_TRUE(input.ok()) << input.status();
+  const Bytes all = (*input)->mapped();
+  ASSERT_EQ(all.size(), kSize);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  auto touch = [&](size_t begin, size_t end) {
+    for (size_t at = begin; at < end; at += page) {
+      (void)*static_cast<const volatile std::byte*>(all.data() + at);
+    }
+  };
+  constexpr size_t kThirdKb = Input::kReleasedAgain / 1024;
+  touch(0, kSize);
+  EXPECT_EQ(ResidentKb(all.data()), 3 * kThirdKb);
+  // Everything before the last third goes.
+  (*input)->ReleaseBefore(2 * Input::kReleasedAgain);
+  EXPECT_EQ(ResidentKb(all.data()), kThirdKb);
+  // A view behind the reader brings its pages back...
+  touch(Input::kReleasedAgain, Input::kReleasedAgain + (1 << 20));
+  // (fault-around may map a few pages more than were read)
+  EXPECT_GE(ResidentKb(all.data()), kThirdKb + 1024);
+  EXPECT_LE(ResidentKb(all.data()), kThirdKb + 4096);
+  // ...and the next release takes them again with what it releases anew.
+  (*input)->ReleaseBefore(kSize);
+  EXPECT_EQ(ResidentKb(all.data()), 0u);
+  EXPECT_TRUE(std::equal(all.begin(), all.end(), reinterpret_cast<const std::byte*>(contents.data())))
+      << "a released page reads back the file's bytes";
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace perftk
