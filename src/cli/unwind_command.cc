@@ -18,6 +18,11 @@ void PrintSummary(const unwind::UnwindStats& stats, const PipelineStats& pipelin
                static_cast<unsigned long long>(pipeline.records_read),
                static_cast<unsigned long long>(pipeline.records_written),
                unwind::DescribeUnwindStats(stats).c_str());
+  if (stats.frames != 0) {
+    std::fprintf(stderr, "perftk unwind: %llu user frames, %.0f%% taken over from a thread's previous sample\n",
+                 static_cast<unsigned long long>(stats.frames),
+                 100.0 * static_cast<double>(stats.frames_taken_over) / static_cast<double>(stats.frames));
+  }
 }
 
 }  // namespace
@@ -30,6 +35,7 @@ absl::Status RunUnwind(const UnwindOptions& options) {
   settings.jobs = static_cast<size_t>(options.jobs);
   settings.keep_stack = options.keep_stack;
   settings.symfs = options.symfs;
+  settings.take_over_frames = !options.no_take_over;
   unwind::UnwindTool tool(settings);
   PipelineOptions pipeline;
   pipeline.input = options.input;
@@ -68,6 +74,13 @@ void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
       "threads while the main thread reads and writes the recording (with\n"
       "--jobs 1 one thread does both); the output is byte for byte that of\n"
       "--jobs 1.\n\n"
+      "Most samples of a thread share their outer frames (main, its loops, the\n"
+      "thread's start) with the thread's previous sample. When unwinding reaches\n"
+      "a frame in the very state (pc and registers) the previous sample's\n"
+      "unwinding had there, and the stack holds what that unwinding read from\n"
+      "there on, the frames above are taken over instead of unwound again: libdw\n"
+      "would find the same ones. --no-take-over unwinds every frame (the output\n"
+      "is the same; only slower).\n\n"
       "The summary on stderr counts the samples unwound fully, partly and not at\n"
       "all, and why:\n"
       "  no CFI                no unwind information for a pc\n"
@@ -89,6 +102,8 @@ void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_option("-j,--jobs", options->jobs, "Unwinding threads (output identical to --jobs 1)")
       ->capture_default_str()
       ->check(CLI::Range(1, kMaxJobs));
+  sub->add_flag("--no-take-over", options->no_take_over,
+                "Unwind every frame, even those a thread's previous sample shares (same output)");
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
   sub->callback([options, &outcome] { outcome = RunUnwind(*options); });

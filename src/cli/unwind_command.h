@@ -19,6 +19,7 @@ struct UnwindOptions {
   bool keep_stack = false;
   bool pipe = false;
   bool quiet = false;
+  bool no_take_over = false;
   int jobs = 1;
 };
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <utility>
 
@@ -33,8 +34,8 @@ const Dwfl_Thread_Callbacks ProcessUnwinder::kThreadCallbacks = {
 };
 
 ProcessUnwinder::ProcessUnwinder(int32_t pid, std::shared_ptr<const machine::Maps> maps,
-                                 ModuleFiles& files)
-    : pid_(pid), maps_(std::move(maps)), files_(files) {}
+                                 ModuleFiles& files, bool take_over_frames)
+    : pid_(pid), maps_(std::move(maps)), files_(files), take_over_frames_(take_over_frames) {}
 
 ProcessUnwinder::~ProcessUnwinder() {
   if (dwfl_ != nullptr) dwfl_end(dwfl_);
@@ -45,8 +46,9 @@ void ProcessUnwinder::Reset() {
   dwfl_ = nullptr;
   attached_ = false;
   reported_.clear();
-  has_cfi_.clear();
+  steps_.clear();
   last_ready_.reset();
+  memos_.clear();
 }
 
 pid_t ProcessUnwinder::NextThread(Dwfl*, void* arg, void** thread_arg) {
@@ -57,9 +59,11 @@ pid_t ProcessUnwinder::NextThread(Dwfl*, void* arg, void** thread_arg) {
 }
 
 bool ProcessUnwinder::MemoryRead(Dwfl*, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
-  auto* self = static_cast<ProcessUnwinder*>(arg);
+  Attempt& attempt = *static_cast<ProcessUnwinder*>(arg)->attempt_;
   uint64_t word = 0;
-  if (!self->attempt_->memory->Read(addr, word)) return false;
+  const bool ok = attempt.memory->Read(addr, word);
+  if (attempt.memo != nullptr) attempt.memo->AddRead({.addr = addr, .value = word, .ok = ok});
+  if (!ok) return false;
   *result = word;
   return true;
 }
@@ -125,26 +129,30 @@ bool ProcessUnwinder::Overlaps(Dwfl_Module* added) const {
 }
 
 bool ProcessUnwinder::HasCfi(uint64_t pc) {
-  if (auto it = has_cfi_.find(pc); it != has_cfi_.end()) return it->second;
-  Dwfl_Module* module = dwfl_addrmodule(dwfl_, pc);
-  if (module == nullptr) return false;  // not remembered: a module may come here
-  if (has_cfi_.size() >= kMaxCfiAnswers) has_cfi_.clear();
-  const bool found = ModuleHasCfi(module, pc);
-  has_cfi_.emplace(pc, found);
-  return found;
+  const StepUses* step = StepAt(pc);
+  return step != nullptr && step->described;
 }
 
-bool ProcessUnwinder::ModuleHasCfi(Dwfl_Module* module, uint64_t pc) {
+StepUses* ProcessUnwinder::StepAt(uint64_t pc) {
+  if (auto it = steps_.find(pc); it != steps_.end()) return &it->second;
+  Dwfl_Module* module = dwfl_addrmodule(dwfl_, pc);
+  if (module == nullptr) return nullptr;  // not remembered: a module may come here
+  return &steps_.emplace(pc, ModuleStep(module, pc)).first->second;
+}
+
+StepUses ProcessUnwinder::ModuleStep(Dwfl_Module* module, uint64_t pc) const {
   for (auto* cfi_of : {&dwfl_module_eh_cfi, &dwfl_module_dwarf_cfi}) {  // libdw's order
     Dwarf_Addr bias = 0;
     Dwarf_CFI* cfi = cfi_of(module, &bias);
     Dwarf_Frame* frame = nullptr;
     if (cfi != nullptr && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) {
+      StepUses step = StepUsesOf(frame, frame_registers_.empty() ? RegisterSet::kMaxRegisters
+                                                                 : frame_registers_.size());
       free(frame);
-      return true;
+      return step;
     }
   }
-  return false;
+  return StepUses{};
 }
 
 int ProcessUnwinder::OnFrame(Dwfl_Frame* frame, void* arg) {
@@ -156,6 +164,9 @@ int ProcessUnwinder::OnFrame(Dwfl_Frame* frame, void* arg) {
   }
   Dwarf_Addr pc = 0;
   if (!dwfl_frame_pc(frame, &pc, nullptr)) return DWARF_CB_ABORT;
+  if (attempt.memo != nullptr && self->RememberOrTakeOver(attempt, frame, pc)) {
+    return DWARF_CB_ABORT;
+  }
   // The module must be there before asking whether this is an activation:
   // libdw answers by unwinding one step further.
   attempt.last_module = self->PrepareModule(pc);
@@ -168,12 +179,147 @@ int ProcessUnwinder::OnFrame(Dwfl_Frame* frame, void* arg) {
   if (!dwfl_frame_pc(frame, &pc, &activation)) return DWARF_CB_ABORT;
   const uint64_t where = activation ? pc : pc - 1;
   attempt.frames.push_back(where);
+  attempt.last_activation = activation;
   if (attempt.frames.size() >= attempt.max_frames) {
     attempt.depth_reached = true;
     return DWARF_CB_ABORT;
   }
-  attempt.caller_unknown = attempt.last_module != ModuleState::kReady || !self->HasCfi(where);
+  StepUses* step = attempt.last_module == ModuleState::kReady ? self->StepAt(where) : nullptr;
+  attempt.caller_unknown = step == nullptr || !step->described;
+  if (attempt.memo != nullptr) {
+    self->own_states_.back() = OwnState{.step = step, .found = true, .activation = activation};
+  }
   return DWARF_CB_OK;
+}
+
+bool ProcessUnwinder::ProbeRegisters(Dwfl_Frame* frame) {
+  if (frame_registers_.empty()) {
+    constexpr unsigned kProbed = 2 * RegisterSet::kMaxRegisters;
+    for (unsigned regno = 0; regno < kProbed; ++regno) {
+      Dwarf_Word value = 0;
+      if (dwfl_frame_reg(frame, regno, &value) >= 0) frame_registers_.push_back(regno);
+    }
+    const size_t count = frame_registers_.size();
+    rows_possible_ = count > 0 && count <= RegisterSet::kMaxRegisters &&
+                     frame_registers_.back() == count - 1;
+  }
+  return rows_possible_;
+}
+
+void ProcessUnwinder::FillRow(Dwfl_Frame* frame, const RegisterSet& wanted) {
+  row_.assign(frame_registers_.size(), 0);
+  row_known_ = RegisterSet();
+  row_set_ = RegisterSet();
+  AddToRow(frame, wanted);
+}
+
+void ProcessUnwinder::AddToRow(Dwfl_Frame* frame, const RegisterSet& wanted) {
+  const size_t count = frame_registers_.size();
+  for (size_t w = 0; w < 2; ++w) {
+    for (uint64_t bits = wanted.word(w) & ~row_known_.word(w); bits != 0; bits &= bits - 1) {
+      const size_t regno = w * 64 + static_cast<size_t>(std::countr_zero(bits));
+      if (regno >= count) break;
+      row_known_.Add(regno);
+      Dwarf_Word value = 0;
+      if (dwfl_frame_reg(frame, static_cast<unsigned>(regno), &value) == 0) {
+        row_[regno] = value;
+        row_set_.Add(regno);
+      }
+    }
+  }
+}
+
+bool ProcessUnwinder::RememberOrTakeOver(Attempt& attempt, Dwfl_Frame* frame, uint64_t pc) {
+  own_states_.push_back(OwnState{});
+  const bool rows_possible = ProbeRegisters(frame);  // before any StepAt reads rules
+  // Only an ordinary frame's state is resumable: libdw steps from the first
+  // frame, and from one after a signal frame, without the usual pc - 1.
+  if (attempt.frames.size() < 2 || attempt.last_activation || !rows_possible) {
+    attempt.memo->AddState(pc, RegisterSet(), RegisterSet(), {});
+    return false;
+  }
+  // The registers worth reading: those the rest depended on the last time
+  // a state at this pc was met, and those a match with the thread's last
+  // unwinding compares.
+  const StepUses* step = StepAt(pc - 1);
+  FillRow(frame, step != nullptr ? step->last_depends : RegisterSet::All());
+  if (attempt.previous != nullptr) {
+    const UnwindMemo& previous = *attempt.previous;
+    for (size_t state = previous.FindPc(pc); state < previous.states();
+         state = previous.FindPc(pc, state + 1)) {
+      AddToRow(frame, previous.depends(state));
+      if (previous.Agrees(state, row_known_, row_set_, row_) && TakeOver(attempt, state)) {
+        own_states_.pop_back();
+        return true;
+      }
+    }
+  }
+  attempt.memo->AddState(pc, row_known_, row_set_, row_);
+  return false;
+}
+
+void ProcessUnwinder::NoteDependencies(const Attempt& attempt) {
+  UnwindMemo& memo = *attempt.memo;
+  const size_t own = attempt.taken_over ? attempt.own_states : memo.states();
+  RegisterSet later = own < memo.states() ? memo.depends(own) : RegisterSet();
+  for (size_t i = own; i-- > 0;) {
+    const OwnState& state = own_states_[i];
+    RegisterSet depends;  // a frame not found: that depended on its pc alone
+    if (state.found) {
+      const bool described = state.step != nullptr && !state.activation;
+      depends = described ? state.step->Before(later) : RegisterSet::All();
+      if (described) {
+        std::span<UnwindMemo::Read> reads = memo.StepReads(i);
+        for (size_t q = 0; q < reads.size(); ++q) {
+          reads[q].matters = state.step->ValueMatters(q, reads.size(), later);
+        }
+        state.step->last_depends = depends;
+      }
+    }
+    memo.set_depends(i, depends);
+    later = depends;
+  }
+}
+
+bool ProcessUnwinder::TakeOver(Attempt& attempt, size_t state) {
+  const UnwindMemo& previous = *attempt.previous;
+  const std::span<const UnwindMemo::Read> reads = previous.ReadsFrom(state);
+  for (const UnwindMemo::Read& read : reads) {
+    uint64_t word = 0;
+    const bool ok = attempt.memory->Peek(read.addr, word);
+    if (ok != read.ok || (ok && read.matters && word != read.value)) return false;
+  }
+  for (const UnwindMemo::Read& read : reads) {
+    if (!read.ok) attempt.memory->NoteFailedRead(read.addr);
+  }
+  attempt.own_states = attempt.memo->states();
+  attempt.memo->AppendTail(previous, state);
+  const std::vector<uint64_t>& frames = previous.frames();
+  if (state < frames.size()) {
+    attempt.frames.insert(attempt.frames.end(), frames.begin() + static_cast<ptrdiff_t>(state),
+                          frames.end());
+    attempt.frames_taken_over = frames.size() - state;
+  }
+  attempt.taken_over = true;
+  attempt.previous_ending = previous.ending();
+  return true;
+}
+
+ProcessUnwinder::ThreadMemo& ProcessUnwinder::MemoFor(int32_t tid) {
+  ++memo_clock_;
+  ThreadMemo* oldest = nullptr;
+  for (ThreadMemo& slot : memos_) {
+    if (slot.tid == tid) {
+      slot.last_use = memo_clock_;
+      return slot;
+    }
+    if (oldest == nullptr || slot.last_use < oldest->last_use) oldest = &slot;
+  }
+  ThreadMemo& slot = memos_.size() < kMemoThreads ? memos_.emplace_back() : *oldest;
+  slot.tid = tid;
+  slot.last_use = memo_clock_;
+  slot.memo.Reset(0, 0);
+  return slot;
 }
 
 UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, Bytes stack) {
@@ -192,18 +338,40 @@ UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, Bytes stack) {
   }
   const int result = dwfl_getthread_frames(dwfl_, attempt.tid, &OnFrame, this);
   attempt_ = nullptr;
+  if (attempt.stale) return out;
+  // Frames taken over end as the unwinding they come from ended, unless
+  // they pass the depth limit.
+  const UnwindMemo::Ending ending =
+      attempt.taken_over ? attempt.previous_ending
+                         : UnwindMemo::Ending{.last_module_ready =
+                                                  attempt.last_module == ModuleState::kReady,
+                                              .guess_dropped = attempt.guess_dropped,
+                                              .result = result};
+  if (attempt.frames.size() >= attempt.max_frames) {
+    const size_t cut = attempt.frames.size() - attempt.max_frames;
+    attempt.frames.resize(attempt.max_frames);
+    attempt.frames_taken_over -= std::min(cut, attempt.frames_taken_over);
+    attempt.depth_reached = true;
+  }
+  if (attempt.memo != nullptr) {
+    NoteDependencies(attempt);
+    attempt.memo->frames().assign(attempt.frames.begin(), attempt.frames.end());
+    attempt.memo->ending() = ending;
+    attempt.memo->set_usable(!attempt.depth_reached);
+  }
   out.frames = std::move(attempt.frames);
+  out.taken_over = attempt.frames_taken_over;
   if (attempt.depth_reached) {
     out.stop = UnwindStop::kDepthLimit;
-  } else if (attempt.last_module != ModuleState::kReady) {
+  } else if (!ending.last_module_ready) {
     out.stop = UnwindStop::kUnknownMap;
-  } else if (attempt.guess_dropped) {
+  } else if (ending.guess_dropped) {
     out.stop = UnwindStop::kNoCfi;
   } else if (memory.read_past_stack()) {
     out.stop = UnwindStop::kStackTooShort;
   } else if (memory.read_failed()) {
     out.stop = UnwindStop::kUnrecordedMemory;
-  } else if (result == 0) {
+  } else if (ending.result == 0) {
     out.stop = UnwindStop::kOutermost;
   } else {
     out.stop = UnwindStop::kNoCfi;
@@ -214,14 +382,30 @@ UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, Bytes stack) {
 UnwoundStack ProcessUnwinder::Unwind(int32_t tid, const InitialRegisters& registers, Bytes stack,
                                      size_t max_frames) {
   for (int round = 0;; ++round) {
+    if (steps_.size() >= kMaxCfiAnswers) steps_.clear();
     Attempt attempt;
     attempt.tid = tid;
     attempt.registers = &registers;
     attempt.max_frames = max_frames;
     attempt.frames.reserve(std::min<size_t>(max_frames, 64));  // most stacks are shallower
+    ThreadMemo* slot = nullptr;
+    if (take_over_frames_) {
+      slot = &MemoFor(tid);
+      const UnwindMemo& last = slot->memo;
+      if (last.usable() && last.maps_generation() == maps_->generation() &&
+          last.epoch() == rebuilds_) {
+        attempt.previous = &last;
+      }
+      scratch_.Reset(maps_->generation(), rebuilds_);
+      own_states_.clear();
+      attempt.memo = &scratch_;
+    }
     UnwoundStack out = TryUnwind(attempt, stack);
     attempt_ = nullptr;
-    if (!attempt.stale) return out;
+    if (!attempt.stale) {
+      if (slot != nullptr) std::swap(slot->memo, scratch_);
+      return out;
+    }
     Reset();
     ++rebuilds_;
     if (round == 1) {

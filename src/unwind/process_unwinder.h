@@ -17,6 +17,12 @@
 // found for a caller of a pc without CFI (its x86_64 frame-pointer fallback)
 // is dropped, and the unwinding stops there as "no CFI".
 //
+// Each thread's last unwinding is kept as an UnwindMemo (for the last
+// kMemoThreads threads unwound): a sample whose unwinding reaches one of its
+// states, with memory that answers its reads alike, takes the frames above
+// it over (unwind_memo.h says why they are the frames libdw would find).
+// `take_over_frames` false unwinds every frame of every sample.
+//
 // Not thread-safe: one thread unwinds a process at a time.
 #ifndef PERFTK_UNWIND_PROCESS_UNWINDER_H_
 #define PERFTK_UNWIND_PROCESS_UNWINDER_H_
@@ -29,11 +35,14 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "machine/maps.h"
 #include "base/bytes.h"
 #include "unwind/module_files.h"
 #include "unwind/registers.h"
 #include "unwind/sample_memory.h"
+#include "unwind/step_uses.h"
+#include "unwind/unwind_memo.h"
 
 namespace perftk::unwind {
 
@@ -50,11 +59,13 @@ enum class UnwindStop {
 struct UnwoundStack {
   std::vector<uint64_t> frames;  // innermost first; empty if nothing was found
   UnwindStop stop = UnwindStop::kOutermost;
+  size_t taken_over = 0;  // of the frames, how many an earlier sample's unwinding gave
 };
 
 class ProcessUnwinder {
  public:
-  ProcessUnwinder(int32_t pid, std::shared_ptr<const machine::Maps> maps, ModuleFiles& files);
+  ProcessUnwinder(int32_t pid, std::shared_ptr<const machine::Maps> maps, ModuleFiles& files,
+                  bool take_over_frames = true);
   ~ProcessUnwinder();
   ProcessUnwinder(const ProcessUnwinder&) = delete;
   ProcessUnwinder& operator=(const ProcessUnwinder&) = delete;
@@ -89,13 +100,46 @@ class ProcessUnwinder {
     // (its frame-pointer fallback), not an unwinding.
     bool caller_unknown = false;
     bool guess_dropped = false;
+    // Whether the last frame found was an activation (the first frame, or
+    // one a signal frame interrupted): the next state is not resumable.
+    bool last_activation = true;
+    const UnwindMemo* previous = nullptr;  // the thread's last unwinding, if usable
+    UnwindMemo* memo = nullptr;            // this one's, being written
+    // The frames above the last state were taken over from `previous`,
+    // which ended this way.
+    bool taken_over = false;
+    size_t own_states = 0;  // states before the ones taken over
+    size_t frames_taken_over = 0;
+    UnwindMemo::Ending previous_ending;
   };
+  struct ThreadMemo {
+    int32_t tid = 0;
+    uint64_t last_use = 0;
+    UnwindMemo memo;
+  };
+  static constexpr size_t kMemoThreads = 8;
 
   static const Dwfl_Thread_Callbacks kThreadCallbacks;
   static pid_t NextThread(Dwfl* dwfl, void* arg, void** thread_arg);
   static bool MemoryRead(Dwfl* dwfl, Dwarf_Addr addr, Dwarf_Word* result, void* arg);
   static bool SetInitialRegisters(Dwfl_Thread* thread, void* arg);
   static int OnFrame(Dwfl_Frame* frame, void* arg);
+
+  // Adds the state of `frame` to the attempt's memo, or takes the frames
+  // above it over from the thread's last unwinding: true then.
+  bool RememberOrTakeOver(Attempt& attempt, Dwfl_Frame* frame, uint64_t pc);
+  bool TakeOver(Attempt& attempt, size_t state);
+  // Empties the row, then reads the `wanted` registers of `frame` into it.
+  void FillRow(Dwfl_Frame* frame, const RegisterSet& wanted);
+  // Adds the `wanted` registers of `frame` not read yet.
+  void AddToRow(Dwfl_Frame* frame, const RegisterSet& wanted);
+  // Finds frame_registers_ once; false when they are not 0 .. n - 1 with
+  // n <= RegisterSet::kMaxRegisters (then no state is resumable).
+  bool ProbeRegisters(Dwfl_Frame* frame);
+  // Which registers each state of the attempt's own part depends on, from
+  // the last one down, now that the unwinding is over.
+  void NoteDependencies(const Attempt& attempt);
+  ThreadMemo& MemoFor(int32_t tid);
 
   // One try; attempt.stale says it must be redone on a fresh Dwfl.
   UnwoundStack TryUnwind(Attempt& attempt, Bytes stack);
@@ -106,7 +150,11 @@ class ProcessUnwinder {
   // remembered per pc (the same return addresses come back sample after
   // sample) until the Dwfl is rebuilt.
   bool HasCfi(uint64_t pc);
-  static bool ModuleHasCfi(Dwfl_Module* module, uint64_t pc);
+  // What the step from a state at pc reads (its CFI rules), remembered per
+  // pc like HasCfi; null when no module covers pc. The pointer stays valid
+  // until the next Unwind call.
+  StepUses* StepAt(uint64_t pc);
+  StepUses ModuleStep(Dwfl_Module* module, uint64_t pc) const;
   void Reset();
 
   const int32_t pid_;
@@ -117,9 +165,27 @@ class ProcessUnwinder {
   bool attached_ = false;
   absl::flat_hash_map<Dwfl_Module*, Reported> reported_;
   static constexpr size_t kMaxCfiAnswers = 1 << 16;  // then forgotten, and learnt again
-  absl::flat_hash_map<uint64_t, bool> has_cfi_;  // by pc, for the modules reported
+  absl::node_hash_map<uint64_t, StepUses> steps_;  // by pc, for the modules reported
   Attempt* attempt_ = nullptr;
-  uint64_t rebuilds_ = 0;
+  uint64_t rebuilds_ = 0;  // also the epoch of the memos: a rebuild outdates them
+  const bool take_over_frames_;
+  std::vector<ThreadMemo> memos_;
+  uint64_t memo_clock_ = 0;
+  UnwindMemo scratch_;         // the memo of the unwinding under way
+  std::vector<uint64_t> row_;  // a state's register values
+  RegisterSet row_known_;      // which of them were read
+  RegisterSet row_set_;        // and which of those are set
+  // Per state of the attempt's own part: what stepping from it reads.
+  struct OwnState {
+    StepUses* step = nullptr;  // null: unknown
+    bool found = false;              // its frame was found
+    bool activation = false;
+  };
+  std::vector<OwnState> own_states_;
+  // The DWARF registers libdw answers for (dwfl_frame_reg not -1), found
+  // at the first frame: a row holds them all, and StepAt reads their rules.
+  std::vector<unsigned> frame_registers_;
+  bool rows_possible_ = false;
   // The mapping whose module PrepareModule last found ready: most frames of
   // a sample, and of the next, fall in it.
   std::optional<machine::Map> last_ready_;

@@ -8,14 +8,22 @@ SampleMemory::SampleMemory(uint64_t sp, Bytes stack, const machine::Maps* maps, 
     : sp_(sp), stack_(stack), maps_(maps), files_(files) {}
 
 bool SampleMemory::Read(uint64_t addr, uint64_t& word) {
+  if (Peek(addr, word)) return true;
+  NoteFailedRead(addr);
+  return false;
+}
+
+bool SampleMemory::Peek(uint64_t addr, uint64_t& word) {
   if (addr >= sp_ && addr - sp_ <= stack_.size() && stack_.size() - (addr - sp_) >= sizeof word) {
     std::memcpy(&word, stack_.data() + (addr - sp_), sizeof word);
     return true;
   }
-  if (ReadMappedFile(addr, word)) return true;
+  return ReadMappedFile(addr, word);
+}
+
+void SampleMemory::NoteFailedRead(uint64_t addr) {
   if (addr >= sp_) read_past_stack_ = true;
   read_failed_ = true;
-  return false;
 }
 
 bool SampleMemory::ReadMappedFile(uint64_t addr, uint64_t& word) {

@@ -23,6 +23,10 @@ class SampleMemory {
   // The 8 bytes at addr; false if neither the stack copy nor a mapped file
   // holds all of them.
   bool Read(uint64_t addr, uint64_t& word);
+  // Read without noting a failure (read_past_stack, read_failed).
+  bool Peek(uint64_t addr, uint64_t& word);
+  // Notes a failed read of addr, as Read does.
+  void NoteFailedRead(uint64_t addr);
 
   // Whether a read failed at or above the stack pointer outside any file
   // mapping: the stack the unwinder wanted went past the copy.

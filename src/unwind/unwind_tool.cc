@@ -154,13 +154,14 @@ ProcessUnwinder* UnwindTool::UnwinderFor(Lane& lane, uint16_t cpumode, int32_t p
   if (maps == nullptr) return nullptr;
   std::unique_ptr<ProcessUnwinder>& unwinder = lane.unwinders[pid];
   if (unwinder == nullptr || unwinder->maps() != maps.get()) {
-    unwinder = std::make_unique<ProcessUnwinder>(pid, std::move(maps), *lane.files);
+    unwinder = std::make_unique<ProcessUnwinder>(pid, std::move(maps), *lane.files,
+                                                 settings_.take_over_frames);
   }
   return unwinder.get();
 }
 
 void UnwindTool::UnwindSample(Lane& lane, const SampleFormat& format, uint16_t cpumode,
-                              Sample& sample) const {
+                              Bytes stack_copy, Sample& sample) const {
   absl::StatusOr<InitialRegisters> registers =
       InitialRegistersOf(*arch_, format.regs_user_mask, sample.regs_user);
   if (!registers.ok()) {
@@ -172,17 +173,17 @@ void UnwindTool::UnwindSample(Lane& lane, const SampleFormat& format, uint16_t c
   const int32_t pid = static_cast<int32_t>(sample.pid);
   ProcessUnwinder* unwinder =
       format.has(PERF_SAMPLE_TID) ? UnwinderFor(lane, cpumode, pid) : nullptr;
-  const UserStack& copy = sample.stack_user;
-  const size_t valid = std::min<uint64_t>(copy.dyn_size, copy.data.size());
-  if (valid == 0) {
+  if (stack_copy.empty()) {
     // No stack recorded (a thread's first instruction, its stack not yet
     // touched): perf finds no user frame, not even the registers' pc, and
     // neither do we.
     stack.stop = UnwindStop::kStackTooShort;
   } else if (unwinder != nullptr) {
-    stack = unwinder->Unwind(static_cast<int32_t>(sample.tid), *registers,
-                             Bytes(copy.data.data(), valid), settings_.max_frames);
+    stack = unwinder->Unwind(static_cast<int32_t>(sample.tid), *registers, stack_copy,
+                             settings_.max_frames);
   }
+  lane.stats.frames += stack.frames.size();
+  lane.stats.frames_taken_over += stack.taken_over;
   if (stack.stop == UnwindStop::kOutermost || stack.stop == UnwindStop::kDepthLimit) {
     ++lane.stats.full;
   } else if (stack.frames.size() >= 2) {
@@ -203,6 +204,8 @@ UnwindStats UnwindTool::stats() const {
   for (const Lane& lane : lanes_) {
     total.full += lane.stats.full;
     total.no_registers += lane.stats.no_registers;
+    total.frames += lane.stats.frames;
+    total.frames_taken_over += lane.stats.frames_taken_over;
     for (size_t i = 0; i < UnwindStats::kStops; ++i) {
       total.partly[i] += lane.stats.partly[i];
       total.not_at_all[i] += lane.stats.not_at_all[i];
@@ -230,7 +233,14 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
     sample = std::move(spare_samples_.back());
     spare_samples_.pop_back();
   }
-  if (absl::Status s = DecodeSampleInto(format, record.body(), sample); !s.ok()) {
+  // The stack copy (most of the sample) is read where it lies when the
+  // record stays valid and the output drops it.
+  const bool stack_in_input = record.lasting() && !settings_.keep_stack;
+  SampleFieldOffsets at;
+  if (absl::Status s = DecodeSampleInto(
+          format, record.body(), sample, &at,
+          stack_in_input ? UserStackCopy::kLeaveInPayload : UserStackCopy::kCopy);
+      !s.ok()) {
     return Fail(record, s);
   }
   ++stats_.with_stack;
@@ -242,6 +252,9 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
   pending.misc = record.misc();
   pending.file_offset = record.file_offset();
   pending.sample = std::move(sample);
+  pending.stack_in_input = stack_in_input && at.stack_user != SampleFieldOffsets::kAbsent;
+  pending.stack =
+      pending.stack_in_input ? record.body().subspan(at.stack_user, at.stack_user_size) : Bytes();
   if (window.samples.size() >= kWindowSamples || window.records.size() >= kWindowRecords) {
     return Flush(out);
   }
@@ -268,8 +281,13 @@ absl::Status UnwindTool::WritePending(const Pending& pending, RecordSink& out) {
 void UnwindTool::UnwindWindowPart(size_t lane, Window& window, size_t begin, size_t end) {
   for (size_t i = begin; i < end; ++i) {
     Pending& pending = window.records[window.samples[i]];
+    const UserStack& copy = pending.sample.stack_user;
+    const Bytes stack = pending.stack_in_input
+                            ? pending.stack
+                            : Bytes(copy.data.data(), std::min<uint64_t>(copy.dyn_size,
+                                                                         copy.data.size()));
     UnwindSample(lanes_[lane], input_events_.format(pending.event),
-                 pending.misc & PERF_RECORD_MISC_CPUMODE_MASK, pending.sample);
+                 pending.misc & PERF_RECORD_MISC_CPUMODE_MASK, stack, pending.sample);
   }
 }
 

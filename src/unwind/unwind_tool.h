@@ -60,6 +60,10 @@ struct UnwindSettings {
   // The most frames unwound per sample (perf's default --max-stack).
   size_t max_frames = 127;
   size_t jobs = 1;  // unwinding threads, the caller's included
+  // Take the frames a sample shares with the thread's previous one over
+  // from its unwinding (ProcessUnwinder); false unwinds every frame. The
+  // output is the same either way.
+  bool take_over_frames = true;
 };
 
 struct UnwindStats {
@@ -70,6 +74,8 @@ struct UnwindStats {
   uint64_t no_registers = 0;                  // no user registers (kernel threads): not unwound
   std::array<uint64_t, kStops> partly{};      // by UnwindStop: callers found, then a stop
   std::array<uint64_t, kStops> not_at_all{};  // by UnwindStop: no caller found
+  uint64_t frames = 0;             // user frames found, in all
+  uint64_t frames_taken_over = 0;  // of them, taken over from an earlier sample
   uint64_t partly_total() const;
   uint64_t not_at_all_total() const;  // including no_registers
 };
@@ -105,6 +111,10 @@ class UnwindTool : public Tool {
     uint16_t misc = 0;
     uint64_t file_offset = 0;
     Sample sample;
+    // The valid part of the stack copy, when it was left in a lasting input
+    // record rather than copied into `sample` (unless keep_stack).
+    bool stack_in_input = false;
+    Bytes stack;
 
     static Pending Kept(const Record& record) {
       Pending pending;
@@ -146,7 +156,9 @@ class UnwindTool : public Tool {
   // A pipe's ARCH feature comes as a record: the registers follow it.
   absl::Status FollowPipeFeature(const Record& record, RecordSink& out);
   // Replaces the user part of `sample`'s call chain with the unwound stack.
-  void UnwindSample(Lane& lane, const SampleFormat& format, uint16_t cpumode, Sample& sample) const;
+  // `stack` is the valid part of its stack copy.
+  void UnwindSample(Lane& lane, const SampleFormat& format, uint16_t cpumode, Bytes stack,
+                    Sample& sample) const;
   ProcessUnwinder* UnwinderFor(Lane& lane, uint16_t cpumode, int32_t pid) const;
   void ConvertAttr(EventAttr& attr) const;
   absl::Status Fail(const Record& record, const absl::Status& status) const;
@@ -167,7 +179,8 @@ class UnwindTool : public Tool {
   bool passes_all_through_ = false;
   // Samples written out, kept for their buffers: a window's worth, enough
   // for the steady state (a window written, the next one decoded).
-  static constexpr size_t kSpareSamples = kWindowSamples;
+  // As many as can wait: the open window's and those in flight.
+  static constexpr size_t kSpareSamples = kWindowSamples * (kWindowsInFlight + 1);
   std::vector<Sample> spare_samples_;
   std::vector<std::byte> record_;  // the sample record being written
   // Last: stopped and joined before the windows they read go away.

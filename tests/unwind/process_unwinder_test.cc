@@ -167,6 +167,121 @@ TEST_F(ProcessUnwinderTest, AFileNotFoundUnwindsNothing) {
   EXPECT_EQ(stack.stop, UnwindStop::kUnknownMap);
 }
 
+// Frames taken over from a thread's previous unwinding must be exactly what
+// libdw finds without them: each case is unwound by unwinder_ (which takes
+// over) after a first sample, and by a fresh unwinder that unwinds every
+// frame.
+class TakeOverTest : public ProcessUnwinderTest {
+ protected:
+  UnwoundStack UnwindEveryFrame(const InitialRegisters& registers, Bytes stack) {
+    ProcessUnwinder every_frame(getpid(), self_->maps, files_, /*take_over_frames=*/false);
+    return every_frame.Unwind(getpid(), registers, stack, 127);
+  }
+
+  static void ExpectSame(const UnwoundStack& taken, const UnwoundStack& unwound) {
+    EXPECT_EQ(taken.frames, unwound.frames);
+    EXPECT_EQ(taken.stop, unwound.stop);
+    EXPECT_EQ(unwound.taken_over, 0u);
+  }
+};
+
+TEST_F(TakeOverTest, TheSameStackAgainTakesItsOuterFramesOver) {
+  Capture capture;
+  const InitialRegisters registers = CaptureRegisters(64 * 1024, capture);
+  const UnwoundStack first = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
+  EXPECT_EQ(first.taken_over, 0u);
+  const UnwoundStack again = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
+  ASSERT_GE(again.frames.size(), 4u);
+  // All but the first two frames (the first two states are never resumed).
+  EXPECT_EQ(again.taken_over, again.frames.size() - 2);
+  ExpectSame(again, first);
+}
+
+TEST_F(TakeOverTest, ARegisterNothingAboveReadsStillLetsFramesBeTakenOver) {
+  Capture capture;
+  InitialRegisters registers = CaptureRegisters(64 * 1024, capture);
+  const UnwoundStack first = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
+  // rax (DWARF 0) is carried up as the same value, frame after frame, but
+  // no rule above reads it.
+  ASSERT_EQ(registers.registers[0].number, 0);
+  registers.registers[0].value ^= 0x5a5a;
+  const UnwoundStack again = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
+  EXPECT_GT(again.taken_over, 0u);
+  ExpectSame(again, UnwindEveryFrame(registers, capture.stack));
+  EXPECT_EQ(again.frames, first.frames);
+}
+
+TEST_F(TakeOverTest, AnotherThreadDoesNotTakeOverFromThisOne) {
+  Capture capture;
+  const InitialRegisters registers = CaptureRegisters(64 * 1024, capture);
+  unwinder_.Unwind(getpid(), registers, capture.stack, 127);
+  const UnwoundStack other = unwinder_.Unwind(getpid() + 1, registers, capture.stack, 127);
+  EXPECT_EQ(other.taken_over, 0u);
+  ExpectSame(other, UnwindEveryFrame(registers, capture.stack));
+}
+
+TEST_F(TakeOverTest, AChangedReturnAddressAboveIsFollowed) {
+  Capture capture;
+  const InitialRegisters registers = CaptureRegisters(64 * 1024, capture);
+  const UnwoundStack first = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
+  ASSERT_GE(first.frames.size(), 5u);
+  // The return address of frame 3 (frame 4's call site + 1), where the copy
+  // holds it, replaced by frame 2's: the unwinding from there on differs,
+  // and must not be taken over from the first one.
+  std::vector<std::byte> changed = capture.stack;
+  const uint64_t old_return = first.frames[4] + 1;
+  const uint64_t new_return = first.frames[2] + 1;
+  size_t replaced = 0;
+  for (size_t at = 0; at + 8 <= changed.size(); at += 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, changed.data() + at, 8);
+    if (word == old_return && replaced++ == 0) std::memcpy(changed.data() + at, &new_return, 8);
+  }
+  ASSERT_GE(replaced, 1u) << "frame 4's return address is not on the copied stack";
+  const UnwoundStack taken = unwinder_.Unwind(getpid(), registers, changed, 127);
+  const UnwoundStack unwound = UnwindEveryFrame(registers, changed);
+  ExpectSame(taken, unwound);
+  ASSERT_GE(unwound.frames.size(), 5u);
+  EXPECT_EQ(unwound.frames[4], first.frames[2]);
+}
+
+TEST_F(TakeOverTest, AShorterCopyIsNotTakenOverPastItsEnd) {
+  Capture capture;
+  const InitialRegisters registers = CaptureRegisters(64 * 1024, capture);
+  unwinder_.Unwind(getpid(), registers, capture.stack, 127);
+  const Bytes part(capture.stack.data(), 2048);
+  const UnwoundStack taken = unwinder_.Unwind(getpid(), registers, part, 127);
+  const UnwoundStack unwound = UnwindEveryFrame(registers, part);
+  ExpectSame(taken, unwound);
+  EXPECT_EQ(taken.stop, UnwindStop::kStackTooShort);
+}
+
+TEST_F(TakeOverTest, FramesTakenOverStopAtTheFrameLimit) {
+  Capture capture;
+  const InitialRegisters registers = CaptureRegisters(64 * 1024, capture);
+  const UnwoundStack first = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
+  ASSERT_GE(first.frames.size(), 5u);
+  const UnwoundStack cut = unwinder_.Unwind(getpid(), registers, capture.stack, 4);
+  EXPECT_EQ(cut.stop, UnwindStop::kDepthLimit);
+  EXPECT_EQ(cut.frames, std::vector<uint64_t>(first.frames.begin(), first.frames.begin() + 4));
+  // A cut unwinding is not taken over from: the next one unwinds again.
+  const UnwoundStack after = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
+  EXPECT_EQ(after.taken_over, 0u);
+  EXPECT_EQ(after.frames, first.frames);
+}
+
+TEST_F(TakeOverTest, AChangedMappingOutdatesWhatWasTakenOver) {
+  Capture capture;
+  const InitialRegisters registers = CaptureRegisters(64 * 1024, capture);
+  const UnwoundStack first = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
+  ASSERT_GE(first.frames.size(), 4u);
+  // Nothing the unwinding read changed, but the maps did: start over.
+  MapOver(first.frames[0], self_->maps->Find(first.frames[0])->dso);
+  const UnwoundStack after = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
+  EXPECT_EQ(after.taken_over, 0u);
+  EXPECT_EQ(after.frames, first.frames);
+}
+
 #endif  // __x86_64__
 
 }  // namespace

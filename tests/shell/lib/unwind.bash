@@ -62,7 +62,12 @@ check_unwind() {
   # just the sampled functions kept.
   report_of out.data --no-children -g folded | has -E '^[0-9.]+% [^;]+;[^;]+;[^;]+' ||
     fail "no call chain of three functions in the output: nothing was unwound"
-  echo "ok: ${#UNWIND_REPORT_MODES[@]} report modes and perf script equal ($(wc -l <in.script) script lines)"
+  # Frames taken over from a thread's previous sample are those libdw finds
+  # when it unwinds every frame itself: the bytes are the same.
+  "$PERFTK" unwind -q -i "$in" -o every_frame.data --no-take-over "$@" ||
+    fail "perftk unwind --no-take-over failed"
+  cmp out.data every_frame.data || fail "the output differs with --no-take-over"
+  echo "ok: ${#UNWIND_REPORT_MODES[@]} report modes and perf script equal ($(wc -l <in.script) script lines), with and without frames taken over"
 }
 
 # event_desc_matches_attrs FILE: the attrs perf report --header-only lists
