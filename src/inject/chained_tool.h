@@ -6,6 +6,9 @@
 #ifndef PERFTK_INJECT_CHAINED_TOOL_H_
 #define PERFTK_INJECT_CHAINED_TOOL_H_
 
+#include <algorithm>
+#include <cstdint>
+
 #include "absl/status/status.h"
 #include "inject/tool.h"
 
@@ -25,6 +28,9 @@ class ChainedTool : public Tool {
     if (skip_first_) return second_.Process(record, out);
     Forward forward(second_, out);
     return first_.Process(record, forward);
+  }
+  uint64_t OldestViewHeld() const override {
+    return std::min(first_.OldestViewHeld(), second_.OldestViewHeld());
   }
   absl::Status End(RecordSink& out, FeatureSet& features) override {
     if (skip_first_) return second_.End(out, features);

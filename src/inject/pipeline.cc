@@ -59,6 +59,7 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
 
   PipelineStats stats;
   Progress progress(options.progress_label, (*reader)->size());
+  (*reader)->set_views_held_from([&tool] { return tool.OldestViewHeld(); });
   OrderedReader ordered(**reader);
   while (true) {
     absl::StatusOr<std::optional<Record>> record =

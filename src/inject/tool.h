@@ -6,6 +6,8 @@
 #ifndef PERFTK_INJECT_TOOL_H_
 #define PERFTK_INJECT_TOOL_H_
 
+#include <cstdint>
+
 #include "absl/status/status.h"
 #include "perf/header.h"
 #include "perf/record.h"
@@ -31,6 +33,10 @@ class Tool {
   // After Begin: whether every record will leave as it came and End will
   // emit nothing, so that a chain may leave this tool out.
   virtual bool PassesAllThrough() const { return false; }
+  // The file offset of the oldest lasting record (Record::lasting) whose
+  // bytes the tool still reads after Process returned, UINT64_MAX if none:
+  // the input keeps its pages in memory from there on.
+  virtual uint64_t OldestViewHeld() const { return UINT64_MAX; }
   // Called after the last record; may emit more and change the features.
   virtual absl::Status End(RecordSink& out, FeatureSet& features) {
     (void)out;

@@ -335,9 +335,10 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextStored() {
 
 absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
   const uint64_t offset = input_->position();
-  // Records before this one are no longer referenced (see Next's contract).
+  // Records before this one are no longer referenced (see Next's contract),
+  // but through the views the user says it holds.
   if (offset >= released_before_ + kReleaseStep) {
-    input_->ReleaseBefore(offset);
+    input_->ReleaseBefore(views_held_from_ ? std::min(offset, views_held_from_()) : offset);
     released_before_ = offset;
   }
   const bool file_layout = header_.layout == DataLayout::kFile;

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,11 @@ class PerfDataReader {
     return mapped_begin_ != 0 && IsMappedPart(record.bytes()) &&
            IsMappedPart(record.trailing_payload());
   }
+  // Where the views a reader's user still reads begin (the file offset
+  // `held` returns, UINT64_MAX for none): pages from there on stay in
+  // memory when those behind the read position are given back, so those
+  // views do not bring them back one by one. Asked at each release.
+  void set_views_held_from(std::function<uint64_t()> held) { views_held_from_ = std::move(held); }
 
  private:
   explicit PerfDataReader(std::unique_ptr<Input> input);
@@ -92,6 +98,7 @@ class PerfDataReader {
   std::vector<std::string> warnings_;
   uint64_t data_end_ = 0;  // file layout: end of the data section
   uint64_t released_before_ = 0;
+  std::function<uint64_t()> views_held_from_;
   uint64_t direct_end_ = 0;  // where NextDirect stops; 0 when it cannot serve
   // The mapped input's bytes as addresses; both 0 for a stream.
   uintptr_t mapped_begin_ = 0;

@@ -199,6 +199,19 @@ void UnwindTool::UnwindSample(Lane& lane, const SampleFormat& format, uint16_t c
   chain.insert(chain.end(), stack.frames.begin(), stack.frames.end());
 }
 
+uint64_t UnwindTool::OldestViewHeld() const {
+  uint64_t oldest = UINT64_MAX;
+  auto look_in = [&oldest](const Window& window) {
+    for (size_t i : window.samples) {
+      const Pending& pending = window.records[i];
+      if (pending.stack_in_input) oldest = std::min(oldest, pending.file_offset);
+    }
+  };
+  look_in(*window_);
+  for (const std::unique_ptr<Window>& window : in_flight_) look_in(*window);
+  return oldest;
+}
+
 UnwindStats UnwindTool::stats() const {
   UnwindStats total = stats_;
   for (const Lane& lane : lanes_) {

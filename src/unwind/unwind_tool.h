@@ -91,6 +91,8 @@ class UnwindTool : public Tool {
   absl::Status End(RecordSink& out, FeatureSet& features) override;
   // A file-layout recording without stack copies: no attr can add them later.
   bool PassesAllThrough() const override { return passes_all_through_; }
+  // The oldest sample whose stack copy waits to be read in the input.
+  uint64_t OldestViewHeld() const override;
 
   UnwindStats stats() const;
 
