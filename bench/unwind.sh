@@ -10,16 +10,16 @@
 # on a busy 2-vCPU host: give 20 for the issue's ~300 MB). Prints wall time, CPU time and peak RSS of each
 # run, checks that --jobs 2 writes the bytes of --jobs 1, and the ratios the
 # issue sets as goals: perftk unwind --jobs 1 >= 3x faster than perf script,
-# --jobs 2 >= 1.7x faster than --jobs 1. Every command runs REPEAT times (default 3)
-# and its fastest run counts (the host's two vCPUs are shared and slowed at
-# times). Peak RSS must not grow with the samples: perftk also runs on a
+# --jobs 2 >= 1.7x faster than --jobs 1. Every command runs REPEAT times
+# (default 5) under bench/measure.py, after a sync each, and the medians
+# count. Peak RSS must not grow with the samples: perftk also runs on a
 # recording a quarter as long, and both RSS figures are printed.
 set -euo pipefail
 SOURCE_DIR=$(cd "$(dirname "$0")/.." && pwd)
 PERFTK=$(realpath "${1:-build/src/perftk}")
 SECONDS_RECORDED=${2:-10}
 W=${3:-$(mktemp -d "${TMPDIR:-/tmp}/perftk-bench-unwind.XXXXXX")}
-REPEAT=${REPEAT:-3}
+REPEAT=${REPEAT:-5}
 mkdir -p "$W"
 cd "$W"
 echo "work dir $W, $(nproc) CPUs"
@@ -32,23 +32,18 @@ samples() { "$PERFTK" dump -i "$1" | grep -c ' type=SAMPLE '; }
 echo "recording: $(stat -c %s perf.data) bytes, $(samples perf.data) samples;" \
   "quarter: $(stat -c %s quarter.data) bytes, $(samples quarter.data) samples"
 
-# measure NAME RUNS COMMAND...: the fastest of RUNS runs' wall and CPU
-# seconds, and its peak RSS (MB).
+# measure NAME RUNS COMMAND...: runs COMMAND once for its output and
+# messages (NAME.out, NAME.err), then RUNS times under bench/measure.py:
+# the median wall and CPU seconds (timed to the microsecond) and peak RSS.
 declare -A WALL CPU RSS
 measure() {
-  local name=$1 runs=$2 run
+  local name=$1 runs=$2 wall cpu rss
   shift 2
-  for run in $(seq "$runs"); do
-    sync
-    /usr/bin/time -f '%e %U %S %M' -o "$name.time" "$@" >"$name.out" 2>"$name.err" ||
-      { echo "$name failed:"; tail -3 "$name.err"; exit 1; }
-    read -r wall user sys rss <"$name.time"
-    if [ -z "${WALL[$name]:-}" ] || awk -v a="$wall" -v b="${WALL[$name]}" 'BEGIN { exit !(a < b) }'; then
-      WALL[$name]=$wall
-      CPU[$name]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-      RSS[$name]=$((rss / 1024))
-    fi
-  done
+  "$@" >"$name.out" 2>"$name.err" || { echo "$name failed:"; tail -3 "$name.err"; exit 1; }
+  read -r wall cpu rss < <(python3 "$SOURCE_DIR/bench/measure.py" "$runs" "$@")
+  WALL[$name]=$(awk -v w="$wall" 'BEGIN { printf "%.3f", w }')
+  CPU[$name]=$(awk -v c="$cpu" 'BEGIN { printf "%.3f", c }')
+  RSS[$name]=$((rss / 1024))
 }
 
 measure perf_script "$REPEAT" perf script -i perf.data
@@ -76,4 +71,12 @@ echo "perftk unwind --jobs 1 vs perf report: $(ratio "${WALL[perf_report]}" "${W
 echo "perftk unwind --jobs 2 vs --jobs 1:    $(ratio "${WALL[unwind_jobs1]}" "${WALL[unwind_jobs2]}") faster (goal 1.7x)"
 echo "CPU time --jobs 2 / --jobs 1:          $(ratio "${CPU[unwind_jobs2]}" "${CPU[unwind_jobs1]}")"
 echo "peak RSS full / quarter recording:     ${RSS[unwind_jobs1]} / ${RSS[unwind_quarter]} MB"
+at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+missed=()
+at_least "$(awk -v a="${WALL[perf_script]}" -v b="${WALL[unwind_jobs1]}" 'BEGIN { print a / b }')" 3 ||
+  missed+=("jobs 1 vs perf script")
+at_least "$(awk -v a="${WALL[unwind_jobs1]}" -v b="${WALL[unwind_jobs2]}" 'BEGIN { print a / b }')" 1.7 ||
+  missed+=("jobs 2 vs jobs 1")
+cmp -s jobs1.data jobs2.data || missed+=("identical outputs")
+if [ ${#missed[@]} -eq 0 ]; then echo "goals: all met"; else echo "goals missed: ${missed[*]}"; fi
 echo "work dir: $W (remove it when done)"

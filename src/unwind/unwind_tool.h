@@ -133,7 +133,7 @@ class UnwindTool : public Tool {
   static constexpr size_t kWindowSamples = 256;
   static constexpr size_t kWindowRecords = 4 * kWindowSamples;
   static constexpr size_t kWindowsInFlight = 4;
-  static constexpr size_t kSamplesPerTake = 16;  // a worker's share at a time
+  static constexpr size_t kSamplesPerTake = 32;  // a worker's share at a time
 
   // Whether records wait in the open window or in windows being unwound.
   bool Busy() const { return !window_->records.empty() || !in_flight_.empty(); }
