@@ -5,7 +5,8 @@
 # perf.data reader fuzzer (60 s) and the two cs-etm fuzzers (15 s each) for
 # a bounded time. Configures and builds (incrementally) each of build/,
 # build-asan/, build-tsan/ and build-fuzz/ before it runs its tests. Ends with
-# one line "N passed, M failed" counting every test of every suite.
+# one line "N passed, M failed" counting every test of every suite (and a
+# check that the tests left the checkout as they found it).
 #   scripts/test.sh              # after scripts/setup.sh
 #   FUZZ_SECONDS=10 ETM_FUZZ_SECONDS=5 scripts/test.sh
 set -euo pipefail
@@ -17,6 +18,13 @@ trap 'rm -f "$log"' EXIT
 passed=0
 failed=0
 step() { echo; echo "=== $*"; }
+# The checkout as the tests found it (tests write only to their work dirs).
+checkout_state() {
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git status --porcelain --untracked-files=all
+  fi
+}
+checkout_before=$(checkout_state)
 
 # Adds the counts of ctest's summary line ("... N tests failed out of M").
 count_ctest() {
@@ -134,6 +142,14 @@ if [ -x tests/fuzz/run.sh ]; then
     failed=$((failed + 1))
   fi
   rm -rf "$seeds"
+fi
+
+step "the checkout is as the tests found it"
+if [ "$(checkout_state)" = "$checkout_before" ]; then
+  passed=$((passed + 1))
+else
+  diff <(echo "$checkout_before") <(checkout_state) || true
+  failed=$((failed + 1))
 fi
 
 echo
