@@ -10,28 +10,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "../testing/resident_memory.h"
 
 namespace perftk {
 namespace {
-
-// The KB of the mapping that starts at `begin` that this process has in
-// memory (its Rss in /proc/self/smaps); SIZE_MAX if it is not found.
-size_t ResidentKb(const std::byte* begin) {
-  std::ifstream smaps("/proc/self/smaps");
-  const std::string start = absl::StrCat(absl::Hex(reinterpret_cast<uintptr_t>(begin)), "-");
-  std::string line;
-  bool in_mapping = false;
-  while (std::getline(smaps, line)) {
-    if (line.rfind(start, 0) == 0) {
-      in_mapping = true;
-    } else if (in_mapping && line.rfind("Rss:", 0) == 0) {
-      return std::stoul(line.substr(4));
-    }
-  }
-  return SIZE_MAX;
-}
 
 TEST(InputTest, ReleasedPagesLeaveTheMappingAndReadBackTheFile) {
   const std::string path = absl::StrCat(::testing::TempDir(), "/input_release_test.data");
@@ -51,18 +34,18 @@ TEST(InputTest, ReleasedPagesLeaveTheMappingAndReadBackTheFile) {
   };
   constexpr size_t kThirdKb = Input::kReleasedAgain / 1024;
   touch(0, kSize);
-  EXPECT_EQ(ResidentKb(all.data()), 3 * kThirdKb);
+  EXPECT_EQ(testing::ResidentKbOfMapping(all.data()), 3 * kThirdKb);
   // Everything before the last third goes.
   (*input)->ReleaseBefore(2 * Input::kReleasedAgain);
-  EXPECT_EQ(ResidentKb(all.data()), kThirdKb);
+  EXPECT_EQ(testing::ResidentKbOfMapping(all.data()), kThirdKb);
   // A view behind the reader brings its pages back...
   touch(Input::kReleasedAgain, Input::kReleasedAgain + (1 << 20));
   // (fault-around may map a few pages more than were read)
-  EXPECT_GE(ResidentKb(all.data()), kThirdKb + 1024);
-  EXPECT_LE(ResidentKb(all.data()), kThirdKb + 4096);
+  EXPECT_GE(testing::ResidentKbOfMapping(all.data()), kThirdKb + 1024);
+  EXPECT_LE(testing::ResidentKbOfMapping(all.data()), kThirdKb + 4096);
   // ...and the next release takes them again with what it releases anew.
   (*input)->ReleaseBefore(kSize);
-  EXPECT_EQ(ResidentKb(all.data()), 0u);
+  EXPECT_EQ(testing::ResidentKbOfMapping(all.data()), 0u);
   EXPECT_TRUE(std::equal(all.begin(), all.end(), reinterpret_cast<const std::byte*>(contents.data())))
       << "a released page reads back the file's bytes";
   std::remove(path.c_str());

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "../testing/resident_memory.h"
 #include "perf/features.h"
 #include "perf/input.h"
 #include "perftk/perf_abi.h"
@@ -460,23 +460,6 @@ TEST(ReaderTest, OpenReadsARegularFile) {
   unlink(path.c_str());
 }
 
-// The KB of the mapping that starts at `begin` this process has in memory
-// (its Rss in /proc/self/smaps); SIZE_MAX if it is not found.
-size_t ResidentKb(const std::byte* begin) {
-  std::ifstream smaps("/proc/self/smaps");
-  const std::string start = absl::StrCat(absl::Hex(reinterpret_cast<uintptr_t>(begin)), "-");
-  std::string line;
-  bool in_mapping = false;
-  while (std::getline(smaps, line)) {
-    if (line.rfind(start, 0) == 0) {
-      in_mapping = true;
-    } else if (in_mapping && line.rfind("Rss:", 0) == 0) {
-      return std::stoul(line.substr(4));
-    }
-  }
-  return SIZE_MAX;
-}
-
 // Reads a 48 MB file of big records to its end; returns the KB of it left
 // in memory. `held`: the offset the reader is told views are held from.
 size_t ResidentAfterReading(const std::string& path, std::optional<uint64_t> held) {
@@ -491,7 +474,7 @@ size_t ResidentAfterReading(const std::string& path, std::optional<uint64_t> hel
     if (!r.ok() || !*r) break;
     if (base == nullptr) base = (*r)->bytes().data() - (*r)->file_offset();
   }
-  return base == nullptr ? SIZE_MAX : ResidentKb(base);
+  return base == nullptr ? SIZE_MAX : ResidentKbOfMapping(base);
 }
 
 TEST(ReaderTest, PagesOfViewsHeldStayInMemory) {
