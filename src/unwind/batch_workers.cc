@@ -40,6 +40,7 @@ uint64_t BatchWorkers::Submit(size_t items, Work work) {
     std::lock_guard<std::mutex> lock(mu_);
     unfinished_[ticket] = items;
     queue_.push_back(std::move(batch));
+    waiting_items_ += items;
   }
   work_ready_.notify_all();
   return ticket;
@@ -55,25 +56,47 @@ void BatchWorkers::Wait(uint64_t ticket) {
   batch_done_.wait(lock, [&] { return !unfinished_.contains(ticket); });
 }
 
+void BatchWorkers::Wait(uint64_t ticket, size_t lane) {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (unfinished_.contains(ticket)) {
+    if (queue_.empty()) {
+      batch_done_.wait(lock, [&] { return !unfinished_.contains(ticket) || !queue_.empty(); });
+    } else {
+      RunChunk(lock, lane);
+    }
+  }
+}
+
+void BatchWorkers::Help(size_t lane, size_t leave) {
+  if (threads_.empty()) return;  // Submit ran everything
+  std::unique_lock<std::mutex> lock(mu_);
+  while (waiting_items_ > leave) RunChunk(lock, lane);
+}
+
 void BatchWorkers::Run(size_t lane) {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
     if (stopping_) return;
-    std::shared_ptr<Batch> batch = queue_.front();
-    const size_t begin = batch->next;
-    const size_t end = std::min(batch->items, begin + chunk_);
-    batch->next = end;
-    if (end == batch->items) queue_.pop_front();
-    lock.unlock();
-    batch->work(lane, begin, end);
-    lock.lock();
-    size_t& left = unfinished_[batch->ticket];
-    left -= end - begin;
-    if (left == 0) {
-      unfinished_.erase(batch->ticket);
-      batch_done_.notify_all();
-    }
+    RunChunk(lock, lane);
+  }
+}
+
+void BatchWorkers::RunChunk(std::unique_lock<std::mutex>& lock, size_t lane) {
+  std::shared_ptr<Batch> batch = queue_.front();
+  const size_t begin = batch->next;
+  const size_t end = std::min(batch->items, begin + chunk_);
+  batch->next = end;
+  waiting_items_ -= end - begin;
+  if (end == batch->items) queue_.pop_front();
+  lock.unlock();
+  batch->work(lane, begin, end);
+  lock.lock();
+  size_t& left = unfinished_[batch->ticket];
+  left -= end - begin;
+  if (left == 0) {
+    unfinished_.erase(batch->ticket);
+    batch_done_.notify_all();
   }
 }
 

@@ -5,6 +5,12 @@
 // (0 .. lanes-1). One lane is only ever used by one thread, so the state a
 // lane owns needs no lock.
 //
+// The caller may work too, on a lane of its own that no thread uses: Help
+// takes items while more than a given number wait, and Wait with a lane
+// takes items instead of blocking while any wait. So `lanes` threads and
+// the caller keep lanes + 1 CPUs busy, and lanes = CPUs - 1 runs no more
+// threads than there are CPUs.
+//
 // Batches finish in any order but are waited for one at a time, by their
 // ticket. The destructor lets running calls finish, drops the rest and joins
 // the threads. A system that starts fewer threads than asked for gets the
@@ -44,6 +50,11 @@ class BatchWorkers {
   bool Finished(uint64_t ticket);
   // Blocks until every item of the batch has run.
   void Wait(uint64_t ticket);
+  // The same, but the caller runs waiting items on `lane` (one no thread
+  // uses) while there are any.
+  void Wait(uint64_t ticket, size_t lane);
+  // The caller runs waiting items on `lane` while more than `leave` wait.
+  void Help(size_t lane, size_t leave);
 
   // The threads running (fewer than the lanes asked for if the system
   // refused some).
@@ -58,12 +69,16 @@ class BatchWorkers {
   };
 
   void Run(size_t lane);
+  // With the lock held and an item waiting: runs the next chunk on `lane`
+  // (without the lock) and counts it done.
+  void RunChunk(std::unique_lock<std::mutex>& lock, size_t lane);
 
   const size_t chunk_;
   std::mutex mu_;
   std::condition_variable work_ready_;
   std::condition_variable batch_done_;
   std::deque<std::shared_ptr<Batch>> queue_;           // batches with items not yet taken
+  size_t waiting_items_ = 0;                           // items of queue_ not yet taken
   absl::flat_hash_map<uint64_t, size_t> unfinished_;  // ticket -> items not yet run
   uint64_t next_ticket_ = 0;
   bool stopping_ = false;

@@ -124,7 +124,10 @@ absl::Status UnwindTool::Begin(Header& header) {
   const auto build_ids = RecordedBuildIds(header.features);
   lanes_.resize(std::max<size_t>(1, settings_.jobs));
   for (Lane& lane : lanes_) lane.files = std::make_unique<ModuleFiles>(settings_.symfs, build_ids);
-  if (lanes_.size() > 1) workers_ = std::make_unique<BatchWorkers>(lanes_.size(), kSamplesPerTake);
+  // The caller's thread has the last lane; the others have a thread each.
+  if (lanes_.size() > 1) {
+    workers_ = std::make_unique<BatchWorkers>(lanes_.size() - 1, kSamplesPerTake);
+  }
   input_events_ = header.events;
   any_stacks_ = has_stacks;
   passes_all_through_ = !has_stacks && header.layout == DataLayout::kFile;
@@ -333,6 +336,9 @@ absl::Status UnwindTool::Flush(RecordSink& out) {
         UnwindWindowPart(lane, *unwound, begin, end);
       });
   in_flight_.push_back(std::move(window));
+  // The caller unwinds too, but leaves the threads a window's worth to go on
+  // with while it reads the next one.
+  workers_->Help(CallerLane(), kWindowSamples);
   return WriteDone(out, kWindowsInFlight);
 }
 
@@ -340,7 +346,7 @@ absl::Status UnwindTool::WriteDone(RecordSink& out, size_t keep) {
   while (!in_flight_.empty()) {
     Window& oldest = *in_flight_.front();
     if (in_flight_.size() > keep) {
-      workers_->Wait(oldest.ticket);
+      workers_->Wait(oldest.ticket, CallerLane());
     } else if (!workers_->Finished(oldest.ticket)) {
       break;
     }

@@ -10,9 +10,11 @@
 //
 // Samples are unwound a window at a time; each lane (thread) has its own
 // unwinders and open files. With jobs 1 the caller's thread unwinds each
-// window when it is full. With more, `jobs` threads unwind the samples of
-// full windows while the caller goes on reading and decoding the next ones,
-// and writes the windows out, in their order, as they are done. A window
+// window when it is full. With more, `jobs - 1` threads unwind the samples
+// of full windows while the caller goes on reading and decoding the next
+// ones, unwinds with them on a lane of its own (leaving them a window's
+// worth while it reads), and writes the windows out, in their order, as
+// they are done: `jobs` threads in all, one per CPU asked for. A window
 // ends before any record that changes the machine model, and such a record
 // is only applied once every window before it is unwound, so every sample is
 // unwound with the maps of its time; records are written in their order: the
@@ -186,7 +188,8 @@ class UnwindTool : public Tool {
   std::vector<Sample> spare_samples_;
   std::vector<std::byte> record_;  // the sample record being written
   // Last: stopped and joined before the windows they read go away.
-  std::unique_ptr<BatchWorkers> workers_;  // null with jobs 1
+  std::unique_ptr<BatchWorkers> workers_;  // jobs - 1 threads; null with jobs 1
+  size_t CallerLane() const { return lanes_.size() - 1; }
 };
 
 // The name the summary gives a stop reason, e.g. "no CFI".

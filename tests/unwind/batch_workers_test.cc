@@ -95,5 +95,58 @@ TEST(BatchWorkersTest, StopsWithWorkQueued) {
   EXPECT_LE(calls.load(), 10 * 1000);
 }
 
+// The caller's own lane: Help runs waiting items there while more than it
+// leaves wait, on the caller's thread; what it leaves is the threads'.
+TEST(BatchWorkersTest, TheCallerHelpsOnItsOwnLane) {
+  BatchWorkers workers(1, 1);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> started{false}, release{false};
+  // Keep the thread busy so that the caller's share is known.
+  const uint64_t slow = workers.Submit(1, [&](size_t, size_t, size_t) {
+    started = true;
+    while (!release) std::this_thread::yield();
+  });
+  while (!started) std::this_thread::yield();
+  std::vector<int> runs(100, 0);
+  std::atomic<int> by_caller{0};
+  std::atomic<bool> bad_lane{false};
+  const uint64_t ticket = workers.Submit(100, [&](size_t lane, size_t begin, size_t end) {
+    const bool on_caller = std::this_thread::get_id() == caller;
+    if (on_caller != (lane == 1)) bad_lane = true;
+    if (on_caller) by_caller += static_cast<int>(end - begin);
+    for (size_t i = begin; i < end; ++i) ++runs[i];
+  });
+  workers.Help(1, 10);
+  EXPECT_EQ(by_caller.load(), 90);
+  release = true;
+  workers.Wait(ticket, 1);
+  workers.Wait(slow, 1);
+  EXPECT_FALSE(bad_lane);
+  for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(runs[i], 1) << i;
+}
+
+// Waiting with a lane, the caller runs what waits instead of blocking: a
+// batch finishes while the only thread is stuck in another.
+TEST(BatchWorkersTest, AWaitingCallerRunsWhatWaits) {
+  BatchWorkers workers(1, 4);
+  std::atomic<bool> started{false}, release{false};
+  const uint64_t stuck = workers.Submit(1, [&](size_t, size_t, size_t) {
+    started = true;
+    while (!release) std::this_thread::yield();
+  });
+  while (!started) std::this_thread::yield();
+  std::atomic<int> runs{0};
+  const uint64_t ticket = workers.Submit(10, [&](size_t lane, size_t begin, size_t end) {
+    EXPECT_EQ(lane, 1u);
+    runs += static_cast<int>(end - begin);
+  });
+  workers.Wait(ticket, 1);
+  EXPECT_EQ(runs.load(), 10);
+  EXPECT_FALSE(workers.Finished(stuck));
+  release = true;
+  workers.Wait(stuck, 1);
+  EXPECT_TRUE(workers.Finished(stuck));
+}
+
 }  // namespace
 }  // namespace perftk::unwind
