@@ -193,7 +193,8 @@ int ProcessUnwinder::OnFrame(Dwfl_Frame* frame, void* arg) {
 }
 
 bool ProcessUnwinder::ProbeRegisters(Dwfl_Frame* frame) {
-  if (frame_registers_.empty()) {
+  if (!registers_probed_) {
+    registers_probed_ = true;
     constexpr unsigned kProbed = 2 * RegisterSet::kMaxRegisters;
     for (unsigned regno = 0; regno < kProbed; ++regno) {
       Dwarf_Word value = 0;

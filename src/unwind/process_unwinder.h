@@ -185,6 +185,7 @@ class ProcessUnwinder {
   // The DWARF registers libdw answers for (dwfl_frame_reg not -1), found
   // at the first frame: a row holds them all, and StepAt reads their rules.
   std::vector<unsigned> frame_registers_;
+  bool registers_probed_ = false;
   bool rows_possible_ = false;
   // The mapping whose module PrepareModule last found ready: most frames of
   // a sample, and of the next, fall in it.
