@@ -99,7 +99,7 @@ class PerfDataReader {
   uint64_t data_end_ = 0;  // file layout: end of the data section
   uint64_t released_before_ = 0;
   std::function<uint64_t()> views_held_from_;
-  uint64_t direct_end_ = 0;  // where NextDirect stops; 0 when it cannot serve
+  uint64_t direct_end_ = 0;  // where DirectRecordSize stops; 0 when it cannot serve
   // The mapped input's bytes as addresses; both 0 for a stream.
   uintptr_t mapped_begin_ = 0;
   uintptr_t mapped_end_ = 0;

@@ -129,11 +129,10 @@ absl::Status PerfDataWriter::Put(Bytes bytes) {
   }
   if (bytes.size() >= kBufferSize) {
     if (absl::Status s = out_->Write(bytes); !s.ok()) return s;
+    offset_ += bytes.size();
   } else {
-    if (!bytes.empty()) std::memcpy(buffer_.get() + buffered_, bytes.data(), bytes.size());
-    buffered_ += bytes.size();
+    Buffer(bytes);
   }
-  offset_ += bytes.size();
   return absl::OkStatus();
 }
 
@@ -184,9 +183,7 @@ absl::Status PerfDataWriter::Write(const Record& record) {
   const Bytes bytes = record.bytes();
   if (record.type() < PERF_RECORD_USER_TYPE_START && bytes.size() <= kBufferSize - buffered_ &&
       record.trailing_payload().empty()) {
-    std::memcpy(buffer_.get() + buffered_, bytes.data(), bytes.size());
-    buffered_ += bytes.size();
-    offset_ += bytes.size();
+    Buffer(bytes);
     ++records_written_;
     return absl::OkStatus();
   }

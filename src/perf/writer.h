@@ -18,6 +18,7 @@
 #define PERFTK_PERF_WRITER_H_
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +63,12 @@ class PerfDataWriter {
   absl::Status WriteEventNames();
   absl::Status Absorb(const Record& record);
   absl::Status Put(Bytes bytes);
+  // Appends bytes that fit to the buffer.
+  void Buffer(Bytes bytes) {
+    if (!bytes.empty()) std::memcpy(buffer_.get() + buffered_, bytes.data(), bytes.size());
+    buffered_ += bytes.size();
+    offset_ += bytes.size();
+  }
   absl::Status Flush();
   absl::Status WriteFileTail();
 

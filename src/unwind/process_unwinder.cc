@@ -128,11 +128,6 @@ bool ProcessUnwinder::Overlaps(Dwfl_Module* added) const {
   return false;
 }
 
-bool ProcessUnwinder::HasCfi(uint64_t pc) {
-  const StepUses* step = StepAt(pc);
-  return step != nullptr && step->described;
-}
-
 StepUses* ProcessUnwinder::StepAt(uint64_t pc) {
   if (auto it = steps_.find(pc); it != steps_.end()) return &it->second;
   Dwfl_Module* module = dwfl_addrmodule(dwfl_, pc);
@@ -146,8 +141,8 @@ StepUses ProcessUnwinder::ModuleStep(Dwfl_Module* module, uint64_t pc) const {
     Dwarf_CFI* cfi = cfi_of(module, &bias);
     Dwarf_Frame* frame = nullptr;
     if (cfi != nullptr && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) {
-      StepUses step = StepUsesOf(frame, frame_registers_.empty() ? RegisterSet::kMaxRegisters
-                                                                 : frame_registers_.size());
+      StepUses step = StepUsesOf(
+          frame, frame_registers_ == 0 ? RegisterSet::kMaxRegisters : frame_registers_);
       free(frame);
       return step;
     }
@@ -196,26 +191,28 @@ bool ProcessUnwinder::ProbeRegisters(Dwfl_Frame* frame) {
   if (!registers_probed_) {
     registers_probed_ = true;
     constexpr unsigned kProbed = 2 * RegisterSet::kMaxRegisters;
+    size_t highest = 0;
     for (unsigned regno = 0; regno < kProbed; ++regno) {
       Dwarf_Word value = 0;
-      if (dwfl_frame_reg(frame, regno, &value) >= 0) frame_registers_.push_back(regno);
+      if (dwfl_frame_reg(frame, regno, &value) < 0) continue;
+      ++frame_registers_;
+      highest = regno;
     }
-    const size_t count = frame_registers_.size();
-    rows_possible_ = count > 0 && count <= RegisterSet::kMaxRegisters &&
-                     frame_registers_.back() == count - 1;
+    rows_possible_ = frame_registers_ > 0 && frame_registers_ <= RegisterSet::kMaxRegisters &&
+                     highest == frame_registers_ - 1;
   }
   return rows_possible_;
 }
 
 void ProcessUnwinder::FillRow(Dwfl_Frame* frame, const RegisterSet& wanted) {
-  row_.assign(frame_registers_.size(), 0);
+  row_.assign(frame_registers_, 0);
   row_known_ = RegisterSet();
   row_set_ = RegisterSet();
   AddToRow(frame, wanted);
 }
 
 void ProcessUnwinder::AddToRow(Dwfl_Frame* frame, const RegisterSet& wanted) {
-  const size_t count = frame_registers_.size();
+  const size_t count = frame_registers_;
   for (size_t w = 0; w < 2; ++w) {
     for (uint64_t bits = wanted.word(w) & ~row_known_.word(w); bits != 0; bits &= bits - 1) {
       const size_t regno = w * 64 + static_cast<size_t>(std::countr_zero(bits));

@@ -133,8 +133,9 @@ class ProcessUnwinder {
   void FillRow(Dwfl_Frame* frame, const RegisterSet& wanted);
   // Adds the `wanted` registers of `frame` not read yet.
   void AddToRow(Dwfl_Frame* frame, const RegisterSet& wanted);
-  // Finds frame_registers_ once; false when they are not 0 .. n - 1 with
-  // n <= RegisterSet::kMaxRegisters (then no state is resumable).
+  // Finds frame_registers_ once; false when the registers libdw answers
+  // for are not 0 .. n - 1 with n <= RegisterSet::kMaxRegisters (then no
+  // state is resumable).
   bool ProbeRegisters(Dwfl_Frame* frame);
   // Which registers each state of the attempt's own part depends on, from
   // the last one down, now that the unwinding is over.
@@ -146,13 +147,11 @@ class ProcessUnwinder {
   // Makes sure a current module covers pc, reporting it if needed.
   ModuleState PrepareModule(uint64_t pc);
   bool Overlaps(Dwfl_Module* added) const;
-  // Whether .debug_frame or .eh_frame of the module at pc describes pc;
-  // remembered per pc (the same return addresses come back sample after
-  // sample) until the Dwfl is rebuilt.
-  bool HasCfi(uint64_t pc);
-  // What the step from a state at pc reads (its CFI rules), remembered per
-  // pc like HasCfi; null when no module covers pc. The pointer stays valid
-  // until the next Unwind call.
+  // What the step from a state at pc reads (its CFI rules, from
+  // .eh_frame or else .debug_frame; `described` false when neither describes
+  // pc), remembered per pc (the same return addresses come back sample
+  // after sample) until the Dwfl is rebuilt; null when no module covers pc.
+  // The pointer stays valid until the next Unwind call.
   StepUses* StepAt(uint64_t pc);
   StepUses ModuleStep(Dwfl_Module* module, uint64_t pc) const;
   void Reset();
@@ -182,9 +181,10 @@ class ProcessUnwinder {
     bool activation = false;
   };
   std::vector<OwnState> own_states_;
-  // The DWARF registers libdw answers for (dwfl_frame_reg not -1), found
-  // at the first frame: a row holds them all, and StepAt reads their rules.
-  std::vector<unsigned> frame_registers_;
+  // How many DWARF registers libdw answers for (dwfl_frame_reg not -1),
+  // found at the first frame: a row holds them all, and StepAt reads their
+  // rules.
+  size_t frame_registers_ = 0;
   bool registers_probed_ = false;
   bool rows_possible_ = false;
   // The mapping whose module PrepareModule last found ready: most frames of

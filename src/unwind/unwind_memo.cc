@@ -46,8 +46,9 @@ bool UnwindMemo::Resumable(size_t state) const {
 bool UnwindMemo::Agrees(size_t index, const RegisterSet& known, const RegisterSet& set,
                         std::span<const uint64_t> values) const {
   const State& state = states_[index];
-  if (values.size() != row_size_) return false;
-  if (!state.depends.SubsetOf(known) || !state.depends.SubsetOf(state.known)) return false;
+  if (values.size() != row_size_ || !Resumable(index) || !state.depends.SubsetOf(known)) {
+    return false;
+  }
   const uint64_t* theirs = rows_.data() + state.row;
   for (size_t w = 0; w < 2; ++w) {
     const uint64_t needed = state.depends.word(w);

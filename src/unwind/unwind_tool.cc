@@ -22,14 +22,11 @@ constexpr Arch kHostArch = Arch::kAarch64;
 constexpr Arch kHostArch = Arch::kX86_64;
 #endif
 
-bool HasStack(const SampleFormat& format) {
-  return (format.sample_type & kStackFields) == kStackFields;
-}
+bool HasStack(uint64_t sample_type) { return (sample_type & kStackFields) == kStackFields; }
 
 bool AnyHasStack(const EventList& events) {
-  return std::any_of(events.attrs().begin(), events.attrs().end(), [](const EventAttr& attr) {
-    return (attr.sample_type() & kStackFields) == kStackFields;
-  });
+  return std::any_of(events.attrs().begin(), events.attrs().end(),
+                     [](const EventAttr& attr) { return HasStack(attr.sample_type()); });
 }
 
 absl::StatusOr<Arch> RecordedArch(const FeatureSet& features) {
@@ -239,7 +236,7 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
   if (!index.ok()) return Fail(record, index.status());
   const SampleFormat& format = input_events_.format(*index);
   ++stats_.samples;
-  if (!HasStack(format)) {
+  if (!HasStack(format.sample_type)) {
     if (!Busy()) return out.Emit(record);
     return KeepInWindow(record, out);
   }

@@ -181,9 +181,8 @@ class UnwindTool : public Tool {
   // as read (after what the window holds).
   bool any_stacks_ = false;
   bool passes_all_through_ = false;
-  // Samples written out, kept for their buffers: a window's worth, enough
-  // for the steady state (a window written, the next one decoded).
-  // As many as can wait: the open window's and those in flight.
+  // Samples written out, kept for their buffers: as many as can wait (the
+  // open window's and those in flight), enough for the steady state.
   static constexpr size_t kSpareSamples = kWindowSamples * (kWindowsInFlight + 1);
   std::vector<Sample> spare_samples_;
   std::vector<std::byte> record_;  // the sample record being written
