@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
 namespace perftk::base {
@@ -23,9 +24,17 @@ struct Claim {
   absl::Status conflict;
 };
 
+// A regular file the run has read.
+struct Input {
+  std::string path;
+  std::string role;
+};
+
 struct Claims {
   std::mutex mu;
   std::vector<Claim> live;
+  int run_scopes = 0;  // inputs are noted while this is not 0
+  absl::flat_hash_map<std::pair<dev_t, ino_t>, Input> inputs;
   uint64_t last_id = 0;
 
   Claim* Find(uint64_t id) {
@@ -61,6 +70,18 @@ std::string ResolvedPath(const std::string& path) {
   return base == "/" ? absl::StrCat("/", name) : absl::StrCat(base, "/", name);
 }
 
+namespace {
+
+absl::Status Conflict(const std::string& output_path, absl::string_view output_role,
+                      const std::string& input_path, absl::string_view input_role) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      output_path, ": the ", output_role, " is also the ", input_role, " of this run",
+      (output_path == input_path ? "" : absl::StrCat(" (", input_path, ")")),
+      "; refused, so that it is not overwritten"));
+}
+
+}  // namespace
+
 OutputClaim::OutputClaim(const std::string& path, absl::string_view role) {
   if (path.empty() || path == "-") return;
   Claim claim{0, path, ResolvedPath(path), std::nullopt, std::string(role), absl::OkStatus()};
@@ -68,6 +89,11 @@ OutputClaim::OutputClaim(const std::string& path, absl::string_view role) {
   if (stat(path.c_str(), &st) == 0) claim.file = std::make_pair(st.st_dev, st.st_ino);
   Claims& claims = TheClaims();
   std::lock_guard<std::mutex> lock(claims.mu);
+  if (claim.file) {
+    if (auto input = claims.inputs.find(*claim.file); input != claims.inputs.end()) {
+      claim.conflict = Conflict(claim.path, claim.role, input->second.path, input->second.role);
+    }
+  }
   claim.id = id_ = ++claims.last_id;
   claims.live.push_back(std::move(claim));
 }
@@ -127,14 +153,32 @@ absl::Status CheckNotAnOutput(const std::string& path, const struct stat* st,
     bool same_file = st != nullptr && claim.file && claim.file->first == st->st_dev &&
                      claim.file->second == st->st_ino;
     if (!same_file && claim.absolute != absolute) continue;
-    absl::Status conflict = absl::FailedPreconditionError(absl::StrCat(
-        claim.path, ": the ", claim.role, " is also the ", role, " of this run",
-        (claim.path == path ? "" : absl::StrCat(" (", path, ")")),
-        "; refused, so that it is not overwritten"));
+    absl::Status conflict = Conflict(claim.path, claim.role, path, role);
     if (claim.conflict.ok()) claim.conflict = conflict;
     if (first.ok()) first = conflict;
   }
   return first;
+}
+
+RunScope::RunScope() {
+  Claims& claims = TheClaims();
+  std::lock_guard<std::mutex> lock(claims.mu);
+  ++claims.run_scopes;
+}
+
+RunScope::~RunScope() {
+  Claims& claims = TheClaims();
+  std::lock_guard<std::mutex> lock(claims.mu);
+  if (--claims.run_scopes == 0) claims.inputs.clear();
+}
+
+void NoteInput(const std::string& path, const struct stat& st, absl::string_view role) {
+  if (!S_ISREG(st.st_mode)) return;
+  Claims& claims = TheClaims();
+  std::lock_guard<std::mutex> lock(claims.mu);
+  if (claims.run_scopes == 0) return;
+  claims.inputs.try_emplace(std::make_pair(st.st_dev, st.st_ino),
+                            Input{path, std::string(role)});
 }
 
 }  // namespace perftk::base

@@ -1,5 +1,5 @@
-// Which paths are this run's outputs, so that an output never lands on an
-// input and no input is read from an output.
+// Which paths are this run's outputs and which files its inputs, so that an
+// output never lands on an input, whichever of the two is opened first.
 //
 // An OutputClaim names a path as an output for as long as it lives
 // (OutputFile holds one; a tool that must check its inputs before its
@@ -10,6 +10,13 @@
 // conflict is an error naming both roles, and it sticks to the claims it
 // hit: OutputFile::Commit refuses while its claim has one, so a caller that
 // turned the error into a warning still cannot replace the input.
+//
+// The other way round, while a RunScope lives (a command line's run: main
+// holds one), every regular file opened as an input is noted, and a claim
+// made later on one of them starts with its conflict: an @LIST read before
+// -o was opened, a --kcore checked up front, are as safe as inputs opened
+// after it. (Without a scope, as in unit tests that write a file, read it
+// back and write it again, nothing is noted.)
 //
 // Process-wide and thread-safe.
 #ifndef PERFTK_BASE_FILE_ROLES_H_
@@ -50,6 +57,20 @@ class OutputClaim {
 // if it exists).
 absl::Status CheckNotAnOutput(const std::string& path, const struct stat* st,
                               absl::string_view role);
+
+// One run's inputs are noted from its construction to its destruction.
+class RunScope {
+ public:
+  RunScope();
+  ~RunScope();
+  RunScope(const RunScope&) = delete;
+  RunScope& operator=(const RunScope&) = delete;
+};
+
+// Within a RunScope, notes the regular file `st` (opened as `path` in
+// `role`) as an input of the run: a later claim on it has a conflict from
+// the start.
+void NoteInput(const std::string& path, const struct stat& st, absl::string_view role);
 
 // The names of the claimed outputs in `resolved_folder` (ResolvedFolder's
 // form): a writer of many files in one folder checks each name against

@@ -53,6 +53,7 @@ absl::StatusOr<int> OpenInputFile(const std::string& path, absl::string_view rol
     close(fd);
     return s;
   }
+  NoteInput(path, st, role);
   if (stream) {
     close(fd);
     fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -22,7 +22,9 @@ enum class InputKind {
 // ("jitdump", "ELF file") and what it is. With kFileOrStream a FIFO or
 // socket is accepted and opened again for blocking reads, as a stream
 // (a FIFO's open then waits for its writer, as `cat` does). An input that
-// is a claimed output of the run is refused (file_roles.h). The caller owns
+// is a claimed output of the run is refused, and a regular file is noted as
+// an input, so that a later output claim on it is refused too
+// (file_roles.h). The caller owns
 // the descriptor; `st` receives its stat when given.
 absl::StatusOr<int> OpenInputFile(const std::string& path, absl::string_view role,
                                   InputKind kind = InputKind::kRegularFile,

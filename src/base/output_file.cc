@@ -25,13 +25,39 @@ constexpr uint64_t kWritebackStep = uint64_t{2} << 20;
 
 bool IsStreamType(mode_t mode) { return S_ISCHR(mode) || S_ISFIFO(mode) || S_ISSOCK(mode); }
 
-// A symbolic link to a regular file is written through: its target is what
-// gets replaced, the link stays.
-std::string RenameTarget(const std::string& path) {
-  struct stat link;
-  if (lstat(path.c_str(), &link) != 0 || !S_ISLNK(link.st_mode)) return path;
-  char resolved[PATH_MAX];
-  return realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : path;
+// Symbolic links are written through: what `path` names after following
+// every link is what gets replaced, the links stay. A link to a file that
+// does not exist yet makes that file (as a shell's `>` does); a loop, or a
+// chain longer than the system follows, is an error.
+absl::StatusOr<std::string> RenameTarget(const std::string& path, absl::string_view role) {
+  constexpr int kMaxLinks = 40;  // the kernel's own limit (MAXSYMLINKS)
+  std::string at = path;
+  for (int hops = 0; hops <= kMaxLinks; ++hops) {
+    struct stat link;
+    if (lstat(at.c_str(), &link) != 0 || !S_ISLNK(link.st_mode)) {
+      if (hops == 0) return at;
+      char resolved[PATH_MAX];
+      if (realpath(at.c_str(), resolved) != nullptr) return std::string(resolved);
+      return ResolvedPath(at);  // does not exist yet: made in its folder
+    }
+    char target[PATH_MAX];
+    ssize_t n = readlink(at.c_str(), target, sizeof(target) - 1);
+    if (n < 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(path, ": cannot read the symbolic link ", at, ": ", std::strerror(errno)));
+    }
+    target[n] = '\0';
+    if (target[0] == '/') {
+      at = target;
+    } else {
+      const size_t slash = at.rfind('/');
+      at = slash == std::string::npos ? std::string(target)
+                                      : absl::StrCat(at.substr(0, slash + 1), target);
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      path, ": the ", role, " is a loop of symbolic links (or a chain of more than ", kMaxLinks,
+      "); refused"));
 }
 
 }  // namespace
@@ -56,6 +82,7 @@ absl::Status OutputFile::Error(absl::string_view what, int error) const {
 absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& path,
                                                              absl::string_view role) {
   std::unique_ptr<OutputFile> out(new OutputFile(path, role));
+  if (absl::Status conflict = out->claim_.conflict(); !conflict.ok()) return conflict;
   if (path == "-") {
     out->fd_ = STDOUT_FILENO;
     return out;
@@ -71,7 +98,9 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& 
     out->owns_fd_ = true;
     return out;
   }
-  out->target_ = RenameTarget(path);
+  absl::StatusOr<std::string> target = RenameTarget(path, role);
+  if (!target.ok()) return target.status();
+  out->target_ = *std::move(target);
   std::string temp = absl::StrCat(out->target_, ".tmp.", getpid());
   int fd = -1;
   absl::StatusOr<PendingFile> pending = PendingFile::CreateNew(temp, &fd);

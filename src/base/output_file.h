@@ -5,14 +5,16 @@
 //  - An existing character device, FIFO or socket is opened and written in
 //    place, in order: `-o /dev/null` stays a device, `-o FIFO` streams.
 //  - Anything else (a regular file, or a path that does not exist yet) is
-//    written to PATH.tmp.<pid> beside it (beside the file a symbolic link
-//    names), a pending file (pending_file.h): Commit makes it durable and
+//    written to PATH.tmp.<pid> beside it (beside the file a chain of
+//    symbolic links ends at, which a dangling link makes; a loop is
+//    refused), a pending file (pending_file.h): Commit makes it durable and
 //    renames it over PATH in one step; a run that fails or is interrupted
 //    removes it. PATH is therefore either as it was or complete. A file
 //    that existed keeps its permission bits.
 //
 // The path is claimed as an output (file_roles.h) while the OutputFile
-// lives, and Commit refuses when an input of the run turned out to be it.
+// lives: Open refuses a file the run has read already, and Commit refuses
+// when an input opened since turned out to be it.
 // Errors name the path the user gave, never the temporary file, and the
 // system's reason; a reader that closed its end of a pipe is named so.
 #ifndef PERFTK_BASE_OUTPUT_FILE_H_

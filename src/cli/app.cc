@@ -5,10 +5,11 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "absl/strings/cord.h"
+#include "base/file_roles.h"
+#include "base/interrupt.h"
 #include "cli/aslr_command.h"
 #include "cli/command.h"
 #include "cli/usage.h"
-#include "base/interrupt.h"
 #include "cli/copy_command.h"
 #include "cli/cs_etm_decode_command.h"
 #include "cli/dump_command.h"
@@ -82,6 +83,7 @@ void RegisterAllCommands(CLI::App& app, absl::Status& outcome) {
 
 int RunMain(int argc, char** argv) {
   base::InstallInterruptHandling();
+  base::RunScope run;  // every input of the run is noted (base/file_roles.h)
   CLI::App app{"perftk", "perftk"};
   absl::Status outcome;
   RegisterAllCommands(app, outcome);

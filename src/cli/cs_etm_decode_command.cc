@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/input_file.h"
 #include "base/output_file.h"
 #include "cli/input_list.h"
 #include "cli/usage.h"
@@ -49,6 +50,17 @@ absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::str
   if (!listed.ok()) return listed;
   if (paths.empty()) return UsageError("no input: -i @FILE lists no recording");
   return paths;
+}
+
+// An explicit kernel image must be a regular file that opens. Opening it
+// before the output also notes it as an input of the run, so that an -o
+// naming it is refused (base/file_roles.h).
+absl::Status CheckKernelSource(const std::string& path, absl::string_view role) {
+  if (path.empty()) return absl::OkStatus();
+  absl::StatusOr<int> fd = base::OpenInputFile(path, role);
+  if (!fd.ok()) return fd.status();
+  close(*fd);
+  return absl::OkStatus();
 }
 
 void PrintSummary(const cs_etm::DecodeStats& stats, size_t inputs) {
@@ -143,6 +155,10 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   if (options.jobs < 1 || options.jobs > kMaxJobs) {
     return UsageError(absl::StrFormat("--jobs=%d: expected 1 to %d", options.jobs, kMaxJobs));
   }
+  if (absl::Status s = CheckKernelSource(options.vmlinux, "kernel image (--vmlinux)"); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = CheckKernelSource(options.kcore, "kcore (--kcore)"); !s.ok()) return s;
   absl::StatusOr<std::vector<std::string>> inputs = ExpandInputs(options.inputs);
   if (!inputs.ok()) return inputs.status();
   const bool profile_format =

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "profile/line_reader.h"
 
 namespace perftk::cli {
@@ -21,8 +22,10 @@ absl::Status ForEachInput(const std::vector<std::string>& inputs, absl::string_v
       absl::StatusOr<std::optional<absl::string_view>> line = lines->Next();
       if (!line.ok()) return line.status();
       if (!*line) break;
-      if ((*line)->empty()) continue;
-      if (absl::Status s = each(std::string(**line)); !s.ok()) return s;
+      absl::string_view path = **line;
+      if (absl::EndsWith(path, "\r")) path.remove_suffix(1);  // a list written on Windows
+      if (path.empty() || path[0] == '#') continue;
+      if (absl::Status s = each(std::string(path)); !s.ok()) return s;
     }
   }
   return absl::OkStatus();

@@ -13,7 +13,8 @@
 namespace perftk::cli {
 
 // Calls `each` with every input path in order, "@FILE" replaced by the
-// paths FILE lists (empty lines skipped), reading the list as it goes: a
+// paths FILE lists, one a line (a line may end in CR LF; empty lines and
+// lines that start with '#' are skipped), reading the list as it goes: a
 // list of any length is never held whole. `list_role` names a list file in
 // its messages, e.g. "list of inputs (@FILE)". Stops at the first error.
 absl::Status ForEachInput(const std::vector<std::string>& inputs, absl::string_view list_role,

@@ -133,13 +133,12 @@ std::unique_ptr<KernelCode> BinaryImages::LoadKernel(const machine::Dso& kernel,
   const std::string expected_hex = absl::BytesToHexString(expected);
   if (!kernel_sources_.kcore.empty()) {
     code->path = kernel_sources_.kcore;
-    // Not base::OpenInputFile: it would read a kcore's size as a file's.
-    code->fd = open(code->path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (code->fd < 0) {
-      warning = absl::StrCat("--kcore ", code->path, ": ", std::strerror(errno),
-                             ": kernel trace is skipped");
+    absl::StatusOr<int> fd = base::OpenInputFile(code->path, "kcore (--kcore)");
+    if (!fd.ok()) {
+      warning = absl::StrCat(fd.status().message(), ": kernel trace is skipped");
       return nullptr;
     }
+    code->fd = *fd;
     absl::StatusOr<elf::KernelImage> image = elf::KernelImage::OfCore(code->fd, code->path);
     if (!image.ok()) {
       warning = absl::StrCat("--kcore: ", image.status().message(), ": kernel trace is skipped");

@@ -141,6 +141,53 @@ TEST_F(OutputFileTest, ClaimsEndWithTheOutput) {
   close(*fd);
 }
 
+TEST_F(OutputFileTest, AnInputReadBeforeTheOutputIsOpenIsRefusedAsTheOutput) {
+  Put(Path("list"), "input");
+  ASSERT_EQ(symlink("list", Path("link").c_str()), 0);
+  {
+    RunScope run;
+    absl::StatusOr<int> fd = OpenInputFile(Path("list"), "list of inputs (@FILE)");
+    ASSERT_TRUE(fd.ok()) << fd.status();
+    close(*fd);
+    for (const char* name : {"list", "link"}) {
+      absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(Path(name), "output (-o)");
+      ASSERT_FALSE(out.ok()) << name;
+      EXPECT_THAT(out.status().message(),
+                  HasSubstr("the output (-o) is also the list of inputs (@FILE) of this run"));
+    }
+  }
+  EXPECT_EQ(Contents(Path("list")), "input");
+  EXPECT_THAT(Files(), ElementsAre("link", "list"));
+  // The run is over: the next one may write what this one read.
+  ASSERT_TRUE(WriteAndCommit(Path("list"), "output").ok());
+  EXPECT_EQ(Contents(Path("list")), "output");
+}
+
+TEST_F(OutputFileTest, ADanglingLinkIsWrittenThroughAndStays) {
+  ASSERT_EQ(mkdir(Path("sub").c_str(), 0700), 0);
+  ASSERT_EQ(symlink("sub/chain", Path("out").c_str()), 0);
+  ASSERT_EQ(symlink("target", Path("sub/chain").c_str()), 0);  // relative to sub/
+  ASSERT_TRUE(WriteAndCommit(Path("out"), "written").ok());
+  struct stat st;
+  ASSERT_EQ(lstat(Path("out").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  ASSERT_EQ(lstat(Path("sub/chain").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(Contents(Path("sub/target")), "written");
+}
+
+TEST_F(OutputFileTest, ALoopOfLinksIsRefusedAndStays) {
+  ASSERT_EQ(symlink("b", Path("a").c_str()), 0);
+  ASSERT_EQ(symlink("a", Path("b").c_str()), 0);
+  absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(Path("a"), "output (-o)");
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("is a loop of symbolic links"));
+  EXPECT_THAT(Files(), ElementsAre("a", "b"));
+  struct stat st;
+  ASSERT_EQ(lstat(Path("a").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+}
+
 TEST_F(OutputFileTest, AnInputFifoIsRefusedWithoutBlocking) {
   ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0600), 0);
   absl::StatusOr<int> fd = OpenInputFile(Path("fifo"), "jitdump");
