@@ -32,6 +32,10 @@ class ChainedTool : public Tool {
   uint64_t OldestViewHeld() const override {
     return std::min(first_.OldestViewHeld(), second_.OldestViewHeld());
   }
+  void Abandon() override {
+    first_.Abandon();
+    second_.Abandon();
+  }
   absl::Status End(RecordSink& out, FeatureSet& features) override {
     if (skip_first_) return second_.End(out, features);
     Forward forward(second_, out);

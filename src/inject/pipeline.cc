@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "base/output_file.h"
 #include "inject/progress.h"
@@ -41,6 +42,9 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
   }
   absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(options.input);
   if (!reader.ok()) return reader.status();
+  // Declared after the reader, so that on an error the tool's threads stop
+  // (and stop reading views of the input) before the reader unmaps it.
+  absl::Cleanup abandon_on_error = [&tool] { tool.Abandon(); };
   Header header = (*reader)->header();
   if (absl::Status s = tool.Begin(header); !s.ok()) return s;
   std::unique_ptr<PerfDataWriter> writer;
@@ -80,6 +84,7 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
   for (const std::string& warning : (*reader)->warnings()) {
     std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
   }
+  std::move(abandon_on_error).Cancel();  // End joined the tool's work
   if (!writer) return stats;
   if (absl::Status s = writer->Finish(); !s.ok()) return s;
   stats.records_written = writer->records_written();

@@ -37,6 +37,12 @@ class Tool {
   // bytes the tool still reads after Process returned, UINT64_MAX if none:
   // the input keeps its pages in memory from there on.
   virtual uint64_t OldestViewHeld() const { return UINT64_MAX; }
+  // The run failed (a bad record, a full disk): stop every thread that may
+  // still read records handed to Process, and return once none does. Called
+  // before the input they view is released; nothing is emitted after it and
+  // End is not called. A tool whose threads read lasting records must
+  // implement it.
+  virtual void Abandon() {}
   // Called after the last record; may emit more and change the features.
   virtual absl::Status End(RecordSink& out, FeatureSet& features) {
     (void)out;

@@ -407,6 +407,13 @@ absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
   }
 }
 
+void UnwindTool::Abandon() {
+  workers_.reset();
+  in_flight_.clear();
+  window_->records.clear();
+  window_->samples.clear();
+}
+
 absl::Status UnwindTool::End(RecordSink& out, FeatureSet& features) {
   (void)features;
   return Drain(out);

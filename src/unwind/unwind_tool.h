@@ -91,6 +91,9 @@ class UnwindTool : public Tool {
   absl::Status Process(const Record& record, RecordSink& out) override;
 
   absl::Status End(RecordSink& out, FeatureSet& features) override;
+  // Joins the workers (what they run finishes, what waits is dropped) and
+  // drops every waiting window, with the stack copies they view.
+  void Abandon() override;
   // A file-layout recording without stack copies: no attr can add them later.
   bool PassesAllThrough() const override { return passes_all_through_; }
   // The oldest sample whose stack copy waits to be read in the input.
