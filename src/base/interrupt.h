@@ -1,22 +1,40 @@
-// What happens when a run is interrupted or its reader goes away.
+// What happens when a run is interrupted, killed, or its reader goes away.
 //
 // InstallInterruptHandling (call once, first thing in main, before any
-// thread starts) blocks SIGINT, SIGTERM and SIGHUP in every thread and
-// starts one thread that waits for them. When one arrives, that thread
-// removes every file the run has pending (pending_file.h), with the list's
-// lock held for good so that nothing new is created, and then ends the
-// process by the same signal: the shell sees status 128 + signal, and no
-// temporary or half-written file is left.
+// thread starts) blocks, in every thread, the signals that end a process
+// from outside — SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+// SIGALRM, SIGXFSZ — except those ignored at start (nohup, a background
+// job), which stay ignored, and starts one thread that waits for them. When
+// one arrives, that thread removes every file the run has pending
+// (pending_file.h), with the list's lock held for good so that nothing new
+// is created, and then ends the process by the same signal: the shell sees
+// status 128 + signal, and no temporary or half-written file is left.
+//
+// SIGBUS, a read of a mapped input past its end because the file shrank
+// during the run, is handled on the faulting thread: it names the file (one
+// noted by NoteMappedInput) and the offset, and the waiting thread cleans
+// up and ends the process by SIGBUS as above.
+//
+// Out of memory (operator new fails, on any thread): the pending files are
+// removed and the run exits 1 with a message.
 //
 // SIGPIPE is ignored: a write to a closed pipe fails with EPIPE, which the
 // writer reports as an error (exit status 1) after the same clean-up a
-// failed run does.
+// failed run does. A write past `ulimit -f` likewise fails with EFBIG.
 #ifndef PERFTK_BASE_INTERRUPT_H_
 #define PERFTK_BASE_INTERRUPT_H_
+
+#include <cstddef>
+#include <string>
 
 namespace perftk::base {
 
 void InstallInterruptHandling();
+
+// Names the input mapped at [begin, begin + length) for a SIGBUS message;
+// returns a token for ForgetMappedInput (0 when every slot is taken).
+size_t NoteMappedInput(const void* begin, size_t length, const std::string& name);
+void ForgetMappedInput(size_t token);
 
 }  // namespace perftk::base
 

@@ -8,7 +8,9 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -201,6 +203,17 @@ size_t RemoveAllPending(bool forever) {
   }
   if (!forever) list.mu().unlock();
   return removed;
+}
+
+bool RemoveAllPendingAndHold(std::chrono::milliseconds patience) {
+  PendingList& list = List();
+  const auto give_up = std::chrono::steady_clock::now() + patience;
+  while (!list.mu().try_lock()) {
+    if (std::chrono::steady_clock::now() >= give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  for (size_t slot : list.LiveNewestFirst()) RemoveFromDisk(list.Take(slot));
+  return true;
 }
 
 size_t PendingCount() {

@@ -15,6 +15,7 @@
 #ifndef PERFTK_BASE_PENDING_FILE_H_
 #define PERFTK_BASE_PENDING_FILE_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -78,6 +79,12 @@ class PendingFile {
 // how many were removed. Holds the list's lock until the process ends when
 // `forever` is set, so that no file can be created after it.
 size_t RemoveAllPending(bool forever = false);
+
+// The same with the lock held for good, for a run ending at once (out of
+// memory): waits at most `patience` for a thread that holds the list's lock
+// (it may be the caller, whose allocation failed under it) and returns
+// false, having removed nothing, when it is not had by then.
+bool RemoveAllPendingAndHold(std::chrono::milliseconds patience);
 
 // How many paths are listed now (tests).
 size_t PendingCount();

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
+#include "base/interrupt.h"
 
 namespace perftk {
 
@@ -47,6 +48,7 @@ absl::StatusOr<std::unique_ptr<Input>> Input::Open(const std::string& path) {
     madvise(base, st.st_size, MADV_SEQUENTIAL);
     input->map_base_ = base;
     input->map_length_ = st.st_size;
+    input->map_token_ = base::NoteMappedInput(base, st.st_size, input->name_);
     input->mapped_ = Bytes(static_cast<const std::byte*>(base), st.st_size);
   }
   return input;
@@ -71,7 +73,10 @@ void Input::ReleaseBefore(uint64_t offset) {
 }
 
 Input::~Input() {
-  if (map_base_ != nullptr) munmap(map_base_, map_length_);
+  if (map_base_ != nullptr) {
+    base::ForgetMappedInput(map_token_);
+    munmap(map_base_, map_length_);
+  }
   if (owns_fd_) close(fd_);
 }
 

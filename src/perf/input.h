@@ -53,6 +53,7 @@ class Input {
   bool owns_fd_ = false;
   void* map_base_ = nullptr;
   size_t map_length_ = 0;
+  size_t map_token_ = 0;  // for a SIGBUS message (base/interrupt.h)
   Bytes mapped_;
   bool mapped_size_known_ = false;  // an empty mapped input
   uint64_t position_ = 0;
