@@ -199,6 +199,12 @@ absl::Status PerfDataReader::ReadFeatureTable(const uint64_t bitmap_in[4], uint6
     for (uint64_t& word : bitmap) word = std::rotl(word, 32);
   }
   Bytes whole = input_->mapped();
+  struct Section {
+    int bit;
+    uint64_t offset;
+    uint64_t size;
+  };
+  std::vector<Section> sections;
   uint64_t at = table_offset;
   for (int bit = 0; bit < HEADER_FEAT_BITS; ++bit) {
     if (!((bitmap[bit / 64] >> (bit % 64)) & 1)) continue;
@@ -206,7 +212,7 @@ absl::Status PerfDataReader::ReadFeatureTable(const uint64_t bitmap_in[4], uint6
       Warn(absl::StrFormat("%s: feature table at %#x runs past the end of the file; features "
                            "from %s on are ignored",
                            input_->name(), table_offset, FeatureName(bit)));
-      return absl::OkStatus();
+      break;
     }
     uint64_t offset = Load<uint64_t>(whole.data() + at);
     uint64_t size = Load<uint64_t>(whole.data() + at + 8);
@@ -220,14 +226,36 @@ absl::Status PerfDataReader::ReadFeatureTable(const uint64_t bitmap_in[4], uint6
                            input_->name(), FeatureName(bit), offset, size));
       continue;
     }
-    std::vector<std::byte> section(whole.begin() + offset, whole.begin() + offset + size);
+    sections.push_back(Section{bit, offset, size});
+  }
+  // perf writes each section once, one after another. Sections that share
+  // bytes are a malformed (or hostile) file: copied one by one, 256 of them
+  // over the whole file would take 256 times its size in memory.
+  std::vector<Section> by_offset = sections;
+  std::stable_sort(by_offset.begin(), by_offset.end(),
+                   [](const Section& a, const Section& b) { return a.offset < b.offset; });
+  const Section* last = nullptr;
+  for (const Section& section : by_offset) {
+    if (section.size == 0) continue;
+    if (last != nullptr && section.offset < last->offset + last->size) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: offset 0x%x: the %s feature section [0x%x, +0x%x) overlaps the %s section "
+          "[0x%x, +0x%x); the feature table at 0x%x is malformed",
+          input_->name(), section.offset, FeatureName(section.bit), section.offset,
+          section.size, FeatureName(last->bit), last->offset, last->size, table_offset));
+    }
+    last = &section;
+  }
+  for (const Section& entry : sections) {
+    std::vector<std::byte> section(whole.begin() + entry.offset,
+                                   whole.begin() + entry.offset + entry.size);
     if (header_.cross_endian) {
-      if (absl::Status s = SwapFeatureToNative(bit, section); !s.ok()) {
+      if (absl::Status s = SwapFeatureToNative(entry.bit, section); !s.ok()) {
         Warn(absl::StrCat(input_->name(), ": ", s.message(), "; section dropped"));
         continue;
       }
     }
-    header_.features[bit] = std::move(section);
+    header_.features[entry.bit] = std::move(section);
   }
   return absl::OkStatus();
 }
