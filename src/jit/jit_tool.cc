@@ -109,7 +109,15 @@ uint64_t TimeConversion::ToPerfTime(uint64_t cycles) const {
   return time_zero + quot * mult + ((rem * mult) >> time_shift);
 }
 
-JitTool::~JitTool() = default;  // made_ and the file writer remove what was not kept
+JitTool::~JitTool() {
+  // What was not kept goes newest first, so that a folder of the build-id
+  // cache goes after what was made in it (in order, each folder was still
+  // full when its turn came, and stayed). The file writer removes its own.
+  while (!made_.empty()) {
+    made_.back().Remove();
+    made_.pop_back();
+  }
+}
 
 void JitTool::Commit() {
   if (file_writer_) file_writer_->KeepFiles();
