@@ -1,4 +1,5 @@
 #include "base/file_roles.h"
+#include "base/printable.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -75,8 +76,8 @@ namespace {
 absl::Status Conflict(const std::string& output_path, absl::string_view output_role,
                       const std::string& input_path, absl::string_view input_role) {
   return absl::FailedPreconditionError(absl::StrCat(
-      output_path, ": the ", output_role, " is also the ", input_role, " of this run",
-      (output_path == input_path ? "" : absl::StrCat(" (", input_path, ")")),
+      Printable(output_path), ": the ", output_role, " is also the ", input_role, " of this run",
+      (output_path == input_path ? "" : absl::StrCat(" (", Printable(input_path), ")")),
       "; refused, so that it is not overwritten"));
 }
 

@@ -9,13 +9,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/file_roles.h"
+#include "base/printable.h"
 
 namespace perftk::base {
 namespace {
 
 absl::Status OpenError(const std::string& path, absl::string_view role, int error) {
   std::string message =
-      absl::StrCat(path, ": cannot open the ", role, ": ", std::strerror(error));
+      absl::StrCat(Printable(path), ": cannot open the ", role, ": ", std::strerror(error));
   if (error == ENOENT) return absl::NotFoundError(message);
   return absl::FailedPreconditionError(message);
 }
@@ -45,7 +46,7 @@ absl::StatusOr<int> OpenInputFile(const std::string& path, absl::string_view rol
   const bool stream = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
   if (!S_ISREG(st.st_mode) && !(stream && kind == InputKind::kFileOrStream)) {
     close(fd);
-    return absl::InvalidArgumentError(absl::StrCat(path, ": the ", role, " is ",
+    return absl::InvalidArgumentError(absl::StrCat(Printable(path), ": the ", role, " is ",
                                                    DescribeFileType(st.st_mode),
                                                    ", not a regular file"));
   }

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/write_all.h"
+#include "base/printable.h"
 
 namespace perftk::base {
 namespace {
@@ -71,7 +72,7 @@ OutputFile::~OutputFile() {
 }
 
 absl::Status OutputFile::Error(absl::string_view what, int error) const {
-  std::string name = path_ == "-" ? "standard output" : path_;
+  std::string name = path_ == "-" ? "standard output" : Printable(path_);
   if (error == EPIPE) {
     return absl::UnavailableError(
         absl::StrCat(name, ": cannot ", what, ": the reader closed its end of the pipe"));

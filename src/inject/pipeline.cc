@@ -14,6 +14,12 @@
 namespace perftk {
 namespace {
 
+// An error of the tool's, which knows records by their offset, named after
+// the input too.
+absl::Status InInput(const PerfDataReader& reader, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(reader.name(), ": ", status.message()));
+}
+
 class WriterSink : public RecordSink {
  public:
   explicit WriterSink(PerfDataWriter& writer) : writer_(writer) {}
@@ -46,7 +52,7 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
   // (and stop reading views of the input) before the reader unmaps it.
   absl::Cleanup abandon_on_error = [&tool] { tool.Abandon(); };
   Header header = (*reader)->header();
-  if (absl::Status s = tool.Begin(header); !s.ok()) return s;
+  if (absl::Status s = tool.Begin(header); !s.ok()) return InInput(**reader, s);
   std::unique_ptr<PerfDataWriter> writer;
   if (out != nullptr) {
     DataLayout layout =
@@ -72,14 +78,12 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
     if (!*record) break;
     (*record)->set_lasting((*reader)->IsMappedView(**record));
     ++stats.records_read;
-    if (absl::Status s = tool.Process(**record, sink); !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat((*reader)->name(), ": ", s.message()));
-    }
+    if (absl::Status s = tool.Process(**record, sink); !s.ok()) return InInput(**reader, s);
     if ((stats.records_read & 0xfff) == 0) progress.Update((*record)->file_offset());
   }
   FeatureSet unwritten_features;
   if (absl::Status s = tool.End(sink, writer ? writer->features() : unwritten_features); !s.ok()) {
-    return s;
+    return InInput(**reader, s);
   }
   for (const std::string& warning : (*reader)->warnings()) {
     std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());

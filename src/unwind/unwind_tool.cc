@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/printable.h"
 #include "inject/header_attr.h"
 #include "machine/record_events.h"
 #include "perf/describe.h"
@@ -34,7 +35,8 @@ absl::StatusOr<Arch> RecordedArch(const FeatureSet& features) {
   if (!name.ok()) return kHostArch;  // a pipe: its ARCH comes as a record
   std::optional<Arch> arch = ArchFromName(*name);
   if (!arch) {
-    return absl::UnimplementedError(absl::StrCat("unwinding a recording of arch '", *name,
+    return absl::UnimplementedError(absl::StrCat("unwinding a recording of arch '",
+                                                 base::Printable(*name),
                                                  "' is not supported (x86_64, aarch64)"));
   }
   return *arch;
