@@ -24,7 +24,7 @@ namespace {
 // steps gained nothing more.
 constexpr uint64_t kWritebackStep = uint64_t{2} << 20;
 
-bool IsStreamType(mode_t mode) { return S_ISCHR(mode) || S_ISFIFO(mode) || S_ISSOCK(mode); }
+bool IsStreamType(mode_t mode) { return S_ISCHR(mode) || S_ISFIFO(mode); }
 
 // Symbolic links are written through: what `path` names after following
 // every link is what gets replaced, the links stay. A link to a file that
@@ -92,6 +92,13 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& 
   const bool exists = stat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": the ", role, " is a directory"));
+  }
+  if (exists && S_ISSOCK(st.st_mode)) {
+    // open(2) cannot open a socket file (ENXIO): say what to do instead.
+    return absl::InvalidArgumentError(absl::StrCat(
+        Printable(path), ": the ", role,
+        " is a socket, which cannot be opened as a file; write to standard output (-o -) and "
+        "pipe that into the socket"));
   }
   if (exists && IsStreamType(st.st_mode)) {
     out->fd_ = open(path.c_str(), O_WRONLY | O_CLOEXEC);

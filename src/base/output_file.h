@@ -2,8 +2,9 @@
 // subcommand.
 //
 //  - "-" is standard output, written in order.
-//  - An existing character device, FIFO or socket is opened and written in
-//    place, in order: `-o /dev/null` stays a device, `-o FIFO` streams.
+//  - An existing character device or FIFO is opened and written in place,
+//    in order: `-o /dev/null` stays a device, `-o FIFO` streams. A socket
+//    file, which open(2) cannot open, is refused with what to do instead.
 //  - Anything else (a regular file, or a path that does not exist yet) is
 //    written to PATH.tmp.<pid> beside it (beside the file a chain of
 //    symbolic links ends at, which a dangling link makes; a loop is
@@ -44,7 +45,7 @@ class OutputFile {
   OutputFile& operator=(const OutputFile&) = delete;
 
   const std::string& path() const { return path_; }
-  // Standard output, a device, FIFO or socket: written in order only.
+  // Standard output, a device or a FIFO: written in order only.
   bool is_stream() const { return stream_; }
 
   absl::Status Write(std::span<const std::byte> bytes);

@@ -10,7 +10,9 @@
 #    -o a loop of links (the same);
 #  - an explicit --vmlinux or --kcore that is a FIFO, a folder or missing
 #    only warned and exited 0;
-#  - an @LIST with CRLF line ends kept the CR in every path.
+#  - an @LIST with CRLF line ends kept the CR in every path;
+#  - -o a socket file failed with ENXIO, where the README promised it was
+#    written in place (D13): it is refused with what to do instead.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
 source "$LIB_DIR/safety.bash"
@@ -95,4 +97,11 @@ for source in --vmlinux --kcore; do
     check "$source $path: no output" test ! -e out.data
   done
 done
+# D13: a socket file cannot be opened; the message says what to do.
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' SOCK
+run "$PERFTK" copy -i etm/perf_etm.data -o SOCK
+check "-o a socket: exit 1 (got $rc)" test "$rc" = 1
+check "-o a socket: the message says so and what to do ($(last_error))" \
+  err_has 'SOCK: the output \(-o\) is a socket.*-o -'
+check "-o a socket: it stays a socket" test -S SOCK
 checks_summary
