@@ -7,7 +7,7 @@ headers and those of the rooms below it, never one above or beside it.
     doc  ->  cli  ->  inject, jit, cs_etm, unwind, profile, elf, perf, machine, base
     jit, unwind  ->  inject, elf, machine, perf, base
     cs_etm  ->  inject, profile, elf, machine, perf, base
-    inject  ->  machine, perf, base
+    inject  ->  machine, elf, perf, base
     machine ->  perf, base
     perf    ->  base
     elf     ->  base
@@ -31,7 +31,7 @@ BELOW = {
     "elf": {"base"},
     "profile": {"base"},
     "machine": {"perf", "base"},
-    "inject": {"machine", "perf", "base"},
+    "inject": {"machine", "elf", "perf", "base"},
     "jit": {"inject", "elf", "machine", "perf", "base"},
     "cs_etm": {"inject", "profile", "elf", "machine", "perf", "base"},
     "unwind": {"inject", "elf", "machine", "perf", "base"},

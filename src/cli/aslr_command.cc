@@ -1,10 +1,12 @@
 #include "cli/aslr_command.h"
 
 #include <cstdio>
+#include <optional>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_join.h"
 #include "inject/aslr_tool.h"
+#include "inject/build_id_tool.h"
 #include "inject/chained_tool.h"
 #include "inject/pipeline.h"
 #include "unwind/unwind_tool.h"
@@ -42,7 +44,12 @@ absl::Status RunAslr(const AslrOptions& options) {
   // Dwarf stack copies become call chains before they are removed.
   unwind::UnwindTool unwinder;
   ChainedTool unwind_then_aslr(unwinder, aslr);
-  Tool& tool = options.no_unwind ? static_cast<Tool&>(aslr) : unwind_then_aslr;
+  Tool& rewrite = options.no_unwind ? static_cast<Tool&>(aslr) : unwind_then_aslr;
+  // Build ids are found at the recorded addresses, before they move.
+  std::optional<BuildIdSettings> ids = BuildIdSettingsOf(options.build_ids, true);
+  BuildIdTool build_ids(ids.value_or(BuildIdSettings{}));
+  ChainedTool with_build_ids(build_ids, rewrite);
+  Tool& tool = ids ? static_cast<Tool&>(with_build_ids) : rewrite;
   PipelineOptions pipeline;
   pipeline.input = options.input;
   pipeline.output = options.output;
@@ -53,6 +60,7 @@ absl::Status RunAslr(const AslrOptions& options) {
   if (!stats.ok()) return stats.status();
   if (!options.quiet) {
     PrintSummary(aslr, *stats);
+    if (ids) PrintBuildIdSummary("perftk aslr", build_ids);
     if (unwinder.stats().with_stack != 0) {
       std::fprintf(stderr, "perftk aslr: unwound before removing the stacks: %s\n",
                    unwind::DescribeUnwindStats(unwinder.stats()).c_str());
@@ -81,6 +89,11 @@ void RegisterAslrCommand(CLI::App& app, absl::Status& outcome) {
       "breakpoint addresses and kprobe/uprobe targets in the attrs, BPF program\n"
       "info, the kernel symbol table in the tracing data. Kept: build ids, file\n"
       "names, host name, command line (unless --strip-cmdline).\n"
+      "Build ids: a recording that names none (e.g. one streamed from\n"
+      "`perf record -o -`) gets those of the DSOs its samples hit, found in the\n"
+      "MMAP2 records, else in the files themselves when they are still the files\n"
+      "recorded (inode), else for the kernel and modules in /sys when recorded on\n"
+      "this machine; --buildid-all for every mapped DSO, --no-build-ids for none.\n"
       "The same input always gives the same output.\n\n"
       "Examples:\n"
       "  perftk aslr -i perf.data -o shared.data\n"
@@ -94,6 +107,7 @@ void RegisterAslrCommand(CLI::App& app, absl::Status& outcome) {
                 "Drop the recorded command line from the header");
   sub->add_flag("--no-unwind", options->no_unwind,
                 "Do not unwind dwarf stack copies into call chains before removing them");
+  AddBuildIdFlags(*sub, options->build_ids, true);
   sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
   sub->callback([options, &outcome] { outcome = RunAslr(*options); });
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "cli/build_id_flags.h"
 
 namespace CLI {
 class App;
@@ -18,6 +19,7 @@ struct AslrOptions {
   bool pipe = false;
   bool strip_cmdline = false;
   bool no_unwind = false;
+  BuildIdFlags build_ids;  // added by default when the input has none
   bool quiet = false;
 };
 

@@ -1,18 +1,30 @@
 #include "cli/copy_command.h"
 
+#include <memory>
+
 #include "CLI/CLI.hpp"
+#include "cli/build_id_flags.h"
+#include "inject/chained_tool.h"
 #include "inject/pipeline.h"
 
 namespace perftk::cli {
 
 absl::Status RunCopy(const CopyOptions& options) {
-  CopyTool tool;
+  CopyTool copy;
   PipelineOptions pipeline;
   pipeline.input = options.input;
   pipeline.output = options.output;
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
   pipeline.progress_label = "perftk copy";
-  return RunPipeline(tool, pipeline).status();
+  std::optional<BuildIdSettings> ids = BuildIdSettingsOf(options.build_ids, false);
+  if (!ids) return RunPipeline(copy, pipeline).status();
+  // A sample's DSO is known once its MMAP is: in time order, as perf inject.
+  pipeline.ordered = true;
+  BuildIdTool build_ids(*ids);
+  ChainedTool tool(build_ids, copy);
+  absl::Status status = RunPipeline(tool, pipeline).status();
+  if (status.ok() && !options.quiet) PrintBuildIdSummary("perftk copy", build_ids);
+  return status;
 }
 
 void RegisterCopyCommand(CLI::App& app, absl::Status& outcome) {
@@ -21,7 +33,9 @@ void RegisterCopyCommand(CLI::App& app, absl::Status& outcome) {
       "copy", "Rewrite a recording unchanged through perftk's reader and writer");
   sub->footer(
       "The output is in native byte order and uncompressed; `perf report` and\n"
-      "`perf script` print the same for it as for the input.\n\n"
+      "`perf script` print the same for it as for the input. With --build-ids or\n"
+      "--buildid-all, build ids are added (see perftk-aslr(1)) and records are\n"
+      "written in time order, as perf inject does.\n\n"
       "Examples:\n"
       "  perftk copy -i perf.data -o copy.data\n"
       "  perf record -o - -- ./prog | perftk copy -i - -o prog.data\n"
@@ -31,6 +45,8 @@ void RegisterCopyCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_option("-o,--output", options->output, "Output perf.data, '-' for stdout (pipe layout)")
       ->required();
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
+  AddBuildIdFlags(*sub, options->build_ids, false);
+  sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
   sub->callback([options, &outcome] { outcome = RunCopy(*options); });
 }
 

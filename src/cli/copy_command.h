@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "cli/build_id_flags.h"
 
 namespace CLI {
 class App;
@@ -17,6 +18,8 @@ struct CopyOptions {
   std::string input = "perf.data";
   std::string output;
   bool pipe = false;  // write the pipe layout even to a file
+  BuildIdFlags build_ids;
+  bool quiet = false;
 };
 
 absl::Status RunCopy(const CopyOptions& options);

@@ -1,6 +1,11 @@
 #include "elf/build_id.h"
 
+#include <elf.h>
+#include <sys/auxv.h>
+
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -29,6 +34,51 @@ bool SameBuildId(absl::string_view a, absl::string_view b) {
 bool SameBuildIdHex(absl::string_view a, absl::string_view b) {
   if (!IsHex(a) || !IsHex(b)) return false;
   return SameBuildId(absl::HexStringToBytes(a), absl::HexStringToBytes(b));
+}
+
+std::optional<std::string> GnuBuildIdInNotes(absl::string_view notes) {
+  constexpr uint32_t kGnuBuildId = 3;  // NT_GNU_BUILD_ID
+  const auto align4 = [](uint64_t n) { return (n + 3) & ~uint64_t{3}; };
+  size_t at = 0;
+  while (notes.size() - at >= 12) {
+    uint32_t name_size, desc_size, type;
+    std::memcpy(&name_size, notes.data() + at, 4);
+    std::memcpy(&desc_size, notes.data() + at + 4, 4);
+    std::memcpy(&type, notes.data() + at + 8, 4);
+    const uint64_t name_at = at + 12;
+    const uint64_t desc_at = name_at + align4(name_size);
+    const uint64_t end = desc_at + align4(desc_size);
+    if (desc_at + desc_size > notes.size()) return std::nullopt;
+    if (type == kGnuBuildId && name_size == 4 && notes.substr(name_at, 4) == absl::string_view("GNU\0", 4) &&
+        desc_size > 0) {
+      return std::string(notes.substr(desc_at, desc_size));
+    }
+    if (end > notes.size()) return std::nullopt;
+    at = end;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> OwnVdsoBuildId() {
+  const auto base = static_cast<uintptr_t>(getauxval(AT_SYSINFO_EHDR));
+  if (base == 0) return std::nullopt;
+  Elf64_Ehdr header;
+  std::memcpy(&header, reinterpret_cast<const void*>(base), sizeof(header));
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
+      header.e_phentsize != sizeof(Elf64_Phdr)) {
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment;
+    std::memcpy(&segment, reinterpret_cast<const void*>(base + header.e_phoff + i * sizeof(segment)),
+                sizeof(segment));
+    if (segment.p_type != PT_NOTE) continue;
+    // The vDSO is mapped whole from its start: file offsets are offsets from base.
+    absl::string_view notes(reinterpret_cast<const char*>(base + segment.p_offset),
+                            segment.p_filesz);
+    if (std::optional<std::string> id = GnuBuildIdInNotes(notes)) return id;
+  }
+  return std::nullopt;
 }
 
 }  // namespace perftk::elf

@@ -9,6 +9,9 @@
 #ifndef PERFTK_ELF_BUILD_ID_H_
 #define PERFTK_ELF_BUILD_ID_H_
 
+#include <optional>
+#include <string>
+
 #include "absl/strings/string_view.h"
 
 namespace perftk::elf {
@@ -19,6 +22,15 @@ bool SameBuildId(absl::string_view a, absl::string_view b);
 // The same for ids in lower- or upper-case hex (as ElfFile::BuildId gives);
 // false for text that is not hex.
 bool SameBuildIdHex(absl::string_view a, absl::string_view b);
+
+// The GNU build id (raw bytes) in a run of ELF notes in this machine's byte
+// order, as /sys/kernel/notes and /sys/module/NAME/notes/.note.gnu.build-id
+// hold them; nullopt when there is none or the notes are cut short.
+std::optional<std::string> GnuBuildIdInNotes(absl::string_view notes);
+
+// The build id of the vDSO the kernel maps into this process (raw bytes),
+// read from its notes in memory; nullopt without one.
+std::optional<std::string> OwnVdsoBuildId();
 
 }  // namespace perftk::elf
 

@@ -1,0 +1,60 @@
+#include "cli/build_id_flags.h"
+
+#include <cstdio>
+#include <string>
+
+#include "CLI/CLI.hpp"
+
+namespace perftk::cli {
+
+void AddBuildIdFlags(CLI::App& sub, BuildIdFlags& flags, bool by_default) {
+  CLI::Option* hit = sub.add_flag(
+      "--build-ids", flags.hit,
+      "Add the build ids of the DSOs samples hit (as perf inject -b), to the BUILD_ID feature "
+      "of a file or as HEADER_BUILD_ID records in a pipe");
+  CLI::Option* all =
+      sub.add_flag("--buildid-all", flags.all, "Add the build ids of every mapped DSO");
+  all->excludes(hit);
+  if (by_default) {
+    sub.add_flag("--no-build-ids", flags.none,
+                 "Do not add build ids (added by default when the input has none)")
+        ->excludes(hit)
+        ->excludes(all);
+  }
+}
+
+std::optional<BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags, bool by_default,
+                                                 const std::string& symfs) {
+  BuildIdSettings settings;
+  settings.symfs = symfs;
+  if (flags.all) {
+    settings.scope = BuildIdScope::kAll;
+  } else if (flags.hit) {
+    settings.scope = BuildIdScope::kHit;
+  } else if (by_default && !flags.none) {
+    settings.scope = BuildIdScope::kHit;
+    settings.only_without_ids = true;
+  } else {
+    return std::nullopt;
+  }
+  return settings;
+}
+
+void PrintBuildIdSummary(absl::string_view label, const BuildIdTool& tool) {
+  const BuildIdStats& stats = tool.stats();
+  if (stats.added == 0 && stats.without == 0) return;
+  std::fprintf(stderr, "%.*s: %llu build ids added", static_cast<int>(label.size()), label.data(),
+               static_cast<unsigned long long>(stats.added));
+  if (stats.had != 0) {
+    std::fprintf(stderr, ", %llu were there", static_cast<unsigned long long>(stats.had));
+  }
+  if (stats.without != 0) {
+    std::fprintf(stderr, ", %llu DSOs without one", static_cast<unsigned long long>(stats.without));
+  }
+  std::fputc('\n', stderr);
+  for (const std::string& warning : tool.warnings()) {
+    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
+  }
+}
+
+}  // namespace perftk::cli

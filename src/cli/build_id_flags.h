@@ -1,0 +1,38 @@
+// --build-ids, --buildid-all and --no-build-ids, as copy, aslr, unwind and
+// jit take them (inject/build_id_tool.h does the work).
+#ifndef PERFTK_CLI_BUILD_ID_FLAGS_H_
+#define PERFTK_CLI_BUILD_ID_FLAGS_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "inject/build_id_tool.h"
+
+namespace CLI {
+class App;
+}
+
+namespace perftk::cli {
+
+struct BuildIdFlags {
+  bool hit = false;   // --build-ids
+  bool all = false;   // --buildid-all
+  bool none = false;  // --no-build-ids (where they are added by default)
+};
+
+// Adds the flags to `sub`; `by_default` says the command adds the ids of
+// hit DSOs when the input has none (aslr), which --no-build-ids turns off.
+void AddBuildIdFlags(CLI::App& sub, BuildIdFlags& flags, bool by_default);
+
+// The build-id tool's settings, or nullopt when none are to be added.
+std::optional<BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags, bool by_default,
+                                                 const std::string& symfs = "");
+
+// "perftk aslr: 12 build ids added ..." and one warning line per DSO left
+// without one; nothing when the tool added nothing and warned of nothing.
+void PrintBuildIdSummary(absl::string_view label, const BuildIdTool& tool);
+
+}  // namespace perftk::cli
+
+#endif  // PERFTK_CLI_BUILD_ID_FLAGS_H_

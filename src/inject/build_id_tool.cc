@@ -1,0 +1,220 @@
+#include "inject/build_id_tool.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/bytes.h"
+#include "base/printable.h"
+#include "elf/build_id.h"
+#include "elf/elf_file.h"
+#include "machine/record_events.h"
+#include "perf/features.h"
+#include "perf/record.h"
+
+namespace perftk {
+namespace {
+
+// perf's name for the kernel's own map, and the prefix of its variants.
+constexpr absl::string_view kKernelMapPrefix = "[kernel.kallsyms]";
+
+bool ReadWholeFile(const std::string& path, std::string& bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  bytes = text.str();
+  return true;
+}
+
+// A module's name as /sys/module knows it: "[ext4]" or ".../ext4.ko[.xz]".
+std::string ModuleName(absl::string_view dso_name) {
+  if (absl::StartsWith(dso_name, "[") && absl::EndsWith(dso_name, "]")) {
+    return std::string(dso_name.substr(1, dso_name.size() - 2));
+  }
+  const size_t slash = dso_name.rfind('/');
+  absl::string_view base = slash == absl::string_view::npos ? dso_name : dso_name.substr(slash + 1);
+  const size_t ko = base.find(".ko");
+  if (ko == absl::string_view::npos) return "";
+  std::string name(base.substr(0, ko));
+  for (char& c : name) {
+    if (c == '-') c = '_';  // /sys/module spells every module name with '_'
+  }
+  return name;
+}
+
+// Names that stand for memory with no file: [heap], [stack], [vdso],
+// //anon, /dev/zero, /memfd:..., "" and the like.
+bool HasNoFile(absl::string_view name) {
+  return name.empty() || name[0] != '/' || absl::StartsWith(name, "//") ||
+         absl::StartsWith(name, "/dev/") || absl::StartsWith(name, "/memfd:") ||
+         absl::StartsWith(name, "/SYSV") || absl::EndsWith(name, " (deleted)");
+}
+
+}  // namespace
+
+BuildIdTool::BuildIdTool(BuildIdSettings settings) : settings_(std::move(settings)) {}
+
+absl::Status BuildIdTool::Begin(Header& header) {
+  events_ = header.events;
+  absl::StatusOr<std::vector<BuildIdEntry>> entries = ReadBuildIds(header.features);
+  if (entries.ok()) {
+    for (const BuildIdEntry& entry : *entries) named_.insert(entry.filename);
+  }
+  off_ = settings_.only_without_ids && !named_.empty();
+  struct utsname here;
+  absl::StatusOr<std::string> host = ReadStringFeature(header.features, HEADER_HOSTNAME);
+  absl::StatusOr<std::string> release = ReadStringFeature(header.features, HEADER_OSRELEASE);
+  recorded_here_ = uname(&here) == 0 && host.ok() && release.ok() && *host == here.nodename &&
+                   *release == here.release;
+  return absl::OkStatus();
+}
+
+absl::Status BuildIdTool::Process(const Record& record, RecordSink& out) {
+  if (off_) return out.Emit(record);
+  const uint32_t type = record.type();
+  if (type == PERF_RECORD_HEADER_BUILD_ID) {
+    if (absl::StatusOr<HeaderBuildIdRecord> view = HeaderBuildIdRecord::From(record); view.ok()) {
+      named_.insert(std::string(view->filename()));
+    }
+    return out.Emit(record);
+  }
+  if (machine::ChangesMachines(type)) {
+    if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
+    if (settings_.scope == BuildIdScope::kAll &&
+        (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2)) {
+      absl::StatusOr<machine::MmapEvent> mmap = machine::MmapEventOf(record);
+      if (mmap.ok()) {
+        std::optional<machine::Map> map =
+            machines_.FindMap(0, mmap->pid, record.cpumode(), mmap->start);
+        if (map && map->dso != nullptr) {
+          if (absl::Status s = Cover(*map->dso, out); !s.ok()) return s;
+        }
+      }
+    }
+    return out.Emit(record);
+  }
+  if (type == PERF_RECORD_SAMPLE && settings_.scope == BuildIdScope::kHit) {
+    if (absl::Status s = CoverSampleDso(record, out); !s.ok()) return s;
+  }
+  return out.Emit(record);
+}
+
+absl::Status BuildIdTool::CoverSampleDso(const Record& record, RecordSink& out) {
+  absl::StatusOr<size_t> index = events_.IndexOf(record);
+  if (!index.ok()) return absl::OkStatus();  // the sample itself is the next tool's to judge
+  const SampleFormat& format = events_.format(*index);
+  if (!(format.sample_type & PERF_SAMPLE_IP)) return absl::OkStatus();
+  if (!DecodeSampleInto(format, record.body(), sample_, nullptr, UserStackCopy::kLeaveInPayload)
+           .ok()) {
+    return absl::OkStatus();
+  }
+  const uint16_t cpumode = record.cpumode();
+  if (machine::IsGuestCpumode(cpumode)) return absl::OkStatus();  // host DSOs only
+  std::optional<machine::Map> map =
+      machines_.FindMap(0, static_cast<int32_t>(sample_.pid), cpumode, sample_.ip);
+  if (!map || map->dso == nullptr) return absl::OkStatus();
+  return Cover(*map->dso, out);
+}
+
+absl::Status BuildIdTool::Cover(const machine::Dso& dso, RecordSink& out) {
+  if (!met_.insert(&dso).second) return absl::OkStatus();
+  if (named_.contains(dso.name)) {
+    ++stats_.had;
+    return absl::OkStatus();
+  }
+  std::string why;
+  std::string id = FindId(dso, why);
+  if (id.empty()) {
+    if (!why.empty()) {
+      ++stats_.without;
+      warnings_.push_back(absl::StrCat(base::Printable(dso.name), ": no build id (", why, ")"));
+    }
+    return absl::OkStatus();
+  }
+  named_.insert(dso.name);
+  BuildIdEntry entry;
+  entry.pid = machine::kHostMachinePid;
+  entry.misc = dso.kernel_space ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+  entry.build_id.assign(reinterpret_cast<const std::byte*>(id.data()),
+                        reinterpret_cast<const std::byte*>(id.data() + id.size()));
+  entry.filename = dso.name;
+  std::vector<std::byte> bytes;
+  AppendBuildIdEntry(entry, bytes);
+  Store<uint32_t>(bytes.data(), PERF_RECORD_HEADER_BUILD_ID);
+  ++stats_.added;
+  return out.Emit(Record(bytes, 0));
+}
+
+std::string BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
+  if (!dso.build_id.empty()) return dso.build_id;  // the MMAP2 carried it
+  if (dso.kernel_space) return KernelId(dso, why);
+  if (dso.name == "[vdso]") {
+    // The kernel maps the same vDSO into every process: this one's is the
+    // recorded one when the recording was made on this kernel.
+    if (!recorded_here_) return "";
+    return elf::OwnVdsoBuildId().value_or("");
+  }
+  if (HasNoFile(dso.name)) return "";
+  const std::string path = settings_.symfs + dso.name;
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    why = absl::StrCat(base::Printable(path), " is not there");
+    return "";
+  }
+  const machine::FileId& recorded = dso.file_id;
+  if (recorded.ino != 0 && settings_.symfs.empty() &&
+      (st.st_ino != recorded.ino || major(st.st_dev) != recorded.maj ||
+       minor(st.st_dev) != recorded.min)) {
+    why = absl::StrCat(base::Printable(path),
+                       " was replaced since the recording: not the inode it mapped");
+    return "";
+  }
+  absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(path);
+  if (!elf.ok()) {
+    why = std::string(elf.status().message());
+    return "";
+  }
+  std::optional<std::string> hex = (*elf)->BuildId();
+  if (!hex) {
+    why = absl::StrCat(base::Printable(path), " has no build-id note");
+    return "";
+  }
+  return absl::HexStringToBytes(*hex);
+}
+
+std::string BuildIdTool::KernelId(const machine::Dso& dso, std::string& why) const {
+  if (!recorded_here_) {
+    why = "recorded on another machine or kernel: give the recording made with build ids";
+    return "";
+  }
+  std::string notes_path;
+  if (absl::StartsWith(dso.name, kKernelMapPrefix)) {
+    notes_path = absl::StrCat(settings_.sys_root, "/kernel/notes");
+  } else if (std::string module = ModuleName(dso.name); !module.empty()) {
+    notes_path = absl::StrCat(settings_.sys_root, "/module/", module, "/notes/.note.gnu.build-id");
+  } else {
+    return "";  // bpf programs, kernel symbols without a file
+  }
+  std::string notes;
+  if (!ReadWholeFile(notes_path, notes)) {
+    why = absl::StrCat(notes_path, " cannot be read");
+    return "";
+  }
+  std::optional<std::string> id = elf::GnuBuildIdInNotes(notes);
+  if (!id) {
+    why = absl::StrCat(notes_path, " has no build-id note");
+    return "";
+  }
+  return *id;
+}
+
+}  // namespace perftk

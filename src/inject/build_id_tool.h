@@ -1,0 +1,92 @@
+// Adds the build ids of the DSOs a recording uses, as `perf inject -b` (the
+// DSOs that samples hit) or `perf inject --buildid-all` (every mapped DSO)
+// do, so that a recording read elsewhere finds its binaries by id.
+//
+// A HEADER_BUILD_ID record goes out just before the first record that needs
+// the DSO's id (the first sample in it, or with kAll its MMAP), so that a
+// reader of a pipe knows the id before it symbolizes; a file writer gathers
+// these records into the BUILD_ID feature. A DSO the input names already
+// (its BUILD_ID feature, or HEADER_BUILD_ID records) is left as it is.
+//
+// Where an id comes from, first found first:
+//  1. the MMAP2 record itself (`perf record --buildid-mmap`);
+//  2. the file at the recorded path (under `symfs`), when it is still the
+//     file the recording mapped: an MMAP2's device and inode must match;
+//  3. for the kernel and its modules, /sys/kernel/notes and
+//     /sys/module/NAME/notes/.note.gnu.build-id, and for [vdso] this
+//     process's own vDSO, when the recording was made on this machine (its
+//     host name and kernel release are this one's).
+// A DSO with a file but no id is named in a warning (and why: missing,
+// replaced since the recording, no build-id note). Anonymous memory, heap,
+// stack and the like have none and are passed over.
+#ifndef PERFTK_INJECT_BUILD_ID_TOOL_H_
+#define PERFTK_INJECT_BUILD_ID_TOOL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "inject/tool.h"
+#include "machine/machines.h"
+#include "perf/header.h"
+#include "perf/sample.h"
+
+namespace perftk {
+
+enum class BuildIdScope {
+  kHit,  // the DSOs samples hit (their ip), as perf inject -b
+  kAll,  // every mapped DSO, as perf inject --buildid-all
+};
+
+struct BuildIdSettings {
+  BuildIdScope scope = BuildIdScope::kHit;
+  std::string symfs;                // prefix of every recorded path ("": none)
+  std::string sys_root = "/sys";    // where the kernel's notes are read (tests change it)
+  // Add nothing when the input names build ids already (aslr's default).
+  bool only_without_ids = false;
+};
+
+struct BuildIdStats {
+  uint64_t added = 0;     // HEADER_BUILD_ID records emitted
+  uint64_t had = 0;       // DSOs the input named already
+  uint64_t without = 0;   // DSOs with a file that got none (each warned about)
+};
+
+class BuildIdTool : public Tool {
+ public:
+  explicit BuildIdTool(BuildIdSettings settings);
+
+  absl::Status Begin(Header& header) override;
+  absl::Status Process(const Record& record, RecordSink& out) override;
+  bool PassesAllThrough() const override { return off_; }
+
+  const BuildIdStats& stats() const { return stats_; }
+  // One line per DSO left without an id, in the order they were met.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  // Emits the DSO's HEADER_BUILD_ID record if it is the first time it is met
+  // and an id is found.
+  absl::Status Cover(const machine::Dso& dso, RecordSink& out);
+  // The id of `dso` (raw bytes), or "" with the reason in `why`.
+  std::string FindId(const machine::Dso& dso, std::string& why) const;
+  std::string KernelId(const machine::Dso& dso, std::string& why) const;
+  absl::Status CoverSampleDso(const Record& record, RecordSink& out);
+
+  BuildIdSettings settings_;
+  EventList events_;
+  machine::Machines machines_;
+  bool off_ = false;            // only_without_ids, and the input has ids
+  bool recorded_here_ = false;  // host name and kernel release are this machine's
+  absl::flat_hash_set<std::string> named_;       // filenames the input has ids for
+  absl::flat_hash_set<const machine::Dso*> met_; // DSOs looked at already
+  Sample sample_;
+  BuildIdStats stats_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace perftk
+
+#endif  // PERFTK_INJECT_BUILD_ID_TOOL_H_

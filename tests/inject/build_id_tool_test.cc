@@ -1,0 +1,278 @@
+#include "inject/build_id_tool.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "elf/build_id.h"
+#include "elf/elf_file.h"
+#include "perf/features.h"
+#include "perf/record_encoders.h"
+#include "perf/sample.h"
+#include "../testing/temp_dir_test.h"
+
+namespace perftk {
+namespace {
+
+class Collect : public RecordSink {
+ public:
+  absl::Status Emit(const Record& record) override {
+    records.emplace_back(record);
+    return absl::OkStatus();
+  }
+  // The HEADER_BUILD_ID records emitted, as "filename=hexid".
+  std::vector<std::string> Ids() const {
+    std::vector<std::string> ids;
+    for (const OwnedRecord& record : records) {
+      if (record.view().type() != PERF_RECORD_HEADER_BUILD_ID) continue;
+      absl::StatusOr<HeaderBuildIdRecord> view = HeaderBuildIdRecord::From(record.view());
+      EXPECT_TRUE(view.ok());
+      Bytes id = view->build_id();
+      ids.push_back(absl::StrCat(view->filename(), "=",
+                                 absl::BytesToHexString(absl::string_view(
+                                     reinterpret_cast<const char*>(id.data()), id.size()))));
+    }
+    return ids;
+  }
+  std::vector<OwnedRecord> records;
+};
+
+constexpr uint64_t kSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+
+EventAttr Attr() {
+  EventAttr attr;
+  attr.SetU32(attr_offset::kType, PERF_TYPE_SOFTWARE);
+  attr.set_sample_type(kSampleType);
+  attr.SetU64(attr_offset::kFlags, 1ULL << kAttrFlagSampleIdAll);
+  attr.ids() = {7};
+  return attr;
+}
+
+std::vector<std::byte> StringSection(const std::string& text) {
+  std::vector<std::byte> section;
+  const uint32_t size = static_cast<uint32_t>(AlignUp(text.size() + 1, 64));
+  Append(section, size);
+  std::vector<std::byte> padded(size);
+  std::memcpy(padded.data(), text.data(), text.size());
+  AppendBytes(section, padded);
+  return section;
+}
+
+// The path of this test binary, its file id and its build id (hex).
+struct SelfFile {
+  std::string path;
+  struct stat st;
+  std::string hex_id;
+};
+SelfFile Self() {
+  SelfFile self;
+  self.path = std::filesystem::read_symlink("/proc/self/exe").string();
+  EXPECT_EQ(stat(self.path.c_str(), &self.st), 0);
+  absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(self.path);
+  EXPECT_TRUE(elf.ok());
+  self.hex_id = (*elf)->BuildId().value_or("");
+  return self;
+}
+
+BuildIdSettings Scope(BuildIdScope scope) {
+  BuildIdSettings settings;
+  settings.scope = scope;
+  return settings;
+}
+BuildIdSettings OnlyWithoutIds() {
+  BuildIdSettings settings;
+  settings.only_without_ids = true;
+  return settings;
+}
+BuildIdSettings SysRoot(const std::string& root) {
+  BuildIdSettings settings;
+  settings.sys_root = root;
+  return settings;
+}
+
+class BuildIdToolTest : public testing::TempDirTest {
+ protected:
+  void Start(BuildIdSettings settings, bool recorded_here = true) {
+    tool_ = std::make_unique<BuildIdTool>(std::move(settings));
+    attr_ = Attr();
+    header_.events = EventList({attr_});
+    struct utsname here;
+    ASSERT_EQ(uname(&here), 0);
+    header_.features[HEADER_HOSTNAME] =
+        StringSection(recorded_here ? here.nodename : "elsewhere");
+    header_.features[HEADER_OSRELEASE] = StringSection(here.release);
+    ASSERT_TRUE(tool_->Begin(header_).ok());
+  }
+  void Feed(const std::vector<std::byte>& bytes) {
+    ASSERT_TRUE(tool_->Process(Record(bytes, 0x100), out_).ok());
+  }
+  std::vector<std::byte> Mmap2(const std::string& path, const struct stat& st, uint64_t start,
+                               uint16_t misc = PERF_RECORD_MISC_USER) {
+    Mmap2Fields fields;
+    fields.pid = fields.tid = 42;
+    fields.start = start;
+    fields.len = 0x10000;
+    fields.maj = major(st.st_dev);
+    fields.min = minor(st.st_dev);
+    fields.ino = st.st_ino;
+    fields.prot = 5;
+    fields.flags = 2;
+    fields.filename = path;
+    std::vector<std::byte> trailer;
+    SampleId id;
+    id.pid = id.tid = 42;
+    EncodeSampleId(SampleFormat::Of(attr_), id, trailer);
+    absl::StatusOr<std::vector<std::byte>> bytes = EncodeMmap2(fields, misc, trailer);
+    EXPECT_TRUE(bytes.ok());
+    return *bytes;
+  }
+  std::vector<std::byte> SampleAt(uint64_t ip, uint16_t misc = PERF_RECORD_MISC_USER) {
+    Sample sample;
+    sample.ip = ip;
+    sample.pid = sample.tid = 42;
+    std::vector<std::byte> body;
+    EncodeSample(SampleFormat::Of(attr_), sample, body);
+    absl::StatusOr<std::vector<std::byte>> bytes = MakeRecordBytes(PERF_RECORD_SAMPLE, misc, body);
+    EXPECT_TRUE(bytes.ok());
+    return *bytes;
+  }
+
+  std::unique_ptr<BuildIdTool> tool_;
+  Header header_;
+  EventAttr attr_;
+  Collect out_;
+};
+
+TEST_F(BuildIdToolTest, TheFileRecordedGivesItsIdBeforeItsFirstSampleOnly) {
+  SelfFile self = Self();
+  ASSERT_FALSE(self.hex_id.empty()) << "the test binary has a build-id note";
+  Start({});
+  Feed(Mmap2(self.path, self.st, 0x400000));
+  EXPECT_TRUE(out_.Ids().empty()) << "not hit yet";
+  Feed(SampleAt(0x401234));
+  Feed(SampleAt(0x401238));
+  EXPECT_EQ(out_.Ids(), std::vector<std::string>{self.path + "=" + self.hex_id});
+  ASSERT_EQ(out_.records.size(), 4u);
+  EXPECT_EQ(out_.records[1].view().type(), PERF_RECORD_HEADER_BUILD_ID) << "before the sample";
+  EXPECT_EQ(tool_->stats().added, 1u);
+}
+
+TEST_F(BuildIdToolTest, AllScopeGivesTheIdBeforeTheMmap) {
+  SelfFile self = Self();
+  Start(Scope(BuildIdScope::kAll));
+  Feed(Mmap2(self.path, self.st, 0x400000));
+  ASSERT_EQ(out_.records.size(), 2u);
+  EXPECT_EQ(out_.records[0].view().type(), PERF_RECORD_HEADER_BUILD_ID);
+  EXPECT_EQ(out_.Ids(), std::vector<std::string>{self.path + "=" + self.hex_id});
+}
+
+TEST_F(BuildIdToolTest, AFileReplacedSinceTheRecordingGetsNoIdButAWarning) {
+  SelfFile self = Self();
+  struct stat other = self.st;
+  other.st_ino += 1;
+  Start({});
+  Feed(Mmap2(self.path, other, 0x400000));
+  Feed(SampleAt(0x401234));
+  EXPECT_TRUE(out_.Ids().empty());
+  ASSERT_EQ(tool_->warnings().size(), 1u);
+  EXPECT_NE(tool_->warnings()[0].find("replaced since the recording"), std::string::npos);
+  EXPECT_EQ(tool_->stats().without, 1u);
+}
+
+TEST_F(BuildIdToolTest, AnIdInTheMmap2ComesFirst) {
+  SelfFile self = Self();
+  struct stat other = self.st;
+  other.st_ino += 1;  // the file would not do
+  Start({});
+  std::vector<std::byte> mmap = Mmap2(self.path, other, 0x400000,
+                                      PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+  // With MMAP_BUILD_ID, maj..ino_generation hold the id's size and the id.
+  std::byte* id = mmap.data() + 8 + 8 + 24;
+  std::memset(id, 0, 24);
+  id[0] = std::byte{8};
+  for (int i = 0; i < 8; ++i) id[4 + i] = std::byte(0xa0 + i);
+  Feed(mmap);
+  Feed(SampleAt(0x401234));
+  EXPECT_EQ(out_.Ids(), std::vector<std::string>{self.path + "=a0a1a2a3a4a5a6a7"});
+  EXPECT_TRUE(tool_->warnings().empty());
+}
+
+TEST_F(BuildIdToolTest, AnInputThatNamesTheDsoKeepsItsOwn) {
+  SelfFile self = Self();
+  BuildIdEntry entry;
+  entry.pid = -1;
+  entry.misc = PERF_RECORD_MISC_USER;
+  entry.build_id = {std::byte{1}, std::byte{2}};
+  entry.filename = self.path;
+  AppendBuildIdEntry(entry, header_.features[HEADER_BUILD_ID]);
+  Start({});
+  Feed(Mmap2(self.path, self.st, 0x400000));
+  Feed(SampleAt(0x401234));
+  EXPECT_TRUE(out_.Ids().empty());
+  EXPECT_EQ(tool_->stats().had, 1u);
+  EXPECT_FALSE(tool_->PassesAllThrough());
+}
+
+TEST_F(BuildIdToolTest, OnlyWithoutIdsPassesAnInputWithIdsThrough) {
+  BuildIdEntry entry;
+  entry.build_id = {std::byte{1}};
+  entry.filename = "/usr/bin/other";
+  AppendBuildIdEntry(entry, header_.features[HEADER_BUILD_ID]);
+  Start(OnlyWithoutIds());
+  EXPECT_TRUE(tool_->PassesAllThrough());
+}
+
+// A note as /sys/kernel/notes holds it: namesz, descsz, type, "GNU\0", id.
+std::string GnuNote(const std::string& id, uint32_t type = 3) {
+  std::string note(12, '\0');
+  const uint32_t words[3] = {4, static_cast<uint32_t>(id.size()), type};
+  std::memcpy(note.data(), words, 12);
+  note += std::string("GNU\0", 4) + id;
+  note.resize((note.size() + 3) / 4 * 4, '\0');
+  return note;
+}
+
+TEST_F(BuildIdToolTest, TheKernelsIdComesFromSysWhenRecordedHere) {
+  std::filesystem::create_directories(Path("sys/kernel"));
+  std::ofstream(Path("sys/kernel/notes"), std::ios::binary)
+      << GnuNote("", 1) + GnuNote("\x12\x34\x56\x78\x9a\xbc\xde\xf0\x11\x22\x33\x44\x55\x66\x77"
+                                  "\x88\x99\xaa\xbb\xcc");
+  struct stat none {};
+  Start(SysRoot(Path("sys")));
+  Feed(Mmap2("[kernel.kallsyms]_text", none, 0xffffffff81000000, PERF_RECORD_MISC_KERNEL));
+  Feed(SampleAt(0xffffffff81001000, PERF_RECORD_MISC_KERNEL));
+  EXPECT_EQ(out_.Ids(), std::vector<std::string>{
+                            "[kernel.kallsyms]=123456789abcdef0112233445566778899aabbcc"});
+}
+
+TEST_F(BuildIdToolTest, TheKernelOfAnotherMachineGetsNoIdFromThisOne) {
+  std::filesystem::create_directories(Path("sys/kernel"));
+  std::ofstream(Path("sys/kernel/notes"), std::ios::binary) << GnuNote("\x01\x02\x03\x04");
+  struct stat none {};
+  Start(SysRoot(Path("sys")), /*recorded_here=*/false);
+  Feed(Mmap2("[kernel.kallsyms]_text", none, 0xffffffff81000000, PERF_RECORD_MISC_KERNEL));
+  Feed(SampleAt(0xffffffff81001000, PERF_RECORD_MISC_KERNEL));
+  EXPECT_TRUE(out_.Ids().empty());
+  ASSERT_EQ(tool_->warnings().size(), 1u);
+  EXPECT_NE(tool_->warnings()[0].find("another machine"), std::string::npos);
+}
+
+TEST(GnuBuildIdInNotes, FindsTheGnuNoteAmongOthersAndRefusesCutShortOnes) {
+  EXPECT_EQ(elf::GnuBuildIdInNotes(GnuNote("\x01\x02\x03", 1) + GnuNote("\xaa\xbb")), "\xaa\xbb");
+  EXPECT_EQ(elf::GnuBuildIdInNotes(GnuNote("\x01\x02\x03", 1)), std::nullopt);
+  std::string cut = GnuNote("\xaa\xbb\xcc\xdd\xee");
+  EXPECT_EQ(elf::GnuBuildIdInNotes(cut.substr(0, cut.size() - 4)), std::nullopt);
+  EXPECT_EQ(elf::GnuBuildIdInNotes(""), std::nullopt);
+}
+
+}  // namespace
+}  // namespace perftk
