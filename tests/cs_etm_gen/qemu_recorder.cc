@@ -1,0 +1,478 @@
+#include "qemu_recorder.h"
+
+#include <elf.h>
+
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cpu_tracer.h"
+#include "cs_etm/a64_branch.h"
+#include "etm_encoder.h"
+#include "qemu_log.h"
+#include "recording_writer.h"
+
+namespace perftk::etm_gen {
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+uint64_t PageDown(uint64_t v) { return v & ~(kPage - 1); }
+uint64_t PageUp(uint64_t v) { return (v + kPage - 1) & ~(kPage - 1); }
+
+// An ELF file read whole: what the recorder needs of it.
+struct Image {
+  std::string path;      // canonical host path, as MMAP2 records name it
+  std::string build_id;  // raw bytes
+  std::vector<uint8_t> bytes;
+  uint16_t type = 0;
+  uint64_t entry = 0;
+  std::string interpreter;  // PT_INTERP
+  struct Load {
+    uint64_t offset, vaddr, file_size;
+    bool exec;
+  };
+  std::vector<Load> loads;  // PT_LOAD, in program header order
+
+  // AutoFDO's address of a file offset: its vaddr minus the first load's.
+  uint64_t AutoFdoAddress(uint64_t offset) const {
+    for (const Load& load : loads) {
+      if (offset >= load.offset && offset - load.offset < load.file_size) {
+        return offset - load.offset + load.vaddr - loads.front().vaddr;
+      }
+    }
+    return offset - loads.front().offset;
+  }
+};
+
+template <typename T>
+bool ReadAt(const std::vector<uint8_t>& bytes, uint64_t offset, T* out) {
+  if (offset > bytes.size() || bytes.size() - offset < sizeof(T)) return false;
+  std::memcpy(out, bytes.data() + offset, sizeof(T));
+  return true;
+}
+
+absl::StatusOr<std::unique_ptr<Image>> LoadImage(const std::string& host_path) {
+  std::error_code error;
+  std::filesystem::path canonical = std::filesystem::canonical(host_path, error);
+  if (error) return absl::NotFoundError(absl::StrCat(host_path, ": ", error.message()));
+  auto image = std::make_unique<Image>();
+  image->path = canonical.string();
+  std::ifstream in(image->path, std::ios::binary);
+  image->bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) return absl::InternalError("cannot read " + image->path);
+  Elf64_Ehdr eh;
+  if (!ReadAt(image->bytes, 0, &eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+      eh.e_machine != EM_AARCH64) {
+    return absl::InvalidArgumentError(image->path + " is not a little-endian aarch64 ELF64 file");
+  }
+  image->type = eh.e_type;
+  image->entry = eh.e_entry;
+  for (unsigned i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    if (!ReadAt(image->bytes, eh.e_phoff + uint64_t{i} * eh.e_phentsize, &ph)) {
+      return absl::InvalidArgumentError(image->path + ": program headers past the end");
+    }
+    if (ph.p_type == PT_LOAD) {
+      image->loads.push_back({ph.p_offset, ph.p_vaddr, ph.p_filesz, (ph.p_flags & PF_X) != 0});
+    } else if (ph.p_type == PT_INTERP && ph.p_offset < image->bytes.size()) {
+      const char* s = reinterpret_cast<const char*>(image->bytes.data() + ph.p_offset);
+      image->interpreter.assign(s, strnlen(s, image->bytes.size() - ph.p_offset));
+    } else if (ph.p_type == PT_NOTE) {
+      uint64_t at = ph.p_offset;
+      const uint64_t end = ph.p_offset + ph.p_filesz;
+      Elf64_Nhdr nh;
+      while (at + sizeof nh <= end && ReadAt(image->bytes, at, &nh)) {
+        const uint64_t name = at + sizeof nh;
+        const uint64_t desc = name + ((nh.n_namesz + 3) & ~3u);
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && desc + nh.n_descsz <= end &&
+            std::memcmp(image->bytes.data() + name, "GNU", 4) == 0) {
+          image->build_id.assign(reinterpret_cast<const char*>(image->bytes.data() + desc),
+                                 nh.n_descsz);
+        }
+        at = desc + ((nh.n_descsz + 3) & ~3u);
+      }
+    }
+  }
+  if (image->loads.empty()) return absl::InvalidArgumentError(image->path + " has no PT_LOAD");
+  return image;
+}
+
+// How an instruction moves control, as the trace sees it.
+enum class Kind { kNext, kDirect, kIndirect, kSvc, kOtherException };
+
+struct Instruction {
+  Kind kind = Kind::kNext;
+  bool conditional = false;
+  uint64_t target = 0;  // kDirect
+};
+
+Instruction Classify(uint32_t word, uint64_t pc) {
+  Instruction out;
+  if (std::optional<uint64_t> target = cs_etm::A64DirectBranchTarget(word, pc)) {
+    out.kind = Kind::kDirect;
+    out.target = *target;
+    const bool b_or_bl = (word & 0x7c000000u) == 0x14000000u;
+    const bool b_cond = (word & 0xff000010u) == 0x54000000u;
+    const bool always = b_cond && (word & 0xeu) == 0xeu;  // B.AL, B.NV
+    out.conditional = !b_or_bl && !always;
+    return out;
+  }
+  // Unconditional branch (register): BR, BLR, RET and the pointer-
+  // authenticated BRA*, BLRA*, RETA*; ERET and DRPS leave EL0 code alone.
+  if ((word & 0xfe000000u) == 0xd6000000u) {
+    const uint32_t opc = (word >> 21) & 0xf;
+    if (opc == 0 || opc == 1 || opc == 2 || opc == 8 || opc == 9) out.kind = Kind::kIndirect;
+    else out.kind = Kind::kOtherException;
+    return out;
+  }
+  if ((word & 0xffe0001fu) == 0xd4000001u) {
+    out.kind = Kind::kSvc;
+    return out;
+  }
+  if ((word & 0xff000000u) == 0xd4000000u) out.kind = Kind::kOtherException;  // HVC, BRK, ...
+  return out;
+}
+
+struct Mapping {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t pgoff = 0;
+  const Image* image = nullptr;
+  uint64_t Offset(uint64_t pc) const { return pc - start + pgoff; }
+};
+
+struct PairHash {
+  size_t operator()(const std::pair<uint64_t, uint64_t>& p) const {
+    return absl::HashOf(p.first, p.second);
+  }
+};
+
+struct Counts {
+  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, uint64_t, PairHash> ranges;  // offsets
+  std::map<std::tuple<uint64_t, uint64_t, bool>, uint64_t> branches;  // from, to, indirect
+};
+
+}  // namespace
+
+class QemuRecorder::Impl {
+ public:
+  QemuRecorderOptions options;
+  QemuRecorderStats stats;
+  std::unique_ptr<RecordingWriter> writer;
+  std::map<std::string, std::unique_ptr<Image>> images;  // by canonical path
+  const Image* program = nullptr;
+  std::deque<Mapping> mappings;  // never moves an element: `mapping` points into it
+  std::map<const Image*, Counts> counts;
+  std::map<int64_t, std::string> open_files;  // guest fd -> host path
+  EtmV4Encoder encoder;
+  size_t pending_atoms = 0;
+  uint64_t clock = 10;
+  bool started = false;
+  bool finished = false;
+  uint64_t pc = 0;  // the last instruction seen
+  uint32_t word = 0;
+  const Mapping* mapping = nullptr;
+  uint64_t range_start = 0;
+
+  EtmContext Context() const {
+    EtmContext context;
+    context.el = 0;
+    context.context_id = static_cast<uint32_t>(options.pid);
+    return context;
+  }
+
+  std::string HostPath(const std::string& guest) const {
+    if (!options.prefix.empty() && !guest.empty() && guest.front() == '/') {
+      std::error_code error;
+      std::string prefixed = options.prefix + guest;
+      if (std::filesystem::exists(prefixed, error)) return prefixed;
+    }
+    return guest;
+  }
+
+  absl::StatusOr<const Image*> ImageOf(const std::string& host_path) {
+    absl::StatusOr<std::unique_ptr<Image>> image = LoadImage(host_path);
+    if (!image.ok()) return image.status();
+    auto [it, added] = images.try_emplace((*image)->path, std::move(*image));
+    return it->second.get();
+  }
+
+  absl::Status Map(const Image* image, uint64_t address, uint64_t length, uint64_t pgoff) {
+    Mapping m{address, address + length, pgoff, image};
+    for (const Mapping& other : mappings) {
+      if (m.start < other.end && other.start < m.end) {
+        return absl::UnimplementedError(absl::StrFormat(
+            "%s mapped at %#x over %s at %#x: remapping code is not modelled", image->path,
+            address, other.image->path, other.start));
+      }
+    }
+    mappings.push_back(m);
+    ++stats.mappings;
+    FileMapping record{address, length, pgoff, image->path, image->build_id};
+    return writer->AddMapping(options.pid, options.pid, record, clock++);
+  }
+
+  // Every executable PT_LOAD of an image qemu loads itself, `bias` added.
+  absl::Status MapLoads(const Image* image, uint64_t bias) {
+    for (const Image::Load& load : image->loads) {
+      if (!load.exec) continue;
+      const uint64_t start = PageDown(load.vaddr);
+      absl::Status s = Map(image, bias + start, PageUp(load.vaddr + load.file_size) - start,
+                           PageDown(load.offset));
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
+  const Mapping* Find(uint64_t address) const {
+    for (const Mapping& m : mappings) {
+      if (address >= m.start && address < m.end) return &m;
+    }
+    return nullptr;
+  }
+
+  absl::Status Fetch(uint64_t address) {
+    if (mapping == nullptr || address < mapping->start || address >= mapping->end) {
+      mapping = Find(address);
+      if (mapping == nullptr) {
+        return absl::UnimplementedError(absl::StrFormat(
+            "pc %#x is in no mapped file (after pc %#x): code without a file (qemu's signal "
+            "trampoline?) is not modelled",
+            address, pc));
+      }
+    }
+    if (!ReadAt(mapping->image->bytes, mapping->Offset(address), &word)) {
+      return absl::OutOfRangeError(
+          absl::StrFormat("pc %#x is past the end of %s", address, mapping->image->path));
+    }
+    pc = address;
+    return absl::OkStatus();
+  }
+
+  void BeginBuffer(uint64_t at) {
+    encoder.ASync();
+    encoder.TraceInfo();
+    encoder.AddressWithContext(at, Context());
+    pending_atoms = 0;
+  }
+
+  absl::Status EndBuffer() {
+    std::vector<uint8_t> trace = encoder.Take();
+    pending_atoms = 0;
+    FrameFormatter formatter;
+    formatter.Add(TraceIdOfCpu(0), trace);
+    ++stats.buffers;
+    return writer->AddBuffer(0, clock++, formatter.Finish(), /*raw=*/false);
+  }
+
+  absl::Status Start(uint64_t first) {
+    absl::StatusOr<const Image*> interp = ImageOf(HostPath(program->interpreter));
+    if (!interp.ok()) return interp.status();
+    if (absl::Status s = MapLoads(program, 0); !s.ok()) return s;
+    // qemu enters the interpreter first: its load bias is the first pc
+    // minus its entry (checked below: the first pc must be in its code).
+    if (absl::Status s = MapLoads(*interp, first - (*interp)->entry); !s.ok()) return s;
+    if (const Mapping* m = Find(first); m == nullptr || m->image != *interp) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "the first pc %#x is not the interpreter's entry (%s, entry %#x)", first,
+          (*interp)->path, (*interp)->entry));
+    }
+    if (absl::Status s = writer->StartCpu(0, options.pid, options.pid, clock++); !s.ok()) return s;
+    BeginBuffer(first);
+    started = true;
+    range_start = first;
+    return Fetch(first);
+  }
+
+  // The range that ends at `pc` (a waypoint) ran once more.
+  void CountRange() {
+    ++stats.waypoints;
+    Counts& c = counts[mapping->image];
+    ++c.ranges[{mapping->Offset(range_start), mapping->Offset(pc)}];
+  }
+
+  void CountBranch(uint64_t to, bool indirect) {
+    ++stats.taken;
+    const Mapping* target = Find(to);
+    const uint64_t to_offset =
+        target != nullptr && target->image == mapping->image ? target->Offset(to) : 0;
+    ++counts[mapping->image].branches[{mapping->Offset(pc), to_offset, indirect}];
+  }
+
+  absl::Status Step(uint64_t next) {
+    const Instruction in = Classify(word, pc);
+    bool waypoint = true;
+    switch (in.kind) {
+      case Kind::kDirect: {
+        const bool taken = !in.conditional || next != pc + 4;
+        if (taken && next != in.target) {
+          return absl::DataLossError(absl::StrFormat(
+              "the branch at %#x (%08x) goes to %#x, not to %#x", pc, word, in.target, next));
+        }
+        if (!taken && next != pc + 4) {
+          return absl::DataLossError(absl::StrFormat("%#x follows %#x", next, pc));
+        }
+        encoder.Atom(taken);
+        ++pending_atoms;
+        CountRange();
+        if (taken) CountBranch(in.target, false);
+        break;
+      }
+      case Kind::kIndirect:
+        encoder.Atom(true);
+        encoder.LongAddress(next);
+        pending_atoms = 0;
+        ++stats.indirect;
+        CountRange();
+        CountBranch(next, true);
+        break;
+      case Kind::kSvc:
+        if (next != pc + 4) {
+          return absl::UnimplementedError(absl::StrFormat(
+              "the SVC at %#x returns to %#x (a signal return?): not modelled", pc, next));
+        }
+        encoder.Exception(kExceptionCall, pc + 4);
+        encoder.TraceOn();
+        encoder.AddressWithContext(next, Context());
+        pending_atoms = 0;
+        ++stats.syscalls;
+        CountRange();
+        break;
+      case Kind::kNext:
+      case Kind::kOtherException:
+        waypoint = false;
+        if (next != pc + 4) {
+          return absl::DataLossError(absl::StrFormat(
+              "%#x follows %#x (%08x), which does not branch", next, pc, word));
+        }
+        break;
+    }
+    if (waypoint) {
+      range_start = next;
+      if (encoder.size() + pending_atoms >= options.buffer_bytes) {
+        if (absl::Status s = EndBuffer(); !s.ok()) return s;
+        BeginBuffer(next);
+      }
+    }
+    return Fetch(next);
+  }
+
+  absl::Status Pc(uint64_t next) {
+    ++stats.instructions;
+    if (!started) return Start(next);
+    return Step(next);
+  }
+
+  absl::Status Strace(const QemuLine& line) {
+    switch (line.kind) {
+      case QemuLine::Kind::kOpen:
+        if (line.fd >= 0) open_files[line.fd] = HostPath(line.path);
+        break;
+      case QemuLine::Kind::kClose:
+        open_files.erase(line.fd);
+        break;
+      case QemuLine::Kind::kMmap: {
+        if (!line.exec || line.failed) break;
+        auto file = open_files.find(line.fd);
+        if (file == open_files.end()) {
+          return absl::UnimplementedError(absl::StrFormat(
+              "executable mmap at %#x of fd %d, which names no file opened in the log",
+              line.address, line.fd));
+        }
+        absl::StatusOr<const Image*> image = ImageOf(file->second);
+        if (!image.ok()) return image.status();
+        return Map(*image, line.address, PageUp(line.length), line.offset);
+      }
+      default:
+        break;
+    }
+    return absl::OkStatus();
+  }
+};
+
+QemuRecorder::QemuRecorder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+QemuRecorder::~QemuRecorder() = default;
+
+absl::StatusOr<std::unique_ptr<QemuRecorder>> QemuRecorder::Create(
+    const QemuRecorderOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  absl::StatusOr<const Image*> program = impl->ImageOf(options.program);
+  if (!program.ok()) return program.status();
+  if ((*program)->type != ET_EXEC || (*program)->interpreter.empty()) {
+    return absl::InvalidArgumentError(
+        options.program + ": not a dynamically linked non-PIE executable (ET_EXEC, PT_INTERP)");
+  }
+  impl->program = *program;
+  RecordingLayout layout;
+  layout.nr_cpus = 1;
+  ProcessMapping process;
+  process.pid = options.pid;
+  process.tids = {options.pid};
+  process.comm = std::filesystem::path(options.program).filename().string().substr(0, 15);
+  layout.processes.push_back(process);
+  absl::StatusOr<std::unique_ptr<RecordingWriter>> writer =
+      RecordingWriter::Create(options.output, layout);
+  if (!writer.ok()) return writer.status();
+  impl->writer = std::move(*writer);
+  return std::unique_ptr<QemuRecorder>(new QemuRecorder(std::move(impl)));
+}
+
+absl::Status QemuRecorder::Line(std::string_view line) {
+  Impl& d = *impl_;
+  ++d.stats.lines;
+  if (d.finished) return absl::FailedPreconditionError("a line after Finish");
+  QemuLine parsed = ParseQemuLine(line);
+  if (parsed.kind == QemuLine::Kind::kPc) return d.Pc(parsed.pc);
+  if (parsed.kind == QemuLine::Kind::kOther) return absl::OkStatus();
+  return d.Strace(parsed);
+}
+
+absl::Status QemuRecorder::Finish() {
+  Impl& d = *impl_;
+  if (!d.started) return absl::FailedPreconditionError("the log has no executed instruction");
+  d.finished = true;
+  // exit_group: the last instruction is an SVC that never returns.
+  if (Classify(d.word, d.pc).kind == Kind::kSvc) {
+    d.encoder.Exception(kExceptionCall, d.pc + 4);
+    ++d.stats.syscalls;
+    d.CountRange();
+  }
+  if (absl::Status s = d.EndBuffer(); !s.ok()) return s;
+  d.stats.trace_bytes = d.writer->trace_bytes();
+  return d.writer->Finish();
+}
+
+profile::Profile QemuRecorder::Truth() const {
+  profile::Profile out(profile::Format::kAutoFdo);
+  for (const auto& [image, c] : impl_->counts) {
+    std::string id = image->build_id;
+    if (!id.empty()) id.resize(20, '\0');
+    const profile::BinaryKey key{image->path, absl::BytesToHexString(id)};
+    for (const auto& [range, count] : c.ranges) {
+      out.AddRange(key, {image->AutoFdoAddress(range.first), image->AutoFdoAddress(range.second)},
+                   count);
+    }
+    for (const auto& [branch, count] : c.branches) {
+      const auto& [from, to, indirect] = branch;
+      const uint64_t target = indirect || to == 0 ? 0 : image->AutoFdoAddress(to);
+      out.AddBranch(key, {image->AutoFdoAddress(from), target}, {count, 0});
+    }
+  }
+  return out;
+}
+
+const QemuRecorderStats& QemuRecorder::stats() const { return impl_->stats; }
+
+}  // namespace perftk::etm_gen

@@ -1,0 +1,89 @@
+// Records a real aarch64 program as `perf record -e cs_etm//u` would, from
+// the exact sequence of instructions qemu-user executed (qemu_log.h), and
+// keeps the ground truth of that execution.
+//
+// The program must be a non-PIE ELF run by its interpreter (PT_INTERP):
+// qemu loads the program at its link addresses and the interpreter where
+// its entry is the first pc executed; further code (libc, ...) is what the
+// guest mmaps with PROT_EXEC from a file it opened (-strace). Guest paths
+// are looked up under `prefix` first, as qemu's -L does. Each mapping is an
+// MMAP2 record with the file's canonical path, page offset and build id,
+// written when the code is mapped. A pc in no mapped file (qemu's signal
+// trampoline: qemu 7.2 gives aarch64 guests no vDSO) is an error, as is
+// any step the instruction words do not allow (a fall-through that skips,
+// a branch to another target than its own): the log is then not one
+// thread's exact execution, and no truth is claimed for it.
+//
+// The trace (one CPU, one thread, EL0, no timestamps) is ETMv4 packed in
+// CoreSight frames, cut into AUX buffers of at most about `buffer_bytes`,
+// each cut after a waypoint and each starting with A-sync, Trace Info and
+// an Address with Context: every direct branch is an E or N atom (B and BL
+// always E; a conditional branch to the next instruction, which the log
+// cannot tell apart, N), every indirect branch (BR, BLR, RET and their
+// pointer-authenticated forms) an E atom and a Long Address, every SVC an
+// Exception packet, Trace On and an Address with Context at its return (the
+// kernel is not traced: cs_etm//u).
+//
+// The truth, per file: every executed range (from a range's first
+// instruction to the waypoint ending it, as the trace delimits ranges,
+// taken or not) with its count, and every taken branch (from, to) with its
+// count, as file offsets; Truth() gives them in the shape cs-etm-decode's
+// --format=autofdo writes: AutoFDO addresses, indirect targets and targets
+// in another file as 0.
+#ifndef PERFTK_TESTS_CS_ETM_GEN_QEMU_RECORDER_H_
+#define PERFTK_TESTS_CS_ETM_GEN_QEMU_RECORDER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "profile/profile.h"
+
+namespace perftk::etm_gen {
+
+struct QemuRecorderOptions {
+  std::string program;  // host path of the traced ELF
+  std::string prefix;   // qemu's -L
+  std::string output;   // the perf.data to write
+  size_t buffer_bytes = 64 * 1024;
+  int32_t pid = 1000;   // the pid (= tid) the recording names
+};
+
+struct QemuRecorderStats {
+  uint64_t lines = 0;
+  uint64_t instructions = 0;
+  uint64_t waypoints = 0;
+  uint64_t taken = 0;
+  uint64_t indirect = 0;
+  uint64_t syscalls = 0;
+  uint64_t buffers = 0;
+  uint64_t trace_bytes = 0;
+  uint64_t mappings = 0;
+};
+
+class QemuRecorder {
+ public:
+  static absl::StatusOr<std::unique_ptr<QemuRecorder>> Create(const QemuRecorderOptions& options);
+  ~QemuRecorder();
+
+  // One line of the log, without its newline.
+  absl::Status Line(std::string_view line);
+  // Ends the trace (the last instruction, when an SVC, is its last range)
+  // and the file.
+  absl::Status Finish();
+
+  // The ground truth in --format=autofdo's shape (after Finish).
+  profile::Profile Truth() const;
+  const QemuRecorderStats& stats() const;
+
+ private:
+  class Impl;
+  explicit QemuRecorder(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace perftk::etm_gen
+
+#endif  // PERFTK_TESTS_CS_ETM_GEN_QEMU_RECORDER_H_

@@ -1,0 +1,119 @@
+// perftk_qemu_etm: a CoreSight recording of a real aarch64 program, made
+// from qemu-user's log of every instruction it executed, with the ground
+// truth of that execution (qemu_recorder.h).
+//
+//   qemu-aarch64 -L /usr/aarch64-linux-gnu -singlestep -d exec,nochain -strace
+//       -D /dev/stderr ./prog ARGS 2>&1 >prog.out |
+//     perftk_qemu_etm --program ./prog --prefix /usr/aarch64-linux-gnu
+//       --out perf.data --truth-autofdo truth.afdo
+// (one shell line each)
+//
+// The log is read from stdin as a stream, one line at a time. truth.afdo is
+// the AutoFDO text `perftk cs-etm-decode --format=autofdo` must write for
+// perf.data (every binary, every range and branch, every count). Prints
+// what it read and wrote, and how fast, on one line.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "profile/autofdo_text.h"
+#include "qemu_recorder.h"
+
+namespace perftk::etm_gen {
+namespace {
+
+absl::Status Run(const QemuRecorderOptions& options, const std::string& truth_path) {
+  absl::StatusOr<std::unique_ptr<QemuRecorder>> recorder = QemuRecorder::Create(options);
+  if (!recorder.ok()) return recorder.status();
+  const auto begin = std::chrono::steady_clock::now();
+  std::string line;
+  char chunk[1 << 16];
+  size_t fill = 0;
+  // Lines are split by hand from large reads: getline per line is the
+  // bottleneck at hundreds of millions of lines.
+  while (true) {
+    size_t got = std::fread(chunk + fill, 1, sizeof chunk - fill, stdin);
+    size_t end = fill + got;
+    size_t start = 0;
+    for (size_t i = fill; i < end; ++i) {
+      if (chunk[i] != '\n') continue;
+      std::string_view view(chunk + start, i - start);
+      if (!line.empty()) {
+        line.append(view);
+        view = line;
+      }
+      if (absl::Status s = (*recorder)->Line(view); !s.ok()) {
+        return absl::Status(s.code(), std::string(s.message()) + " (log line " +
+                                          std::to_string((*recorder)->stats().lines) + ")");
+      }
+      line.clear();
+      start = i + 1;
+    }
+    if (got == 0) {
+      if (start < end) line.append(chunk + start, end - start);
+      if (!line.empty()) {
+        if (absl::Status s = (*recorder)->Line(line); !s.ok()) return s;
+      }
+      break;
+    }
+    // Keep the unfinished line: in the buffer when it fits, else aside.
+    if (start == 0 && end == sizeof chunk) {
+      line.append(chunk, end);
+      fill = 0;
+    } else {
+      std::memmove(chunk, chunk + start, end - start);
+      fill = end - start;
+    }
+  }
+  if (std::ferror(stdin)) return absl::DataLossError("cannot read the log from stdin");
+  if (absl::Status s = (*recorder)->Finish(); !s.ok()) return s;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  if (!truth_path.empty()) {
+    std::FILE* out = std::fopen(truth_path.c_str(), "w");
+    if (out == nullptr) return absl::InternalError("cannot write " + truth_path);
+    const std::string text = profile::AutoFdoText((*recorder)->Truth());
+    const bool failed = std::fwrite(text.data(), 1, text.size(), out) != text.size();
+    if ((std::fclose(out) != 0) | failed) return absl::InternalError("cannot write " + truth_path);
+  }
+  const QemuRecorderStats& s = (*recorder)->stats();
+  std::printf(
+      "perftk_qemu_etm: %s: %lu log lines, %lu instructions, %lu waypoints (%lu taken, %lu "
+      "indirect), %lu syscalls, %lu mappings; %lu buffers, %.2f MB of trace; %.2f s, %.2f M "
+      "lines/s\n",
+      options.output.c_str(), static_cast<unsigned long>(s.lines),
+      static_cast<unsigned long>(s.instructions), static_cast<unsigned long>(s.waypoints),
+      static_cast<unsigned long>(s.taken), static_cast<unsigned long>(s.indirect),
+      static_cast<unsigned long>(s.syscalls), static_cast<unsigned long>(s.mappings),
+      static_cast<unsigned long>(s.buffers), s.trace_bytes / 1048576.0, seconds,
+      seconds > 0 ? s.lines / seconds / 1e6 : 0.0);
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace perftk::etm_gen
+
+int main(int argc, char** argv) {
+  perftk::etm_gen::QemuRecorderOptions options;
+  std::string truth;
+  uint32_t buffer_kb = 64;
+  CLI::App app("A CoreSight ETMv4 perf.data of a program, from qemu-aarch64's log on stdin");
+  app.add_option("--program", options.program, "the traced program (non-PIE aarch64 ELF)")
+      ->required();
+  app.add_option("--prefix", options.prefix, "qemu's -L (guest paths are looked up there first)");
+  app.add_option("--out", options.output, "the perf.data to write")->required();
+  app.add_option("--truth-autofdo", truth, "write the ground truth as AutoFDO text here");
+  app.add_option("--buffer-kb", buffer_kb, "AUX buffer size in KiB")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--pid", options.pid, "the pid the recording gives the program")
+      ->check(CLI::Range(1, 1 << 22));
+  CLI11_PARSE(app, argc, argv);
+  options.buffer_bytes = size_t{buffer_kb} * 1024;
+  absl::Status status = perftk::etm_gen::Run(options, truth);
+  if (!status.ok()) {
+    std::fprintf(stderr, "perftk_qemu_etm: %s\n", std::string(status.message()).c_str());
+    return 1;
+  }
+  return 0;
+}
