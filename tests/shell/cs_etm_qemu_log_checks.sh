@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# perftk_qemu_etm claims a ground truth only for a log that is one
+# thread's exact execution: on a small C program's qemu log it gives the
+# truth cs-etm-decode decodes; the same log with one executed instruction
+# dropped, without -strace (libc's mapping unknown), or a program that
+# enters qemu's signal trampoline (code in no file) is refused with a
+# message, never turned into a recording; so is a PIE program.
+source "$(dirname "$0")/lib/common.bash"
+PREFIX=/usr/aarch64-linux-gnu
+command -v qemu-aarch64 >/dev/null || skip "no qemu-aarch64 (Debian: qemu-user)"
+command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc (Debian: gcc-aarch64-linux-gnu)"
+[ -e "$PREFIX/lib/libc.so.6" ] || skip "no $PREFIX/lib/libc.so.6 (Debian: libc6-dev-arm64-cross)"
+QEMU_ETM=${QEMU_ETM:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_qemu_etm}
+[ -x "$QEMU_ETM" ] || skip "no perftk_qemu_etm at $QEMU_ETM"
+
+cat >prog.c <<'EOF'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+static volatile int hits;
+static void on_signal(int s) { hits += s; }
+int main(int argc, char** argv) {
+  if (argc > 1) {
+    signal(SIGUSR1, on_signal);
+    raise(SIGUSR1);
+  }
+  unsigned long sum = 0;
+  for (int i = 0; i < 1000; ++i) sum += (unsigned long)i * i % 7;
+  printf("%lu %d\n", sum, hits);
+  return 0;
+}
+EOF
+aarch64-linux-gnu-gcc -O2 -g -no-pie -o prog prog.c || fail "cannot build prog"
+aarch64-linux-gnu-gcc -O2 -g -pie -fPIE -o prog-pie prog.c || fail "cannot build prog-pie"
+qemu() { qemu-aarch64 -L "$PREFIX" -singlestep -d exec,nochain -D /dev/stderr "$@"; }
+record() { "$QEMU_ETM" --program "$1" --prefix "$PREFIX" --out "$2" --truth-autofdo "$2.truth"; }
+
+qemu -strace ./prog 2>full.log >prog.out || fail "prog failed under qemu"
+[ "$(cat prog.out)" = "2001 0" ] || fail "prog printed $(cat prog.out)"
+record ./prog full.data <full.log >/dev/null || fail "perftk_qemu_etm refused the full log"
+"$PERFTK" cs-etm-decode -q -i full.data --format=autofdo -o full.afdo
+[ -s full.afdo ] && cmp -s full.data.truth full.afdo || fail "the decode differs from the truth"
+echo "ok: the full log ($(wc -l <full.log) lines) decodes to its truth"
+
+# One instruction of main's loop left out (a line in the middle of the run).
+lines=$(grep -c '^Trace' full.log)
+awk -v drop=$((lines / 2)) '/^Trace/ && ++n == drop { next } { print }' full.log >dropped.log
+expect_exit 1 record ./prog dropped.data <dropped.log
+has -E 'follows|goes to' cmd.err || fail "dropped line: $(cat cmd.err)"
+[ ! -e dropped.data.truth ] || fail "a truth was written for a broken log"
+
+qemu ./prog 2>nostrace.log >/dev/null
+expect_exit 1 record ./prog nostrace.data <nostrace.log
+has 'in no mapped file' cmd.err || fail "no strace: $(cat cmd.err)"
+
+qemu -strace ./prog signal 2>signal.log >signal.out || fail "prog signal failed under qemu"
+[ "$(cat signal.out)" = "2001 10" ] || fail "prog signal printed $(cat signal.out)"
+expect_exit 1 record ./prog signal.data <signal.log
+has -E 'in no mapped file|signal return' cmd.err || fail "signal: $(cat cmd.err)"
+
+expect_exit 1 record ./prog-pie pie.data </dev/null
+has 'non-PIE' cmd.err || fail "PIE: $(cat cmd.err)"
+echo "ok: broken logs and unmodelled programs are refused: $(sort -u cmd.err | head -1)"
