@@ -180,6 +180,8 @@ class QemuRecorder::Impl {
   uint64_t clock = 10;
   bool started = false;
   bool finished = false;
+  bool outside = false;  // running code in no file: untraced
+  bool saw_strace = false;
   uint64_t pc = 0;  // the last instruction seen
   uint32_t word = 0;
   const Mapping* mapping = nullptr;
@@ -246,10 +248,8 @@ class QemuRecorder::Impl {
     if (mapping == nullptr || address < mapping->start || address >= mapping->end) {
       mapping = Find(address);
       if (mapping == nullptr) {
-        return absl::UnimplementedError(absl::StrFormat(
-            "pc %#x is in no mapped file (after pc %#x): code without a file (qemu's signal "
-            "trampoline?) is not modelled",
-            address, pc));
+        return absl::DataLossError(absl::StrFormat(
+            "pc %#x, in no mapped file, follows %#x, which does not branch", address, pc));
       }
     }
     if (!ReadAt(mapping->image->bytes, mapping->Offset(address), &word)) {
@@ -331,20 +331,23 @@ class QemuRecorder::Impl {
       }
       case Kind::kIndirect:
         encoder.Atom(true);
-        encoder.LongAddress(next);
-        pending_atoms = 0;
+        ++pending_atoms;
+        if (Find(next) != nullptr) {  // else trace stops with the atom
+          encoder.LongAddress(next);
+          pending_atoms = 0;
+        }
         ++stats.indirect;
         CountRange();
         CountBranch(next, true);
         break;
       case Kind::kSvc:
-        if (next != pc + 4) {
-          return absl::UnimplementedError(absl::StrFormat(
-              "the SVC at %#x returns to %#x (a signal return?): not modelled", pc, next));
-        }
+        // The kernel returns after the SVC, or (a signal delivered on the
+        // way out) to a handler; either way trace resumes where it returns.
         encoder.Exception(kExceptionCall, pc + 4);
-        encoder.TraceOn();
-        encoder.AddressWithContext(next, Context());
+        if (Find(next) != nullptr) {
+          encoder.TraceOn();
+          encoder.AddressWithContext(next, Context());
+        }
         pending_atoms = 0;
         ++stats.syscalls;
         CountRange();
@@ -360,6 +363,17 @@ class QemuRecorder::Impl {
     }
     if (waypoint) {
       range_start = next;
+      if (Find(next) == nullptr) {
+        if (!saw_strace) {
+          return absl::FailedPreconditionError(absl::StrFormat(
+              "pc %#x (after %#x) is in no mapped file, and the log has no -strace lines that "
+              "would map one: run qemu with -strace",
+              next, pc));
+        }
+        outside = true;
+        ++stats.untraced;
+        return absl::OkStatus();
+      }
       if (encoder.size() + pending_atoms >= options.buffer_bytes) {
         if (absl::Status s = EndBuffer(); !s.ok()) return s;
         BeginBuffer(next);
@@ -368,13 +382,35 @@ class QemuRecorder::Impl {
     return Fetch(next);
   }
 
+  // Code in no file: untraced until a pc in a file, where trace resumes
+  // (Trace On and an Address with Context, or a new buffer).
+  absl::Status Outside(uint64_t next) {
+    if (Find(next) == nullptr) {
+      ++stats.untraced;
+      return absl::OkStatus();
+    }
+    outside = false;
+    range_start = next;
+    if (encoder.size() + pending_atoms >= options.buffer_bytes) {
+      if (absl::Status s = EndBuffer(); !s.ok()) return s;
+      BeginBuffer(next);
+    } else {
+      encoder.TraceOn();
+      encoder.AddressWithContext(next, Context());
+      pending_atoms = 0;
+    }
+    return Fetch(next);
+  }
+
   absl::Status Pc(uint64_t next) {
     ++stats.instructions;
     if (!started) return Start(next);
+    if (outside) return Outside(next);
     return Step(next);
   }
 
   absl::Status Strace(const QemuLine& line) {
+    saw_strace = true;
     switch (line.kind) {
       case QemuLine::Kind::kOpen:
         if (line.fd >= 0) open_files[line.fd] = HostPath(line.path);
@@ -444,7 +480,7 @@ absl::Status QemuRecorder::Finish() {
   if (!d.started) return absl::FailedPreconditionError("the log has no executed instruction");
   d.finished = true;
   // exit_group: the last instruction is an SVC that never returns.
-  if (Classify(d.word, d.pc).kind == Kind::kSvc) {
+  if (!d.outside && Classify(d.word, d.pc).kind == Kind::kSvc) {
     d.encoder.Exception(kExceptionCall, d.pc + 4);
     ++d.stats.syscalls;
     d.CountRange();

@@ -8,11 +8,19 @@
 // guest mmaps with PROT_EXEC from a file it opened (-strace). Guest paths
 // are looked up under `prefix` first, as qemu's -L does. Each mapping is an
 // MMAP2 record with the file's canonical path, page offset and build id,
-// written when the code is mapped. A pc in no mapped file (qemu's signal
-// trampoline: qemu 7.2 gives aarch64 guests no vDSO) is an error, as is
-// any step the instruction words do not allow (a fall-through that skips,
-// a branch to another target than its own): the log is then not one
-// thread's exact execution, and no truth is claimed for it.
+// written when the code is mapped. Code in no file (qemu 7.2 gives aarch64
+// guests no vDSO; its signal trampoline is an anonymous page) is left
+// untraced, as an address-range filter would leave it and as perf, which
+// has no image of it, could not decode it: the waypoint that enters it is
+// traced (an indirect branch without its target address), and trace
+// resumes with Trace On and an Address with Context where control comes
+// back to a file. A signal is modelled when delivered on a syscall's
+// return (the SVC's Exception packet, then trace at the handler);
+// asynchronous delivery at any other instruction is refused. So is any
+// step the instruction words do not allow (a fall-through that skips, a
+// branch to another target than its own), and a pc in no file in a log
+// without -strace lines: the log is then not one thread's exact
+// execution, and no truth is claimed for it.
 //
 // The trace (one CPU, one thread, EL0, no timestamps) is ETMv4 packed in
 // CoreSight frames, cut into AUX buffers of at most about `buffer_bytes`,
@@ -21,8 +29,8 @@
 // always E; a conditional branch to the next instruction, which the log
 // cannot tell apart, N), every indirect branch (BR, BLR, RET and their
 // pointer-authenticated forms) an E atom and a Long Address, every SVC an
-// Exception packet, Trace On and an Address with Context at its return (the
-// kernel is not traced: cs_etm//u).
+// Exception packet, Trace On and an Address with Context where the kernel
+// returns (the kernel is not traced: cs_etm//u).
 //
 // The truth, per file: every executed range (from a range's first
 // instruction to the waypoint ending it, as the trace delimits ranges,
@@ -61,6 +69,7 @@ struct QemuRecorderStats {
   uint64_t buffers = 0;
   uint64_t trace_bytes = 0;
   uint64_t mappings = 0;
+  uint64_t untraced = 0;  // instructions in code without a file
 };
 
 class QemuRecorder {
