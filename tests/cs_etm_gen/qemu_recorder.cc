@@ -176,6 +176,7 @@ class QemuRecorder::Impl {
   std::map<const Image*, Counts> counts;
   std::map<int64_t, std::string> open_files;  // guest fd -> host path
   EtmV4Encoder encoder;
+  std::vector<TruthEvent> events;  // of the buffer being written
   size_t pending_atoms = 0;
   uint64_t clock = 10;
   bool started = false;
@@ -260,7 +261,14 @@ class QemuRecorder::Impl {
     return absl::OkStatus();
   }
 
+  void Push(TruthEvent::Kind kind) {
+    TruthEvent event;
+    event.kind = kind;
+    events.push_back(event);
+  }
+
   void BeginBuffer(uint64_t at) {
+    Push(TruthEvent::Kind::kBlockStart);
     encoder.ASync();
     encoder.TraceInfo();
     encoder.AddressWithContext(at, Context());
@@ -273,6 +281,10 @@ class QemuRecorder::Impl {
     FrameFormatter formatter;
     formatter.Add(TraceIdOfCpu(0), trace);
     ++stats.buffers;
+    Push(TruthEvent::Kind::kBlockEnd);
+    events.front().time = clock;
+    if (options.on_buffer) options.on_buffer(events);
+    events.clear();
     return writer->AddBuffer(0, clock++, formatter.Finish(), /*raw=*/false);
   }
 
@@ -296,7 +308,15 @@ class QemuRecorder::Impl {
   }
 
   // The range that ends at `pc` (a waypoint) ran once more.
-  void CountRange() {
+  void CountRange(bool taken) {
+    TruthEvent range;
+    range.kind = TruthEvent::Kind::kRange;
+    range.start = range_start;
+    range.end = pc + 4;
+    range.instructions = static_cast<uint32_t>((range.end - range.start) / 4);
+    range.context = {options.pid, options.pid, 0};
+    range.taken = taken;
+    events.push_back(range);
     ++stats.waypoints;
     Counts& c = counts[mapping->image];
     ++c.ranges[{mapping->Offset(range_start), mapping->Offset(pc)}];
@@ -325,7 +345,7 @@ class QemuRecorder::Impl {
         }
         encoder.Atom(taken);
         ++pending_atoms;
-        CountRange();
+        CountRange(taken);
         if (taken) CountBranch(in.target, false);
         break;
       }
@@ -337,20 +357,21 @@ class QemuRecorder::Impl {
           pending_atoms = 0;
         }
         ++stats.indirect;
-        CountRange();
+        CountRange(true);
         CountBranch(next, true);
         break;
       case Kind::kSvc:
         // The kernel returns after the SVC, or (a signal delivered on the
         // way out) to a handler; either way trace resumes where it returns.
         encoder.Exception(kExceptionCall, pc + 4);
+        pending_atoms = 0;
+        ++stats.syscalls;
+        CountRange(true);
         if (Find(next) != nullptr) {
           encoder.TraceOn();
           encoder.AddressWithContext(next, Context());
+          Push(TruthEvent::Kind::kTraceOn);
         }
-        pending_atoms = 0;
-        ++stats.syscalls;
-        CountRange();
         break;
       case Kind::kNext:
       case Kind::kOtherException:
@@ -398,6 +419,7 @@ class QemuRecorder::Impl {
       encoder.TraceOn();
       encoder.AddressWithContext(next, Context());
       pending_atoms = 0;
+      Push(TruthEvent::Kind::kTraceOn);
     }
     return Fetch(next);
   }
@@ -483,7 +505,7 @@ absl::Status QemuRecorder::Finish() {
   if (!d.outside && Classify(d.word, d.pc).kind == Kind::kSvc) {
     d.encoder.Exception(kExceptionCall, d.pc + 4);
     ++d.stats.syscalls;
-    d.CountRange();
+    d.CountRange(true);
   }
   if (absl::Status s = d.EndBuffer(); !s.ok()) return s;
   d.stats.trace_bytes = d.writer->trace_bytes();

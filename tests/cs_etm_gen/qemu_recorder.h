@@ -42,12 +42,15 @@
 #define PERFTK_TESTS_CS_ETM_GEN_QEMU_RECORDER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "profile/profile.h"
+#include "truth.h"
 
 namespace perftk::etm_gen {
 
@@ -57,6 +60,11 @@ struct QemuRecorderOptions {
   std::string output;   // the perf.data to write
   size_t buffer_bytes = 64 * 1024;
   int32_t pid = 1000;   // the pid (= tid) the recording names
+  // Called with each AUX buffer's truth events (truth.h), in trace order,
+  // as the buffer is written: its ranges (taken: left by a taken branch or
+  // an SVC), kTraceOn where trace resumes after the kernel or code in no
+  // file, kBlockStart and kBlockEnd.
+  std::function<void(const std::vector<TruthEvent>&)> on_buffer;
 };
 
 struct QemuRecorderStats {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # perftk_qemu_etm claims a ground truth only for a log that is one
 # thread's exact execution: on a small C program's qemu log it gives the
-# truth cs-etm-decode decodes, also when the program takes a signal (the
+# truth cs-etm-decode decodes (--format=autofdo, and --itrace=i100il64's
+# branch stacks), also when the program takes a signal (the
 # handler entered from the syscall's return, qemu's sigreturn trampoline,
 # code in no file, left untraced as an address filter would); the same log
 # with one executed instruction dropped, or without -strace (libc's
@@ -37,7 +38,10 @@ EOF
 aarch64-linux-gnu-gcc -O2 -g -no-pie -o prog prog.c || fail "cannot build prog"
 aarch64-linux-gnu-gcc -O2 -g -pie -fPIE -o prog-pie prog.c || fail "cannot build prog-pie"
 qemu() { qemu-aarch64 -L "$PREFIX" -singlestep -d exec,nochain -D /dev/stderr "$@"; }
-record() { "$QEMU_ETM" --program "$1" --prefix "$PREFIX" --out "$2" --truth-autofdo "$2.truth"; }
+record() {
+  "$QEMU_ETM" --program "$1" --prefix "$PREFIX" --out "$2" --truth-autofdo "$2.truth" \
+    --expect-itrace i100il64 --expect-out "$2.samples"
+}
 
 qemu -strace ./prog 2>full.log >prog.out || fail "prog failed under qemu"
 [ "$(cat prog.out)" = "2001 0" ] || fail "prog printed $(cat prog.out)"
@@ -63,6 +67,12 @@ record ./prog signal.data <signal.log >signal.stats || fail "perftk_qemu_etm ref
 has -E ' [1-9][0-9]* untraced' signal.stats || fail "no untraced trampoline: $(cat signal.stats)"
 "$PERFTK" cs-etm-decode -q -i signal.data --format=autofdo -o signal.afdo
 cmp -s signal.data.truth signal.afdo || fail "the decode of the signal run differs from the truth"
+if command -v perf >/dev/null; then
+  "$PERFTK" cs-etm-decode -q -i signal.data --itrace=i100il64 -o signal.il64
+  brstack_listing signal.il64 >signal.got
+  [ "$(wc -l <signal.got)" -gt 500 ] || fail "only $(wc -l <signal.got) il64 samples"
+  cmp -s signal.data.samples signal.got || fail "il64 samples of the signal run differ from the truth"
+fi
 echo "ok: a signal handler and its return through qemu's trampoline decode to the truth"
 
 expect_exit 1 record ./prog-pie pie.data </dev/null

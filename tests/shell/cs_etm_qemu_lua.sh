@@ -7,11 +7,14 @@
 # (tests/cs_etm_gen/qemu_recorder.h). Checked:
 #   - the script prints what Lua must print;
 #   - --format=autofdo equals the ground truth byte for byte: every range
-#     and taken branch with its count, of lua, libc, libm and ld.so;
-#   - --jobs 2 writes the same text as --jobs 1;
-#   - controls: the truth of a run with another argument, and the truth
-#     with one of lua's ranges moved by an instruction, both differ from
-#     what perftk decoded.
+#     and taken branch with its count, of lua, libc, libm and ld.so; and its
+#     ranges hold every instruction qemu executed, once;
+#   - --itrace=i1000il64 (read back by the real perf script): every sample's
+#     ip and 64-entry branch stack are the ground truth's (expected.h);
+#   - --jobs 2 writes the same text (and il64 perf.data) as --jobs 1;
+#   - controls: the truth (and samples) of a run with another argument, and
+#     the truth with one of lua's ranges moved by an instruction, differ
+#     from what perftk decoded.
 source "$(dirname "$0")/lib/common.bash"
 PREFIX=/usr/aarch64-linux-gnu
 command -v qemu-aarch64 >/dev/null || skip "no qemu-aarch64 (Debian: qemu-user)"
@@ -39,7 +42,8 @@ trace() {
   qemu-aarch64 -L "$PREFIX" -singlestep -d exec,nochain -strace -D /dev/stderr \
     ./lua "$SCRIPT" "$arg" 2>&1 >"$name.out" |
     "$QEMU_ETM" --program ./lua --prefix "$PREFIX" --buffer-kb 64 --out "$name/perf.data" \
-      --truth-autofdo "$name.truth" >"$name.stats" ||
+      --truth-autofdo "$name.truth" --expect-itrace i1000il64 --expect-out "$name.samples" \
+      >"$name.stats" ||
     fail "qemu-aarch64 | perftk_qemu_etm ($name) failed"
   echo "$name: qemu + recorder $(elapsed "$start") s: $(cat "$name.stats")"
 }
@@ -62,6 +66,28 @@ if ! cmp -s run.truth got.afdo; then
 fi
 echo "ok: --format=autofdo equals the truth ($(grep -cE '^[0-9a-f]+-[0-9a-f]+:' run.truth) ranges, $(grep -c -- '->' run.truth) branches)"
 
+# Every executed instruction is in exactly one counted range.
+executed=$(sed -nE 's/.* ([0-9]+) instructions.*/\1/p' run.stats)
+ranged=0
+while IFS='-:' read -r first last count; do
+  ranged=$((ranged + count * ((0x$last - 0x$first) / 4 + 1)))
+done < <(grep -E '^[0-9a-f]+-[0-9a-f]+:[0-9]+$' got.afdo)
+[ "$ranged" -eq "$executed" ] || fail "the ranges hold $ranged instructions, qemu executed $executed"
+echo "ok: the ranges hold the $executed executed instructions"
+
+if command -v perf >/dev/null; then
+  "$PERFTK" cs-etm-decode -q -i run/perf.data --itrace=i1000il64 -o il64.data
+  brstack_listing il64.data >il64.got
+  [ "$(awk 'NF == 67' run.samples | wc -l)" -gt 1000 ] || fail "few full branch stacks in the truth"
+  cmp -s run.samples il64.got ||
+    fail "il64 samples differ from the truth: $(diff run.samples il64.got | head -2 | cut -c1-160)"
+  echo "ok: $(wc -l <il64.got) il64 samples equal the truth's"
+  "$PERFTK" cs-etm-decode -q -i run/perf.data --itrace=i1000il64 --jobs 2 -o il64.jobs2.data
+  cmp -s il64.data il64.jobs2.data || fail "--itrace=i1000il64 --jobs 2 differs from --jobs 1"
+else
+  echo "note: no perf (Debian: linux-perf): the il64 branch stacks are not checked"
+fi
+
 "$PERFTK" cs-etm-decode -q -i run/perf.data --format=autofdo --jobs 2 -o jobs2.afdo
 cmp -s got.afdo jobs2.afdo || fail "--jobs 2 differs from --jobs 1"
 
@@ -70,6 +96,9 @@ trace other 17
 printf '1597\t30428895\tTHE,QUICK,BROWN,FOX,JUMPS,OVER,THE,LAZY,DOG\tfalse\tboom\t1.414\n' >want.out
 cmp -s want.out other.out || fail "lua printed: $(cat other.out)"
 ! cmp -s other.truth got.afdo || fail "control: the truth of another run equals the decode"
+if [ -e il64.got ]; then
+  ! cmp -s other.samples il64.got || fail "control: another run's samples equal the decode's"
+fi
 # The first of lua's ranges, one instruction later.
 IFS='-:' read -r first last count < <(sed -n 2p run.truth)
 {

@@ -10,21 +10,80 @@
 //
 // The log is read from stdin as a stream, one line at a time. truth.afdo is
 // the AutoFDO text `perftk cs-etm-decode --format=autofdo` must write for
-// perf.data (every binary, every range and branch, every count). Prints
-// what it read and wrote, and how fast, on one line.
+// perf.data (every binary, every range and branch, every count). With
+// --expect-itrace=i<N>il<M> --expect-out FILE it also writes the
+// instruction samples `--itrace=i<N>il<M>` must make, from the truth
+// (expected.h), one line each: "cpu pid/tid ip from>to ..." (hex, branch
+// stack newest first), as perftk_etm_gen does. Prints what it read and
+// wrote, and how fast, on one line.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "cs_etm/itrace.h"
+#include "expected.h"
 #include "profile/autofdo_text.h"
 #include "qemu_recorder.h"
 
 namespace perftk::etm_gen {
 namespace {
 
-absl::Status Run(const QemuRecorderOptions& options, const std::string& truth_path) {
+// Writes the samples the truth gives, buffer by buffer.
+class SampleWriter {
+ public:
+  ~SampleWriter() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  absl::Status Open(const std::string& itrace_text, const std::string& path) {
+    absl::StatusOr<cs_etm::ItraceOptions> itrace = cs_etm::ParseItrace(itrace_text);
+    if (!itrace.ok()) return itrace.status();
+    if (!itrace->instructions || itrace->branches) {
+      return absl::InvalidArgumentError("--expect-itrace wants instruction samples only (i...)");
+    }
+    ExpectOptions expect;
+    expect.instructions = true;
+    expect.period = itrace->period;
+    expect.last_branch = itrace->last_branch;
+    expect.last_branch_size = itrace->last_branch_size;
+    model_ = std::make_unique<ExpectedSampleModel>(0, expect);
+    file_ = std::fopen(path.c_str(), "w");
+    if (file_ == nullptr) return absl::InternalError("cannot write " + path);
+    return absl::OkStatus();
+  }
+  void Feed(const std::vector<TruthEvent>& events) {
+    model_->Feed(events);
+    for (const ExpectedSample& s : model_->Take()) {
+      std::fprintf(file_, "%u %d/%d %lx", s.cpu, s.context.pid, s.context.tid,
+                   static_cast<unsigned long>(s.ip));
+      for (const auto& [from, to] : s.branches) {
+        std::fprintf(file_, " %lx>%lx", static_cast<unsigned long>(from),
+                     static_cast<unsigned long>(to));
+      }
+      std::fputc('\n', file_);
+    }
+  }
+  absl::Status Close() {
+    const bool failed = (std::ferror(file_) != 0) | (std::fclose(file_) != 0);
+    file_ = nullptr;
+    return failed ? absl::InternalError("cannot write the expected samples") : absl::OkStatus();
+  }
+
+ private:
+  std::unique_ptr<ExpectedSampleModel> model_;
+  std::FILE* file_ = nullptr;
+};
+
+absl::Status Run(QemuRecorderOptions options, const std::string& truth_path,
+                 const std::string& expect_itrace, const std::string& expect_out) {
+  SampleWriter samples;
+  if (!expect_out.empty()) {
+    if (absl::Status s = samples.Open(expect_itrace, expect_out); !s.ok()) return s;
+    options.on_buffer = [&samples](const std::vector<TruthEvent>& events) {
+      samples.Feed(events);
+    };
+  }
   absl::StatusOr<std::unique_ptr<QemuRecorder>> recorder = QemuRecorder::Create(options);
   if (!recorder.ok()) return recorder.status();
   const auto begin = std::chrono::steady_clock::now();
@@ -69,6 +128,9 @@ absl::Status Run(const QemuRecorderOptions& options, const std::string& truth_pa
   }
   if (std::ferror(stdin)) return absl::DataLossError("cannot read the log from stdin");
   if (absl::Status s = (*recorder)->Finish(); !s.ok()) return s;
+  if (!expect_out.empty()) {
+    if (absl::Status s = samples.Close(); !s.ok()) return s;
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   if (!truth_path.empty()) {
@@ -98,7 +160,7 @@ absl::Status Run(const QemuRecorderOptions& options, const std::string& truth_pa
 
 int main(int argc, char** argv) {
   perftk::etm_gen::QemuRecorderOptions options;
-  std::string truth;
+  std::string truth, expect_itrace = "i1000il64", expect_out;
   uint32_t buffer_kb = 64;
   CLI::App app("A CoreSight ETMv4 perf.data of a program, from qemu-aarch64's log on stdin");
   app.add_option("--program", options.program, "the traced program (non-PIE aarch64 ELF)")
@@ -106,12 +168,16 @@ int main(int argc, char** argv) {
   app.add_option("--prefix", options.prefix, "qemu's -L (guest paths are looked up there first)");
   app.add_option("--out", options.output, "the perf.data to write")->required();
   app.add_option("--truth-autofdo", truth, "write the ground truth as AutoFDO text here");
+  app.add_option("--expect-itrace", expect_itrace,
+                 "with --expect-out: the --itrace (i<N>il<M>) to write expected samples for");
+  app.add_option("--expect-out", expect_out,
+                 "write the instruction samples the ground truth gives to this file");
   app.add_option("--buffer-kb", buffer_kb, "AUX buffer size in KiB")->check(CLI::Range(1, 1 << 20));
   app.add_option("--pid", options.pid, "the pid the recording gives the program")
       ->check(CLI::Range(1, 1 << 22));
   CLI11_PARSE(app, argc, argv);
   options.buffer_bytes = size_t{buffer_kb} * 1024;
-  absl::Status status = perftk::etm_gen::Run(options, truth);
+  absl::Status status = perftk::etm_gen::Run(options, truth, expect_itrace, expect_out);
   if (!status.ok()) {
     std::fprintf(stderr, "perftk_qemu_etm: %s\n", std::string(status.message()).c_str());
     return 1;
