@@ -92,10 +92,36 @@ QemuLine Pc(std::string_view line) {
   return out;
 }
 
+// "0x4005d0:  a9bf7bfd  stp ...": an instruction of a translated block.
+QemuLine BlockInstruction(std::string_view line) {
+  QemuLine out;
+  size_t colon = line.find(':');
+  if (colon == std::string_view::npos || line.substr(colon, 3) != ":  ") return out;
+  std::optional<int64_t> pc = Number(line.substr(0, colon));
+  std::string_view word = line.substr(colon + 3, 8);
+  if (!pc || word.size() != 8 || (line.size() > colon + 11 && line[colon + 11] != ' ')) return out;
+  uint32_t value = 0;
+  for (char c : word) {
+    int d = HexDigit(c);
+    if (d < 0) return out;
+    value = value << 4 | static_cast<uint32_t>(d);
+  }
+  out.kind = QemuLine::Kind::kBlockInstruction;
+  out.pc = static_cast<uint64_t>(*pc);
+  out.word = value;
+  return out;
+}
+
 }  // namespace
 
 QemuLine ParseQemuLine(std::string_view line) {
   if (line.substr(0, 6) == "Trace ") return Pc(line);
+  if (line == "IN:" || line.substr(0, 4) == "IN: ") {
+    QemuLine out;
+    out.kind = QemuLine::Kind::kBlockStart;
+    return out;
+  }
+  if (line.substr(0, 2) == "0x") return BlockInstruction(line);
   QemuLine out;
   size_t space = line.find(' ');
   if (space == std::string_view::npos || space == 0) return out;

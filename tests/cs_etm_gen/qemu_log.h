@@ -10,6 +10,11 @@
 //   "5158 close(4) = 0"
 //       -strace lines of the syscalls that map code (one line per syscall:
 //       the guest runs nothing between a syscall's call and its result).
+// Without -singlestep, one Trace line is a whole translation block; with
+// -d in_asm qemu lists each block's instructions when it translates it:
+//   "IN: main"                       (kBlockStart)
+//   "0x4005d0:  a9bf7bfd  stp ..."   (kBlockInstruction: pc and word)
+//   ""                               (the end of the list)
 // Every other line is kOther.
 #ifndef PERFTK_TESTS_CS_ETM_GEN_QEMU_LOG_H_
 #define PERFTK_TESTS_CS_ETM_GEN_QEMU_LOG_H_
@@ -21,10 +26,11 @@
 namespace perftk::etm_gen {
 
 struct QemuLine {
-  enum class Kind { kOther, kPc, kOpen, kClose, kMmap };
+  enum class Kind { kOther, kPc, kOpen, kClose, kMmap, kBlockStart, kBlockInstruction };
   Kind kind = Kind::kOther;
   int32_t pid = 0;       // strace lines: the guest's pid
-  uint64_t pc = 0;       // kPc
+  uint64_t pc = 0;       // kPc, kBlockInstruction
+  uint32_t word = 0;     // kBlockInstruction
   std::string path;      // kOpen: the guest path opened
   int64_t fd = -1;       // kOpen: the result (negative: failed); kClose, kMmap: the fd
   uint64_t address = 0;  // kMmap: where it was mapped (the result)

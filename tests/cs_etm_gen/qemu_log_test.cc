@@ -68,6 +68,24 @@ TEST(QemuLog, OpenCloseAndExecutableMmap) {
   EXPECT_EQ(close.fd, 4);
 }
 
+TEST(QemuLog, TranslatedBlockListing) {
+  EXPECT_EQ(ParseQemuLine("IN: ").kind, Kind::kBlockStart);
+  EXPECT_EQ(ParseQemuLine("IN: main").kind, Kind::kBlockStart);
+  QemuLine insn = ParseQemuLine("0x550081bc50:  97ffeeac  bl       #0x5500817700");
+  EXPECT_EQ(insn.kind, Kind::kBlockInstruction);
+  EXPECT_EQ(insn.pc, 0x550081bc50u);
+  EXPECT_EQ(insn.word, 0x97ffeeacu);
+  insn = ParseQemuLine("0x00000000004005d0:  d503201f  nop      ");
+  EXPECT_EQ(insn.kind, Kind::kBlockInstruction);
+  EXPECT_EQ(insn.pc, 0x4005d0u);
+  EXPECT_EQ(insn.word, 0xd503201fu);
+  // Not an instruction line: a short word, a word run into the text, no word.
+  EXPECT_EQ(ParseQemuLine("0x4005d0:  d50320  nop").kind, Kind::kOther);
+  EXPECT_EQ(ParseQemuLine("0x4005d0:  d503201fa nop").kind, Kind::kOther);
+  EXPECT_EQ(ParseQemuLine("0x4005d0: nop").kind, Kind::kOther);
+  EXPECT_EQ(ParseQemuLine("INX").kind, Kind::kOther);
+}
+
 TEST(QemuLog, OtherLinesAreOther) {
   for (const char* text : {"", "guest_base  (nil)", "start_code  0x0000000000400000",
                            "5158 brk(NULL) = 0x0000000000421000",

@@ -183,6 +183,12 @@ class QemuRecorder::Impl {
   bool finished = false;
   bool outside = false;  // running code in no file: untraced
   bool saw_strace = false;
+  // Translation blocks (options.blocks): the listing being read, and the
+  // length of every block listed, by start pc.
+  bool in_block = false;
+  uint64_t block_pc = 0;
+  uint32_t block_length = 0;
+  absl::flat_hash_map<uint64_t, uint32_t> block_lengths;
   uint64_t pc = 0;  // the last instruction seen
   uint32_t word = 0;
   const Mapping* mapping = nullptr;
@@ -424,6 +430,52 @@ class QemuRecorder::Impl {
     return Fetch(next);
   }
 
+  // A block's instruction as in_asm lists it: its length is counted, its
+  // word checked against the file when the file is mapped already.
+  absl::Status BlockInstruction(const QemuLine& line) {
+    if (!in_block) return absl::OkStatus();
+    if (block_length == 0) block_pc = line.pc;
+    if (line.pc != block_pc + 4 * block_length) {
+      return absl::DataLossError(absl::StrFormat(
+          "the block at %#x lists %#x as its instruction %u", block_pc, line.pc, block_length));
+    }
+    ++block_length;
+    if (const Mapping* m = Find(line.pc); m != nullptr) {
+      uint32_t file_word = 0;
+      if (!ReadAt(m->image->bytes, m->Offset(line.pc), &file_word) || file_word != line.word) {
+        return absl::DataLossError(absl::StrFormat(
+            "qemu translated %08x at %#x, where %s has %08x", line.word, line.pc,
+            m->image->path, file_word));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status EndBlockListing() {
+    if (!in_block) return absl::OkStatus();
+    in_block = false;
+    if (block_length == 0) return absl::OkStatus();
+    auto [it, added] = block_lengths.try_emplace(block_pc, block_length);
+    if (!added && it->second != block_length) {
+      return absl::UnimplementedError(absl::StrFormat(
+          "the block at %#x was translated with %u and with %u instructions", block_pc,
+          it->second, block_length));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Block(uint64_t start) {
+    auto it = block_lengths.find(start);
+    if (it == block_lengths.end()) {
+      return absl::DataLossError(absl::StrFormat(
+          "a block at %#x ran, but in_asm listed none there (run qemu with -d in_asm)", start));
+    }
+    for (uint32_t i = 0; i < it->second; ++i) {
+      if (absl::Status s = Pc(start + 4 * i); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status Pc(uint64_t next) {
     ++stats.instructions;
     if (!started) return Start(next);
@@ -492,8 +544,22 @@ absl::Status QemuRecorder::Line(std::string_view line) {
   ++d.stats.lines;
   if (d.finished) return absl::FailedPreconditionError("a line after Finish");
   QemuLine parsed = ParseQemuLine(line);
-  if (parsed.kind == QemuLine::Kind::kPc) return d.Pc(parsed.pc);
-  if (parsed.kind == QemuLine::Kind::kOther) return absl::OkStatus();
+  if (d.options.blocks) {
+    if (parsed.kind == QemuLine::Kind::kBlockInstruction) return d.BlockInstruction(parsed);
+    if (absl::Status s = d.EndBlockListing(); !s.ok()) return s;
+    if (parsed.kind == QemuLine::Kind::kBlockStart) {
+      d.in_block = true;
+      d.block_length = 0;
+      return absl::OkStatus();
+    }
+    if (parsed.kind == QemuLine::Kind::kPc) return d.Block(parsed.pc);
+  } else if (parsed.kind == QemuLine::Kind::kPc) {
+    return d.Pc(parsed.pc);
+  }
+  if (parsed.kind == QemuLine::Kind::kOther || parsed.kind == QemuLine::Kind::kBlockStart ||
+      parsed.kind == QemuLine::Kind::kBlockInstruction) {
+    return absl::OkStatus();
+  }
   return d.Strace(parsed);
 }
 

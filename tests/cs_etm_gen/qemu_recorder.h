@@ -60,6 +60,11 @@ struct QemuRecorderOptions {
   std::string output;   // the perf.data to write
   size_t buffer_bytes = 64 * 1024;
   int32_t pid = 1000;   // the pid (= tid) the recording names
+  // The log is of translation blocks (qemu without -singlestep, with
+  // -d in_asm): each Trace line runs every instruction of the block its
+  // in_asm listing gave for that pc. A pc translated twice into blocks of
+  // different lengths is refused (which one ran would be a guess).
+  bool blocks = false;
   // Called with each AUX buffer's truth events (truth.h), in trace order,
   // as the buffer is written: its ranges (taken: left by a taken branch or
   // an SVC), kTraceOn where trace resumes after the kernel or code in no

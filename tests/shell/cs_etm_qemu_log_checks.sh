@@ -7,7 +7,8 @@
 # code in no file, left untraced as an address filter would); the same log
 # with one executed instruction dropped, or without -strace (libc's
 # mapping unknown), is refused with a message, never turned into a
-# recording; so is a PIE program. (A dropped instruction is found whenever
+# recording; so is a PIE program, and a log of translation blocks
+# (--blocks) without their in_asm listings. (A dropped instruction is found whenever
 # the instruction before it does not allow the step; the target of an
 # indirect branch cannot be checked.)
 source "$(dirname "$0")/lib/common.bash"
@@ -74,6 +75,14 @@ if command -v perf >/dev/null; then
   cmp -s signal.data.samples signal.got || fail "il64 samples of the signal run differ from the truth"
 fi
 echo "ok: a signal handler and its return through qemu's trampoline decode to the truth"
+
+# --blocks wants every block's listing (-d in_asm): without it, refused.
+qemu-aarch64 -L "$PREFIX" -d exec,nochain -strace -D /dev/stderr ./prog 2>blocks.log >/dev/null
+expect_exit 1 "$QEMU_ETM" --blocks --program ./prog --prefix "$PREFIX" --out blocks.data <blocks.log
+has 'in_asm listed none' cmd.err || fail "--blocks without in_asm: $(cat cmd.err)"
+qemu-aarch64 -L "$PREFIX" -d in_asm,exec,nochain -strace -D /dev/stderr ./prog 2>blocks.log >/dev/null
+"$QEMU_ETM" --blocks --program ./prog --prefix "$PREFIX" --out blocks.data <blocks.log >/dev/null ||
+  fail "--blocks refused a log with in_asm"
 
 expect_exit 1 record ./prog-pie pie.data </dev/null
 has 'non-PIE' cmd.err || fail "PIE: $(cat cmd.err)"

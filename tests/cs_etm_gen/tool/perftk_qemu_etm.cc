@@ -6,7 +6,9 @@
 //       -D /dev/stderr ./prog ARGS 2>&1 >prog.out |
 //     perftk_qemu_etm --program ./prog --prefix /usr/aarch64-linux-gnu
 //       --out perf.data --truth-autofdo truth.afdo
-// (one shell line each)
+// (one shell line each). With --blocks, the log is qemu's without
+// -singlestep, with -d in_asm,exec,nochain: one line per translation block
+// run, several times faster, the same recording and truth.
 //
 // The log is read from stdin as a stream, one line at a time. truth.afdo is
 // the AutoFDO text `perftk cs-etm-decode --format=autofdo` must write for
@@ -172,6 +174,9 @@ int main(int argc, char** argv) {
                  "with --expect-out: the --itrace (i<N>il<M>) to write expected samples for");
   app.add_option("--expect-out", expect_out,
                  "write the instruction samples the ground truth gives to this file");
+  app.add_flag("--blocks", options.blocks,
+               "the log is of translation blocks: qemu without -singlestep, with -d "
+               "in_asm,exec,nochain (several times faster)");
   app.add_option("--buffer-kb", buffer_kb, "AUX buffer size in KiB")->check(CLI::Range(1, 1 << 20));
   app.add_option("--pid", options.pid, "the pid the recording gives the program")
       ->check(CLI::Range(1, 1 << 22));
