@@ -295,16 +295,21 @@ class QemuRecorder::Impl {
   }
 
   absl::Status Start(uint64_t first) {
-    absl::StatusOr<const Image*> interp = ImageOf(HostPath(program->interpreter));
-    if (!interp.ok()) return interp.status();
     if (absl::Status s = MapLoads(program, 0); !s.ok()) return s;
     // qemu enters the interpreter first: its load bias is the first pc
     // minus its entry (checked below: the first pc must be in its code).
-    if (absl::Status s = MapLoads(*interp, first - (*interp)->entry); !s.ok()) return s;
-    if (const Mapping* m = Find(first); m == nullptr || m->image != *interp) {
+    // A static program is entered at its own entry.
+    const Image* entered = program;
+    if (!program->interpreter.empty()) {
+      absl::StatusOr<const Image*> interp = ImageOf(HostPath(program->interpreter));
+      if (!interp.ok()) return interp.status();
+      if (absl::Status s = MapLoads(*interp, first - (*interp)->entry); !s.ok()) return s;
+      entered = *interp;
+    }
+    if (const Mapping* m = Find(first);
+        m == nullptr || m->image != entered || (entered == program && first != program->entry)) {
       return absl::FailedPreconditionError(absl::StrFormat(
-          "the first pc %#x is not the interpreter's entry (%s, entry %#x)", first,
-          (*interp)->path, (*interp)->entry));
+          "the first pc %#x is not the entry of %s (%#x)", first, entered->path, entered->entry));
     }
     if (absl::Status s = writer->StartCpu(0, options.pid, options.pid, clock++); !s.ok()) return s;
     BeginBuffer(first);
@@ -520,9 +525,10 @@ absl::StatusOr<std::unique_ptr<QemuRecorder>> QemuRecorder::Create(
   impl->options = options;
   absl::StatusOr<const Image*> program = impl->ImageOf(options.program);
   if (!program.ok()) return program.status();
-  if ((*program)->type != ET_EXEC || (*program)->interpreter.empty()) {
-    return absl::InvalidArgumentError(
-        options.program + ": not a dynamically linked non-PIE executable (ET_EXEC, PT_INTERP)");
+  if ((*program)->type != ET_EXEC) {
+    return absl::InvalidArgumentError(options.program +
+                                      ": not a non-PIE executable (ET_EXEC): qemu would choose "
+                                      "its load address");
   }
   impl->program = *program;
   RecordingLayout layout;

@@ -2,9 +2,10 @@
 // the exact sequence of instructions qemu-user executed (qemu_log.h), and
 // keeps the ground truth of that execution.
 //
-// The program must be a non-PIE ELF run by its interpreter (PT_INTERP):
-// qemu loads the program at its link addresses and the interpreter where
-// its entry is the first pc executed; further code (libc, ...) is what the
+// The program must be a non-PIE ELF (ET_EXEC), static or run by its
+// interpreter (PT_INTERP): qemu loads the program at its link addresses and
+// the interpreter where its entry is the first pc executed (a static
+// program is entered at its own entry); further code (libc, ...) is what the
 // guest mmaps with PROT_EXEC from a file it opened (-strace). Guest paths
 // are looked up under `prefix` first, as qemu's -L does. Each mapping is an
 // MMAP2 record with the file's canonical path, page offset and build id,

@@ -2,7 +2,8 @@
 # perftk_qemu_etm claims a ground truth only for a log that is one
 # thread's exact execution: on a small C program's qemu log it gives the
 # truth cs-etm-decode decodes (--format=autofdo, and --itrace=i100il64's
-# branch stacks), also when the program takes a signal (the
+# branch stacks), also linked statically (no ld.so, libc's IFUNCs resolved
+# in the program), also when the program takes a signal (the
 # handler entered from the syscall's return, qemu's sigreturn trampoline,
 # code in no file, left untraced as an address filter would); the same log
 # with one executed instruction dropped, or without -strace (libc's
@@ -50,6 +51,18 @@ record ./prog full.data <full.log >/dev/null || fail "perftk_qemu_etm refused th
 "$PERFTK" cs-etm-decode -q -i full.data --format=autofdo -o full.afdo
 [ -s full.afdo ] && cmp -s full.data.truth full.afdo || fail "the decode differs from the truth"
 echo "ok: the full log ($(wc -l <full.log) lines) decodes to its truth"
+
+# Static: libc's code (IFUNC resolvers called through IRELATIVE, BLR) in
+# the program itself, entered at its own entry; no ld.so.
+aarch64-linux-gnu-gcc -O2 -g -static -o prog-static prog.c || fail "cannot build prog-static"
+qemu -strace ./prog-static 2>static.log >static.out || fail "prog-static failed under qemu"
+[ "$(cat static.out)" = "2001 0" ] || fail "prog-static printed $(cat static.out)"
+record ./prog-static static.data <static.log >static.stats || fail "perftk_qemu_etm refused the static log"
+has -F ' 1 mappings' static.stats || fail "a static program maps one file: $(cat static.stats)"
+"$PERFTK" cs-etm-decode -q -i static.data --format=autofdo -o static.afdo
+[ "$(grep -c '^// /' static.afdo)" -eq 1 ] || fail "the static decode has other binaries than prog"
+cmp -s static.data.truth static.afdo || fail "the decode of the static program differs from the truth"
+echo "ok: a static program decodes to its truth"
 
 # One instruction of main's loop left out (a line in the middle of the run).
 lines=$(grep -c '^Trace' full.log)
