@@ -1,5 +1,6 @@
 #include "qemu_log.h"
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -33,7 +34,11 @@ std::optional<int64_t> Number(std::string_view s) {
     if (d < 0 || d >= base) return std::nullopt;
     value = value * base + static_cast<uint64_t>(d);
   }
-  return negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
+  if (negative) {
+    if (value > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    return -static_cast<int64_t>(value);
+  }
+  return static_cast<int64_t>(value);
 }
 
 // "ARGS) = RESULT": the arguments split at top-level commas (quoted strings
