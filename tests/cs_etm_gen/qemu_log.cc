@@ -78,6 +78,16 @@ std::optional<Call> SplitCall(std::string_view rest) {
 
 QemuLine Pc(std::string_view line) {
   QemuLine out;
+  uint32_t cpu = 0;
+  size_t i = 6;  // past "Trace "
+  while (i < line.size() && line[i] >= '0' && line[i] <= '9' && cpu < (1u << 20)) {
+    cpu = cpu * 10 + static_cast<uint32_t>(line[i++] - '0');
+  }
+  if (i == 6 || line.substr(i, 4) != ": 0x") return out;
+  uint64_t host = 0;
+  for (i += 4; i < line.size() && HexDigit(line[i]) >= 0 && host >> 60 == 0; ++i) {
+    host = host << 4 | static_cast<uint64_t>(HexDigit(line[i]));
+  }
   size_t open = line.find('[');
   if (open == std::string_view::npos) return out;
   size_t first = line.find('/', open);
@@ -93,7 +103,9 @@ QemuLine Pc(std::string_view line) {
     pc = pc << 4 | static_cast<uint64_t>(d);
   }
   out.kind = QemuLine::Kind::kPc;
+  out.cpu = cpu;
   out.pc = pc;
+  out.host = host;
   return out;
 }
 
@@ -119,8 +131,36 @@ QemuLine BlockInstruction(std::string_view line) {
 
 }  // namespace
 
+// "Stopped execution of TB chain before 0xHOST [PC]".
+QemuLine Stopped(std::string_view line) {
+  QemuLine out;
+  constexpr std::string_view kPrefix = "Stopped execution of TB chain before ";
+  line.remove_prefix(kPrefix.size());
+  // Then "0xHOST [PC] " and, as in Trace lines, the symbol qemu knows there.
+  size_t space = line.find(' ');
+  size_t close = line.find(']');
+  if (space == std::string_view::npos || line.substr(space, 2) != " [" ||
+      close == std::string_view::npos || close < space) {
+    return out;
+  }
+  std::optional<int64_t> host = Number(line.substr(0, space));
+  std::string_view pc_text = line.substr(space + 2, close - space - 2);
+  uint64_t pc = 0;
+  if (!host || pc_text.empty() || pc_text.size() > 16) return out;
+  for (char c : pc_text) {
+    int d = HexDigit(c);
+    if (d < 0) return out;
+    pc = pc << 4 | static_cast<uint64_t>(d);
+  }
+  out.kind = QemuLine::Kind::kStopped;
+  out.host = static_cast<uint64_t>(*host);
+  out.pc = pc;
+  return out;
+}
+
 QemuLine ParseQemuLine(std::string_view line) {
   if (line.substr(0, 6) == "Trace ") return Pc(line);
+  if (line.substr(0, 37) == "Stopped execution of TB chain before ") return Stopped(line);
   if (line == "IN:" || line.substr(0, 4) == "IN: ") {
     QemuLine out;
     out.kind = QemuLine::Kind::kBlockStart;

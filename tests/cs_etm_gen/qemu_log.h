@@ -5,6 +5,9 @@
 //   "Trace 0: 0x7fb04b400100 [0000000001009331/000000550081bc40/...] ..."
 //       one translation block run; with -singlestep one instruction, whose
 //       guest pc is the second field in the brackets;
+//   "Stopped execution of TB chain before 0x7fd6444aa4c0 [0000005500947e78] run"
+//       the block of the last Trace line with that host address did not
+//       run after all (another thread asked the vCPU to stop: kStopped);
 //   "5158 openat(AT_FDCWD,"/lib/libc.so.6",O_RDONLY|O_CLOEXEC) = 4"
 //   "5158 mmap(0x0000005500860000,1761424,PROT_EXEC|PROT_READ,...,4,0) = 0x..."
 //   "5158 close(4) = 0"
@@ -26,10 +29,21 @@
 namespace perftk::etm_gen {
 
 struct QemuLine {
-  enum class Kind { kOther, kPc, kOpen, kClose, kMmap, kBlockStart, kBlockInstruction };
+  enum class Kind {
+    kOther,
+    kPc,
+    kStopped,
+    kOpen,
+    kClose,
+    kMmap,
+    kBlockStart,
+    kBlockInstruction
+  };
   Kind kind = Kind::kOther;
   int32_t pid = 0;       // strace lines: the guest's pid
-  uint64_t pc = 0;       // kPc, kBlockInstruction
+  uint32_t cpu = 0;      // kPc: qemu's vCPU index ("Trace N:"), one per guest thread
+  uint64_t pc = 0;       // kPc, kStopped, kBlockInstruction
+  uint64_t host = 0;     // kPc, kStopped: the host address of the block's code
   uint32_t word = 0;     // kBlockInstruction
   std::string path;      // kOpen: the guest path opened
   int64_t fd = -1;       // kOpen: the result (negative: failed); kClose, kMmap: the fd

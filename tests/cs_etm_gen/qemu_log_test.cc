@@ -14,12 +14,33 @@ TEST(QemuLog, ExecLineGivesTheGuestPc) {
       ParseQemuLine("Trace 0: 0x7fb04b400100 [0000000001009331/000000550081bc40/00000001/00000201] ");
   EXPECT_EQ(line.kind, Kind::kPc);
   EXPECT_EQ(line.pc, 0x550081bc40u);
+  EXPECT_EQ(line.cpu, 0u);
+  EXPECT_EQ(line.host, 0x7fb04b400100u);
+  // Another thread's vCPU.
+  line = ParseQemuLine("Trace 12: 0x7fd6444aa4c0 [0000000001009331/0000005500947e78/00000001/00080201] ");
+  EXPECT_EQ(line.kind, Kind::kPc);
+  EXPECT_EQ(line.cpu, 12u);
+  EXPECT_EQ(line.pc, 0x5500947e78u);
   // With a symbol name after the brackets (qemu adds one when it has it).
   line = ParseQemuLine("Trace 0: 0x7f00 [00000000/0000000000400580/00000000/ff000000] main");
   EXPECT_EQ(line.kind, Kind::kPc);
   EXPECT_EQ(line.pc, 0x400580u);
   EXPECT_EQ(ParseQemuLine("Trace 0: 0x7f00 [00000000/00004zz0/0]").kind, Kind::kOther);
   EXPECT_EQ(ParseQemuLine("Trace 0: 0x7f00").kind, Kind::kOther);
+  EXPECT_EQ(ParseQemuLine("Trace x: 0x7f00 [0/400580/0]").kind, Kind::kOther);
+}
+
+TEST(QemuLog, StoppedBlockIsTakenBack) {
+  QemuLine line = ParseQemuLine(
+      "Stopped execution of TB chain before 0x7fd6444aa4c0 [0000005500947e78] ");
+  EXPECT_EQ(line.kind, Kind::kStopped);
+  EXPECT_EQ(line.host, 0x7fd6444aa4c0u);
+  EXPECT_EQ(line.pc, 0x5500947e78u);
+  line = ParseQemuLine("Stopped execution of TB chain before 0x7f6fda8b53c0 [000000000040085c] run");
+  EXPECT_EQ(line.kind, Kind::kStopped);
+  EXPECT_EQ(line.pc, 0x40085cu);
+  EXPECT_EQ(ParseQemuLine("Stopped execution of TB chain before 0x7f [zz]").kind, Kind::kOther);
+  EXPECT_EQ(ParseQemuLine("Stopped execution of TB chain before 0x7f [40085c").kind, Kind::kOther);
 }
 
 TEST(QemuLog, OpenCloseAndExecutableMmap) {

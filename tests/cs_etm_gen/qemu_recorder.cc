@@ -165,6 +165,26 @@ struct Counts {
 
 }  // namespace
 
+// One guest thread (qemu's vCPU index N, "Trace N:"), traced on CPU N.
+struct Thread {
+  uint32_t cpu = 0;
+  int32_t tid = 0;
+  bool started = false;
+  bool outside = false;  // running code in no file: untraced
+  uint64_t pc = 0;       // the last instruction seen
+  uint32_t word = 0;
+  const Mapping* mapping = nullptr;
+  uint64_t range_start = 0;
+  EtmV4Encoder encoder;
+  size_t pending_atoms = 0;
+  std::vector<TruthEvent> events;  // of the buffer being written
+  // The last Trace line, run only once no "Stopped execution" line takes
+  // it back: its pc and host address.
+  bool logged = false;
+  uint64_t logged_pc = 0;
+  uint64_t logged_host = 0;
+};
+
 class QemuRecorder::Impl {
  public:
   QemuRecorderOptions options;
@@ -172,32 +192,26 @@ class QemuRecorder::Impl {
   std::unique_ptr<RecordingWriter> writer;
   std::map<std::string, std::unique_ptr<Image>> images;  // by canonical path
   const Image* program = nullptr;
-  std::deque<Mapping> mappings;  // never moves an element: `mapping` points into it
+  std::deque<Mapping> mappings;  // never moves an element: threads point into it
   std::map<const Image*, Counts> counts;
   std::map<int64_t, std::string> open_files;  // guest fd -> host path
-  EtmV4Encoder encoder;
-  std::vector<TruthEvent> events;  // of the buffer being written
-  size_t pending_atoms = 0;
+  std::deque<Thread> threads;                 // by cpu
   uint64_t clock = 10;
-  bool started = false;
   bool finished = false;
-  bool outside = false;  // running code in no file: untraced
   bool saw_strace = false;
+  // A syscall line whose result another thread's lines cut off.
+  std::string pending_call;
   // Translation blocks (options.blocks): the listing being read, and the
   // length of every block listed, by start pc.
   bool in_block = false;
   uint64_t block_pc = 0;
   uint32_t block_length = 0;
   absl::flat_hash_map<uint64_t, uint32_t> block_lengths;
-  uint64_t pc = 0;  // the last instruction seen
-  uint32_t word = 0;
-  const Mapping* mapping = nullptr;
-  uint64_t range_start = 0;
 
-  EtmContext Context() const {
+  EtmContext Context(const Thread& t) const {
     EtmContext context;
     context.el = 0;
-    context.context_id = static_cast<uint32_t>(options.pid);
+    context.context_id = static_cast<uint32_t>(t.tid);
     return context;
   }
 
@@ -251,98 +265,109 @@ class QemuRecorder::Impl {
     return nullptr;
   }
 
-  absl::Status Fetch(uint64_t address) {
-    if (mapping == nullptr || address < mapping->start || address >= mapping->end) {
-      mapping = Find(address);
-      if (mapping == nullptr) {
+  absl::Status Fetch(Thread& t, uint64_t address) {
+    if (t.mapping == nullptr || address < t.mapping->start || address >= t.mapping->end) {
+      t.mapping = Find(address);
+      if (t.mapping == nullptr) {
         return absl::DataLossError(absl::StrFormat(
-            "pc %#x, in no mapped file, follows %#x, which does not branch", address, pc));
+            "pc %#x, in no mapped file, follows %#x, which does not branch", address, t.pc));
       }
     }
-    if (!ReadAt(mapping->image->bytes, mapping->Offset(address), &word)) {
+    if (!ReadAt(t.mapping->image->bytes, t.mapping->Offset(address), &t.word)) {
       return absl::OutOfRangeError(
-          absl::StrFormat("pc %#x is past the end of %s", address, mapping->image->path));
+          absl::StrFormat("pc %#x is past the end of %s", address, t.mapping->image->path));
     }
-    pc = address;
+    t.pc = address;
     return absl::OkStatus();
   }
 
-  void Push(TruthEvent::Kind kind) {
+  void Push(Thread& t, TruthEvent::Kind kind) {
     TruthEvent event;
     event.kind = kind;
-    events.push_back(event);
+    t.events.push_back(event);
   }
 
-  void BeginBuffer(uint64_t at) {
-    Push(TruthEvent::Kind::kBlockStart);
-    encoder.ASync();
-    encoder.TraceInfo();
-    encoder.AddressWithContext(at, Context());
-    pending_atoms = 0;
+  void BeginBuffer(Thread& t, uint64_t at) {
+    Push(t, TruthEvent::Kind::kBlockStart);
+    t.encoder.ASync();
+    t.encoder.TraceInfo();
+    t.encoder.AddressWithContext(at, Context(t));
+    t.pending_atoms = 0;
   }
 
-  absl::Status EndBuffer() {
-    std::vector<uint8_t> trace = encoder.Take();
-    pending_atoms = 0;
+  absl::Status EndBuffer(Thread& t) {
+    std::vector<uint8_t> trace = t.encoder.Take();
+    t.pending_atoms = 0;
     FrameFormatter formatter;
-    formatter.Add(TraceIdOfCpu(0), trace);
+    formatter.Add(TraceIdOfCpu(t.cpu), trace);
     ++stats.buffers;
-    Push(TruthEvent::Kind::kBlockEnd);
-    events.front().time = clock;
-    if (options.on_buffer) options.on_buffer(events);
-    events.clear();
-    return writer->AddBuffer(0, clock++, formatter.Finish(), /*raw=*/false);
+    Push(t, TruthEvent::Kind::kBlockEnd);
+    t.events.front().time = clock;
+    if (options.on_buffer) options.on_buffer(t.cpu, t.events);
+    t.events.clear();
+    return writer->AddBuffer(t.cpu, clock++, formatter.Finish(), /*raw=*/false);
   }
 
-  absl::Status Start(uint64_t first) {
-    if (absl::Status s = MapLoads(program, 0); !s.ok()) return s;
-    // qemu enters the interpreter first: its load bias is the first pc
-    // minus its entry (checked below: the first pc must be in its code).
-    // A static program is entered at its own entry.
-    const Image* entered = program;
-    if (!program->interpreter.empty()) {
-      absl::StatusOr<const Image*> interp = ImageOf(HostPath(program->interpreter));
-      if (!interp.ok()) return interp.status();
-      if (absl::Status s = MapLoads(*interp, first - (*interp)->entry); !s.ok()) return s;
-      entered = *interp;
+  // The first instruction of the program (thread 0) or of a thread it
+  // started (in its code already mapped).
+  absl::Status Start(Thread& t, uint64_t first) {
+    if (t.cpu == 0) {
+      if (absl::Status s = MapLoads(program, 0); !s.ok()) return s;
+      // qemu enters the interpreter first: its load bias is the first pc
+      // minus its entry (checked below: the first pc must be in its code).
+      // A static program is entered at its own entry.
+      const Image* entered = program;
+      if (!program->interpreter.empty()) {
+        absl::StatusOr<const Image*> interp = ImageOf(HostPath(program->interpreter));
+        if (!interp.ok()) return interp.status();
+        if (absl::Status s = MapLoads(*interp, first - (*interp)->entry); !s.ok()) return s;
+        entered = *interp;
+      }
+      if (const Mapping* m = Find(first); m == nullptr || m->image != entered ||
+                                          (entered == program && first != program->entry)) {
+        return absl::FailedPreconditionError(absl::StrFormat(
+            "the first pc %#x is not the entry of %s (%#x)", first, entered->path,
+            entered->entry));
+      }
+    } else if (Find(first) == nullptr) {
+      return absl::UnimplementedError(
+          absl::StrFormat("thread %u starts at %#x, in no mapped file", t.cpu, first));
     }
-    if (const Mapping* m = Find(first);
-        m == nullptr || m->image != entered || (entered == program && first != program->entry)) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "the first pc %#x is not the entry of %s (%#x)", first, entered->path, entered->entry));
-    }
-    if (absl::Status s = writer->StartCpu(0, options.pid, options.pid, clock++); !s.ok()) return s;
-    BeginBuffer(first);
-    started = true;
-    range_start = first;
-    return Fetch(first);
+    if (absl::Status s = writer->StartCpu(t.cpu, options.pid, t.tid, clock++); !s.ok()) return s;
+    BeginBuffer(t, first);
+    t.started = true;
+    t.range_start = first;
+    return Fetch(t, first);
   }
 
-  // The range that ends at `pc` (a waypoint) ran once more.
-  void CountRange(bool taken) {
+  // The range that ends at `t.pc` (a waypoint) ran once more.
+  void CountRange(Thread& t, bool taken) {
     TruthEvent range;
     range.kind = TruthEvent::Kind::kRange;
-    range.start = range_start;
-    range.end = pc + 4;
+    range.start = t.range_start;
+    range.end = t.pc + 4;
     range.instructions = static_cast<uint32_t>((range.end - range.start) / 4);
-    range.context = {options.pid, options.pid, 0};
+    range.context = {options.pid, t.tid, 0};
     range.taken = taken;
-    events.push_back(range);
+    t.events.push_back(range);
     ++stats.waypoints;
-    Counts& c = counts[mapping->image];
-    ++c.ranges[{mapping->Offset(range_start), mapping->Offset(pc)}];
+    Counts& c = counts[t.mapping->image];
+    ++c.ranges[{t.mapping->Offset(t.range_start), t.mapping->Offset(t.pc)}];
   }
 
-  void CountBranch(uint64_t to, bool indirect) {
+  void CountBranch(Thread& t, uint64_t to, bool indirect) {
     ++stats.taken;
     const Mapping* target = Find(to);
     const uint64_t to_offset =
-        target != nullptr && target->image == mapping->image ? target->Offset(to) : 0;
-    ++counts[mapping->image].branches[{mapping->Offset(pc), to_offset, indirect}];
+        target != nullptr && target->image == t.mapping->image ? target->Offset(to) : 0;
+    ++counts[t.mapping->image].branches[{t.mapping->Offset(t.pc), to_offset, indirect}];
   }
 
-  absl::Status Step(uint64_t next) {
+  absl::Status Step(Thread& t, uint64_t next) {
+    const uint64_t pc = t.pc;
+    const uint32_t word = t.word;
     const Instruction in = Classify(word, pc);
+    EtmV4Encoder& encoder = t.encoder;
     bool waypoint = true;
     switch (in.kind) {
       case Kind::kDirect: {
@@ -355,33 +380,33 @@ class QemuRecorder::Impl {
           return absl::DataLossError(absl::StrFormat("%#x follows %#x", next, pc));
         }
         encoder.Atom(taken);
-        ++pending_atoms;
-        CountRange(taken);
-        if (taken) CountBranch(in.target, false);
+        ++t.pending_atoms;
+        CountRange(t, taken);
+        if (taken) CountBranch(t, in.target, false);
         break;
       }
       case Kind::kIndirect:
         encoder.Atom(true);
-        ++pending_atoms;
+        ++t.pending_atoms;
         if (Find(next) != nullptr) {  // else trace stops with the atom
           encoder.LongAddress(next);
-          pending_atoms = 0;
+          t.pending_atoms = 0;
         }
         ++stats.indirect;
-        CountRange(true);
-        CountBranch(next, true);
+        CountRange(t, true);
+        CountBranch(t, next, true);
         break;
       case Kind::kSvc:
         // The kernel returns after the SVC, or (a signal delivered on the
         // way out) to a handler; either way trace resumes where it returns.
         encoder.Exception(kExceptionCall, pc + 4);
-        pending_atoms = 0;
+        t.pending_atoms = 0;
         ++stats.syscalls;
-        CountRange(true);
+        CountRange(t, true);
         if (Find(next) != nullptr) {
           encoder.TraceOn();
-          encoder.AddressWithContext(next, Context());
-          Push(TruthEvent::Kind::kTraceOn);
+          encoder.AddressWithContext(next, Context(t));
+          Push(t, TruthEvent::Kind::kTraceOn);
         }
         break;
       case Kind::kNext:
@@ -394,7 +419,7 @@ class QemuRecorder::Impl {
         break;
     }
     if (waypoint) {
-      range_start = next;
+      t.range_start = next;
       if (Find(next) == nullptr) {
         if (!saw_strace) {
           return absl::FailedPreconditionError(absl::StrFormat(
@@ -402,37 +427,37 @@ class QemuRecorder::Impl {
               "would map one: run qemu with -strace",
               next, pc));
         }
-        outside = true;
+        t.outside = true;
         ++stats.untraced;
         return absl::OkStatus();
       }
-      if (encoder.size() + pending_atoms >= options.buffer_bytes) {
-        if (absl::Status s = EndBuffer(); !s.ok()) return s;
-        BeginBuffer(next);
+      if (encoder.size() + t.pending_atoms >= options.buffer_bytes) {
+        if (absl::Status s = EndBuffer(t); !s.ok()) return s;
+        BeginBuffer(t, next);
       }
     }
-    return Fetch(next);
+    return Fetch(t, next);
   }
 
   // Code in no file: untraced until a pc in a file, where trace resumes
   // (Trace On and an Address with Context, or a new buffer).
-  absl::Status Outside(uint64_t next) {
+  absl::Status Outside(Thread& t, uint64_t next) {
     if (Find(next) == nullptr) {
       ++stats.untraced;
       return absl::OkStatus();
     }
-    outside = false;
-    range_start = next;
-    if (encoder.size() + pending_atoms >= options.buffer_bytes) {
-      if (absl::Status s = EndBuffer(); !s.ok()) return s;
-      BeginBuffer(next);
+    t.outside = false;
+    t.range_start = next;
+    if (t.encoder.size() + t.pending_atoms >= options.buffer_bytes) {
+      if (absl::Status s = EndBuffer(t); !s.ok()) return s;
+      BeginBuffer(t, next);
     } else {
-      encoder.TraceOn();
-      encoder.AddressWithContext(next, Context());
-      pending_atoms = 0;
-      Push(TruthEvent::Kind::kTraceOn);
+      t.encoder.TraceOn();
+      t.encoder.AddressWithContext(next, Context(t));
+      t.pending_atoms = 0;
+      Push(t, TruthEvent::Kind::kTraceOn);
     }
-    return Fetch(next);
+    return Fetch(t, next);
   }
 
   // A block's instruction as in_asm lists it: its length is counted, its
@@ -469,23 +494,72 @@ class QemuRecorder::Impl {
     return absl::OkStatus();
   }
 
-  absl::Status Block(uint64_t start) {
+  absl::Status Block(uint32_t cpu, uint64_t start) {
     auto it = block_lengths.find(start);
     if (it == block_lengths.end()) {
       return absl::DataLossError(absl::StrFormat(
           "a block at %#x ran, but in_asm listed none there (run qemu with -d in_asm)", start));
     }
     for (uint32_t i = 0; i < it->second; ++i) {
-      if (absl::Status s = Pc(start + 4 * i); !s.ok()) return s;
+      if (absl::Status s = Pc(cpu, start + 4 * i); !s.ok()) return s;
     }
     return absl::OkStatus();
   }
 
-  absl::Status Pc(uint64_t next) {
+  // The thread's last logged block ran: its instructions are executed.
+  absl::Status Commit(Thread& t) {
+    if (!t.logged) return absl::OkStatus();
+    t.logged = false;
+    return options.blocks ? Block(t.cpu, t.logged_pc) : Pc(t.cpu, t.logged_pc);
+  }
+
+  absl::Status Logged(const QemuLine& line) {
+    if (line.cpu > 0 && threads.empty()) {
+      return absl::FailedPreconditionError("a thread ran before the program's first");
+    }
+    absl::StatusOr<Thread*> t = ThreadOf(line.cpu);
+    if (!t.ok()) return t.status();
+    if (absl::Status s = Commit(**t); !s.ok()) return s;
+    (*t)->logged = true;
+    (*t)->logged_pc = line.pc;
+    (*t)->logged_host = line.host;
+    return absl::OkStatus();
+  }
+
+  absl::Status TakenBack(const QemuLine& line) {
+    for (Thread& t : threads) {
+      if (t.logged && t.logged_pc == line.pc && t.logged_host == line.host) {
+        t.logged = false;
+        ++stats.taken_back;
+        return absl::OkStatus();
+      }
+    }
+    return absl::DataLossError(absl::StrFormat(
+        "qemu stopped a block at %#x (host %#x) that no thread's last Trace line names", line.pc,
+        line.host));
+  }
+
+  absl::StatusOr<Thread*> ThreadOf(uint32_t cpu) {
+    if (cpu >= options.cpus) {
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "the program runs a thread on qemu's vCPU %u: record with --cpus %u or more", cpu,
+          cpu + 1));
+    }
+    while (threads.size() <= cpu) {
+      Thread& t = threads.emplace_back();
+      t.cpu = static_cast<uint32_t>(threads.size() - 1);
+      t.tid = options.pid + static_cast<int32_t>(t.cpu);
+    }
+    return &threads[cpu];
+  }
+
+  absl::Status Pc(uint32_t cpu, uint64_t next) {
     ++stats.instructions;
-    if (!started) return Start(next);
-    if (outside) return Outside(next);
-    return Step(next);
+    absl::StatusOr<Thread*> t = ThreadOf(cpu);
+    if (!t.ok()) return t.status();
+    if (!(*t)->started) return Start(**t, next);
+    if ((*t)->outside) return Outside(**t, next);
+    return Step(**t, next);
   }
 
   absl::Status Strace(const QemuLine& line) {
@@ -514,6 +588,91 @@ class QemuRecorder::Impl {
     }
     return absl::OkStatus();
   }
+
+  absl::Status Parsed(const QemuLine& parsed) {
+    if (options.blocks) {
+      if (parsed.kind == QemuLine::Kind::kBlockInstruction) return BlockInstruction(parsed);
+      if (absl::Status s = EndBlockListing(); !s.ok()) return s;
+      if (parsed.kind == QemuLine::Kind::kBlockStart) {
+        in_block = true;
+        block_length = 0;
+        return absl::OkStatus();
+      }
+    }
+    if (parsed.kind == QemuLine::Kind::kPc) return Logged(parsed);
+    if (parsed.kind == QemuLine::Kind::kStopped) return TakenBack(parsed);
+    if (parsed.kind == QemuLine::Kind::kOther || parsed.kind == QemuLine::Kind::kBlockStart ||
+        parsed.kind == QemuLine::Kind::kBlockInstruction) {
+      return absl::OkStatus();
+    }
+    return Strace(parsed);
+  }
+
+  // A line as qemu's threads leave it: a syscall line may lack its result
+  // (" = RESULT" comes on a line of its own, after other threads' lines),
+  // and another thread's Trace line may be glued to its end.
+  absl::Status Line(std::string_view line) {
+    const size_t glued = GluedTrace(line);
+    if (absl::Status s = Own(line.substr(0, glued)); !s.ok()) return s;
+    if (glued == std::string_view::npos) return absl::OkStatus();
+    return Parsed(ParseQemuLine(line.substr(glued)));
+  }
+
+  absl::Status Own(std::string_view line) {
+    if (line.substr(0, 3) == " = ") {
+      if (pending_call.empty()) return absl::OkStatus();
+      std::string whole = pending_call + std::string(line);
+      pending_call.clear();
+      return Whole(whole);
+    }
+    if (!IsUnfinishedCall(line)) return Whole(line);
+    if (!pending_call.empty() && IsExecMmap(pending_call)) {
+      return absl::UnimplementedError(
+          "two threads' syscalls interleave in the log around an executable mmap: which "
+          "result is whose would be a guess");
+    }
+    pending_call = std::string(line);
+    return absl::OkStatus();
+  }
+
+  // A line that is whole; one that maps code must parse as such (a piece
+  // of a cut mmap line would leave code unmapped, then untraced, silently).
+  absl::Status Whole(std::string_view line) {
+    QemuLine parsed = ParseQemuLine(line);
+    if (parsed.kind != QemuLine::Kind::kMmap && parsed.kind != QemuLine::Kind::kPc &&
+        line.find("PROT_EXEC") != std::string_view::npos) {
+      return absl::UnimplementedError(absl::StrCat(
+          "a syscall line that maps code, cut by other threads' lines: ", std::string(line)));
+    }
+    return Parsed(parsed);
+  }
+
+  // Where "Trace N: 0x" starts after the line's start (npos: nowhere).
+  static size_t GluedTrace(std::string_view line) {
+    for (size_t at = line.find("Trace ", 1); at != std::string_view::npos;
+         at = line.find("Trace ", at + 1)) {
+      size_t i = at + 6;
+      while (i < line.size() && line[i] >= '0' && line[i] <= '9') ++i;
+      if (i > at + 6 && line.substr(i, 4) == ": 0x") return at;
+    }
+    return std::string_view::npos;
+  }
+
+  // "PID name(ARGS)" without " = RESULT".
+  static bool IsUnfinishedCall(std::string_view line) {
+    size_t space = line.find(' ');
+    if (space == std::string_view::npos || space == 0 || line.empty() || line.back() != ')') {
+      return false;
+    }
+    for (size_t i = 0; i < space; ++i) {
+      if (line[i] < '0' || line[i] > '9') return false;
+    }
+    return line.find('(') != std::string_view::npos && line.find(") = ") == std::string_view::npos;
+  }
+  static bool IsExecMmap(std::string_view call) {
+    return call.find(" mmap(") != std::string_view::npos &&
+           call.find("PROT_EXEC") != std::string_view::npos;
+  }
 };
 
 QemuRecorder::QemuRecorder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -523,6 +682,9 @@ absl::StatusOr<std::unique_ptr<QemuRecorder>> QemuRecorder::Create(
     const QemuRecorderOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  if (options.cpus < 1 || options.cpus > 64) {
+    return absl::InvalidArgumentError("cpus must be 1..64");
+  }
   absl::StatusOr<const Image*> program = impl->ImageOf(options.program);
   if (!program.ok()) return program.status();
   if ((*program)->type != ET_EXEC) {
@@ -532,10 +694,12 @@ absl::StatusOr<std::unique_ptr<QemuRecorder>> QemuRecorder::Create(
   }
   impl->program = *program;
   RecordingLayout layout;
-  layout.nr_cpus = 1;
+  layout.nr_cpus = options.cpus;
   ProcessMapping process;
   process.pid = options.pid;
-  process.tids = {options.pid};
+  for (uint32_t cpu = 0; cpu < options.cpus; ++cpu) {
+    process.tids.push_back(options.pid + static_cast<int32_t>(cpu));
+  }
   process.comm = std::filesystem::path(options.program).filename().string().substr(0, 15);
   layout.processes.push_back(process);
   absl::StatusOr<std::unique_ptr<RecordingWriter>> writer =
@@ -549,37 +713,30 @@ absl::Status QemuRecorder::Line(std::string_view line) {
   Impl& d = *impl_;
   ++d.stats.lines;
   if (d.finished) return absl::FailedPreconditionError("a line after Finish");
-  QemuLine parsed = ParseQemuLine(line);
-  if (d.options.blocks) {
-    if (parsed.kind == QemuLine::Kind::kBlockInstruction) return d.BlockInstruction(parsed);
-    if (absl::Status s = d.EndBlockListing(); !s.ok()) return s;
-    if (parsed.kind == QemuLine::Kind::kBlockStart) {
-      d.in_block = true;
-      d.block_length = 0;
-      return absl::OkStatus();
-    }
-    if (parsed.kind == QemuLine::Kind::kPc) return d.Block(parsed.pc);
-  } else if (parsed.kind == QemuLine::Kind::kPc) {
-    return d.Pc(parsed.pc);
-  }
-  if (parsed.kind == QemuLine::Kind::kOther || parsed.kind == QemuLine::Kind::kBlockStart ||
-      parsed.kind == QemuLine::Kind::kBlockInstruction) {
-    return absl::OkStatus();
-  }
-  return d.Strace(parsed);
+  return d.Line(line);
 }
 
 absl::Status QemuRecorder::Finish() {
   Impl& d = *impl_;
-  if (!d.started) return absl::FailedPreconditionError("the log has no executed instruction");
-  d.finished = true;
-  // exit_group: the last instruction is an SVC that never returns.
-  if (!d.outside && Classify(d.word, d.pc).kind == Kind::kSvc) {
-    d.encoder.Exception(kExceptionCall, d.pc + 4);
-    ++d.stats.syscalls;
-    d.CountRange(true);
+  for (Thread& t : d.threads) {
+    if (absl::Status s = d.Commit(t); !s.ok()) return s;
   }
-  if (absl::Status s = d.EndBuffer(); !s.ok()) return s;
+  if (d.threads.empty() || !d.threads[0].started) {
+    return absl::FailedPreconditionError("the log has no executed instruction");
+  }
+  d.finished = true;
+  for (Thread& t : d.threads) {
+    if (!t.started) continue;
+    // exit, exit_group: the thread's last instruction is an SVC that never
+    // returns.
+    if (!t.outside && Classify(t.word, t.pc).kind == Kind::kSvc) {
+      t.encoder.Exception(kExceptionCall, t.pc + 4);
+      ++d.stats.syscalls;
+      d.CountRange(t, true);
+    }
+    if (absl::Status s = d.EndBuffer(t); !s.ok()) return s;
+  }
+  d.stats.threads = d.threads.size();
   d.stats.trace_bytes = d.writer->trace_bytes();
   return d.writer->Finish();
 }

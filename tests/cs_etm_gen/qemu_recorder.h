@@ -23,7 +23,18 @@
 // without -strace lines: the log is then not one thread's exact
 // execution, and no truth is claimed for it.
 //
-// The trace (one CPU, one thread, EL0, no timestamps) is ETMv4 packed in
+// Threads: each of qemu's vCPUs (one per guest thread, "Trace N:") is a
+// thread pid + N on CPU N of the recording, with a trace stream of its own
+// from its first instruction (the return of the clone that made it). The
+// thread names are the recording's, not the kernel's tids; a vCPU index
+// qemu gives again after its thread exited continues that thread's stream
+// (the flow itself stays exact). Syscall lines that other threads' lines
+// cut are joined again; an executable mmap among interleaved syscalls is
+// refused. A Trace line that qemu's "Stopped execution of TB chain
+// before" line takes back (the vCPU was asked to stop before the block
+// ran) is no execution.
+//
+// The trace (per CPU: EL0, no timestamps) is ETMv4 packed in
 // CoreSight frames, cut into AUX buffers of at most about `buffer_bytes`,
 // each cut after a waypoint and each starting with A-sync, Trace Info and
 // an Address with Context: every direct branch is an E or N atom (B and BL
@@ -66,11 +77,14 @@ struct QemuRecorderOptions {
   // in_asm listing gave for that pc. A pc translated twice into blocks of
   // different lengths is refused (which one ran would be a guess).
   bool blocks = false;
-  // Called with each AUX buffer's truth events (truth.h), in trace order,
-  // as the buffer is written: its ranges (taken: left by a taken branch or
-  // an SVC), kTraceOn where trace resumes after the kernel or code in no
-  // file, kBlockStart and kBlockEnd.
-  std::function<void(const std::vector<TruthEvent>&)> on_buffer;
+  // Threads: qemu's vCPU N ("Trace N:") is thread pid + N, traced on CPU
+  // N; vCPUs 0 .. cpus - 1 are allowed (the AUXTRACE_INFO names that many).
+  uint32_t cpus = 1;
+  // Called with each AUX buffer's CPU and truth events (truth.h), in trace
+  // order, as the buffer is written: its ranges (taken: left by a taken
+  // branch or an SVC), kTraceOn where trace resumes after the kernel or code
+  // in no file, kBlockStart and kBlockEnd.
+  std::function<void(uint32_t cpu, const std::vector<TruthEvent>&)> on_buffer;
 };
 
 struct QemuRecorderStats {
@@ -84,6 +98,8 @@ struct QemuRecorderStats {
   uint64_t trace_bytes = 0;
   uint64_t mappings = 0;
   uint64_t untraced = 0;  // instructions in code without a file
+  uint64_t threads = 0;
+  uint64_t taken_back = 0;  // Trace lines a "Stopped execution" line undid
 };
 
 class QemuRecorder {

@@ -8,7 +8,8 @@
 # code in no file, left untraced as an address filter would); the same log
 # with one executed instruction dropped, or without -strace (libc's
 # mapping unknown), is refused with a message, never turned into a
-# recording; so is a PIE program, and a log of translation blocks
+# recording (a block qemu logged but stopped before it ran is taken back);
+# so is a PIE program, and a log of translation blocks
 # (--blocks) without their in_asm listings. (A dropped instruction is found whenever
 # the instruction before it does not allow the step; the target of an
 # indirect branch cannot be checked.)
@@ -63,6 +64,19 @@ has -F ' 1 mappings' static.stats || fail "a static program maps one file: $(cat
 [ "$(grep -c '^// /' static.afdo)" -eq 1 ] || fail "the static decode has other binaries than prog"
 cmp -s static.data.truth static.afdo || fail "the decode of the static program differs from the truth"
 echo "ok: a static program decodes to its truth"
+
+# A block qemu logged and then stopped before it ran ("Stopped execution
+# of TB chain", which another thread's request causes) is no execution:
+# the same recording and truth.
+lines=$(grep -c '^Trace' full.log)
+awk -v at=$((lines / 3)) '{ print } /^Trace/ && ++n == at {
+  print "Trace 0: 0x7f0000001234 [0000000001009331/0000000000400000/00000001/00000201] "
+  print "Stopped execution of TB chain before 0x7f0000001234 [0000000000400000] " }' \
+  full.log >stopped.log
+record ./prog stopped.data <stopped.log >stopped.stats || fail "perftk_qemu_etm refused stopped.log"
+has -F ' 1 taken back' stopped.stats || fail "nothing taken back: $(cat stopped.stats)"
+cmp -s full.data.truth stopped.data.truth && cmp -s full.data stopped.data ||
+  fail "a stopped block changed the recording"
 
 # One instruction of main's loop left out (a line in the middle of the run).
 lines=$(grep -c '^Trace' full.log)

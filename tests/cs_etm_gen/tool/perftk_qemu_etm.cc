@@ -17,10 +17,12 @@
 // instruction samples `--itrace=i<N>il<M>` must make, from the truth
 // (expected.h), one line each: "cpu pid/tid ip from>to ..." (hex, branch
 // stack newest first), as perftk_etm_gen does. Prints what it read and
-// wrote, and how fast, on one line.
+// wrote, and how fast, on one line. Samples are in decode order per CPU
+// (sort them by CPU, stably, to compare).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "CLI/CLI.hpp"
@@ -49,14 +51,16 @@ class SampleWriter {
     expect.period = itrace->period;
     expect.last_branch = itrace->last_branch;
     expect.last_branch_size = itrace->last_branch_size;
-    model_ = std::make_unique<ExpectedSampleModel>(0, expect);
+    expect_ = expect;
     file_ = std::fopen(path.c_str(), "w");
     if (file_ == nullptr) return absl::InternalError("cannot write " + path);
     return absl::OkStatus();
   }
-  void Feed(const std::vector<TruthEvent>& events) {
-    model_->Feed(events);
-    for (const ExpectedSample& s : model_->Take()) {
+  void Feed(uint32_t cpu, const std::vector<TruthEvent>& events) {
+    std::unique_ptr<ExpectedSampleModel>& model = models_[cpu];
+    if (!model) model = std::make_unique<ExpectedSampleModel>(cpu, expect_);
+    model->Feed(events);
+    for (const ExpectedSample& s : model->Take()) {
       std::fprintf(file_, "%u %d/%d %lx", s.cpu, s.context.pid, s.context.tid,
                    static_cast<unsigned long>(s.ip));
       for (const auto& [from, to] : s.branches) {
@@ -73,7 +77,8 @@ class SampleWriter {
   }
 
  private:
-  std::unique_ptr<ExpectedSampleModel> model_;
+  ExpectOptions expect_;
+  std::map<uint32_t, std::unique_ptr<ExpectedSampleModel>> models_;
   std::FILE* file_ = nullptr;
 };
 
@@ -82,8 +87,8 @@ absl::Status Run(QemuRecorderOptions options, const std::string& truth_path,
   SampleWriter samples;
   if (!expect_out.empty()) {
     if (absl::Status s = samples.Open(expect_itrace, expect_out); !s.ok()) return s;
-    options.on_buffer = [&samples](const std::vector<TruthEvent>& events) {
-      samples.Feed(events);
+    options.on_buffer = [&samples](uint32_t cpu, const std::vector<TruthEvent>& events) {
+      samples.Feed(cpu, events);
     };
   }
   absl::StatusOr<std::unique_ptr<QemuRecorder>> recorder = QemuRecorder::Create(options);
@@ -145,13 +150,14 @@ absl::Status Run(QemuRecorderOptions options, const std::string& truth_path,
   const QemuRecorderStats& s = (*recorder)->stats();
   std::printf(
       "perftk_qemu_etm: %s: %lu log lines, %lu instructions, %lu waypoints (%lu taken, %lu "
-      "indirect), %lu syscalls, %lu mappings, %lu untraced; %lu buffers, %.2f MB of trace; %.2f s, %.2f M "
+      "indirect), %lu syscalls, %lu mappings, %lu untraced, %lu threads, %lu taken back; %lu buffers, %.2f MB of trace; %.2f s, %.2f M "
       "lines/s\n",
       options.output.c_str(), static_cast<unsigned long>(s.lines),
       static_cast<unsigned long>(s.instructions), static_cast<unsigned long>(s.waypoints),
       static_cast<unsigned long>(s.taken), static_cast<unsigned long>(s.indirect),
       static_cast<unsigned long>(s.syscalls), static_cast<unsigned long>(s.mappings),
-      static_cast<unsigned long>(s.untraced),
+      static_cast<unsigned long>(s.untraced), static_cast<unsigned long>(s.threads),
+      static_cast<unsigned long>(s.taken_back),
       static_cast<unsigned long>(s.buffers), s.trace_bytes / 1048576.0, seconds,
       seconds > 0 ? s.lines / seconds / 1e6 : 0.0);
   return absl::OkStatus();
@@ -178,6 +184,9 @@ int main(int argc, char** argv) {
                "the log is of translation blocks: qemu without -singlestep, with -d "
                "in_asm,exec,nochain (several times faster)");
   app.add_option("--buffer-kb", buffer_kb, "AUX buffer size in KiB")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--cpus", options.cpus,
+                 "CPUs of the recording: the guest threads it may hold (qemu vCPU N is CPU N)")
+      ->check(CLI::Range(1, 64));
   app.add_option("--pid", options.pid, "the pid the recording gives the program")
       ->check(CLI::Range(1, 1 << 22));
   CLI11_PARSE(app, argc, argv);
