@@ -17,7 +17,10 @@
 // resumes with Trace On and an Address with Context where control comes
 // back to a file. A signal is modelled when delivered on a syscall's
 // return (the SVC's Exception packet, then trace at the handler);
-// asynchronous delivery at any other instruction is refused. So is any
+// asynchronous delivery at any other instruction is refused (but after an
+// indirect branch, whose target nothing checks, the handler would pass for
+// the branch's target: programs with asynchronous signals are not for
+// this recorder). So is any
 // step the instruction words do not allow (a fall-through that skips, a
 // branch to another target than its own), and a pc in no file in a log
 // without -strace lines: the log is then not one thread's exact
@@ -71,7 +74,7 @@ struct QemuRecorderOptions {
   std::string prefix;   // qemu's -L
   std::string output;   // the perf.data to write
   size_t buffer_bytes = 64 * 1024;
-  int32_t pid = 1000;   // the pid (= tid) the recording names
+  int32_t pid = 1000;   // the pid the recording names; thread N is pid + N
   // The log is of translation blocks (qemu without -singlestep, with
   // -d in_asm): each Trace line runs every instruction of the block its
   // in_asm listing gave for that pc. A pc translated twice into blocks of
