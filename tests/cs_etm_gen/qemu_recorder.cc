@@ -43,15 +43,18 @@ struct Image {
   };
   std::vector<Load> loads;  // PT_LOAD, in program header order
 
-  // AutoFDO's address of a file offset: its vaddr minus the first load's.
-  uint64_t AutoFdoAddress(uint64_t offset) const {
+  // The virtual address of a file offset (outside every load: at its
+  // distance from the first).
+  uint64_t Vaddr(uint64_t offset) const {
     for (const Load& load : loads) {
       if (offset >= load.offset && offset - load.offset < load.file_size) {
-        return offset - load.offset + load.vaddr - loads.front().vaddr;
+        return offset - load.offset + load.vaddr;
       }
     }
-    return offset - loads.front().offset;
+    return offset - loads.front().offset + loads.front().vaddr;
   }
+  // AutoFDO's address of a file offset: its vaddr minus the first load's.
+  uint64_t AutoFdoAddress(uint64_t offset) const { return Vaddr(offset) - loads.front().vaddr; }
 };
 
 template <typename T>
@@ -160,7 +163,10 @@ struct PairHash {
 
 struct Counts {
   absl::flat_hash_map<std::pair<uint64_t, uint64_t>, uint64_t, PairHash> ranges;  // offsets
-  std::map<std::tuple<uint64_t, uint64_t, bool>, uint64_t> branches;  // from, to, indirect
+  // from, to (0: in another file or untraced), indirect, and whether the
+  // trace names the target before its block ends (an indirect branch's
+  // target is the next range's start, in the same block).
+  std::map<std::tuple<uint64_t, uint64_t, bool, bool>, uint64_t> branches;
 };
 
 }  // namespace
@@ -355,12 +361,13 @@ class QemuRecorder::Impl {
     ++c.ranges[{t.mapping->Offset(t.range_start), t.mapping->Offset(t.pc)}];
   }
 
-  void CountBranch(Thread& t, uint64_t to, bool indirect) {
+  void CountBranch(Thread& t, uint64_t to, bool indirect, bool target_in_block) {
     ++stats.taken;
     const Mapping* target = Find(to);
     const uint64_t to_offset =
         target != nullptr && target->image == t.mapping->image ? target->Offset(to) : 0;
-    ++counts[t.mapping->image].branches[{t.mapping->Offset(t.pc), to_offset, indirect}];
+    ++counts[t.mapping->image]
+          .branches[{t.mapping->Offset(t.pc), to_offset, indirect, target_in_block}];
   }
 
   absl::Status Step(Thread& t, uint64_t next) {
@@ -382,7 +389,7 @@ class QemuRecorder::Impl {
         encoder.Atom(taken);
         ++t.pending_atoms;
         CountRange(t, taken);
-        if (taken) CountBranch(t, in.target, false);
+        if (taken) CountBranch(t, in.target, false, true);
         break;
       }
       case Kind::kIndirect:
@@ -394,7 +401,6 @@ class QemuRecorder::Impl {
         }
         ++stats.indirect;
         CountRange(t, true);
-        CountBranch(t, next, true);
         break;
       case Kind::kSvc:
         // The kernel returns after the SVC, or (a signal delivered on the
@@ -429,9 +435,13 @@ class QemuRecorder::Impl {
         }
         t.outside = true;
         ++stats.untraced;
+        if (in.kind == Kind::kIndirect) CountBranch(t, next, true, false);
         return absl::OkStatus();
       }
-      if (encoder.size() + t.pending_atoms >= options.buffer_bytes) {
+      const bool cut = encoder.size() + t.pending_atoms >= options.buffer_bytes;
+      // Counted before the cut: Find() and the offsets need t.pc's mapping.
+      if (in.kind == Kind::kIndirect) CountBranch(t, next, true, !cut);
+      if (cut) {
         if (absl::Status s = EndBuffer(t); !s.ok()) return s;
         BeginBuffer(t, next);
       }
@@ -741,20 +751,23 @@ absl::Status QemuRecorder::Finish() {
   return d.writer->Finish();
 }
 
-profile::Profile QemuRecorder::Truth() const {
-  profile::Profile out(profile::Format::kAutoFdo);
+profile::Profile QemuRecorder::Truth(profile::Format format) const {
+  const bool autofdo = format == profile::Format::kAutoFdo;
+  profile::Profile out(format);
   for (const auto& [image, c] : impl_->counts) {
     std::string id = image->build_id;
     if (!id.empty()) id.resize(20, '\0');
     const profile::BinaryKey key{image->path, absl::BytesToHexString(id)};
+    auto address = [&, image = image](uint64_t offset) {
+      return autofdo ? image->AutoFdoAddress(offset) : image->Vaddr(offset);
+    };
     for (const auto& [range, count] : c.ranges) {
-      out.AddRange(key, {image->AutoFdoAddress(range.first), image->AutoFdoAddress(range.second)},
-                   count);
+      out.AddRange(key, {address(range.first), address(range.second)}, count);
     }
     for (const auto& [branch, count] : c.branches) {
-      const auto& [from, to, indirect] = branch;
-      const uint64_t target = indirect || to == 0 ? 0 : image->AutoFdoAddress(to);
-      out.AddBranch(key, {image->AutoFdoAddress(from), target}, {count, 0});
+      const auto& [from, to, indirect, target_in_block] = branch;
+      const bool unknown = to == 0 || (indirect && (autofdo || !target_in_block));
+      out.AddBranch(key, {address(from), unknown ? 0 : address(to)}, {count, 0});
     }
   }
   return out;

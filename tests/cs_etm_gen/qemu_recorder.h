@@ -116,8 +116,11 @@ class QemuRecorder {
   // and the file.
   absl::Status Finish();
 
-  // The ground truth in --format=autofdo's shape (after Finish).
-  profile::Profile Truth() const;
+  // The ground truth in the shape --format=autofdo or bolt gives it (after
+  // Finish): AutoFDO addresses and indirect targets as 0, or BOLT's virtual
+  // addresses and indirect targets, 0 where the trace names none in the
+  // branch's block (the branch ends a buffer, or enters untraced code).
+  profile::Profile Truth(profile::Format format = profile::Format::kAutoFdo) const;
   const QemuRecorderStats& stats() const;
 
  private:

@@ -9,6 +9,8 @@
 #   - --format=autofdo equals the ground truth byte for byte: every range
 #     and taken branch with its count, of lua, libc, libm and ld.so; and its
 #     ranges hold every instruction qemu executed, once;
+#   - --format=bolt --dso lua, libc.so.6: equal to the truth's BOLT texts
+#     (virtual addresses, indirect branches with their targets);
 #   - --itrace=i1000il64 (read back by the real perf script): every sample's
 #     ip and 64-entry branch stack are the ground truth's (expected.h);
 #   - --jobs 2 writes the same text (and il64 perf.data) as --jobs 1;
@@ -45,12 +47,13 @@ echo "built lua in $(elapsed "$start") s"
 trace() {
   local name=$1 arg=$2 blocks=${3:-} log=(-singlestep -d exec,nochain)
   [ -z "$blocks" ] || log=(-d in_asm,exec,nochain)
-  mkdir "$name"
+  mkdir "$name" "$name.bolt"
   start=$(seconds)
   env -i "$(command -v qemu-aarch64)" -L "$PREFIX" "${log[@]}" -strace -D /dev/stderr \
     ./lua "$SCRIPT" "$arg" 2>&1 >"$name.out" |
     "$QEMU_ETM" $blocks --program ./lua --prefix "$PREFIX" --buffer-kb 64 --out "$name/perf.data" \
-      --truth-autofdo "$name.truth" --expect-itrace i1000il64 --expect-out "$name.samples" \
+      --truth-autofdo "$name.truth" --truth-bolt-dir "$name.bolt" \
+      --expect-itrace i1000il64 --expect-out "$name.samples" \
       >"$name.stats" ||
     fail "qemu-aarch64 | perftk_qemu_etm ($name) failed"
   echo "$name: qemu + recorder $(elapsed "$start") s: $(cat "$name.stats")"
@@ -73,6 +76,14 @@ if ! cmp -s run.truth got.afdo; then
   fail "--format=autofdo differs from the ground truth"
 fi
 echo "ok: --format=autofdo equals the truth ($(grep -cE '^[0-9a-f]+-[0-9a-f]+:' run.truth) ranges, $(grep -c -- '->' run.truth) branches)"
+
+for binary in lua libc.so.6; do
+  "$PERFTK" cs-etm-decode -q -i run/perf.data --format=bolt --dso "$binary" -o "$binary.bolt"
+  [ "$(grep -c '^B' "$binary.bolt")" -gt 100 ] || fail "few branches in the BOLT text of $binary"
+  cmp -s "run.bolt/$binary.bolt" "$binary.bolt" ||
+    fail "--format=bolt --dso $binary differs: $(diff "run.bolt/$binary.bolt" "$binary.bolt" | head -2)"
+done
+echo "ok: --format=bolt equals the truth for lua and libc"
 
 # Every executed instruction is in exactly one counted range.
 executed=$(sed -nE 's/.* ([0-9]+) instructions.*/\1/p' run.stats)

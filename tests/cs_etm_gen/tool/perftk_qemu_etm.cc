@@ -12,7 +12,9 @@
 //
 // The log is read from stdin as a stream, one line at a time. truth.afdo is
 // the AutoFDO text `perftk cs-etm-decode --format=autofdo` must write for
-// perf.data (every binary, every range and branch, every count). With
+// perf.data (every binary, every range and branch, every count);
+// --truth-bolt-dir DIR writes DIR/<file name>.bolt, what --format=bolt
+// --dso <file name> must write. With
 // --expect-itrace=i<N>il<M> --expect-out FILE it also writes the
 // instruction samples `--itrace=i<N>il<M>` must make, from the truth
 // (expected.h), one line each: "cpu pid/tid ip from>to ..." (hex, branch
@@ -22,6 +24,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -29,6 +32,7 @@
 #include "cs_etm/itrace.h"
 #include "expected.h"
 #include "profile/autofdo_text.h"
+#include "profile/bolt_text.h"
 #include "qemu_recorder.h"
 
 namespace perftk::etm_gen {
@@ -82,8 +86,23 @@ class SampleWriter {
   std::FILE* file_ = nullptr;
 };
 
+// Writes the BOLT text of every binary of `truth` as DIR/<file name>.bolt.
+absl::Status WriteBoltTexts(const profile::Profile& truth, const std::string& dir) {
+  for (const auto& [key, counts] : truth.binaries()) {
+    const std::string path =
+        dir + "/" + std::filesystem::path(key.path).filename().string() + ".bolt";
+    std::FILE* out = std::fopen(path.c_str(), "w");
+    if (out == nullptr) return absl::InternalError("cannot write " + path);
+    const std::string text = profile::BoltText(key, counts);
+    const bool failed = std::fwrite(text.data(), 1, text.size(), out) != text.size();
+    if ((std::fclose(out) != 0) | failed) return absl::InternalError("cannot write " + path);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Run(QemuRecorderOptions options, const std::string& truth_path,
-                 const std::string& expect_itrace, const std::string& expect_out) {
+                 const std::string& bolt_dir, const std::string& expect_itrace,
+                 const std::string& expect_out) {
   SampleWriter samples;
   if (!expect_out.empty()) {
     if (absl::Status s = samples.Open(expect_itrace, expect_out); !s.ok()) return s;
@@ -147,6 +166,10 @@ absl::Status Run(QemuRecorderOptions options, const std::string& truth_path,
     const bool failed = std::fwrite(text.data(), 1, text.size(), out) != text.size();
     if ((std::fclose(out) != 0) | failed) return absl::InternalError("cannot write " + truth_path);
   }
+  if (!bolt_dir.empty()) {
+    absl::Status s = WriteBoltTexts((*recorder)->Truth(profile::Format::kBolt), bolt_dir);
+    if (!s.ok()) return s;
+  }
   const QemuRecorderStats& s = (*recorder)->stats();
   std::printf(
       "perftk_qemu_etm: %s: %lu log lines, %lu instructions, %lu waypoints (%lu taken, %lu "
@@ -168,7 +191,7 @@ absl::Status Run(QemuRecorderOptions options, const std::string& truth_path,
 
 int main(int argc, char** argv) {
   perftk::etm_gen::QemuRecorderOptions options;
-  std::string truth, expect_itrace = "i1000il64", expect_out;
+  std::string truth, bolt_dir, expect_itrace = "i1000il64", expect_out;
   uint32_t buffer_kb = 64;
   CLI::App app("A CoreSight ETMv4 perf.data of a program, from qemu-aarch64's log on stdin");
   app.add_option("--program", options.program, "the traced program (non-PIE aarch64 ELF)")
@@ -176,6 +199,9 @@ int main(int argc, char** argv) {
   app.add_option("--prefix", options.prefix, "qemu's -L (guest paths are looked up there first)");
   app.add_option("--out", options.output, "the perf.data to write")->required();
   app.add_option("--truth-autofdo", truth, "write the ground truth as AutoFDO text here");
+  app.add_option("--truth-bolt-dir", bolt_dir,
+                 "write the ground truth of each binary as BOLT text DIR/<file name>.bolt")
+      ->check(CLI::ExistingDirectory);
   app.add_option("--expect-itrace", expect_itrace,
                  "with --expect-out: the --itrace (i<N>il<M>) to write expected samples for");
   app.add_option("--expect-out", expect_out,
@@ -191,7 +217,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 22));
   CLI11_PARSE(app, argc, argv);
   options.buffer_bytes = size_t{buffer_kb} * 1024;
-  absl::Status status = perftk::etm_gen::Run(options, truth, expect_itrace, expect_out);
+  absl::Status status = perftk::etm_gen::Run(options, truth, bolt_dir, expect_itrace, expect_out);
   if (!status.ok()) {
     std::fprintf(stderr, "perftk_qemu_etm: %s\n", std::string(status.message()).c_str());
     return 1;
