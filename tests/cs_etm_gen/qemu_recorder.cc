@@ -650,7 +650,8 @@ class QemuRecorder::Impl {
   absl::Status Whole(std::string_view line) {
     QemuLine parsed = ParseQemuLine(line);
     if (parsed.kind != QemuLine::Kind::kMmap && parsed.kind != QemuLine::Kind::kPc &&
-        line.find("PROT_EXEC") != std::string_view::npos) {
+        line.find("PROT_EXEC") != std::string_view::npos &&
+        line.find("mmap(") != std::string_view::npos) {
       return absl::UnimplementedError(absl::StrCat(
           "a syscall line that maps code, cut by other threads' lines: ", std::string(line)));
     }
