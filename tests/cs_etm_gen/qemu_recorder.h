@@ -78,7 +78,11 @@ struct QemuRecorderOptions {
   // The log is of translation blocks (qemu without -singlestep, with
   // -d in_asm): each Trace line runs every instruction of the block its
   // in_asm listing gave for that pc. A pc translated twice into blocks of
-  // different lengths is refused (which one ran would be a guess).
+  // different lengths is refused (which one ran would be a guess). A block
+  // is taken to run whole: a program that faults inside one (a SIGSEGV
+  // handler), or a threaded one whose atomics qemu re-runs alone, wants
+  // -singlestep, whose log shows every instruction (the step checks catch
+  // most such logs, but not a fault just before an indirect branch).
   bool blocks = false;
   // Threads: qemu's vCPU N ("Trace N:") is thread pid + N, traced on CPU
   // N; vCPUs 0 .. cpus - 1 are allowed (the AUXTRACE_INFO names that many).
