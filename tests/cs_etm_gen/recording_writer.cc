@@ -1,5 +1,6 @@
 #include "recording_writer.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "cpu_tracer.h"
@@ -108,6 +109,7 @@ absl::Status RecordingWriter::WriteHeaderRecords() {
         return s;
       }
     }
+    if (layout_.user_binary.empty()) continue;
     Body mmap;
     mmap.U32(static_cast<uint32_t>(p.pid)).U32(static_cast<uint32_t>(p.pid));
     mmap.U64(p.base).U64(PageAlign(layout_.user_size)).U64(0);
@@ -177,6 +179,27 @@ absl::Status RecordingWriter::StartCpu(uint32_t cpu, int32_t pid, int32_t tid, u
   Body body;
   body.U32(static_cast<uint32_t>(pid)).U32(static_cast<uint32_t>(tid));
   return Write(PERF_RECORD_ITRACE_START, 0, body.bytes, cpu, pid, tid, time);
+}
+
+absl::Status RecordingWriter::AddMapping(int32_t pid, int32_t tid, const FileMapping& mapping,
+                                         uint64_t time) {
+  Body mmap;
+  mmap.U32(static_cast<uint32_t>(pid)).U32(static_cast<uint32_t>(tid));
+  mmap.U64(mapping.address).U64(mapping.length).U64(mapping.pgoff);
+  uint16_t misc = PERF_RECORD_MISC_USER;
+  if (mapping.build_id.empty()) {
+    mmap.U32(8).U32(1).U64(4244).U64(0);
+  } else {
+    std::string id = mapping.build_id;
+    const uint8_t size_and_reserved[4] = {static_cast<uint8_t>(std::min<size_t>(id.size(), 20)),
+                                          0, 0, 0};
+    id.resize(20, '\0');
+    mmap.Raw(size_and_reserved, 4).Raw(id.data(), id.size());
+    misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+  }
+  mmap.U32(kProtRx).U32(kMapPrivate);
+  mmap.String(mapping.path);
+  return Write(PERF_RECORD_MMAP2, misc, mmap.bytes, 0, pid, tid, time);
 }
 
 absl::Status RecordingWriter::SwitchIn(uint32_t cpu, int32_t pid, int32_t tid, int32_t prev_pid,

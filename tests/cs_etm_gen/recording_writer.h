@@ -30,10 +30,20 @@ struct ProcessMapping {
   uint64_t base = 0;  // where the user binary's file offset 0 is mapped
 };
 
+// A file's code mapped into a process (an MMAP2 record): `length` bytes
+// at `address` from file offset `pgoff`, with the file's build id.
+struct FileMapping {
+  uint64_t address = 0;
+  uint64_t length = 0;
+  uint64_t pgoff = 0;
+  std::string path;
+  std::string build_id;  // raw bytes; empty: none in the record
+};
+
 struct RecordingLayout {
   uint32_t nr_cpus = 1;
   bool timestamps = false;  // sets the TS bit in the event config and TRCCONFIGR
-  std::string user_binary;  // absolute path, mapped by every process
+  std::string user_binary;  // absolute path, mapped by every process ("" = none)
   uint64_t user_size = 0;
   std::string kernel_image;  // absolute path, mapped as kernel code ("" = none)
   uint64_t kernel_base = 0;
@@ -66,6 +76,9 @@ class RecordingWriter {
 
   // ITRACE_START on `cpu` for the thread that runs there first.
   absl::Status StartCpu(uint32_t cpu, int32_t pid, int32_t tid, uint64_t time);
+  // An MMAP2 record of `pid`'s mapping, as perf writes one when the
+  // process maps code while it is recorded.
+  absl::Status AddMapping(int32_t pid, int32_t tid, const FileMapping& mapping, uint64_t time);
   // PERF_RECORD_SWITCH_CPU_WIDE: `pid`/`tid` is switched in on `cpu`
   // (`prev_pid`/`prev_tid` out).
   absl::Status SwitchIn(uint32_t cpu, int32_t pid, int32_t tid, int32_t prev_pid, int32_t prev_tid,

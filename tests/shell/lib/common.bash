@@ -98,3 +98,15 @@ check_copy_roundtrip() {
   same_listing "perf script (pipe to stdout)" expected.script stdout.script
   echo "ok: $(wc -l <expected.script) script lines, $(wc -l <expected.report) report lines"
 }
+
+# `brstack_listing PERF_DATA`: one line per sample as perftk_etm_gen and
+# perftk_qemu_etm write expected samples: "cpu pid/tid ip from>to ..."
+# (hex without 0x, branch stack newest first), read by perf script.
+brstack_listing() {
+  perf script -i "$1" -F cpu,pid,tid,ip,brstack 2>/dev/null | awk '{
+    cpu = $2; gsub(/[\[\]]/, "", cpu); line = (cpu + 0) " " $1 " " $3
+    for (i = 4; i <= NF; i++) {
+      split($i, a, "/"); sub(/^0x/, "", a[1]); sub(/^0x/, "", a[2]); line = line " " a[1] ">" a[2]
+    }
+    print line }'
+}

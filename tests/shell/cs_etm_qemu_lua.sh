@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# cs-etm-decode on a real program: the vendored Lua interpreter
+# (third_party/lua), cross-built for aarch64 (non-PIE, dynamically linked,
+# so its PLT, libc, libm and ld.so run too), runs a small script under
+# qemu-aarch64, whose log of every executed instruction perftk_qemu_etm
+# turns into a CoreSight perf.data and the exact ground truth of that run
+# (tests/cs_etm_gen/qemu_recorder.h). Checked:
+#   - the script prints what Lua must print;
+#   - --format=autofdo equals the ground truth byte for byte: every range
+#     and taken branch with its count, of lua, libc, libm and ld.so; and its
+#     ranges hold every instruction qemu executed, once;
+#   - --format=bolt --dso lua, libc.so.6: equal to the truth's BOLT texts
+#     (virtual addresses, indirect branches with their targets);
+#   - --itrace=i1000il64 (read back by the real perf script): every sample's
+#     ip and 64-entry branch stack are the ground truth's (expected.h);
+#   - --jobs 2 writes the same text (and il64 perf.data) as --jobs 1;
+#   - the same run logged by translation blocks (qemu without -singlestep,
+#     -d in_asm: --blocks, several times faster) gives the same perf.data
+#     and truth, byte for byte (qemu runs with an empty environment and
+#     Lua with a fixed string-hash seed, so that two runs are one);
+#   - controls: the truth (and samples) of a run with another argument, and
+#     the truth with one of lua's ranges moved by an instruction, differ
+#     from what perftk decoded.
+source "$(dirname "$0")/lib/common.bash"
+PREFIX=/usr/aarch64-linux-gnu
+command -v qemu-aarch64 >/dev/null || skip "no qemu-aarch64 (Debian: qemu-user)"
+command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc (Debian: gcc-aarch64-linux-gnu)"
+[ -e "$PREFIX/lib/libc.so.6" ] || skip "no $PREFIX/lib/libc.so.6 (Debian: libc6-dev-arm64-cross)"
+QEMU_ETM=${QEMU_ETM:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_qemu_etm}
+[ -x "$QEMU_ETM" ] || skip "no perftk_qemu_etm at $QEMU_ETM"
+LUA_SRC=${PERFTK_SOURCE_DIR:?set by ctest}/third_party/lua/src
+SCRIPT=$PERFTK_SOURCE_DIR/tests/shell/lib/qemu_workload.lua
+
+seconds() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(seconds)" 'BEGIN { printf "%.2f", b - a }'; }
+
+start=$(seconds)
+# luai_makeseed: Lua seeds its string hashes with the time, and the
+# instructions it runs depend on the seed.
+aarch64-linux-gnu-gcc -std=gnu99 -O2 -g -no-pie -Wl,--emit-relocs -DLUA_USE_POSIX \
+  '-Dluai_makeseed(L)=0' -o lua "$LUA_SRC/onelua.c" -lm || fail "cannot build Lua"
+echo "built lua in $(elapsed "$start") s"
+
+# trace NAME ARG [--blocks]: runs the script with ARG under qemu, its
+# output in NAME.out, the recording in NAME/perf.data, the truth in
+# NAME.truth, the il64 samples in NAME.samples.
+trace() {
+  local name=$1 arg=$2 blocks=${3:-} log=(-singlestep -d exec,nochain)
+  [ -z "$blocks" ] || log=(-d in_asm,exec,nochain)
+  mkdir "$name" "$name.bolt"
+  start=$(seconds)
+  env -i "$(command -v qemu-aarch64)" -L "$PREFIX" "${log[@]}" -strace -D /dev/stderr \
+    ./lua "$SCRIPT" "$arg" 2>&1 >"$name.out" |
+    "$QEMU_ETM" $blocks --program ./lua --prefix "$PREFIX" --buffer-kb 64 --out "$name/perf.data" \
+      --truth-autofdo "$name.truth" --truth-bolt-dir "$name.bolt" \
+      --expect-itrace i1000il64 --expect-out "$name.samples" \
+      >"$name.stats" ||
+    fail "qemu-aarch64 | perftk_qemu_etm ($name) failed"
+  echo "$name: qemu + recorder $(elapsed "$start") s: $(cat "$name.stats")"
+}
+
+trace run 18
+printf '2584\t30428895\tTHE,QUICK,BROWN,FOX,JUMPS,OVER,THE,LAZY,DOG\tfalse\tboom\t1.414\n' >want.out
+cmp -s want.out run.out || fail "lua printed: $(cat run.out)"
+
+start=$(seconds)
+"$PERFTK" cs-etm-decode -q -i run/perf.data --format=autofdo --jobs 1 -o got.afdo
+echo "decoded $(du -k run/perf.data | cut -f1) KB in $(elapsed "$start") s"
+# The truth covers the program and the libraries it ran in, with real counts.
+for binary in "$PWD/lua" "$PREFIX/lib/libc.so.6" "$PREFIX/lib/ld-linux-aarch64.so.1"; do
+  has -Fx "// $(realpath "$binary")" run.truth || fail "the truth has no $binary"
+done
+[ "$(head -1 run.truth)" -gt 1000 ] || fail "the truth has $(head -1 run.truth) ranges of lua"
+if ! cmp -s run.truth got.afdo; then
+  diff run.truth got.afdo | head -20 >&2
+  fail "--format=autofdo differs from the ground truth"
+fi
+echo "ok: --format=autofdo equals the truth ($(grep -cE '^[0-9a-f]+-[0-9a-f]+:' run.truth) ranges, $(grep -c -- '->' run.truth) branches)"
+
+for binary in lua libc.so.6; do
+  "$PERFTK" cs-etm-decode -q -i run/perf.data --format=bolt --dso "$binary" -o "$binary.bolt"
+  [ "$(grep -c '^B' "$binary.bolt")" -gt 100 ] || fail "few branches in the BOLT text of $binary"
+  cmp -s "run.bolt/$binary.bolt" "$binary.bolt" ||
+    fail "--format=bolt --dso $binary differs: $(diff "run.bolt/$binary.bolt" "$binary.bolt" | head -2)"
+done
+echo "ok: --format=bolt equals the truth for lua and libc"
+
+# Every executed instruction is in exactly one counted range.
+executed=$(sed -nE 's/.* ([0-9]+) instructions.*/\1/p' run.stats)
+ranged=0
+while IFS='-:' read -r first last count; do
+  ranged=$((ranged + count * ((0x$last - 0x$first) / 4 + 1)))
+done < <(grep -E '^[0-9a-f]+-[0-9a-f]+:[0-9]+$' got.afdo)
+[ "$ranged" -eq "$executed" ] || fail "the ranges hold $ranged instructions, qemu executed $executed"
+echo "ok: the ranges hold the $executed executed instructions"
+
+if command -v perf >/dev/null; then
+  "$PERFTK" cs-etm-decode -q -i run/perf.data --itrace=i1000il64 -o il64.data
+  brstack_listing il64.data >il64.got
+  [ "$(awk 'NF == 67' run.samples | wc -l)" -gt 1000 ] || fail "few full branch stacks in the truth"
+  cmp -s run.samples il64.got ||
+    fail "il64 samples differ from the truth: $(diff run.samples il64.got | head -2 | cut -c1-160)"
+  echo "ok: $(wc -l <il64.got) il64 samples equal the truth's"
+  "$PERFTK" cs-etm-decode -q -i run/perf.data --itrace=i1000il64 --jobs 2 -o il64.jobs2.data
+  cmp -s il64.data il64.jobs2.data || fail "--itrace=i1000il64 --jobs 2 differs from --jobs 1"
+else
+  echo "note: no perf (Debian: linux-perf): the il64 branch stacks are not checked"
+fi
+
+"$PERFTK" cs-etm-decode -q -i run/perf.data --format=autofdo --jobs 2 -o jobs2.afdo
+cmp -s got.afdo jobs2.afdo || fail "--jobs 2 differs from --jobs 1"
+
+# The same run, logged by translation blocks.
+trace blocks 18 --blocks
+cmp -s run.out blocks.out || fail "lua printed: $(cat blocks.out)"
+cmp -s run.truth blocks.truth || fail "--blocks: another truth than the instructions'"
+cmp -s run/perf.data blocks/perf.data || fail "--blocks: another perf.data than the instructions'"
+echo "ok: translation blocks give the same truth and perf.data"
+
+# Controls: the comparison above can fail.
+trace other 17 --blocks
+printf '1597\t30428895\tTHE,QUICK,BROWN,FOX,JUMPS,OVER,THE,LAZY,DOG\tfalse\tboom\t1.414\n' >want.out
+cmp -s want.out other.out || fail "lua printed: $(cat other.out)"
+! cmp -s other.truth got.afdo || fail "control: the truth of another run equals the decode"
+if [ -e il64.got ]; then
+  ! cmp -s other.samples il64.got || fail "control: another run's samples equal the decode's"
+fi
+# The first of lua's ranges, one instruction later.
+IFS='-:' read -r first last count < <(sed -n 2p run.truth)
+{
+  head -1 run.truth
+  printf '%x-%x:%s\n' $((0x$first + 4)) $((0x$last)) "$count"
+  tail -n +3 run.truth
+} >shifted.truth
+[ "$(cmp shifted.truth run.truth | wc -l)" -eq 1 ] || fail "control: no range was shifted"
+! cmp -s shifted.truth got.afdo || fail "control: a shifted truth equals the decode"
+echo "ok: controls differ"
