@@ -1,8 +1,5 @@
 #include "elf/build_id.h"
 
-#include <elf.h>
-#include <sys/auxv.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -55,28 +52,6 @@ std::optional<std::string> GnuBuildIdInNotes(absl::string_view notes) {
     }
     if (end > notes.size()) return std::nullopt;
     at = end;
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> OwnVdsoBuildId() {
-  const auto base = static_cast<uintptr_t>(getauxval(AT_SYSINFO_EHDR));
-  if (base == 0) return std::nullopt;
-  Elf64_Ehdr header;
-  std::memcpy(&header, reinterpret_cast<const void*>(base), sizeof(header));
-  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
-      header.e_phentsize != sizeof(Elf64_Phdr)) {
-    return std::nullopt;
-  }
-  for (size_t i = 0; i < header.e_phnum; ++i) {
-    Elf64_Phdr segment;
-    std::memcpy(&segment, reinterpret_cast<const void*>(base + header.e_phoff + i * sizeof(segment)),
-                sizeof(segment));
-    if (segment.p_type != PT_NOTE) continue;
-    // The vDSO is mapped whole from its start: file offsets are offsets from base.
-    absl::string_view notes(reinterpret_cast<const char*>(base + segment.p_offset),
-                            segment.p_filesz);
-    if (std::optional<std::string> id = GnuBuildIdInNotes(notes)) return id;
   }
   return std::nullopt;
 }

@@ -28,10 +28,6 @@ bool SameBuildIdHex(absl::string_view a, absl::string_view b);
 // hold them; nullopt when there is none or the notes are cut short.
 std::optional<std::string> GnuBuildIdInNotes(absl::string_view notes);
 
-// The build id of the vDSO the kernel maps into this process (raw bytes),
-// read from its notes in memory; nullopt without one.
-std::optional<std::string> OwnVdsoBuildId();
-
 }  // namespace perftk::elf
 
 #endif  // PERFTK_ELF_BUILD_ID_H_

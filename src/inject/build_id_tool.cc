@@ -16,6 +16,7 @@
 #include "base/printable.h"
 #include "elf/build_id.h"
 #include "elf/elf_file.h"
+#include "elf/vdso.h"
 #include "machine/record_events.h"
 #include "perf/features.h"
 #include "perf/record.h"

@@ -3,6 +3,7 @@
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,9 +16,37 @@
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
 #include "elf/build_id.h"
+#include "elf/vdso.h"
 
 namespace perftk::unwind {
 namespace {
+
+constexpr absl::string_view kVdsoName = "[vdso]";
+
+// perf's build-id cache: $PERF_BUILDID_DIR, else ~/.debug ("" without HOME).
+std::string BuildIdCacheDir() {
+  if (const char* dir = std::getenv("PERF_BUILDID_DIR"); dir != nullptr && *dir != '\0') {
+    return dir;
+  }
+  const char* home = std::getenv("HOME");
+  return home != nullptr ? absl::StrCat(home, "/.debug") : std::string();
+}
+
+// This process's vDSO image as a file (a memfd, made once, kept open), for
+// a recording made on this kernel; "" when there is none.
+const std::string& OwnVdsoFile() {
+  static const std::string* path = [] {
+    absl::string_view image = elf::OwnVdsoImage();
+    const int fd = image.empty() ? -1 : memfd_create("perftk-vdso", MFD_CLOEXEC);
+    if (fd < 0) return new std::string();
+    if (write(fd, image.data(), image.size()) != static_cast<ssize_t>(image.size())) {
+      close(fd);
+      return new std::string();
+    }
+    return new std::string(absl::StrCat("/proc/self/fd/", fd));
+  }();
+  return *path;
+}
 
 // The PT_LOAD segments of an ELF file, or nullopt if `fd` is not one.
 std::optional<std::vector<ModuleFile::Load>> ReadLoads(Elf* elf) {
@@ -98,11 +127,21 @@ std::unique_ptr<ModuleFile> ModuleFiles::Locate(const machine::Dso& dso) const {
     if (!symfs_.empty()) candidates.push_back(absl::StrCat(symfs_, dso.name));
     candidates.push_back(dso.name);
   }
-  const char* home = std::getenv("HOME");
-  if (!build_id.empty() && home != nullptr) {
+  const std::string cache = BuildIdCacheDir();
+  if (!build_id.empty() && !cache.empty()) {
     const std::string hex = absl::BytesToHexString(build_id);
-    candidates.push_back(
-        absl::StrCat(home, "/.debug/.build-id/", hex.substr(0, 2), "/", hex.substr(2), "/elf"));
+    const std::string link = absl::StrCat(cache, "/.build-id/", hex.substr(0, 2), "/", hex.substr(2));
+    candidates.push_back(absl::StrCat(link, "/elf"));
+    if (dso.name == kVdsoName) {
+      // perf record keeps the vDSO it saw as [vdso]/<id>/vdso.
+      candidates.push_back(absl::StrCat(link, "/vdso"));
+      candidates.push_back(absl::StrCat(cache, "/", kVdsoName, "/", hex, "/vdso"));
+    }
+  }
+  if (dso.name == kVdsoName && !build_id.empty()) {
+    // Recorded on this kernel: this process has the same image (Open
+    // checks the build id).
+    if (const std::string& own = OwnVdsoFile(); !own.empty()) candidates.push_back(own);
   }
   for (const std::string& path : candidates) {
     if (auto file = Open(path, build_id)) return file;

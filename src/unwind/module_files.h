@@ -3,11 +3,13 @@
 // show (through ReadWord).
 //
 // A Dso is looked up at SYMFS/NAME (with --symfs), at NAME, then in perf's
-// build-id cache (~/.debug/.build-id/xx/yyyy/elf, where perf record also
-// keeps the [vdso] image). When the recording gives
-// the file's build id (its BUILD_ID feature or an MMAP2 with a build id), a
-// candidate with another build id is skipped: a changed file is not guessed
-// at. Files are kept open for the life of ModuleFiles; their number grows
+// build-id cache ($PERF_BUILDID_DIR, else ~/.debug: .build-id/xx/yyyy/elf,
+// and for [vdso] .build-id/xx/yyyy/vdso and [vdso]/<id>/vdso, where perf
+// record keeps the vDSO image), and a [vdso] last in this process's own
+// vDSO. When the recording gives the file's build id (its BUILD_ID feature
+// or an MMAP2 with a build id), a candidate with another build id is
+// skipped: a changed file, or another kernel's vDSO, is not guessed at; a
+// [vdso] without a recorded build id is not looked for. Files are kept open for the life of ModuleFiles; their number grows
 // with the distinct objects the samples hit, not with the samples.
 //
 // Not thread-safe.
