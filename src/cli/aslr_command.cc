@@ -40,6 +40,7 @@ void PrintSummary(const AslrTool& tool, const PipelineStats& pipeline) {
 absl::Status RunAslr(const AslrOptions& options) {
   AslrSettings settings;
   settings.strip_cmdline = options.strip_cmdline;
+  settings.strip_hostname = options.strip_hostname;
   AslrTool aslr(settings);
   // Dwarf stack copies become call chains before they are removed.
   unwind::UnwindTool unwinder;
@@ -88,7 +89,7 @@ void RegisterAslrCommand(CLI::App& app, absl::Status& outcome) {
       "raw data, physical addresses, AUX data and AUXTRACE/TEXT_POKE records,\n"
       "breakpoint addresses and kprobe/uprobe targets in the attrs, BPF program\n"
       "info, the kernel symbol table in the tracing data. Kept: build ids, file\n"
-      "names, host name, command line (unless --strip-cmdline).\n"
+      "names, host name and command line (unless --strip-hostname, --strip-cmdline).\n"
       "Build ids: a recording that names none (e.g. one streamed from\n"
       "`perf record -o -`) gets those of the DSOs its samples hit, found in the\n"
       "MMAP2 records, else in the files themselves when they are still the files\n"
@@ -105,6 +106,8 @@ void RegisterAslrCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   sub->add_flag("--strip-cmdline", options->strip_cmdline,
                 "Drop the recorded command line from the header");
+  sub->add_flag("--strip-hostname", options->strip_hostname,
+                "Drop the recorded host name from the header");
   sub->add_flag("--no-unwind", options->no_unwind,
                 "Do not unwind dwarf stack copies into call chains before removing them");
   AddBuildIdFlags(*sub, options->build_ids, true);

@@ -18,6 +18,7 @@ struct AslrOptions {
   std::string output;
   bool pipe = false;
   bool strip_cmdline = false;
+  bool strip_hostname = false;
   bool no_unwind = false;
   BuildIdFlags build_ids;  // added by default when the input has none
   bool quiet = false;

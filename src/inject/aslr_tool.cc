@@ -129,6 +129,7 @@ absl::Status AslrTool::ScrubEventDesc(std::vector<std::byte>& section) const {
 
 bool AslrTool::ScrubFeature(int feature, std::vector<std::byte>& section) {
   if (feature == HEADER_CMDLINE && settings_.strip_cmdline) return false;
+  if (feature == HEADER_HOSTNAME && settings_.strip_hostname) return false;
   if (feature == HEADER_EVENT_DESC) return ScrubEventDesc(section).ok();
   if (feature == HEADER_TRACING_DATA) return ScrubTracingData(section).ok();
   return IsSafeFeature(feature);

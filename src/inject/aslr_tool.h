@@ -38,6 +38,7 @@ namespace perftk {
 
 struct AslrSettings {
   bool strip_cmdline = false;
+  bool strip_hostname = false;
   uint64_t page_size = 4096;
 };
 
