@@ -47,21 +47,18 @@ absl::Status RunAslr(const AslrOptions& options) {
   ChainedTool unwind_then_aslr(unwinder, aslr);
   Tool& rewrite = options.no_unwind ? static_cast<Tool&>(aslr) : unwind_then_aslr;
   // Build ids are found at the recorded addresses, before they move.
-  std::optional<BuildIdSettings> ids = BuildIdSettingsOf(options.build_ids, true);
-  BuildIdTool build_ids(ids.value_or(BuildIdSettings{}));
-  ChainedTool with_build_ids(build_ids, rewrite);
-  Tool& tool = ids ? static_cast<Tool&>(with_build_ids) : rewrite;
+  WithBuildIds run(BuildIdSettingsOf(options.build_ids, true), rewrite);
   PipelineOptions pipeline;
   pipeline.input = options.input;
   pipeline.output = options.output;
   pipeline.ordered = true;
   pipeline.progress_label = "perftk aslr";
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
-  absl::StatusOr<PipelineStats> stats = RunPipeline(tool, pipeline);
+  absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline);
   if (!stats.ok()) return stats.status();
   if (!options.quiet) {
     PrintSummary(aslr, *stats);
-    if (ids) PrintBuildIdSummary("perftk aslr", build_ids);
+    run.PrintSummary("perftk aslr");
     if (unwinder.stats().with_stack != 0) {
       std::fprintf(stderr, "perftk aslr: unwound before removing the stacks: %s\n",
                    unwind::DescribeUnwindStats(unwinder.stats()).c_str());

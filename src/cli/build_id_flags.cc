@@ -40,7 +40,16 @@ std::optional<BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags, bool
   return settings;
 }
 
-void PrintBuildIdSummary(absl::string_view label, const BuildIdTool& tool) {
+WithBuildIds::WithBuildIds(const std::optional<BuildIdSettings>& settings, Tool& tool)
+    : tool_(tool) {
+  if (!settings) return;
+  ids_.emplace(*settings);
+  chain_.emplace(*ids_, tool_);
+}
+
+void WithBuildIds::PrintSummary(absl::string_view label) const {
+  if (!ids_) return;
+  const BuildIdTool& tool = *ids_;
   const BuildIdStats& stats = tool.stats();
   if (stats.added == 0 && stats.without == 0) return;
   std::fprintf(stderr, "%.*s: %llu build ids added", static_cast<int>(label.size()), label.data(),

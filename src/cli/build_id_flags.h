@@ -8,6 +8,8 @@
 
 #include "absl/strings/string_view.h"
 #include "inject/build_id_tool.h"
+#include "inject/chained_tool.h"
+#include "inject/tool.h"
 
 namespace CLI {
 class App;
@@ -29,9 +31,28 @@ void AddBuildIdFlags(CLI::App& sub, BuildIdFlags& flags, bool by_default);
 std::optional<BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags, bool by_default,
                                                  const std::string& symfs = "");
 
-// "perftk aslr: 12 build ids added ..." and one warning line per DSO left
-// without one; nothing when the tool added nothing and warned of nothing.
-void PrintBuildIdSummary(absl::string_view label, const BuildIdTool& tool);
+// A command's tool, run after a BuildIdTool when build ids are asked for
+// (it sees the records first, at their recorded addresses). Lives as long
+// as the run.
+class WithBuildIds {
+ public:
+  WithBuildIds(const std::optional<BuildIdSettings>& settings, Tool& tool);
+  WithBuildIds(const WithBuildIds&) = delete;
+  WithBuildIds& operator=(const WithBuildIds&) = delete;
+
+  bool adds_build_ids() const { return ids_.has_value(); }
+  // What the pipeline runs.
+  Tool& tool() { return chain_ ? static_cast<Tool&>(*chain_) : tool_; }
+  // "perftk aslr: 12 build ids added ..." and one warning line per DSO left
+  // without one; nothing when no ids were asked for, none added and none
+  // missing.
+  void PrintSummary(absl::string_view label) const;
+
+ private:
+  Tool& tool_;
+  std::optional<BuildIdTool> ids_;
+  std::optional<ChainedTool> chain_;
+};
 
 }  // namespace perftk::cli
 

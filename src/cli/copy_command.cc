@@ -4,7 +4,6 @@
 
 #include "CLI/CLI.hpp"
 #include "cli/build_id_flags.h"
-#include "inject/chained_tool.h"
 #include "inject/pipeline.h"
 
 namespace perftk::cli {
@@ -16,14 +15,11 @@ absl::Status RunCopy(const CopyOptions& options) {
   pipeline.output = options.output;
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
   pipeline.progress_label = "perftk copy";
-  std::optional<BuildIdSettings> ids = BuildIdSettingsOf(options.build_ids, false);
-  if (!ids) return RunPipeline(copy, pipeline).status();
+  WithBuildIds run(BuildIdSettingsOf(options.build_ids, false), copy);
   // A sample's DSO is known once its MMAP is: in time order, as perf inject.
-  pipeline.ordered = true;
-  BuildIdTool build_ids(*ids);
-  ChainedTool tool(build_ids, copy);
-  absl::Status status = RunPipeline(tool, pipeline).status();
-  if (status.ok() && !options.quiet) PrintBuildIdSummary("perftk copy", build_ids);
+  pipeline.ordered = run.adds_build_ids();
+  absl::Status status = RunPipeline(run.tool(), pipeline).status();
+  if (status.ok() && !options.quiet) run.PrintSummary("perftk copy");
   return status;
 }
 

@@ -55,7 +55,8 @@ absl::Status RunJit(const JitOptions& options) {
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
   pipeline.progress_label = "perftk jit";
   pipeline.ordered = true;
-  absl::StatusOr<PipelineStats> stats = RunPipeline(tool, pipeline);
+  WithBuildIds run(BuildIdSettingsOf(options.build_ids, false), tool);
+  absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline);
   for (const std::string& warning : tool.warnings()) {
     std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
   }
@@ -72,6 +73,7 @@ absl::Status RunJit(const JitOptions& options) {
                  static_cast<unsigned long long>(s.files_written),
                  static_cast<unsigned long long>(s.mmaps_injected),
                  static_cast<unsigned long long>(s.anon_mmaps_dropped));
+    run.PrintSummary("perftk jit");
   }
   return absl::OkStatus();
 }
@@ -117,6 +119,7 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
                   "creates the .so files ahead of their writing. The output is the same")
       ->check(CLI::Range(1, 2));
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
+  AddBuildIdFlags(*sub, options->build_ids, false);
   sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
   sub->callback([options, &outcome] { outcome = RunJit(*options); });
 }

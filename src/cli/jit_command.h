@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "cli/build_id_flags.h"
 
 namespace CLI {
 class App;
@@ -26,6 +27,7 @@ struct JitOptions {
   // --jobs: 1 = one thread; 2 = a second thread creates the .so files ahead
   // (the default with more than one CPU). The output is the same.
   int jobs = 0;  // 0: the default
+  BuildIdFlags build_ids;  // of the recording's own DSOs (the .so files have theirs)
 };
 
 absl::Status RunJit(const JitOptions& options);

@@ -43,9 +43,13 @@ absl::Status RunUnwind(const UnwindOptions& options) {
   pipeline.ordered = true;
   pipeline.progress_label = "perftk unwind";
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
-  absl::StatusOr<PipelineStats> stats = RunPipeline(tool, pipeline);
+  WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.symfs), tool);
+  absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline);
   if (!stats.ok()) return stats.status();
-  if (!options.quiet) PrintSummary(tool.stats(), *stats);
+  if (!options.quiet) {
+    PrintSummary(tool.stats(), *stats);
+    run.PrintSummary("perftk unwind");
+  }
   return absl::OkStatus();
 }
 
@@ -96,6 +100,7 @@ void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_option("-o,--output", options->output, "Output perf.data, '-' for stdout (pipe layout)")
       ->required();
   sub->add_option("--symfs", options->symfs, "Look for binaries under this directory");
+  AddBuildIdFlags(*sub, options->build_ids, false);
   sub->add_flag("--keep-stack", options->keep_stack,
                 "Keep the stack copies and registers too (perf then unwinds them again)");
   sub->add_option("-j,--jobs", options->jobs, "Unwinding threads (output identical to --jobs 1)")

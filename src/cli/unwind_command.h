@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "cli/build_id_flags.h"
 
 namespace CLI {
 class App;
@@ -21,6 +22,7 @@ struct UnwindOptions {
   bool quiet = false;
   bool no_take_over = false;
   int jobs = 1;
+  BuildIdFlags build_ids;
 };
 
 absl::Status RunUnwind(const UnwindOptions& options);

@@ -7,6 +7,7 @@
 #  - with the program moved away and only in a build-id cache, perf report
 #    symbolizes perftk's output (and cannot, as the control, the input);
 #  - `-o -` carries them as HEADER_BUILD_ID records perf reads from a pipe;
+#  - unwind --build-ids gives the same ids;
 #  - --no-build-ids adds none, copy --buildid-all adds every mapped DSO's
 #    (the vDSO's among them), and a binary rebuilt since the recording is
 #    named in a warning and gets no id.
@@ -57,6 +58,13 @@ ids_of all.data >all.ids
 check "copy --buildid-all: libc's id too" has 'libc.so' all.ids
 check "copy --buildid-all: the vDSO's, as perf's file recording has it" \
   test "$(grep -F '[vdso]' all.ids)" = "$(grep -F '[vdso]' file.ids)"
+
+# unwind --build-ids on a dwarf pipe recording: the same ids.
+perf record -q -e cpu-clock --call-graph dwarf -o - -- ./workload 50 1 2>/dev/null >dwarf.pipe
+"$PERFTK" unwind -q --build-ids -i dwarf.pipe -o unwound.data
+ids_of unwound.data >unwound.ids
+check "unwind --build-ids: the program's id, the one aslr wrote" \
+  test "$(grep "$WORK/workload\$" unwound.ids)" = "$(grep "$WORK/workload\$" out.ids)"
 
 # Rebuilt since the recording: another inode, so no id, and a warning.
 cp workload workload.old && rm workload && cp workload.old workload
