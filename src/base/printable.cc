@@ -3,43 +3,9 @@
 #include <cstdint>
 
 #include "absl/strings/str_format.h"
+#include "base/utf8.h"
 
 namespace perftk::base {
-namespace {
-
-// The length of the valid UTF-8 sequence of two to four bytes at the start
-// of `text`, or 0.
-size_t Utf8SequenceLength(absl::string_view text) {
-  const auto byte = [&text](size_t i) { return static_cast<uint8_t>(text[i]); };
-  const uint8_t lead = byte(0);
-  size_t length = 0;
-  uint32_t code = 0;
-  if (lead >= 0xc2 && lead <= 0xdf) {
-    length = 2;
-    code = lead & 0x1f;
-  } else if (lead >= 0xe0 && lead <= 0xef) {
-    length = 3;
-    code = lead & 0x0f;
-  } else if (lead >= 0xf0 && lead <= 0xf4) {
-    length = 4;
-    code = lead & 0x07;
-  } else {
-    return 0;
-  }
-  if (text.size() < length) return 0;
-  for (size_t i = 1; i < length; ++i) {
-    if ((byte(i) & 0xc0) != 0x80) return 0;
-    code = (code << 6) | (byte(i) & 0x3f);
-  }
-  const bool overlong = (length == 3 && code < 0x800) || (length == 4 && code < 0x10000);
-  const bool surrogate = code >= 0xd800 && code <= 0xdfff;
-  // C1 controls (U+0080-U+009F) act on terminals as the ESC sequences do.
-  const bool c1_control = code >= 0x80 && code <= 0x9f;
-  if (overlong || surrogate || c1_control || code > 0x10ffff) return 0;
-  return length;
-}
-
-}  // namespace
 
 std::string Printable(absl::string_view text) {
   std::string out;
@@ -54,7 +20,11 @@ std::string Printable(absl::string_view text) {
       continue;
     }
     if (c >= 0x80) {
-      if (size_t n = Utf8SequenceLength(text.substr(i)); n > 0) {
+      // C1 controls (U+0080-U+009F, C2 80-C2 9F) act on terminals as ESC
+      // sequences do: escaped like the C0 ones.
+      const bool c1_control = c == 0xc2 && i + 1 < text.size() &&
+                              static_cast<uint8_t>(text[i + 1]) < 0xa0;
+      if (size_t n = Utf8SequenceLength(text.substr(i)); n > 0 && !c1_control) {
         out.append(text.data() + i, n);
         i += n;
         continue;

@@ -7,19 +7,12 @@
 #include <vector>
 
 #include "perf/sample.h"
+#include "../testing/collecting_sink.h"
 
 namespace perftk {
 namespace {
 
-// Collects what the tool emits.
-class Collect : public RecordSink {
- public:
-  absl::Status Emit(const Record& record) override {
-    records.emplace_back(record);
-    return absl::OkStatus();
-  }
-  std::vector<OwnedRecord> records;
-};
+using Collect = testing::CollectingSink;
 
 constexpr uint64_t kSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                                  PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD;

@@ -18,17 +18,14 @@
 #include "perf/features.h"
 #include "perf/record_encoders.h"
 #include "perf/sample.h"
+#include "../testing/collecting_sink.h"
 #include "../testing/temp_dir_test.h"
 
 namespace perftk {
 namespace {
 
-class Collect : public RecordSink {
+class Collect : public testing::CollectingSink {
  public:
-  absl::Status Emit(const Record& record) override {
-    records.emplace_back(record);
-    return absl::OkStatus();
-  }
   // The HEADER_BUILD_ID records emitted, as "filename=hexid".
   std::vector<std::string> Ids() const {
     std::vector<std::string> ids;
@@ -43,7 +40,6 @@ class Collect : public RecordSink {
     }
     return ids;
   }
-  std::vector<OwnedRecord> records;
 };
 
 constexpr uint64_t kSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;

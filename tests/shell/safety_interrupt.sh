@@ -18,11 +18,7 @@ for tool in copy aslr; do
     for delay in 0.4 1.2 2.0; do
       trickle in.pipe 10 0.3 | "${PERFTK_SIGINT[@]}" $tool -i - -o out.data 2>err.txt &
       interrupt $! $sig "$delay"
-      what="$tool SIG$sig after ${delay}s"
-      check "$what: status $(signal_status $sig) (got $job_rc)" test "$job_rc" = "$(signal_status $sig)"
-      check "$what: no temporary file ($(temps_in .))" no_temps_in .
-      check "$what: no output file" test ! -e out.data
-      rm -f out.data out.data.tmp.*
+      check_ended_by "$tool SIG$sig after ${delay}s" $sig out.data
     done
   done
 done

@@ -35,10 +35,8 @@ for sig in INT TERM HUP; do
       interrupt_at_files $! $sig run "$point"
       what="jit SIG$sig at $point of $files files"
     fi
-    check "$what: status $(signal_status $sig) (got $job_rc)" test "$job_rc" = "$(signal_status $sig)"
-    check "$what: no temporary file ($(temps_in .))" no_temps_in .
-    check "$what: no output file" test ! -e run/out.data
     check "$what: no .so or other file left ($(find run -type f | wc -l) left)" nothing_but_dirs_in run
+    check_ended_by "$what" $sig run/out.data
     rm -rf run
   done
 done

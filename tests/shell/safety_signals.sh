@@ -27,11 +27,7 @@ for sig in QUIT USR1 USR2 ALRM XFSZ; do
   trickle in.pipe 10 0.3 | env --default-signal=INT,QUIT "$PERFTK" copy -i - -o out.data \
     2>err.txt &
   interrupt $! $sig 1.0
-  what="copy, SIG$sig after 1 s"
-  check "$what: status $(signal_status $sig) (got $job_rc)" test "$job_rc" = "$(signal_status $sig)"
-  check "$what: no temporary file ($(temps_in .))" no_temps_in .
-  check "$what: no output file" test ! -e out.data
-  rm -f out.data out.data.tmp.*
+  check_ended_by "copy, SIG$sig after 1 s" $sig out.data
 done
 
 # Ignored at start: stays ignored.

@@ -169,6 +169,15 @@ interrupt_at_files() {
 }
 # signal_status SIGNAL: 128 + its number, the status of a run it ended.
 signal_status() { echo $((128 + $(kill -l "$1"))); }
+# check_ended_by WHAT SIGNAL OUT: the run interrupt() waited for ended by
+# SIGNAL and left neither OUT nor a temporary file in the work dir (removed
+# after the checks, for the next run).
+check_ended_by() {
+  check "$1: status $(signal_status "$2") (got $job_rc)" test "$job_rc" = "$(signal_status "$2")"
+  check "$1: no temporary file ($(temps_in .))" no_temps_in .
+  check "$1: no output file" test ! -e "$3"
+  rm -f "$3" "$3".tmp.*
+}
 
 # err_without PATH: the last run's stderr with PATH taken out, to check
 # what a message says besides the path (whose name may hold the words).

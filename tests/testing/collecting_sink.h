@@ -1,0 +1,25 @@
+// CollectingSink: a RecordSink that keeps a copy of every record a tool
+// emits, for tests of tools.
+#ifndef PERFTK_TESTS_TESTING_COLLECTING_SINK_H_
+#define PERFTK_TESTS_TESTING_COLLECTING_SINK_H_
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "inject/tool.h"
+#include "perf/record.h"
+
+namespace perftk::testing {
+
+class CollectingSink : public RecordSink {
+ public:
+  absl::Status Emit(const Record& record) override {
+    records.emplace_back(record);
+    return absl::OkStatus();
+  }
+  std::vector<OwnedRecord> records;
+};
+
+}  // namespace perftk::testing
+
+#endif  // PERFTK_TESTS_TESTING_COLLECTING_SINK_H_
