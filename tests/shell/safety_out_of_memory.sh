@@ -8,7 +8,7 @@
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
 source "$LIB_DIR/safety.bash"
-if ldd "$PERFTK" | has libasan; then skip "an ASan build: ulimit -v cannot be applied"; fi
+asan_build && skip "an ASan build: ulimit -v cannot be applied"
 python3 - >big.txt <<'PY'
 import sys
 n = 2000000

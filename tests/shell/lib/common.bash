@@ -28,6 +28,10 @@ expect_exit() {
   [ "$got" -eq "$want" ] || { cat cmd.err >&2; fail "'$*' exited $got, not $want"; }
 }
 
+# Whether $PERFTK is an ASan build (its shadow memory makes RSS and
+# address-space limits meaningless).
+asan_build() { ldd "$PERFTK" | has libasan; }
+
 # perf must exist and be able to record a software event here.
 require_perf() {
   command -v perf >/dev/null || skip "perf is not installed (Debian: linux-perf)"
