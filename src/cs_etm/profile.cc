@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "profile/autofdo_text.h"
 #include "profile/bolt_text.h"
+#include "profile/numbers.h"
 
 namespace perftk::cs_etm {
 
@@ -123,15 +124,20 @@ profile::Profile BranchProfile::ToProfile(profile::Format format) const {
     auto address = [&](uint64_t offset) {
       return autofdo ? layout.AutoFdoAddress(offset) : layout.Vaddr(offset);
     };
-    const profile::BinaryKey key = KeyOf(*dso);
+    profile::BinaryCounts counts;
     for (const auto& [range, count] : binary.ranges) {
-      out.AddRange(key, {address(range.first), address(range.second)}, count);
+      uint64_t& sum = profile::EntryOf(counts.ranges, {address(range.first), address(range.second)});
+      sum = profile::AddClamped(sum, count);
     }
     for (const auto& [branch, count] : binary.branches) {
       // 0: an unknown target, and for AutoFDO (as simpleperf) an indirect one.
       const bool unknown = branch.to == 0 || (autofdo && branch.indirect);
-      out.AddBranch(key, {address(branch.from), unknown ? 0 : address(branch.to)}, {count, 0});
+      profile::BranchCount& sum = profile::EntryOf(
+          counts.branches, {address(branch.from), unknown ? 0 : address(branch.to)});
+      sum.taken = profile::AddClamped(sum.taken, count);
     }
+    if (!autofdo) profile::AddFallThroughs(counts);
+    out.Add(KeyOf(*dso), counts);
   }
   return out;
 }

@@ -34,7 +34,9 @@
 //     so one text holds one binary. An address may be written ID:ADDRESS,
 //     ID the build id of its object (perf2bolt leaves the id aside): the
 //     first line's first address names the binary's build id so
-//     (profile/bolt_text.h), for merge-profiles.
+//     (profile/bolt_text.h), for merge-profiles. Its F lines add to the
+//     ranges the fall-through of each branch not taken (AddFallThroughs):
+//     BOLT counts fall-through edges only inside an F line.
 // Both list entries sorted by address. The texts are written by src/profile
 // from ToProfile, so a decoded profile and a merge of decoded profiles
 // (perftk merge-profiles) are the same bytes.

@@ -1,5 +1,8 @@
 #include "profile/bolt_text.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -24,6 +27,23 @@ std::string BoltText(const BinaryKey& key, const BinaryCounts& counts) {
     id.clear();
   }
   return out;
+}
+
+void AddFallThroughs(BinaryCounts& counts) {
+  std::map<uint64_t, uint64_t> ends;
+  for (const auto& [range, count] : counts.ranges) {
+    uint64_t& sum = ends[range.second];
+    sum = AddClamped(sum, count);
+  }
+  for (const auto& [branch, count] : counts.branches) {
+    auto it = ends.find(branch.first);
+    if (it != ends.end()) it->second -= std::min(it->second, count.taken);
+  }
+  for (const auto& [end, count] : ends) {
+    if (count == 0 || end > UINT64_MAX - 4) continue;
+    uint64_t& sum = EntryOf(counts.ranges, {end, end + 4});
+    sum = AddClamped(sum, count);
+  }
 }
 
 namespace {

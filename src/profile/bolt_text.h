@@ -23,6 +23,18 @@ namespace perftk::profile {
 
 std::string BoltText(const BinaryKey& key, const BinaryCounts& counts);
 
+// BOLT reads an F line as a trace from a taken branch's target to the next
+// taken branch, and counts the fall-through edges between the blocks the
+// trace crosses (bolt-16's DataAggregator::getFallthroughsInTrace). ETM
+// ranges, as AutoFDO wants them, also end at every branch not taken, so
+// the edge from such a branch to the next instruction lies in no F line
+// and BOLT sees the branch's block as never falling through. Adds, for
+// each address E where ranges end more often than taken branches leave
+// (a branch not taken, an exception's return, a trace cut), the range
+// E to E+4 counted by the difference: the edges BOLT would have counted
+// on traces that run through E.
+void AddFallThroughs(BinaryCounts& counts);
+
 // Adds the text `lines` reads to `into` (a profile of BOLT format, or
 // empty), as the binary of its build id and an empty path; a text with
 // counts and no build id is an error, as a text of an unknown binary.

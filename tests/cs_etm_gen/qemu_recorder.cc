@@ -17,6 +17,8 @@
 #include "absl/strings/str_format.h"
 #include "cpu_tracer.h"
 #include "cs_etm/a64_branch.h"
+#include "profile/bolt_text.h"
+#include "profile/numbers.h"
 #include "etm_encoder.h"
 #include "qemu_log.h"
 #include "recording_writer.h"
@@ -762,14 +764,20 @@ profile::Profile QemuRecorder::Truth(profile::Format format) const {
     auto address = [&, image = image](uint64_t offset) {
       return autofdo ? image->AutoFdoAddress(offset) : image->Vaddr(offset);
     };
+    profile::BinaryCounts counts;
     for (const auto& [range, count] : c.ranges) {
-      out.AddRange(key, {address(range.first), address(range.second)}, count);
+      uint64_t& sum = profile::EntryOf(counts.ranges, {address(range.first), address(range.second)});
+      sum = profile::AddClamped(sum, count);
     }
     for (const auto& [branch, count] : c.branches) {
       const auto& [from, to, indirect, target_in_block] = branch;
       const bool unknown = to == 0 || (indirect && (autofdo || !target_in_block));
-      out.AddBranch(key, {address(from), unknown ? 0 : address(to)}, {count, 0});
+      profile::BranchCount& sum =
+          profile::EntryOf(counts.branches, {address(from), unknown ? 0 : address(to)});
+      sum.taken = profile::AddClamped(sum.taken, count);
     }
+    if (!autofdo) profile::AddFallThroughs(counts);
+    out.Add(key, counts);
   }
   return out;
 }

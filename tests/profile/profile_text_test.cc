@@ -138,6 +138,29 @@ TEST(BoltText, BuildIdOnTheFirstAddressOnly) {
   EXPECT_EQ(BoltText(BinaryKey{}, counts), "F 1074 1080 100\nB 106c 1074 100 0\n");
 }
 
+// A loop 0x10..0x1c whose conditional branch at 0x14 is taken to 0x40 3
+// times and falls through 7 times; ETM's ranges end at 0x14 either way.
+TEST(BoltText, FallThroughsOfBranchesNotTaken) {
+  BinaryCounts counts;
+  counts.ranges[{0x10, 0x14}] = 10;
+  counts.ranges[{0x18, 0x1c}] = 7;
+  counts.ranges[{0x40, 0x44}] = 3;
+  counts.branches[{0x14, 0x40}] = {3, 0};
+  counts.branches[{0x1c, 0x10}] = {7, 0};
+  counts.branches[{0x44, 0x10}] = {2, 0};  // the third ran on, out of the trace
+  AddFallThroughs(counts);
+  EXPECT_EQ(BoltText(BinaryKey{}, counts),
+            "F 10 14 10\nF 14 18 7\nF 18 1c 7\nF 40 44 3\nF 44 48 1\n"
+            "B 14 40 3 0\nB 1c 10 7 0\nB 44 10 2 0\n");
+  // Without branches every range end falls through; a fall-through that is
+  // also a decoded range sums with it.
+  BinaryCounts again;
+  again.ranges[{0x10, 0x14}] = 1;
+  again.ranges[{0x14, 0x18}] = 5;
+  AddFallThroughs(again);
+  EXPECT_EQ(BoltText(BinaryKey{}, again), "F 10 14 1\nF 14 18 6\nF 18 1c 5\n");
+}
+
 TEST(BoltText, ReadsBackAndSums) {
   BinaryCounts counts;
   counts.ranges[{0x1074, 0x1080}] = 100;
