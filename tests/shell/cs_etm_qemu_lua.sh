@@ -22,23 +22,20 @@
 #     the truth with one of lua's ranges moved by an instruction, differ
 #     from what perftk decoded.
 source "$(dirname "$0")/lib/common.bash"
+source "$LIB_DIR/qemu_lua.bash"
 PREFIX=/usr/aarch64-linux-gnu
 command -v qemu-aarch64 >/dev/null || skip "no qemu-aarch64 (Debian: qemu-user)"
 command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc (Debian: gcc-aarch64-linux-gnu)"
 [ -e "$PREFIX/lib/libc.so.6" ] || skip "no $PREFIX/lib/libc.so.6 (Debian: libc6-dev-arm64-cross)"
 QEMU_ETM=${QEMU_ETM:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_qemu_etm}
 [ -x "$QEMU_ETM" ] || skip "no perftk_qemu_etm at $QEMU_ETM"
-LUA_SRC=${PERFTK_SOURCE_DIR:?set by ctest}/third_party/lua/src
 SCRIPT=$PERFTK_SOURCE_DIR/tests/shell/lib/qemu_workload.lua
 
 seconds() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(seconds)" 'BEGIN { printf "%.2f", b - a }'; }
 
 start=$(seconds)
-# luai_makeseed: Lua seeds its string hashes with the time, and the
-# instructions it runs depend on the seed.
-aarch64-linux-gnu-gcc -std=gnu99 -O2 -g -no-pie -Wl,--emit-relocs -DLUA_USE_POSIX \
-  '-Dluai_makeseed(L)=0' -o lua "$LUA_SRC/onelua.c" -lm || fail "cannot build Lua"
+build_lua lua aarch64-linux-gnu-gcc || fail "cannot build Lua"
 echo "built lua in $(elapsed "$start") s"
 
 # trace NAME ARG [--blocks]: runs the script with ARG under qemu, its

@@ -13,6 +13,7 @@
 # range starts at _start). A truth with lua's addresses moved by a page
 # differs from the decode (control).
 source "$(dirname "$0")/lib/common.bash"
+source "$LIB_DIR/qemu_lua.bash"
 PREFIX=/usr/aarch64-linux-gnu
 command -v qemu-aarch64 >/dev/null || skip "no qemu-aarch64 (Debian: qemu-user)"
 command -v clang >/dev/null || skip "no clang"
@@ -22,11 +23,9 @@ command -v aarch64-linux-gnu-readelf >/dev/null ||
 [ -e "$PREFIX/lib/libc.so.6" ] || skip "no $PREFIX/lib/libc.so.6 (Debian: libc6-dev-arm64-cross)"
 QEMU_ETM=${QEMU_ETM:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_qemu_etm}
 [ -x "$QEMU_ETM" ] || skip "no perftk_qemu_etm at $QEMU_ETM"
-SCRIPT=${PERFTK_SOURCE_DIR:?set by ctest}/tests/shell/lib/qemu_workload.lua
+SCRIPT=$PERFTK_SOURCE_DIR/tests/shell/lib/qemu_workload.lua
 
-clang --target=aarch64-linux-gnu -fuse-ld=lld -std=gnu99 -O2 -g -no-pie -Wl,--emit-relocs \
-  -DLUA_USE_POSIX '-Dluai_makeseed(L)=0' -o lua "$PERFTK_SOURCE_DIR/third_party/lua/src/onelua.c" \
-  -lm || fail "cannot build Lua with clang and lld"
+build_lua lua clang --target=aarch64-linux-gnu -fuse-ld=lld || fail "cannot build Lua with clang and lld"
 first_load=$(aarch64-linux-gnu-readelf -lW lua | awk '$1 == "LOAD" && !found { print $3; found = 1 }')
 code_delta=$(aarch64-linux-gnu-readelf -lW lua | awk '$1 == "LOAD" && $7 ~ /E/ && !found { print $3 " " $2; found = 1 }')
 read -r code_vaddr code_offset <<<"$code_delta"
