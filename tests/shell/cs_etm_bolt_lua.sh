@@ -17,7 +17,12 @@
 #     ground truth's profile gives;
 #   - perf2bolt finds the profile matches the code (few mismatching traces);
 #   - control: the same profile one instruction later (a profile of another
-#     build) is reported as mismatching and its gain vanishes.
+#     build) is reported as mismatching and its gain vanishes;
+#   - llvm-bolt-heatmap-16 reads perftk's perf.data (one more consumer):
+#     before BOLT the hot code is spread over .text; in a run of the
+#     optimized lua, traced and decoded the same way, it sits in BOLT's new
+#     .text (at least 95% of the samples, under 1% in .text.cold) and 90% of
+#     the samples fall in fewer bytes than before.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/qemu_lua.bash"
 command -v qemu-aarch64 >/dev/null || skip "no qemu-aarch64 (Debian: qemu-user)"
@@ -62,6 +67,28 @@ optimize() {
     "$name.perf2bolt" | grep . || echo 0
 }
 
+# `heatmap NAME PERF_DATA BINARY`: llvm-bolt-heatmap's view of the samples;
+# writes NAME.heat: the percentage of samples in .text, the KB of the
+# hottest code that holds 90% of them, the percentage in .text.cold (0 when
+# there is none). Fails unless it read many branch stacks, nearly all valid.
+heatmap() {
+  local name=$1 data=$2 binary=$3
+  HOME=$WORK "$BOLT_BIN/llvm-bolt-heatmap" -p "$data" -o "$name.heatmap" "$binary" \
+    >"$name.heatmap.log" 2>&1 || fail "llvm-bolt-heatmap on $data: $(tail -2 "$name.heatmap.log")"
+  local read invalid
+  read=$(sed -nE 's/^HEATMAP: read ([0-9]+) LBR samples.*/\1/p' "$name.heatmap.log")
+  invalid=$(sed -nE 's/^HEATMAP: invalid traces: ([0-9]+).*/\1/p' "$name.heatmap.log")
+  [ "${read:-0}" -gt 100000 ] && [ -n "$invalid" ] && [ $((invalid * 50)) -lt "$read" ] ||
+    fail "llvm-bolt-heatmap read ${read:-no} branch stack entries, ${invalid:-?} invalid"
+  {
+    awk -F', ' '$1 == ".text" { t = $4 } $1 == ".text.cold" { c = $4 } END { print t + 0, c + 0 }' \
+      "$name.heatmap-section-hotness.csv" >"$name.sections"
+    read -r text cold <"$name.sections"
+    printf '%s %s %s\n' "$text" \
+      "$(awk -F', ' 'NR > 1 && $3 >= 90 { print $2; exit }' "$name.heatmap.csv")" "$cold"
+  } >"$name.heat"
+}
+
 # `measure BINARY`: "TAKEN EXECUTED" of lua's code in a run of the workload;
 # the run must print what Lua prints.
 measure() {
@@ -94,8 +121,32 @@ if command -v perf >/dev/null; then
   diff=$((il64 > pa ? il64 - pa : pa - il64))
   [ $((diff * 100)) -le "$pa" ] ||
     fail "branch stacks: $il64 taken branches, the truth's profile $pa: more than 1% apart"
+
+  # Where the hot code sits, before and after BOLT: llvm-bolt-heatmap-16
+  # reads perftk's perf.data of the training run and of a run of the
+  # optimized lua (traced as the original was).
+  if [ -x "$BOLT_BIN/llvm-bolt-heatmap" ]; then
+    heatmap before il64.data ./lua
+    mkdir after
+    env -i "$(command -v qemu-aarch64)" -L "$QEMU_PREFIX" -d in_asm,exec,nochain -strace -D /dev/stderr \
+      ./lua.pa "$SCRIPT" 18 2>&1 >after.out |
+      "$QEMU_ETM" --blocks --program ./lua.pa --prefix "$QEMU_PREFIX" --buffer-kb 64 \
+        --out after/perf.data >after.stats || fail "qemu-aarch64 | perftk_qemu_etm (lua.pa) failed"
+    cmp -s want.out after.out || fail "lua.pa printed: $(cat after.out)"
+    "$PERFTK" cs-etm-decode -q -i after/perf.data --itrace=i1000il64 -o after.il64
+    heatmap after after.il64 ./lua.pa
+    read -r before_text before_kb _ <before.heat
+    read -r after_text after_kb after_cold <after.heat
+    echo "heatmap: .text holds $before_text% of the samples, 90% of them in $before_kb KB;" \
+      "after BOLT $after_text% in .text, 90% in $after_kb KB, $after_cold% in .text.cold"
+    awk -v a="$after_text" -v c="$after_cold" -v k="$after_kb" -v bk="$before_kb" \
+      'BEGIN { exit !(a >= 95 && c < 1 && k < bk) }' ||
+      fail "after BOLT the hot code is not packed into .text (heatmap: $(tr '\n' ' ' <after.heat))"
+  else
+    echo "note: no llvm-bolt-heatmap in $BOLT_BIN: the heatmap is not checked"
+  fi
 else
-  echo "note: no perf (Debian: linux-perf): perf2bolt -p is not checked"
+  echo "note: no perf (Debian: linux-perf): perf2bolt -p and the heatmap are not checked"
 fi
 
 # Control: the profile one instruction later, as if of another build.

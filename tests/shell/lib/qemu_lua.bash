@@ -18,7 +18,9 @@ build_lua() {
 # `exec_ranges BINARY`: its executable PT_LOADs as FIRST-END (hex).
 exec_ranges() {
   aarch64-linux-gnu-readelf -lW "$1" | while read -r type _ vaddr _ _ memsz flags; do
-    [ "$type" = LOAD ] && [[ $flags == *E* ]] && printf '%x-%x\n' $((vaddr)) $((vaddr + memsz))
+    if [ "$type" = LOAD ] && [[ $flags == *E* ]]; then
+      printf '%x-%x\n' $((vaddr)) $((vaddr + memsz))
+    fi
   done
 }
 
