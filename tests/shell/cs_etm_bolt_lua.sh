@@ -18,11 +18,11 @@
 #   - perf2bolt finds the profile matches the code (few mismatching traces);
 #   - control: the same profile one instruction later (a profile of another
 #     build) is reported as mismatching and its gain vanishes;
-#   - llvm-bolt-heatmap-16 reads perftk's perf.data (one more consumer):
-#     before BOLT the hot code is spread over .text; in a run of the
-#     optimized lua, traced and decoded the same way, it sits in BOLT's new
-#     .text (at least 95% of the samples, under 1% in .text.cold) and 90% of
-#     the samples fall in fewer bytes than before.
+#   - llvm-bolt-heatmap-16 reads perftk's perf.data (one more consumer): in
+#     a run of the optimized lua, traced and decoded as the training run,
+#     the hot code sits in BOLT's new .text (at least 95% of the samples,
+#     under 1% in .text.cold), and 90% of the samples fall in fewer bytes
+#     than in the training run.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/qemu_lua.bash"
 command -v qemu-aarch64 >/dev/null || skip "no qemu-aarch64 (Debian: qemu-user)"
@@ -30,8 +30,9 @@ command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc (D
 [ -e "$QEMU_PREFIX/lib/libc.so.6" ] || skip "no $QEMU_PREFIX/lib/libc.so.6 (Debian: libc6-dev-arm64-cross)"
 command -v perl >/dev/null || skip "no perl"
 BOLT_BIN=${BOLT_BIN:-/usr/lib/llvm-16/bin}
-# perf2bolt is llvm-bolt under another name: it aggregates only when called
-# perf2bolt (perf2bolt-16 is a link to that name).
+# perf2bolt is llvm-bolt under another name, and acts as perf2bolt only when
+# called so: Debian's perf2bolt-16 (a link to it) reads the profile and then
+# writes an optimized binary where the fdata should go.
 [ -x "$BOLT_BIN/perf2bolt" ] && [ -x "$BOLT_BIN/llvm-bolt" ] || skip "no BOLT in $BOLT_BIN (Debian: bolt-16)"
 QEMU_ETM=${QEMU_ETM:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_qemu_etm}
 [ -x "$QEMU_ETM" ] || skip "no perftk_qemu_etm at $QEMU_ETM"
