@@ -85,7 +85,7 @@ void PrintWarnings(const std::vector<std::string>& warnings) {
 // (recordings.h), the text written once.
 absl::Status RunProfileDecode(const CsEtmDecodeOptions& options,
                               const std::vector<std::string>& inputs,
-                              const cs_etm::DecodeOptions& decode) {
+                              const cs_etm::DecodeOptions& decode, bool llvm_sample) {
   std::function<bool(const profile::BinaryKey&)> keep;
   if (!options.binary.empty()) {
     std::shared_ptr<const std::regex> pattern;
@@ -123,7 +123,8 @@ absl::Status RunProfileDecode(const CsEtmDecodeOptions& options,
                                      ? profile::Format::kAutoFdo
                                      : profile::Format::kBolt;
   absl::StatusOr<cs_etm::ProfileText> text =
-      cs_etm::WriteProfileText(run.profile, format, options.dso);
+      llvm_sample ? cs_etm::WriteLlvmSampleText(run.profile, options.dso, options.symfs)
+                  : cs_etm::WriteProfileText(run.profile, format, options.dso);
   if (!text.ok()) return text.status();
   if (absl::Status s = (*out)->Write(text->text); !s.ok()) return s;
   if (absl::Status s = (*out)->Commit(); !s.ok()) return s;
@@ -142,7 +143,13 @@ absl::Status RunProfileDecode(const CsEtmDecodeOptions& options,
 absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   absl::StatusOr<cs_etm::ItraceOptions> itrace = cs_etm::ParseItrace(options.itrace);
   if (!itrace.ok()) return UsageError(itrace.status().message());
-  absl::StatusOr<cs_etm::OutputFormat> format = ParseFormat(options.format);
+  // llvm-sample: decoded as autofdo, then written from the binary's DWARF.
+  const bool llvm_sample = options.format == "llvm-sample";
+  if (llvm_sample && options.dso.empty()) {
+    return UsageError("--format=llvm-sample needs --dso: the binary whose profile to write");
+  }
+  absl::StatusOr<cs_etm::OutputFormat> format =
+      ParseFormat(llvm_sample ? std::string("autofdo") : options.format);
   if (!format.ok()) return UsageError(format.status().message());
   if (!options.dso.empty() && *format != cs_etm::OutputFormat::kBolt &&
       *format != cs_etm::OutputFormat::kAutoFdo) {
@@ -176,7 +183,7 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   decode.kcore = options.kcore;
   decode.jobs = options.jobs;
   decode.dso = options.dso;
-  if (profile_format) return RunProfileDecode(options, *inputs, decode);
+  if (profile_format) return RunProfileDecode(options, *inputs, decode, llvm_sample);
   cs_etm::CsEtmDecodeTool tool(decode);
   absl::Status status;
   if (*format == cs_etm::OutputFormat::kPerf) {
@@ -248,7 +255,10 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "as ID:ADDRESS on the first line, which perf2bolt reads and ignores; BOLT counts\n"
       "fall-throughs only inside F lines, so each branch not taken also gets an F line\n"
       "to the next instruction), script (lines as\n"
-      "`perf script -F pid,tid,ip,brstack` prints them). Text goes to -o or stdout.\n\n"
+      "`perf script -F pid,tid,ip,brstack` prints them), llvm-sample (LLVM's text\n"
+      "sample profile of the binary --dso names, for clang -fprofile-sample-use, made\n"
+      "from its DWARF lines as llvm-profgen does on x86; flat: inlined code counts at\n"
+      "its outermost call site). Text goes to -o or stdout.\n\n"
       "Several recordings (-i A -i B, or -i @LIST with one path a line) add up into one\n"
       "profile, for autofdo and bolt only: each is decoded as alone, and the counts are\n"
       "summed per binary (recorded path and build id: two builds of one path stay\n"
@@ -285,7 +295,7 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
           "i[N]l[N]b", "itrace"));
   sub->add_option("--format", options->format, "Output format")
       ->capture_default_str()
-      ->check(CLI::IsMember({"perf", "autofdo", "bolt", "script"}));
+      ->check(CLI::IsMember({"perf", "autofdo", "bolt", "script", "llvm-sample"}));
   sub->add_option("--symfs", options->symfs, "Look for binaries under this directory");
   sub->add_option("--vmlinux", options->vmlinux,
                   "Kernel image: a vmlinux with symbols (default: found by build id)");

@@ -1,11 +1,15 @@
 #include "cs_etm/profile_text.h"
 
+#include <unistd.h>
+
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cs_etm/dwarf_source_map.h"
 #include "profile/autofdo_text.h"
 #include "profile/bolt_text.h"
+#include "profile/llvm_sample.h"
 
 namespace perftk::cs_etm {
 namespace {
@@ -56,6 +60,28 @@ absl::StatusOr<ProfileText> WriteProfileText(const profile::Profile& profile,
     out.binary = key.path;
   }
   return out;
+}
+
+absl::StatusOr<ProfileText> WriteLlvmSampleText(const profile::Profile& profile,
+                                                const std::string& dso, const std::string& symfs) {
+  if (dso.empty()) return absl::InvalidArgumentError("--format=llvm-sample needs --dso");
+  absl::StatusOr<Binaries::const_iterator> binary = ChooseBinary(profile.binaries(), dso);
+  if (!binary.ok()) return binary.status();
+  const auto& [key, counts] = **binary;
+  std::string file = key.path;
+  if (!symfs.empty()) {
+    file = absl::StrCat(symfs, "/", key.path);
+    if (access(file.c_str(), R_OK) != 0) {
+      const size_t slash = key.path.rfind('/');
+      file = absl::StrCat(symfs, "/", slash == std::string::npos ? key.path
+                                                                   : key.path.substr(slash + 1));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<DwarfSourceMap>> map = DwarfSourceMap::Open(file);
+  if (!map.ok()) return map.status();
+  absl::StatusOr<std::string> text = profile::LlvmSampleText(counts, (*map)->first_load(), **map);
+  if (!text.ok()) return text.status();
+  return ProfileText{std::move(*text), file};
 }
 
 }  // namespace perftk::cs_etm

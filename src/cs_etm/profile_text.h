@@ -1,4 +1,4 @@
-// The text cs-etm-decode writes for --format=autofdo or bolt from a decoded
+// The text cs-etm-decode writes for --format=autofdo, bolt or llvm-sample from a decoded
 // profile (one recording's, or the sum of several): AutoFDO text of every
 // binary or of the one --dso names; BOLT text of the one binary the trace
 // ran in, or of the one --dso names (a BOLT text holds one binary).
@@ -23,6 +23,15 @@ struct ProfileText {
 // name the binaries the trace ran in.
 absl::StatusOr<ProfileText> WriteProfileText(const profile::Profile& profile,
                                              profile::Format format, const std::string& dso);
+
+// --format=llvm-sample: the LLVM text sample profile (profile/llvm_sample.h)
+// of the binary `dso` names, from `profile`'s AutoFDO counts and the DWARF of
+// the binary's file (under `symfs` as the decode finds it: symfs/<recorded
+// path>, then symfs/<file name>; the recorded path without symfs). `binary`
+// is the file read. An error when no such binary ran or its file has no
+// DWARF functions.
+absl::StatusOr<ProfileText> WriteLlvmSampleText(const profile::Profile& profile,
+                                                const std::string& dso, const std::string& symfs);
 
 }  // namespace perftk::cs_etm
 

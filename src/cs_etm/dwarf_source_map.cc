@@ -1,0 +1,187 @@
+#include "cs_etm/dwarf_source_map.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace perftk::cs_etm {
+namespace {
+
+// GCC and clang's discriminator of an inlined call (not in elfutils' dwarf.h).
+constexpr unsigned kAtGnuDiscriminator = 0x2136;
+
+// The span of `map` holding `address`, if one does.
+template <typename Map>
+const typename Map::value_type* Holding(const Map& map, uint64_t address) {
+  auto it = map.upper_bound(address);
+  if (it == map.begin()) return nullptr;
+  --it;
+  return address < it->second.end ? &*it : nullptr;
+}
+
+std::string NameOf(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  for (int name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name}) {
+    if (dwarf_attr_integrate(die, name, &attr) != nullptr) {
+      if (const char* s = dwarf_formstring(&attr)) return s;
+    }
+  }
+  return {};
+}
+
+// Calls `add(start, end)` for each address range of `die`.
+template <typename Add>
+void ForEachRange(Dwarf_Die* die, Add add) {
+  Dwarf_Addr base = 0, start = 0, end = 0;
+  for (ptrdiff_t offset = 0; (offset = dwarf_ranges(die, offset, &base, &start, &end)) > 0;) {
+    if (end > start) add(start, end);
+  }
+}
+
+}  // namespace
+
+uint32_t DwarfSourceMap::BaseDiscriminator(uint32_t d) {
+  if (d & 1) return 0;
+  d >>= 1;
+  if (d & (1u << 6)) return ((d >> 1) & 0xfe0) | (d & 0x1f);
+  return d & 0x3f;
+}
+
+DwarfSourceMap::~DwarfSourceMap() {
+  if (dwarf_ != nullptr) dwarf_end(static_cast<Dwarf*>(dwarf_));
+  if (elf_ != nullptr) elf_end(static_cast<Elf*>(elf_));
+  if (fd_ >= 0) close(fd_);
+}
+
+absl::StatusOr<std::unique_ptr<DwarfSourceMap>> DwarfSourceMap::Open(const std::string& path) {
+  std::unique_ptr<DwarfSourceMap> map(new DwarfSourceMap());
+  map->fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (map->fd_ < 0) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  }
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(map->fd_, ELF_C_READ_MMAP, nullptr);
+  map->elf_ = elf;
+  if (elf == nullptr || elf_kind(elf) != ELF_K_ELF) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file"));
+  }
+  size_t phnum = 0;
+  bool found = false;
+  if (elf_getphdrnum(elf, &phnum) == 0) {
+    for (size_t i = 0; i < phnum && !found; ++i) {
+      GElf_Phdr phdr;
+      if (gelf_getphdr(elf, static_cast<int>(i), &phdr) != nullptr && phdr.p_type == PT_LOAD) {
+        map->first_load_ = phdr.p_vaddr;
+        found = true;
+      }
+    }
+  }
+  if (!found) return absl::InvalidArgumentError(absl::StrCat(path, ": no PT_LOAD segment"));
+  map->dwarf_ = dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
+  if (map->dwarf_ == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": no DWARF (build with -g): ", dwarf_errmsg(-1)));
+  }
+  if (absl::Status s = map->Load(); !s.ok()) return s;
+  if (map->functions_.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": its DWARF has no function with code"));
+  }
+  return map;
+}
+
+absl::Status DwarfSourceMap::Load() {
+  Dwarf* dwarf = static_cast<Dwarf*>(dwarf_);
+  // Walks the DIEs under `die`: the outermost inlined calls of function
+  // `function` (-1: none yet), and the functions.
+  uint64_t unit = 0;  // the offset of the unit walked
+  auto walk = [&](auto&& self, Dwarf_Die* parent, long function) -> void {
+    Dwarf_Die child;
+    if (dwarf_child(parent, &child) != 0) return;
+    do {
+      const int tag = dwarf_tag(&child);
+      if (tag == DW_TAG_subprogram) {
+        Dwarf_Addr entry = 0;
+        if (dwarf_entrypc(&child, &entry) != 0 && dwarf_lowpc(&child, &entry) != 0) continue;
+        std::string name = NameOf(&child);
+        if (name.empty()) continue;
+        int line = 0;
+        dwarf_decl_line(&child, &line);
+        const size_t index = functions_.size();
+        functions_.push_back({std::move(name), line, entry, unit});
+        entries_[entry] = index;
+        ForEachRange(&child, [&](uint64_t start, uint64_t end) {
+          code_[start] = Span{end, index, 0, 0};
+        });
+        self(self, &child, static_cast<long>(index));
+      } else if (tag == DW_TAG_inlined_subroutine && function >= 0) {
+        Dwarf_Attribute attr;
+        Dwarf_Word call_line = 0, discriminator = 0;
+        if (dwarf_attr(&child, DW_AT_call_line, &attr) != nullptr) dwarf_formudata(&attr, &call_line);
+        if (dwarf_attr(&child, kAtGnuDiscriminator, &attr) != nullptr) {
+          dwarf_formudata(&attr, &discriminator);
+        }
+        ForEachRange(&child, [&](uint64_t start, uint64_t end) {
+          inlined_[start] = Span{end, static_cast<size_t>(function), static_cast<int>(call_line),
+                                 BaseDiscriminator(static_cast<uint32_t>(discriminator))};
+        });
+        // Calls inlined into this one count here: not walked.
+      } else if (tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+                 tag == DW_TAG_class_type || tag == DW_TAG_structure_type) {
+        self(self, &child, function);
+      }
+    } while (dwarf_siblingof(&child, &child) == 0);
+  };
+  Dwarf_Off offset = 0, next = 0;
+  size_t header = 0;
+  while (dwarf_nextcu(dwarf, offset, &next, &header, nullptr, nullptr, nullptr) == 0) {
+    Dwarf_Die cu;
+    if (dwarf_offdie(dwarf, offset + header, &cu) != nullptr) {
+      unit = offset + header;
+      walk(walk, &cu, -1);
+    }
+    offset = next;
+  }
+  return absl::OkStatus();
+}
+
+std::optional<profile::SourceLocation> DwarfSourceMap::Locate(uint64_t address) const {
+  const auto* code = Holding(code_, address);
+  if (code == nullptr) return std::nullopt;
+  const Function& function = functions_[code->second.function];
+  int line = 0;
+  uint32_t discriminator = 0;
+  if (const auto* call = Holding(inlined_, address);
+      call != nullptr && call->second.function == code->second.function) {
+    line = call->second.call_line;
+    discriminator = call->second.discriminator;
+  } else {
+    // The function's unit: dwarf_addrdie needs .debug_aranges, which clang
+    // does not write.
+    Dwarf_Die cu;
+    if (dwarf_offdie(static_cast<Dwarf*>(dwarf_), function.unit, &cu) == nullptr) return std::nullopt;
+    Dwarf_Line* row = dwarf_getsrc_die(&cu, address);
+    if (row == nullptr || dwarf_lineno(row, &line) != 0) return std::nullopt;
+    unsigned int d = 0;
+    if (dwarf_linediscriminator(row, &d) == 0) discriminator = BaseDiscriminator(d);
+  }
+  return profile::SourceLocation{function.name,
+                                 static_cast<uint32_t>(line - function.decl_line) & 0xffff,
+                                 discriminator};
+}
+
+std::optional<std::string> DwarfSourceMap::FunctionAt(uint64_t address) const {
+  auto it = entries_.find(address);
+  if (it == entries_.end()) return std::nullopt;
+  return functions_[it->second].name;
+}
+
+}  // namespace perftk::cs_etm

@@ -1,0 +1,72 @@
+// Where an instruction of an ELF binary is in its source, from the binary's
+// DWARF through libdw: the profile::SourceMap that --format=llvm-sample
+// writes LLVM sample profiles with (profile/llvm_sample.h).
+//
+// A function is a DW_TAG_subprogram with code (its name: the linkage name,
+// else DW_AT_name, through DW_AT_abstract_origin and DW_AT_specification;
+// its first line: DW_AT_decl_line). An instruction in an inlined call counts
+// at the outermost inlined call (DW_AT_call_line, and its discriminator);
+// any other at its row of the line table. Discriminators are LLVM's base
+// discriminators (the low, prefix-encoded part of what clang writes).
+#ifndef PERFTK_CS_ETM_DWARF_SOURCE_MAP_H_
+#define PERFTK_CS_ETM_DWARF_SOURCE_MAP_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "profile/llvm_sample.h"
+
+namespace perftk::cs_etm {
+
+class DwarfSourceMap : public profile::SourceMap {
+ public:
+  // An error when `path` does not open, is no ELF, or has no DWARF
+  // functions with code.
+  static absl::StatusOr<std::unique_ptr<DwarfSourceMap>> Open(const std::string& path);
+  ~DwarfSourceMap() override;
+  DwarfSourceMap(const DwarfSourceMap&) = delete;
+  DwarfSourceMap& operator=(const DwarfSourceMap&) = delete;
+
+  std::optional<profile::SourceLocation> Locate(uint64_t address) const override;
+  std::optional<std::string> FunctionAt(uint64_t address) const override;
+  // The first PT_LOAD's virtual address: what AutoFDO addresses are relative to.
+  uint64_t first_load() const { return first_load_; }
+  size_t functions() const { return functions_.size(); }
+
+  // LLVM's base discriminator of the discriminator clang wrote.
+  static uint32_t BaseDiscriminator(uint32_t discriminator);
+
+ private:
+  struct Function {
+    std::string name;
+    int decl_line = 0;
+    uint64_t entry = 0;
+    uint64_t unit = 0;  // the offset of its unit's DIE
+  };
+  struct Span {
+    uint64_t end = 0;      // exclusive
+    size_t function = 0;   // index into functions_
+    int call_line = 0;     // inlined calls only
+    uint32_t discriminator = 0;
+  };
+  DwarfSourceMap() = default;
+  absl::Status Load();
+
+  int fd_ = -1;
+  void* elf_ = nullptr;    // Elf*
+  void* dwarf_ = nullptr;  // Dwarf*
+  uint64_t first_load_ = 0;
+  std::vector<Function> functions_;
+  std::map<uint64_t, Span> code_;     // function ranges by start
+  std::map<uint64_t, Span> inlined_;  // outermost inlined calls by start
+  std::map<uint64_t, size_t> entries_;
+};
+
+}  // namespace perftk::cs_etm
+
+#endif  // PERFTK_CS_ETM_DWARF_SOURCE_MAP_H_

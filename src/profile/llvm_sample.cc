@@ -1,0 +1,93 @@
+#include "profile/llvm_sample.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace perftk::profile {
+namespace {
+
+constexpr uint64_t kInstructionBytes = 4;
+
+using Location = std::pair<uint32_t, uint32_t>;  // line offset, discriminator
+
+struct LocationCounts {
+  uint64_t count = 0;
+  std::map<std::string, uint64_t> calls;  // by target
+};
+
+struct FunctionCounts {
+  std::map<Location, LocationCounts> body;
+  uint64_t head = 0;
+};
+
+uint64_t Sum(uint64_t a, uint64_t b) { return a > kMaxCount - b ? kMaxCount : a + b; }
+
+}  // namespace
+
+absl::StatusOr<std::string> LlvmSampleText(const BinaryCounts& counts, uint64_t base,
+                                           const SourceMap& map) {
+  // How often each instruction ran: the sum of the ranges holding it.
+  std::map<uint64_t, uint64_t> executed;
+  for (const auto& [range, count] : counts.ranges) {
+    if (range.second < range.first) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("range %x-%x ends before it starts", range.first, range.second));
+    }
+    for (uint64_t at = range.first; at <= range.second; at += kInstructionBytes) {
+      uint64_t& n = executed[at];
+      n = Sum(n, count);
+    }
+  }
+  std::map<std::string, FunctionCounts> functions;
+  for (const auto& [offset, count] : executed) {
+    std::optional<SourceLocation> where = map.Locate(base + offset);
+    if (!where) continue;
+    LocationCounts& at = functions[where->function].body[{where->line_offset, where->discriminator}];
+    at.count = std::max(at.count, count);
+  }
+  for (const auto& [branch, count] : counts.branches) {
+    if (branch.second == 0) continue;  // target unknown
+    std::optional<std::string> target = map.FunctionAt(base + branch.second);
+    if (!target) continue;
+    FunctionCounts& callee = functions[*target];
+    callee.head = Sum(callee.head, count.taken);
+    std::optional<SourceLocation> from = map.Locate(base + branch.first);
+    if (!from) continue;
+    uint64_t& calls = functions[from->function]
+                          .body[{from->line_offset, from->discriminator}]
+                          .calls[*target];
+    calls = Sum(calls, count.taken);
+  }
+  std::vector<std::tuple<uint64_t, std::string, const FunctionCounts*>> order;
+  for (const auto& [name, function] : functions) {
+    uint64_t total = 0;
+    for (const auto& [location, at] : function.body) total = Sum(total, at.count);
+    if (total == 0) continue;  // only entered from elsewhere: nothing ran here
+    order.emplace_back(total, name, &function);
+  }
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) > std::get<0>(b);
+    return std::get<1>(a) < std::get<1>(b);
+  });
+  std::string text;
+  for (const auto& [total, name, function] : order) {
+    absl::StrAppend(&text, name, ":", total, ":", function->head, "\n");
+    for (const auto& [location, at] : function->body) {
+      absl::StrAppend(&text, " ", location.first);
+      if (location.second != 0) absl::StrAppend(&text, ".", location.second);
+      absl::StrAppend(&text, ": ", at.count);
+      for (const auto& [target, calls] : at.calls) absl::StrAppend(&text, " ", target, ":", calls);
+      absl::StrAppend(&text, "\n");
+    }
+  }
+  return text;
+}
+
+}  // namespace perftk::profile

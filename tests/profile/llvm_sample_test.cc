@@ -1,0 +1,95 @@
+#include "profile/llvm_sample.h"
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "gtest/gtest.h"
+
+namespace perftk::profile {
+namespace {
+
+// A made-up binary at base 0x400000: main at 0x401000 (lines 10..), its
+// instructions one a line from line 10, the call at 0x401008 (line 12) and
+// a loop line 13 with two discriminators; leaf at 0x402000, lines 40...
+class FakeMap : public SourceMap {
+ public:
+  std::optional<SourceLocation> Locate(uint64_t address) const override {
+    if (address >= 0x401000 && address < 0x401020) {
+      const uint64_t n = (address - 0x401000) / 4;
+      if (n == 4) return SourceLocation{"main", 3, 1};  // line 13, discriminator 1
+      if (n == 5) return SourceLocation{"main", 3, 2};
+      if (n == 6) return SourceLocation{"main", 3, 2};
+      return SourceLocation{"main", static_cast<uint32_t>(n), 0};
+    }
+    if (address >= 0x402000 && address < 0x402010) {
+      return SourceLocation{"leaf", static_cast<uint32_t>((address - 0x402000) / 4), 0};
+    }
+    return std::nullopt;
+  }
+  std::optional<std::string> FunctionAt(uint64_t address) const override {
+    if (address == 0x401000) return "main";
+    if (address == 0x402000) return "leaf";
+    return std::nullopt;
+  }
+};
+
+TEST(LlvmSampleText, BodiesHeadsAndCallTargets) {
+  BinaryCounts counts;
+  counts.ranges[{0x1000, 0x1008}] = 1;   // main's first three, the call
+  counts.ranges[{0x100c, 0x101c}] = 5;   // after the call, the loop
+  counts.ranges[{0x1014, 0x1018}] = 2;   // the loop again: 0x1014 and 0x1018 ran 7 times
+  counts.ranges[{0x2000, 0x200c}] = 1;   // leaf
+  counts.ranges[{0x9000, 0x9004}] = 50;  // no function: not written
+  counts.branches[{0x1008, 0x2000}] = {3, 0};  // main calls leaf
+  counts.branches[{0x200c, 0x100c}] = {3, 0};  // the return: no function entry
+  counts.branches[{0x1018, 0x1014}] = {2, 0};
+  counts.branches[{0x101c, 0}] = {1, 0};       // to an unknown target
+  FakeMap map;
+  absl::StatusOr<std::string> text = LlvmSampleText(counts, 0x400000, map);
+  ASSERT_TRUE(text.ok()) << text.status();
+  // main: 1+1+1 (offsets 0-2) + 5 (3) + 5 (3.1) + max(7,7) (3.2) + 5 (7) = 25.
+  EXPECT_EQ(*text,
+            "main:25:0\n"
+            " 0: 1\n"
+            " 1: 1\n"
+            " 2: 1 leaf:3\n"
+            " 3: 5\n"
+            " 3.1: 5\n"
+            " 3.2: 7\n"
+            " 7: 5\n"
+            "leaf:4:3\n"
+            " 0: 1\n"
+            " 1: 1\n"
+            " 2: 1\n"
+            " 3: 1\n");
+}
+
+TEST(LlvmSampleText, LargestCountOfALocationAndOrderByTotal) {
+  BinaryCounts counts;
+  counts.ranges[{0x2000, 0x2000}] = 9;
+  counts.ranges[{0x1000, 0x1000}] = 2;
+  FakeMap map;
+  absl::StatusOr<std::string> text = LlvmSampleText(counts, 0x400000, map);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, "leaf:9:0\n 0: 9\nmain:2:0\n 0: 2\n");
+}
+
+TEST(LlvmSampleText, NothingLocatedIsEmpty) {
+  BinaryCounts counts;
+  counts.ranges[{0x9000, 0x9010}] = 4;
+  FakeMap map;
+  absl::StatusOr<std::string> text = LlvmSampleText(counts, 0x400000, map);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "");
+}
+
+TEST(LlvmSampleText, BackwardRangeIsAnError) {
+  BinaryCounts counts;
+  counts.ranges[{0x1010, 0x1000}] = 1;
+  FakeMap map;
+  EXPECT_FALSE(LlvmSampleText(counts, 0x400000, map).ok());
+}
+
+}  // namespace
+}  // namespace perftk::profile
