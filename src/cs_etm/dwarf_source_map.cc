@@ -103,7 +103,7 @@ absl::Status DwarfSourceMap::Load() {
   // Walks the DIEs under `die`: the outermost inlined calls of function
   // `function` (-1: none yet), and the functions.
   uint64_t unit = 0;  // the offset of the unit walked
-  auto walk = [&](auto&& self, Dwarf_Die* parent, long function) -> void {
+  auto walk = [&](auto&& self, Dwarf_Die* parent, long function, size_t depth) -> void {
     Dwarf_Die child;
     if (dwarf_child(parent, &child) != 0) return;
     do {
@@ -119,9 +119,9 @@ absl::Status DwarfSourceMap::Load() {
         functions_.push_back({std::move(name), line, entry, unit});
         entries_[entry] = index;
         ForEachRange(&child, [&](uint64_t start, uint64_t end) {
-          code_[start] = Span{end, index, 0, 0};
+          code_[start] = Span{end, index, 0, 0, {}, 0};
         });
-        self(self, &child, static_cast<long>(index));
+        self(self, &child, static_cast<long>(index), 0);
       } else if (tag == DW_TAG_inlined_subroutine && function >= 0) {
         Dwarf_Attribute attr;
         Dwarf_Word call_line = 0, discriminator = 0;
@@ -129,14 +129,20 @@ absl::Status DwarfSourceMap::Load() {
         if (dwarf_attr(&child, kAtGnuDiscriminator, &attr) != nullptr) {
           dwarf_formudata(&attr, &discriminator);
         }
+        std::string callee = NameOf(&child);
+        if (callee.empty()) continue;  // its code counts in the caller
+        int callee_line = 0;
+        dwarf_decl_line(&child, &callee_line);
+        if (inlined_.size() <= depth) inlined_.resize(depth + 1);
         ForEachRange(&child, [&](uint64_t start, uint64_t end) {
-          inlined_[start] = Span{end, static_cast<size_t>(function), static_cast<int>(call_line),
-                                 BaseDiscriminator(static_cast<uint32_t>(discriminator))};
+          inlined_[depth][start] =
+              Span{end, static_cast<size_t>(function), static_cast<int>(call_line),
+                   BaseDiscriminator(static_cast<uint32_t>(discriminator)), callee, callee_line};
         });
-        // Calls inlined into this one count here: not walked.
+        self(self, &child, function, depth + 1);
       } else if (tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
                  tag == DW_TAG_class_type || tag == DW_TAG_structure_type) {
-        self(self, &child, function);
+        self(self, &child, function, depth);
       }
     } while (dwarf_siblingof(&child, &child) == 0);
   };
@@ -146,7 +152,7 @@ absl::Status DwarfSourceMap::Load() {
     Dwarf_Die cu;
     if (dwarf_offdie(dwarf, offset + header, &cu) != nullptr) {
       unit = offset + header;
-      walk(walk, &cu, -1);
+      walk(walk, &cu, -1, 0);
     }
     offset = next;
   }
@@ -157,25 +163,33 @@ std::optional<profile::SourceLocation> DwarfSourceMap::Locate(uint64_t address) 
   const auto* code = Holding(code_, address);
   if (code == nullptr) return std::nullopt;
   const Function& function = functions_[code->second.function];
-  int line = 0;
-  uint32_t discriminator = 0;
-  if (const auto* call = Holding(inlined_, address);
-      call != nullptr && call->second.function == code->second.function) {
-    line = call->second.call_line;
-    discriminator = call->second.discriminator;
-  } else {
-    // The function's unit: dwarf_addrdie needs .debug_aranges, which clang
-    // does not write.
-    Dwarf_Die cu;
-    if (dwarf_offdie(static_cast<Dwarf*>(dwarf_), function.unit, &cu) == nullptr) return std::nullopt;
-    Dwarf_Line* row = dwarf_getsrc_die(&cu, address);
-    if (row == nullptr || dwarf_lineno(row, &line) != 0) return std::nullopt;
-    unsigned int d = 0;
-    if (dwarf_linediscriminator(row, &d) == 0) discriminator = BaseDiscriminator(d);
+  // The inlined calls holding the address, outermost first.
+  std::vector<const Span*> calls;
+  for (const std::map<uint64_t, Span>& depth : inlined_) {
+    const auto* call = Holding(depth, address);
+    if (call == nullptr || call->second.function != code->second.function) break;
+    calls.push_back(&call->second);
   }
-  return profile::SourceLocation{function.name,
-                                 static_cast<uint32_t>(line - function.decl_line) & 0xffff,
-                                 discriminator};
+  // The function's unit: dwarf_addrdie needs .debug_aranges, which clang
+  // does not write.
+  Dwarf_Die cu;
+  if (dwarf_offdie(static_cast<Dwarf*>(dwarf_), function.unit, &cu) == nullptr) return std::nullopt;
+  Dwarf_Line* row = dwarf_getsrc_die(&cu, address);
+  int line = 0;
+  if (row == nullptr || dwarf_lineno(row, &line) != 0) return std::nullopt;
+  unsigned int d = 0;
+  const uint32_t discriminator = dwarf_linediscriminator(row, &d) == 0 ? BaseDiscriminator(d) : 0;
+  auto offset = [](int at, int first) { return static_cast<uint32_t>(at - first) & 0xffff; };
+  profile::SourceLocation where;
+  const std::string* name = &function.name;
+  int first_line = function.decl_line;
+  for (const Span* call : calls) {
+    where.push_back({*name, offset(call->call_line, first_line), call->discriminator});
+    name = &call->callee;
+    first_line = call->callee_line;
+  }
+  where.push_back({*name, offset(line, first_line), discriminator});
+  return where;
 }
 
 std::optional<std::string> DwarfSourceMap::FunctionAt(uint64_t address) const {

@@ -4,9 +4,11 @@
 //
 // A function is a DW_TAG_subprogram with code (its name: the linkage name,
 // else DW_AT_name, through DW_AT_abstract_origin and DW_AT_specification;
-// its first line: DW_AT_decl_line). An instruction in an inlined call counts
-// at the outermost inlined call (DW_AT_call_line, and its discriminator);
-// any other at its row of the line table. Discriminators are LLVM's base
+// its first line: DW_AT_decl_line). An instruction's frames: the function
+// at the outermost inlined call holding it (DW_AT_call_line and its
+// discriminator), each inlined callee (named and lined as a function is,
+// through its abstract origin) at the next inlined call, the innermost at
+// the instruction's row of the line table. Discriminators are LLVM's base
 // discriminators (the low, prefix-encoded part of what clang writes).
 #ifndef PERFTK_CS_ETM_DWARF_SOURCE_MAP_H_
 #define PERFTK_CS_ETM_DWARF_SOURCE_MAP_H_
@@ -50,9 +52,11 @@ class DwarfSourceMap : public profile::SourceMap {
   };
   struct Span {
     uint64_t end = 0;      // exclusive
-    size_t function = 0;   // index into functions_
-    int call_line = 0;     // inlined calls only
+    size_t function = 0;   // index into functions_: the out-of-line function
+    int call_line = 0;     // inlined calls only, as the rest
     uint32_t discriminator = 0;
+    std::string callee;
+    int callee_line = 0;   // the callee's first line
   };
   DwarfSourceMap() = default;
   absl::Status Load();
@@ -63,7 +67,7 @@ class DwarfSourceMap : public profile::SourceMap {
   uint64_t first_load_ = 0;
   std::vector<Function> functions_;
   std::map<uint64_t, Span> code_;     // function ranges by start
-  std::map<uint64_t, Span> inlined_;  // outermost inlined calls by start
+  std::vector<std::map<uint64_t, Span>> inlined_;  // by depth, then start
   std::map<uint64_t, size_t> entries_;
 };
 

@@ -24,10 +24,53 @@ struct LocationCounts {
 
 struct FunctionCounts {
   std::map<Location, LocationCounts> body;
+  std::map<Location, std::map<std::string, FunctionCounts>> inlined;  // by call site, callee
   uint64_t head = 0;
 };
 
 uint64_t Sum(uint64_t a, uint64_t b) { return a > kMaxCount - b ? kMaxCount : a + b; }
+
+// The counts of the location `where`'s last frame: in its top function's
+// profile, down the inlined calls of the frames before.
+LocationCounts& CountsAt(std::map<std::string, FunctionCounts>& functions,
+                         const SourceLocation& where) {
+  FunctionCounts* profile = &functions[where.front().function];
+  for (size_t i = 1; i < where.size(); ++i) {
+    const SourceFrame& call = where[i - 1];
+    profile = &profile->inlined[{call.line_offset, call.discriminator}][where[i].function];
+  }
+  return profile->body[{where.back().line_offset, where.back().discriminator}];
+}
+
+uint64_t Total(const FunctionCounts& function) {
+  uint64_t total = 0;
+  for (const auto& [location, at] : function.body) total = Sum(total, at.count);
+  for (const auto& [location, callees] : function.inlined) {
+    for (const auto& [name, callee] : callees) total = Sum(total, Total(callee));
+  }
+  return total;
+}
+
+void AppendBody(const FunctionCounts& function, int depth, std::string& text) {
+  const std::string pad(depth, ' ');
+  for (const auto& [location, at] : function.body) {
+    absl::StrAppend(&text, pad, location.first);
+    if (location.second != 0) absl::StrAppend(&text, ".", location.second);
+    absl::StrAppend(&text, ": ", at.count);
+    for (const auto& [target, calls] : at.calls) absl::StrAppend(&text, " ", target, ":", calls);
+    absl::StrAppend(&text, "\n");
+  }
+  for (const auto& [location, callees] : function.inlined) {
+    for (const auto& [name, callee] : callees) {
+      const uint64_t total = Total(callee);
+      if (total == 0) continue;
+      absl::StrAppend(&text, pad, location.first);
+      if (location.second != 0) absl::StrAppend(&text, ".", location.second);
+      absl::StrAppend(&text, ": ", name, ":", total, "\n");
+      AppendBody(callee, depth + 1, text);
+    }
+  }
+}
 
 }  // namespace
 
@@ -48,8 +91,8 @@ absl::StatusOr<std::string> LlvmSampleText(const BinaryCounts& counts, uint64_t 
   std::map<std::string, FunctionCounts> functions;
   for (const auto& [offset, count] : executed) {
     std::optional<SourceLocation> where = map.Locate(base + offset);
-    if (!where) continue;
-    LocationCounts& at = functions[where->function].body[{where->line_offset, where->discriminator}];
+    if (!where || where->empty()) continue;
+    LocationCounts& at = CountsAt(functions, *where);
     at.count = std::max(at.count, count);
   }
   for (const auto& [branch, count] : counts.branches) {
@@ -59,16 +102,13 @@ absl::StatusOr<std::string> LlvmSampleText(const BinaryCounts& counts, uint64_t 
     FunctionCounts& callee = functions[*target];
     callee.head = Sum(callee.head, count.taken);
     std::optional<SourceLocation> from = map.Locate(base + branch.first);
-    if (!from) continue;
-    uint64_t& calls = functions[from->function]
-                          .body[{from->line_offset, from->discriminator}]
-                          .calls[*target];
+    if (!from || from->empty()) continue;
+    uint64_t& calls = CountsAt(functions, *from).calls[*target];
     calls = Sum(calls, count.taken);
   }
   std::vector<std::tuple<uint64_t, std::string, const FunctionCounts*>> order;
   for (const auto& [name, function] : functions) {
-    uint64_t total = 0;
-    for (const auto& [location, at] : function.body) total = Sum(total, at.count);
+    const uint64_t total = Total(function);
     if (total == 0) continue;  // only entered from elsewhere: nothing ran here
     order.emplace_back(total, name, &function);
   }
@@ -79,13 +119,7 @@ absl::StatusOr<std::string> LlvmSampleText(const BinaryCounts& counts, uint64_t 
   std::string text;
   for (const auto& [total, name, function] : order) {
     absl::StrAppend(&text, name, ":", total, ":", function->head, "\n");
-    for (const auto& [location, at] : function->body) {
-      absl::StrAppend(&text, " ", location.first);
-      if (location.second != 0) absl::StrAppend(&text, ".", location.second);
-      absl::StrAppend(&text, ": ", at.count);
-      for (const auto& [target, calls] : at.calls) absl::StrAppend(&text, " ", target, ":", calls);
-      absl::StrAppend(&text, "\n");
-    }
+    AppendBody(*function, 1, text);
   }
   return text;
 }

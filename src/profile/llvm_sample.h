@@ -4,34 +4,43 @@
 // instruction placed in the source by a SourceMap (on a real binary its
 // DWARF: cs_etm/dwarf_source_map.h).
 //
-// Flat: an instruction of inlined code counts at the call site of the
-// outermost inlined call, in the function it was inlined into (no nested
-// inline profiles yet). Per function:
+// An instruction of inlined code counts in the nested profile of the
+// inlined callee, under the call site it was inlined at. Per function:
 //   NAME:TOTAL:HEAD
 //    OFFSET[.DISCRIMINATOR]: COUNT[ TARGET:CALLS]*
-// OFFSET is the line minus the function's first line, modulo 2^16, as LLVM
-// computes it; COUNT the largest count of the location's instructions
-// (AutoFDO's and llvm-profgen's rule); TARGET a function a taken branch of
-// the location entered at its first instruction; HEAD the taken branches
-// into the function's first instruction; TOTAL the sum of COUNTs.
-// Functions are written by decreasing TOTAL, then name.
+//    OFFSET[.DISCRIMINATOR]: CALLEE:TOTAL      (an inlined call, then its
+//     OFFSET[.DISCRIMINATOR]: COUNT ...       profile, one space deeper)
+// OFFSET is the line minus the (inlined) function's first line, modulo
+// 2^16, as LLVM computes it; COUNT the largest count of the location's
+// instructions (AutoFDO's and llvm-profgen's rule); TARGET a function a
+// taken branch of the location entered at its first instruction; HEAD the
+// taken branches into the function's first instruction; TOTAL the sum of
+// the COUNTs and of the inlined calls' TOTALs. Functions are written by
+// decreasing TOTAL, then name; in a profile its body lines by location,
+// then its inlined calls by location and callee.
 #ifndef PERFTK_PROFILE_LLVM_SAMPLE_H_
 #define PERFTK_PROFILE_LLVM_SAMPLE_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "profile/profile.h"
 
 namespace perftk::profile {
 
-struct SourceLocation {
-  std::string function;        // the out-of-line function holding the instruction
+// One frame of an instruction's place: in `function`, at a line.
+struct SourceFrame {
+  std::string function;
   uint32_t line_offset = 0;    // line - the function's first line, mod 2^16
   uint32_t discriminator = 0;  // LLVM's base discriminator; 0 for none
 };
+// The out-of-line function first (its frame at the outermost inlined call,
+// if any), then each inlined callee at the next call or, last, at the
+// instruction's own line. Never empty.
+using SourceLocation = std::vector<SourceFrame>;
 
 class SourceMap {
  public:

@@ -17,13 +17,13 @@ class FakeMap : public SourceMap {
   std::optional<SourceLocation> Locate(uint64_t address) const override {
     if (address >= 0x401000 && address < 0x401020) {
       const uint64_t n = (address - 0x401000) / 4;
-      if (n == 4) return SourceLocation{"main", 3, 1};  // line 13, discriminator 1
-      if (n == 5) return SourceLocation{"main", 3, 2};
-      if (n == 6) return SourceLocation{"main", 3, 2};
-      return SourceLocation{"main", static_cast<uint32_t>(n), 0};
+      if (n == 4) return SourceLocation{SourceFrame{"main", 3, 1}};  // line 13, discriminator 1
+      if (n == 5) return SourceLocation{SourceFrame{"main", 3, 2}};
+      if (n == 6) return SourceLocation{SourceFrame{"main", 3, 2}};
+      return SourceLocation{SourceFrame{"main", static_cast<uint32_t>(n), 0}};
     }
     if (address >= 0x402000 && address < 0x402010) {
-      return SourceLocation{"leaf", static_cast<uint32_t>((address - 0x402000) / 4), 0};
+      return SourceLocation{SourceFrame{"leaf", static_cast<uint32_t>((address - 0x402000) / 4), 0}};
     }
     return std::nullopt;
   }
@@ -73,6 +73,53 @@ TEST(LlvmSampleText, LargestCountOfALocationAndOrderByTotal) {
   absl::StatusOr<std::string> text = LlvmSampleText(counts, 0x400000, map);
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_EQ(*text, "leaf:9:0\n 0: 9\nmain:2:0\n 0: 2\n");
+}
+
+// main (0x401000..) with leaf inlined at line offset 2 (discriminator 1),
+// and into leaf, at its line offset 1, tiny: instructions 0x401008 (leaf
+// line offset 0), 0x40100c (tiny offset 5), 0x401010 (main offset 4, calls
+// leaf's out-of-line copy at 0x402000).
+class InliningMap : public SourceMap {
+ public:
+  std::optional<SourceLocation> Locate(uint64_t address) const override {
+    switch (address) {
+      case 0x401000: return SourceLocation{SourceFrame{"main", 0, 0}};
+      case 0x401004: return SourceLocation{SourceFrame{"main", 1, 0}};
+      case 0x401008: return SourceLocation{SourceFrame{"main", 2, 1}, SourceFrame{"leaf", 0, 0}};
+      case 0x40100c:
+        return SourceLocation{SourceFrame{"main", 2, 1}, SourceFrame{"leaf", 1, 0},
+                              SourceFrame{"tiny", 5, 0}};
+      case 0x401010: return SourceLocation{SourceFrame{"main", 4, 0}};
+      case 0x402000: return SourceLocation{SourceFrame{"leaf", 0, 0}};
+      default: return std::nullopt;
+    }
+  }
+  std::optional<std::string> FunctionAt(uint64_t address) const override {
+    if (address == 0x402000) return "leaf";
+    return std::nullopt;
+  }
+};
+
+TEST(LlvmSampleText, InlinedCodeInNestedProfiles) {
+  BinaryCounts counts;
+  counts.ranges[{0x1000, 0x1010}] = 3;
+  counts.ranges[{0x2000, 0x2000}] = 2;
+  counts.branches[{0x1010, 0x2000}] = {2, 0};
+  InliningMap map;
+  absl::StatusOr<std::string> text = LlvmSampleText(counts, 0x400000, map);
+  ASSERT_TRUE(text.ok()) << text.status();
+  // main: 3 + 3 + 3 (offset 4) + leaf inlined (3 + tiny's 3) = 15.
+  EXPECT_EQ(*text,
+            "main:15:0\n"
+            " 0: 3\n"
+            " 1: 3\n"
+            " 4: 3 leaf:2\n"
+            " 2.1: leaf:6\n"
+            "  0: 3\n"
+            "  1: tiny:3\n"
+            "   5: 3\n"
+            "leaf:2:2\n"
+            " 0: 2\n");
 }
 
 TEST(LlvmSampleText, NothingLocatedIsEmpty) {
