@@ -100,8 +100,10 @@ absl::StatusOr<std::unique_ptr<DwarfSourceMap>> DwarfSourceMap::Open(const std::
 
 absl::Status DwarfSourceMap::Load() {
   Dwarf* dwarf = static_cast<Dwarf*>(dwarf_);
-  // Walks the DIEs under `die`: the outermost inlined calls of function
-  // `function` (-1: none yet), and the functions.
+  // Walks the DIEs under `parent`: the functions with code, and the calls
+  // inlined into function `function` (-1: outside any), `depth` calls deep.
+  // An inlined callee without a name is not walked: its code, and what was
+  // inlined into it, count in its caller.
   uint64_t unit = 0;  // the offset of the unit walked
   auto walk = [&](auto&& self, Dwarf_Die* parent, long function, size_t depth) -> void {
     Dwarf_Die child;
@@ -130,7 +132,7 @@ absl::Status DwarfSourceMap::Load() {
           dwarf_formudata(&attr, &discriminator);
         }
         std::string callee = NameOf(&child);
-        if (callee.empty()) continue;  // its code counts in the caller
+        if (callee.empty()) continue;
         int callee_line = 0;
         dwarf_decl_line(&child, &callee_line);
         if (inlined_.size() <= depth) inlined_.resize(depth + 1);
