@@ -2,16 +2,14 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/input_file.h"
 
 namespace perftk::cs_etm {
 namespace {
@@ -64,10 +62,10 @@ DwarfSourceMap::~DwarfSourceMap() {
 
 absl::StatusOr<std::unique_ptr<DwarfSourceMap>> DwarfSourceMap::Open(const std::string& path) {
   std::unique_ptr<DwarfSourceMap> map(new DwarfSourceMap());
-  map->fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (map->fd_ < 0) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
-  }
+  // Never blocking, never an output of the run (base/input_file.h).
+  absl::StatusOr<int> fd = base::OpenInputFile(path, "binary (--format=llvm-sample)");
+  if (!fd.ok()) return fd.status();
+  map->fd_ = *fd;
   elf_version(EV_CURRENT);
   Elf* elf = elf_begin(map->fd_, ELF_C_READ_MMAP, nullptr);
   map->elf_ = elf;
