@@ -103,7 +103,7 @@ count_gtest "$status"
 # unwind_jobs_bad_sample: a bad record mid-run stops the workers before the
 # input they read is unmapped (issue 26, D4).
 for script in unwind_jobs unwind_jobs_bad_sample; do
-  if PERFTK=$PWD/build-tsan/src/perftk TSAN_OPTIONS=halt_on_error=1 "tests/shell/$script.sh"; then
+  if PERFTK=$PWD/build-tsan/src/perftk TSAN_OPTIONS=halt_on_error=1 bash "tests/shell/$script.sh"; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
