@@ -177,6 +177,7 @@ inline constexpr size_t kConfig3 = 128;            // u64
 
 // Bits of the perf_event_attr flags word (little-endian bitfield numbering).
 inline constexpr int kAttrFlagSampleIdAll = 18;
+inline constexpr int kAttrFlagExcludeCallchainUser = 22;
 inline constexpr int kAttrFlagUseClockid = 25;
 
 // Feature sections of a perf.data file (bit numbers of adds_features).

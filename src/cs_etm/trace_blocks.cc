@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
+#include "perf/record.h"
 
 namespace perftk::cs_etm {
 
@@ -37,7 +38,7 @@ std::vector<TraceBlock> TraceBlockGatherer::AddAuxtrace(const AuxtraceBuffer& bu
     block.cpu = buffer.cpu;
     block.tid = buffer.tid;
     block.aux_offset = from;
-    block.file_offset = buffer.file_offset + 48 + (from - begin);
+    block.file_offset = buffer.file_offset + kAuxtraceRecordSize + (from - begin);
     block.data = payload.subspan(from - begin, to - from);
     return block;
   };

@@ -209,6 +209,10 @@ class AuxRecord : public RecordView {
   using RecordView::RecordView;
 };
 
+// AUXTRACE's fixed part (header, size, offset, reference, idx, tid, cpu,
+// reserved); its payload of payload_size() bytes follows in the file.
+inline constexpr size_t kAuxtraceRecordSize = 48;
+
 class AuxtraceRecord : public RecordView {
  public:
   static absl::StatusOr<AuxtraceRecord> From(const Record& record);

@@ -16,7 +16,6 @@ namespace perftk::unwind {
 namespace {
 
 constexpr uint64_t kStackFields = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-constexpr int kAttrFlagExcludeCallchainUser = 22;
 #if defined(__aarch64__)
 constexpr Arch kHostArch = Arch::kAarch64;
 #else
