@@ -23,37 +23,19 @@
 #     from what perftk decoded.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/qemu_lua.bash"
-PREFIX=/usr/aarch64-linux-gnu
-command -v qemu-aarch64 >/dev/null || skip "no qemu-aarch64 (Debian: qemu-user)"
-command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc (Debian: gcc-aarch64-linux-gnu)"
-[ -e "$PREFIX/lib/libc.so.6" ] || skip "no $PREFIX/lib/libc.so.6 (Debian: libc6-dev-arm64-cross)"
-QEMU_ETM=${QEMU_ETM:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_qemu_etm}
-[ -x "$QEMU_ETM" ] || skip "no perftk_qemu_etm at $QEMU_ETM"
+require_qemu_etm
 SCRIPT=$PERFTK_SOURCE_DIR/tests/shell/lib/qemu_workload.lua
-
-seconds() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$(seconds)" 'BEGIN { printf "%.2f", b - a }'; }
 
 start=$(seconds)
 build_lua lua aarch64-linux-gnu-gcc || fail "cannot build Lua"
 echo "built lua in $(elapsed "$start") s"
 
-# trace NAME ARG [--blocks]: runs the script with ARG under qemu, its
-# output in NAME.out, the recording in NAME/perf.data, the truth in
-# NAME.truth, the il64 samples in NAME.samples.
+# trace NAME ARG [--blocks]: runs the script with ARG under qemu
+# (lib/qemu_etm.bash: NAME.out, NAME/perf.data, NAME.truth, NAME.samples).
 trace() {
-  local name=$1 arg=$2 blocks=${3:-} log=(-singlestep -d exec,nochain)
-  [ -z "$blocks" ] || log=(-d in_asm,exec,nochain)
-  mkdir "$name" "$name.bolt"
-  start=$(seconds)
-  env -i "$(command -v qemu-aarch64)" -L "$PREFIX" "${log[@]}" -strace -D /dev/stderr \
-    ./lua "$SCRIPT" "$arg" 2>&1 >"$name.out" |
-    "$QEMU_ETM" $blocks --program ./lua --prefix "$PREFIX" --buffer-kb 64 --out "$name/perf.data" \
-      --truth-autofdo "$name.truth" --truth-bolt-dir "$name.bolt" \
-      --expect-itrace i1000il64 --expect-out "$name.samples" \
-      >"$name.stats" ||
-    fail "qemu-aarch64 | perftk_qemu_etm ($name) failed"
-  echo "$name: qemu + recorder $(elapsed "$start") s: $(cat "$name.stats")"
+  local mode=steps
+  [ -z "${3:-}" ] || mode=blocks
+  qemu_etm_trace "$1" "$mode" lua "$SCRIPT" "$2"
 }
 
 trace run 18
@@ -64,7 +46,7 @@ start=$(seconds)
 "$PERFTK" cs-etm-decode -q -i run/perf.data --format=autofdo --jobs 1 -o got.afdo
 echo "decoded $(du -k run/perf.data | cut -f1) KB in $(elapsed "$start") s"
 # The truth covers the program and the libraries it ran in, with real counts.
-for binary in "$PWD/lua" "$PREFIX/lib/libc.so.6" "$PREFIX/lib/ld-linux-aarch64.so.1"; do
+for binary in "$PWD/lua" "$QEMU_PREFIX/lib/libc.so.6" "$QEMU_PREFIX/lib/ld-linux-aarch64.so.1"; do
   has -Fx "// $(realpath "$binary")" run.truth || fail "the truth has no $binary"
 done
 [ "$(head -1 run.truth)" -gt 1000 ] || fail "the truth has $(head -1 run.truth) ranges of lua"
@@ -74,22 +56,8 @@ if ! cmp -s run.truth got.afdo; then
 fi
 echo "ok: --format=autofdo equals the truth ($(grep -cE '^[0-9a-f]+-[0-9a-f]+:' run.truth) ranges, $(grep -c -- '->' run.truth) branches)"
 
-for binary in lua libc.so.6; do
-  "$PERFTK" cs-etm-decode -q -i run/perf.data --format=bolt --dso "$binary" -o "$binary.bolt"
-  [ "$(grep -c '^B' "$binary.bolt")" -gt 100 ] || fail "few branches in the BOLT text of $binary"
-  cmp -s "run.bolt/$binary.bolt" "$binary.bolt" ||
-    fail "--format=bolt --dso $binary differs: $(diff "run.bolt/$binary.bolt" "$binary.bolt" | head -2)"
-done
-echo "ok: --format=bolt equals the truth for lua and libc"
-
-# Every executed instruction is in exactly one counted range.
-executed=$(sed -nE 's/.* ([0-9]+) instructions.*/\1/p' run.stats)
-ranged=0
-while IFS='-:' read -r first last count; do
-  ranged=$((ranged + count * ((0x$last - 0x$first) / 4 + 1)))
-done < <(grep -E '^[0-9a-f]+-[0-9a-f]+:[0-9]+$' got.afdo)
-[ "$ranged" -eq "$executed" ] || fail "the ranges hold $ranged instructions, qemu executed $executed"
-echo "ok: the ranges hold the $executed executed instructions"
+check_bolt run lua libc.so.6
+check_ranges_hold_executed run.stats got.afdo
 
 if command -v perf >/dev/null; then
   "$PERFTK" cs-etm-decode -q -i run/perf.data --itrace=i1000il64 -o il64.data
@@ -122,13 +90,5 @@ cmp -s want.out other.out || fail "lua printed: $(cat other.out)"
 if [ -e il64.got ]; then
   ! cmp -s other.samples il64.got || fail "control: another run's samples equal the decode's"
 fi
-# The first of lua's ranges, one instruction later.
-IFS='-:' read -r first last count < <(sed -n 2p run.truth)
-{
-  head -1 run.truth
-  printf '%x-%x:%s\n' $((0x$first + 4)) $((0x$last)) "$count"
-  tail -n +3 run.truth
-} >shifted.truth
-[ "$(cmp shifted.truth run.truth | wc -l)" -eq 1 ] || fail "control: no range was shifted"
-! cmp -s shifted.truth got.afdo || fail "control: a shifted truth equals the decode"
+check_shifted_control run.truth got.afdo
 echo "ok: controls differ"

@@ -1,7 +1,8 @@
 # The vendored Lua interpreter (third_party/lua) cross-built for aarch64 and
 # run under qemu-aarch64, for the cs_etm_*lua* tests and bench/. Sourced
 # after common.bash (or with PERFTK_SOURCE_DIR set), never run.
-QEMU_PREFIX=/usr/aarch64-linux-gnu
+# shellcheck source=qemu_etm.bash
+source "$(dirname "${BASH_SOURCE[0]}")/qemu_etm.bash"
 LUA_SOURCE=${PERFTK_SOURCE_DIR:?set by ctest}/third_party/lua/src/onelua.c
 QEMU_LUA_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 

@@ -1,0 +1,82 @@
+# Tracing a real aarch64 program under qemu-aarch64 into a CoreSight
+# perf.data and its ground truth (perftk_qemu_etm), and the checks every
+# cs_etm_qemu_<program>.sh makes of perftk's decode against that truth.
+# Sourced after common.bash, never run.
+QEMU_PREFIX=/usr/aarch64-linux-gnu
+
+# Skips (exit 77) unless qemu-aarch64, the cross compiler, its libc and
+# perftk_qemu_etm (QEMU_ETM, next to perftk's build by default) are here.
+require_qemu_etm() {
+  command -v qemu-aarch64 >/dev/null || skip "no qemu-aarch64 (Debian: qemu-user)"
+  command -v aarch64-linux-gnu-gcc >/dev/null ||
+    skip "no aarch64-linux-gnu-gcc (Debian: gcc-aarch64-linux-gnu)"
+  [ -e "$QEMU_PREFIX/lib/libc.so.6" ] ||
+    skip "no $QEMU_PREFIX/lib/libc.so.6 (Debian: libc6-dev-arm64-cross)"
+  QEMU_ETM=${QEMU_ETM:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_qemu_etm}
+  [ -x "$QEMU_ETM" ] || skip "no perftk_qemu_etm at $QEMU_ETM"
+}
+
+seconds() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(seconds)" 'BEGIN { printf "%.2f", b - a }'; }
+
+# `qemu_etm_trace NAME steps|blocks PROGRAM ARG...`: runs ./PROGRAM ARG...
+# under qemu (one instruction at a time, or by translation blocks: several
+# times faster, the same recording), with an empty environment so that two
+# runs are one. Its stdout in NAME.out, the recording in NAME/perf.data,
+# the truth in NAME.truth (AutoFDO text) and NAME.bolt/ (BOLT texts), the
+# il64 samples in NAME.samples, the recorder's statistics in NAME.stats.
+qemu_etm_trace() {
+  local name=$1 mode=$2 program=$3 log=(-singlestep -d exec,nochain) blocks=
+  shift 3
+  [ "$mode" = steps ] || { log=(-d in_asm,exec,nochain) blocks=--blocks; }
+  mkdir "$name" "$name.bolt"
+  local start
+  start=$(seconds)
+  env -i "$(command -v qemu-aarch64)" -L "$QEMU_PREFIX" "${log[@]}" -strace -D /dev/stderr \
+    "./$program" "$@" 2>&1 >"$name.out" |
+    "$QEMU_ETM" $blocks --program "./$program" --prefix "$QEMU_PREFIX" --buffer-kb 64 \
+      --out "$name/perf.data" --truth-autofdo "$name.truth" --truth-bolt-dir "$name.bolt" \
+      --expect-itrace i1000il64 --expect-out "$name.samples" >"$name.stats" ||
+    fail "qemu-aarch64 | perftk_qemu_etm ($name) failed"
+  echo "$name: qemu + recorder $(elapsed "$start") s: $(cat "$name.stats")"
+}
+
+# `check_ranges_hold_executed STATS AFDO`: every instruction the recorder
+# saw executed is in exactly one counted range of the AutoFDO text.
+check_ranges_hold_executed() {
+  local executed ranged=0 first last count
+  executed=$(sed -nE 's/.* ([0-9]+) instructions.*/\1/p' "$1")
+  while IFS='-:' read -r first last count; do
+    ranged=$((ranged + count * ((0x$last - 0x$first) / 4 + 1)))
+  done < <(grep -E '^[0-9a-f]+-[0-9a-f]+:[0-9]+$' "$2")
+  [ "$ranged" -eq "$executed" ] || fail "the ranges hold $ranged instructions, qemu executed $executed"
+  echo "ok: the ranges hold the $executed executed instructions"
+}
+
+# `check_bolt NAME DSO...`: --format=bolt --dso DSO of NAME/perf.data
+# equals the truth's NAME.bolt/DSO.bolt, with more than 100 branches.
+check_bolt() {
+  local name=$1 binary
+  shift
+  for binary in "$@"; do
+    "$PERFTK" cs-etm-decode -q -i "$name/perf.data" --format=bolt --dso "$binary" -o "$binary.bolt"
+    [ "$(grep -c '^B' "$binary.bolt")" -gt 100 ] || fail "few branches in the BOLT text of $binary"
+    cmp -s "$name.bolt/$binary.bolt" "$binary.bolt" ||
+      fail "--format=bolt --dso $binary differs: $(diff "$name.bolt/$binary.bolt" "$binary.bolt" | head -2)"
+  done
+  echo "ok: --format=bolt equals the truth for $*"
+}
+
+# `check_shifted_control TRUTH GOT`: TRUTH with its first range one
+# instruction later differs from GOT (the comparison can fail).
+check_shifted_control() {
+  local first last count
+  IFS='-:' read -r first last count < <(sed -n 2p "$1")
+  {
+    head -1 "$1"
+    printf '%x-%x:%s\n' $((0x$first + 4)) $((0x$last)) "$count"
+    tail -n +3 "$1"
+  } >shifted.truth
+  [ "$(cmp shifted.truth "$1" | wc -l)" -eq 1 ] || fail "control: no range was shifted"
+  ! cmp -s shifted.truth "$2" || fail "control: a shifted truth equals the decode"
+}
