@@ -26,9 +26,9 @@ elapsed() { awk -v a="$1" -v b="$(seconds)" 'BEGIN { printf "%.2f", b - a }'; }
 # the truth in NAME.truth (AutoFDO text) and NAME.bolt/ (BOLT texts), the
 # il64 samples in NAME.samples, the recorder's statistics in NAME.stats.
 qemu_etm_trace() {
-  local name=$1 mode=$2 program=$3 log=(-singlestep -d exec,nochain) blocks=
+  local name=$1 mode=$2 program=$3 log=(-singlestep -d "exec,nochain") blocks=
   shift 3
-  [ "$mode" = steps ] || { log=(-d in_asm,exec,nochain) blocks=--blocks; }
+  [ "$mode" = steps ] || { log=(-d "in_asm,exec,nochain") blocks=--blocks; }
   mkdir "$name" "$name.bolt"
   local start
   start=$(seconds)
