@@ -48,18 +48,7 @@ trace() {
 
 trace run blocks foo.gz
 
-start=$(seconds)
-"$PERFTK" cs-etm-decode -q -i run/perf.data --format=autofdo --jobs 1 -o got.afdo
-echo "decoded $(du -k run/perf.data | cut -f1) KB in $(elapsed "$start") s"
-for binary in "$PWD/example" "$QEMU_PREFIX/lib/libc.so.6" "$QEMU_PREFIX/lib/ld-linux-aarch64.so.1"; do
-  has -Fx "// $(realpath "$binary")" run.truth || fail "the truth has no $binary"
-done
-[ "$(head -1 run.truth)" -gt 1000 ] || fail "the truth has $(head -1 run.truth) ranges of example"
-if ! cmp -s run.truth got.afdo; then
-  diff run.truth got.afdo | head -20 >&2
-  fail "--format=autofdo differs from the ground truth"
-fi
-echo "ok: --format=autofdo equals the truth ($(grep -cE '^[0-9a-f]+-[0-9a-f]+:' run.truth) ranges, $(grep -c -- '->' run.truth) branches)"
+check_autofdo run "$PWD/example"
 check_ranges_hold_executed run.stats got.afdo
 check_bolt run example libc.so.6
 

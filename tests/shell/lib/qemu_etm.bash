@@ -53,6 +53,25 @@ check_ranges_hold_executed() {
   echo "ok: the ranges hold the $executed executed instructions"
 }
 
+# `check_autofdo NAME PROGRAM`: --format=autofdo of NAME/perf.data (into
+# got.afdo, timed) equals the truth NAME.truth byte for byte; the truth
+# covers PROGRAM, libc and ld.so, with more than 1000 ranges of PROGRAM.
+check_autofdo() {
+  local start binary
+  start=$(seconds)
+  "$PERFTK" cs-etm-decode -q -i "$1/perf.data" --format=autofdo --jobs 1 -o got.afdo
+  echo "decoded $(du -k "$1/perf.data" | cut -f1) KB in $(elapsed "$start") s"
+  for binary in "$2" "$QEMU_PREFIX/lib/libc.so.6" "$QEMU_PREFIX/lib/ld-linux-aarch64.so.1"; do
+    has -Fx "// $(realpath "$binary")" "$1.truth" || fail "the truth has no $binary"
+  done
+  [ "$(head -1 "$1.truth")" -gt 1000 ] || fail "the truth has $(head -1 "$1.truth") ranges of $2"
+  if ! cmp -s "$1.truth" got.afdo; then
+    diff "$1.truth" got.afdo | head -20 >&2
+    fail "--format=autofdo differs from the ground truth"
+  fi
+  echo "ok: --format=autofdo equals the truth ($(grep -cE '^[0-9a-f]+-[0-9a-f]+:' "$1.truth") ranges, $(grep -c -- '->' "$1.truth") branches)"
+}
+
 # `check_bolt NAME DSO...`: --format=bolt --dso DSO of NAME/perf.data
 # equals the truth's NAME.bolt/DSO.bolt, with more than 100 branches.
 check_bolt() {
