@@ -47,17 +47,9 @@ check_autofdo run "$PWD/lua"
 check_bolt run lua libc.so.6
 check_ranges_hold_executed run.stats got.afdo
 
-if command -v perf >/dev/null; then
-  "$PERFTK" cs-etm-decode -q -i run/perf.data --itrace=i1000il64 -o il64.data
-  brstack_listing il64.data >il64.got
-  [ "$(awk 'NF == 67' run.samples | wc -l)" -gt 1000 ] || fail "few full branch stacks in the truth"
-  cmp -s run.samples il64.got ||
-    fail "il64 samples differ from the truth: $(diff run.samples il64.got | head -2 | cut -c1-160)"
-  echo "ok: $(wc -l <il64.got) il64 samples equal the truth's"
+if check_il64 run; then
   "$PERFTK" cs-etm-decode -q -i run/perf.data --itrace=i1000il64 --jobs 2 -o il64.jobs2.data
   cmp -s il64.data il64.jobs2.data || fail "--itrace=i1000il64 --jobs 2 differs from --jobs 1"
-else
-  echo "note: no perf (Debian: linux-perf): the il64 branch stacks are not checked"
 fi
 
 "$PERFTK" cs-etm-decode -q -i run/perf.data --format=autofdo --jobs 2 -o jobs2.afdo

@@ -72,6 +72,22 @@ check_autofdo() {
   echo "ok: --format=autofdo equals the truth ($(grep -cE '^[0-9a-f]+-[0-9a-f]+:' "$1.truth") ranges, $(grep -c -- '->' "$1.truth") branches)"
 }
 
+# `check_il64 NAME`: --itrace=i1000il64 of NAME/perf.data (into il64.data)
+# gives, as perf script prints them, the truth's NAME.samples, with more
+# than 1000 full branch stacks. Returns 1 (nothing checked) without perf.
+check_il64() {
+  if ! command -v perf >/dev/null; then
+    echo "note: no perf (Debian: linux-perf): the il64 branch stacks are not checked"
+    return 1
+  fi
+  "$PERFTK" cs-etm-decode -q -i "$1/perf.data" --itrace=i1000il64 -o il64.data
+  brstack_listing il64.data >il64.got
+  [ "$(awk 'NF == 67' "$1.samples" | wc -l)" -gt 1000 ] || fail "few full branch stacks in the truth"
+  cmp -s "$1.samples" il64.got ||
+    fail "il64 samples differ from the truth: $(diff "$1.samples" il64.got | head -2 | cut -c1-160)"
+  echo "ok: $(wc -l <il64.got) il64 samples equal the truth's"
+}
+
 # `check_bolt NAME DSO...`: --format=bolt --dso DSO of NAME/perf.data
 # equals the truth's NAME.bolt/DSO.bolt, with more than 100 branches.
 check_bolt() {
