@@ -66,6 +66,14 @@ ids_of unwound.data >unwound.ids
 check "unwind --build-ids: the program's id, the one aslr wrote" \
   test "$(grep "$WORK/workload\$" unwound.ids)" = "$(grep "$WORK/workload\$" out.ids)"
 
+# Flags that contradict each other are usage errors (exit 2), no output.
+run_rc() { set +e; "$@" >/dev/null 2>&1; echo $?; set -e; }
+check "--build-ids with --buildid-all: exit 2" \
+  test "$(run_rc "$PERFTK" copy --build-ids --buildid-all -i pipe.data -o bad.data)" = 2
+check "--no-build-ids with --build-ids: exit 2" \
+  test "$(run_rc "$PERFTK" aslr --no-build-ids --build-ids -i pipe.data -o bad.data)" = 2
+check "no output after a usage error" test ! -e bad.data
+
 # Rebuilt since the recording: another inode, so no id, and a warning.
 cp workload workload.old && rm workload && cp workload.old workload
 "$PERFTK" aslr -i pipe.data -o rebuilt.data 2>rebuilt.err
