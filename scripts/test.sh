@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of perftk: unit and shell tests (against the real perf) on
-# the release build and on the ASan+UBSan build, the machine-model,
-# cs-etm-decode --jobs, jit file-creator and unwind --jobs tests under TSan, and the
-# perf.data reader fuzzer (60 s), the two cs-etm fuzzers, the unwind --jobs 2
-# fuzzer and merge-profiles' text fuzzer (15 s each) for a bounded time. Configures and builds (incrementally) each of build/,
+# the release build and on the ASan+UBSan build, the tests labelled tsan
+# (the code that runs threads) under TSan, and the perf.data reader fuzzer
+# (60 s), the two cs-etm fuzzers, the unwind --jobs 2 fuzzer and
+# merge-profiles' text fuzzer (15 s each) for a bounded time. Configures and builds (incrementally) each of build/,
 # build-asan/, build-tsan/ and build-fuzz/ before it runs its tests. Ends with
 # one line "N passed, M failed, K skipped" counting every test of every suite
 # (and a check that the tests left the checkout as they found it); a skipped
@@ -57,58 +57,11 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   ctest --test-dir build-asan --output-on-failure -j"$jobs" 2>&1 | tee "$log" || true
 count_ctest
 
-# Adds the count of a gtest run's "[  PASSED  ] N tests" line, or one failure
-# (also when a --gtest_filter matched no test: a run of nothing proves nothing).
-count_gtest() {  # exit status of the run
-  local n
-  n=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?.*/\1/p' "$log" | tail -1)
-  if [ "$1" -eq 0 ] && [ "${n:-0}" -gt 0 ]; then
-    passed=$((passed + n))
-  else
-    [ "${n:-}" != 0 ] || echo "FAILED: the run above ran no test (a filter that matches nothing?)"
-    failed=$((failed + 1))
-  fi
-}
-
-step "TSan build: machine model under concurrent readers and a mutator; cs-etm-decode --jobs; jit's file creator; unwind --jobs"
+step "TSan build: the tests labelled tsan (tests/CMakeLists.txt: the machine model, --jobs, jit's file creator)"
 configure_tsan
-build build-tsan perftk_machine_tests perftk_cs_etm_tests perftk_cs_etm_gen_tests perftk_jit_tests \
-  perftk_unwind_tests perftk
-status=0
-TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_machine_tests --gtest_brief=1 2>&1 | tee "$log" ||
-  status=$?
-count_gtest "$status"
-status=0
-TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_cs_etm_tests --gtest_brief=1 \
-  --gtest_filter='*ParallelDecode*:LanePool*:DecodeRecordings*' 2>&1 | tee "$log" || status=$?
-count_gtest "$status"
-# Generated recordings decoded with --jobs: per-CPU raw lanes, per-trace-id
-# formatted lanes, and shared-sink blocks that wait for other lanes.
-status=0
-TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_cs_etm_gen_tests --gtest_brief=1 \
-  --gtest_filter='GroundTruth.FourCpus:GroundTruth.OwnAndSharedFormattedBuffersInTurn' 2>&1 |
-  tee "$log" || status=$?
-count_gtest "$status"
-# perftk jit's second thread that creates the .so files ahead of their writing.
-status=0
-TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_jit_tests --gtest_brief=1 \
-  --gtest_filter='*FileCreator*:*JitFileWriter*:*CreateAhead*' 2>&1 | tee "$log" || status=$?
-count_gtest "$status"
-# perftk unwind --jobs: worker threads unwind windows of samples while the
-# main thread reads the next ones and applies machine changes between them.
-status=0
-TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/perftk_unwind_tests --gtest_brief=1 \
-  --gtest_filter='BatchWorkers*' 2>&1 | tee "$log" || status=$?
-count_gtest "$status"
-# unwind_jobs_bad_sample: a bad record mid-run stops the workers before the
-# input they read is unmapped (issue 26, D4).
-for script in unwind_jobs unwind_jobs_bad_sample; do
-  if PERFTK=$PWD/build-tsan/src/perftk TSAN_OPTIONS=halt_on_error=1 bash "tests/shell/$script.sh"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-  fi
-done
+build build-tsan perftk_tsan_tests
+ctest --test-dir build-tsan -L tsan --output-on-failure -j"$jobs" 2>&1 | tee "$log" || true
+count_ctest
 
 if [ ! -x tests/fuzz/run.sh ]; then
   step "fuzzing: tests/fuzz/run.sh is not executable, so no fuzzer can run"
