@@ -3,14 +3,26 @@
 # vendored Lua interpreter (third_party/lua, cross-built for aarch64)
 # computes fib(N) under qemu-aarch64; perftk_qemu_etm --blocks turns qemu's
 # log into a CoreSight perf.data and its ground truth (issue 23). Prints
-# the trace (instructions, MB, qemu + recorder time and log lines/s) and
-# for cs-etm-decode --format=autofdo with --jobs 1 and 2: wall time, MB/s,
-# CPU time, peak RSS, and whether the output equals the truth.
+# the trace (instructions, MB, qemu + recorder time and log lines/s), then
+# for each decode: wall time, MB of trace per second, CPU time, CPUs busy,
+# peak RSS (bench/measure.py: the median of REPEAT runs), and whether its
+# output is right:
+#   - --format=autofdo with --jobs 1 and 2: equal to the ground truth;
+#   - --itrace=il64 --format=script with --jobs 1 and 2 (perf script's
+#     -F pid,tid,ip,brstack lines);
+#   - with PERF_CORESIGHT=/path/to/perf (bench/build_perf_coresight.sh): perf
+#     script --itrace=il64 on the same recording (indexed by perftk copy),
+#     the ratio of its time to perftk's, and whether its lines are perftk's.
+#     perf 6.1 writes, at the start of each trace block after the first, a
+#     second copy of the sample that ended the previous block (period 0: a
+#     stale packet meets the TRACE_ON); those adjacent duplicates removed,
+#     the lines must be equal.
 #
-#   bench/cs_etm_qemu.sh          # fib(27): ~127 M instructions, ~47 MB of trace, ~1 min
+#   bench/cs_etm_qemu.sh          # fib(27): ~127 M instructions, ~47 MB of trace, ~2 min
 #   N=24 bench/cs_etm_qemu.sh     # ~30 M instructions
+#   N=30 REPEAT=1 bench/cs_etm_qemu.sh   # ~540 M instructions, ~200 MB of trace
 # Env: PERFTK (binary), QEMU_ETM (recorder; default next to PERFTK's build),
-# KEEP=1 keeps the work directory.
+# PERF_CORESIGHT, REPEAT (default 3), KEEP=1 keeps the work directory.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-$here/../build}
@@ -45,14 +57,55 @@ echo "fib($N) = $(cat lua.out) under qemu, recorded in $(awk -v a="$start" -v b=
 cat recorder.out
 trace_mb=$(sed -nE 's/.* ([0-9.]+) MB of trace.*/\1/p' recorder.out)
 
+measure() { python3 "$here/measure.py" "${REPEAT:-3}" "$@"; }
+printf '\n%-26s %9s %7s %8s %5s %14s  %s\n' decode "wall (s)" "MB/s" "CPU (s)" busy "peak RSS (KB)" output
+row() {  # NAME "wall cpu rss" VERDICT
+  local wall cpu rss
+  read -r wall cpu rss <<<"$2"
+  awk -v n="$1" -v w="$wall" -v c="$cpu" -v r="$rss" -v mb="$trace_mb" -v v="$3" \
+    'BEGIN { if (w <= 0) w = 0.001; printf "%-26s %9.2f %7.1f %8.2f %5.2f %14d  %s\n", n, w, mb / w, c, c / w, r, v }'
+}
+declare -A WALL
 for jobs in 1 2; do
-  sync
-  /usr/bin/time -f '%e %M %U %S' -o "jobs$jobs.time" \
-    "$PERFTK" cs-etm-decode -q -i perf.data --format=autofdo --jobs "$jobs" -o "jobs$jobs.afdo"
-  read -r wall rss user sys <"jobs$jobs.time"
-  same=differs
-  cmp -s truth.afdo "jobs$jobs.afdo" && same="equals the truth"
-  awk -v j="$jobs" -v w="$wall" -v mb="$trace_mb" -v u="$user" -v s="$sys" -v r="$rss" -v same="$same" \
-    'BEGIN { printf "--jobs %d: %.2f s, %.1f MB/s, CPU %.2f s, peak RSS %d KB; autofdo %s\n",
-             j, w, mb / (w > 0 ? w : 0.01), u + s, r, same }'
+  "$PERFTK" cs-etm-decode -q -i perf.data --format=autofdo --jobs "$jobs" -o "jobs$jobs.afdo"
+  result=$(measure "$PERFTK" cs-etm-decode -q -i perf.data --format=autofdo --jobs "$jobs" -o /dev/null)
+  verdict=differs
+  cmp -s truth.afdo "jobs$jobs.afdo" && verdict="equals the truth"
+  row "autofdo --jobs $jobs" "$result" "$verdict"
+  WALL[autofdo$jobs]=${result%% *}
 done
+for jobs in 1 2; do
+  "$PERFTK" cs-etm-decode -q -i perf.data --itrace=il64 --format=script --jobs "$jobs" -o "il64.jobs$jobs"
+  result=$(measure "$PERFTK" cs-etm-decode -q -i perf.data --itrace=il64 --format=script \
+    --jobs "$jobs" -o /dev/null)
+  verdict="$(wc -l <"il64.jobs$jobs") samples"
+  [ "$jobs" = 1 ] || { cmp -s il64.jobs1 il64.jobs2 && verdict+=", equal to --jobs 1" || verdict+=", DIFFERS from --jobs 1"; }
+  row "il64 --jobs $jobs" "$result" "$verdict"
+  WALL[il64$jobs]=${result%% *}
+done
+if [ -n "${PERF_CORESIGHT:-}" ]; then
+  # perf reads AUX data in file order only through an AUXTRACE index,
+  # which perftk copy writes.
+  "$PERFTK" copy -q -i perf.data -o indexed.data
+  perf_script=(env HOME="$work" "$PERF_CORESIGHT" script -i indexed.data --itrace=il64 -F "pid,tid,ip,brstack")
+  "${perf_script[@]}" >perf.script 2>perf.err
+  result=$(measure "${perf_script[@]}")
+  verdict="$(wc -l <perf.script) samples, $(($(wc -l <perf.script) - $(uniq perf.script | wc -l))) adjacent duplicates"
+  if uniq perf.script | cmp -s - il64.jobs1; then
+    verdict+="; without them equal to perftk's"
+  else
+    verdict+="; without them DIFFERENT from perftk's"
+  fi
+  row "perf script --itrace=il64" "$result" "$verdict"
+  WALL[perf]=${result%% *}
+fi
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 0.001) }'; }
+echo
+echo "speed-up --jobs 2 / --jobs 1: autofdo $(ratio "${WALL[autofdo1]}" "${WALL[autofdo2]}")x," \
+  "il64 $(ratio "${WALL[il641]}" "${WALL[il642]}")x"
+if [ -n "${WALL[perf]:-}" ]; then
+  echo "perf script / perftk il64: $(ratio "${WALL[perf]}" "${WALL[il641]}")x (--jobs 1)," \
+    "$(ratio "${WALL[perf]}" "${WALL[il642]}")x (--jobs 2)"
+fi
+[ "${KEEP:-0}" = 1 ] && echo "work dir: $work"
+exit 0

@@ -4,7 +4,10 @@
 //  - instructions: every `period` instructions one sample, at the address of
 //    the instruction that completes the period; at a discontinuity or the end
 //    of a block, when l is on, one more sample at the last executed
-//    instruction with the instructions counted since the last sample;
+//    instruction with the instructions counted since the last sample
+//    (perf 6.1 also writes, at the trace-on that starts the next block, a
+//    period-0 copy of that end-of-block sample, from a stale packet; perftk
+//    does not: a branch stack counted twice weighs double in perf2bolt);
 //  - last branch: each taken branch from one range to the next is pushed on a
 //    ring of N entries (newest first in a sample); a discontinuity empties
 //    it, the end of a block does not;
