@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
 #include "elf/build_id.h"
+#include "elf/build_id_cache.h"
 #include "elf/elf_file.h"
 
 namespace perftk::cs_etm {
@@ -102,15 +103,7 @@ std::vector<std::string> VmlinuxCandidates(const std::string& build_id_hex) {
   if (build_id_hex.size() > 2) {
     const std::string head = build_id_hex.substr(0, 2);
     const std::string tail = build_id_hex.substr(2);
-    const char* cache = std::getenv("PERF_BUILDID_DIR");
-    const char* home = std::getenv("HOME");
-    std::string root = cache != nullptr && *cache != '\0' ? cache
-                       : home != nullptr               ? absl::StrCat(home, "/.debug")
-                                                        : "";
-    if (!root.empty()) {
-      out.push_back(absl::StrCat(root, "/.build-id/", head, "/", tail, "/elf"));
-      out.push_back(absl::StrCat(root, "/.build-id/", head, "/", tail));
-    }
+    out = elf::BuildIdCachePaths(elf::BuildIdCacheDir(), "vmlinux", build_id_hex);
     out.push_back(absl::StrCat("/usr/lib/debug/.build-id/", head, "/", tail, ".debug"));
   }
   struct utsname name;
@@ -252,12 +245,32 @@ std::string BinaryImages::ExpectedBuildId(const machine::Dso& dso) const {
 
 std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso,
                                                          std::string& warning) const {
+  // As perf: the build-id cache first (the file the recording saw, kept by
+  // perf record or perf archive), then the recorded path (under --symfs).
+  // The vDSO has no path: only the cache holds it.
+  const std::string expected = ExpectedBuildId(dso);
   std::vector<std::string> candidates;
-  if (symfs_.empty()) {
-    candidates.push_back(dso.name);
-  } else {
-    candidates.push_back(absl::StrCat(symfs_, "/", dso.name));
-    candidates.push_back(absl::StrCat(symfs_, "/", Basename(dso.name)));
+  if (!expected.empty()) {
+    // A short id recorded zero-padded is cached under its own length.
+    std::string unpadded = expected;
+    while (!unpadded.empty() && unpadded.back() == '\0') unpadded.pop_back();
+    std::vector<std::string> ids = {expected};
+    if (!unpadded.empty() && unpadded != expected) ids.push_back(unpadded);
+    const std::string cache = elf::BuildIdCacheDir();
+    for (const std::string& id : ids) {
+      for (std::string& path : elf::BuildIdCachePaths(cache, dso.name, absl::BytesToHexString(id))) {
+        candidates.push_back(std::move(path));
+      }
+    }
+  }
+  const size_t from_cache = candidates.size();
+  if (dso.name != elf::kVdsoName) {
+    if (symfs_.empty()) {
+      candidates.push_back(dso.name);
+    } else {
+      candidates.push_back(absl::StrCat(symfs_, "/", dso.name));
+      candidates.push_back(absl::StrCat(symfs_, "/", Basename(dso.name)));
+    }
   }
   std::optional<std::string> path;
   for (const std::string& candidate : candidates) {
@@ -267,12 +280,23 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
     }
   }
   if (!path) {
-    warning = absl::StrCat("no file for ", dso.name, " (looked for ", candidates.front(),
-                           candidates.size() > 1 ? absl::StrCat(" and ", candidates[1]) : "",
-                           "): trace in it is skipped");
+    std::string looked;
+    if (from_cache < candidates.size()) {
+      looked = absl::StrCat("for ", candidates[from_cache],
+                            candidates.size() > from_cache + 1
+                                ? absl::StrCat(" and ", candidates[from_cache + 1])
+                                : "");
+    }
+    if (from_cache > 0) {
+      absl::StrAppend(&looked, looked.empty() ? "" : ", ", "in the build-id cache as ",
+                      candidates.front());
+    }
+    warning = absl::StrCat("no file for ", dso.name,
+                           looked.empty() ? " (no build id recorded, no path to look at)"
+                                          : absl::StrCat(" (looked ", looked, ")"),
+                           ": trace in it is skipped");
     return nullptr;
   }
-  std::string expected = ExpectedBuildId(dso);
   if (!expected.empty()) {
     absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(*path);
     std::optional<std::string> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;

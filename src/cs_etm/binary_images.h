@@ -1,5 +1,7 @@
 // The program images the decoder reads instructions from: the files behind
-// the Dsos of the machine model, found by path (under --symfs DIR when given,
+// the Dsos of the machine model, found as perf finds them: first in perf's
+// build-id cache by the recorded build id (elf/build_id_cache.h; the only
+// place the vDSO is found), then by path (under --symfs DIR when given,
 // first as DIR/<recorded path>, then as DIR/<file name>), and checked against
 // the build id the recording gives for them (the MMAP2 build id, or the
 // BUILD_ID feature's), compared as perf compares them (elf/build_id.h: a

@@ -136,7 +136,7 @@ uint64_t DecodeLane::KernelSlide(const machine::Map& text, const KernelCode& cod
 uint32_t DecodeLane::ReadCode(const PacketContext& context, uint64_t address, uint32_t size,
                               uint8_t* out) {
   std::optional<machine::Map> map = FindMap(context, address);
-  if (!map || map->dso == nullptr || map->kind == machine::MapKind::kVdso) return 0;
+  if (!map || map->dso == nullptr) return 0;
   BinaryImages& images = inputs_.images;
   if (map->kind == machine::MapKind::kKernel ||
       (images.has_kcore() && map->dso->kernel_space)) {

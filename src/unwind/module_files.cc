@@ -16,21 +16,11 @@
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
 #include "elf/build_id.h"
+#include "elf/build_id_cache.h"
 #include "elf/vdso.h"
 
 namespace perftk::unwind {
 namespace {
-
-constexpr absl::string_view kVdsoName = "[vdso]";
-
-// perf's build-id cache: $PERF_BUILDID_DIR, else ~/.debug ("" without HOME).
-std::string BuildIdCacheDir() {
-  if (const char* dir = std::getenv("PERF_BUILDID_DIR"); dir != nullptr && *dir != '\0') {
-    return dir;
-  }
-  const char* home = std::getenv("HOME");
-  return home != nullptr ? absl::StrCat(home, "/.debug") : std::string();
-}
 
 // This process's vDSO image as a file (a memfd, made once, kept open), for
 // a recording made on this kernel; "" when there is none.
@@ -127,18 +117,13 @@ std::unique_ptr<ModuleFile> ModuleFiles::Locate(const machine::Dso& dso) const {
     if (!symfs_.empty()) candidates.push_back(absl::StrCat(symfs_, dso.name));
     candidates.push_back(dso.name);
   }
-  const std::string cache = BuildIdCacheDir();
-  if (!build_id.empty() && !cache.empty()) {
-    const std::string hex = absl::BytesToHexString(build_id);
-    const std::string link = absl::StrCat(cache, "/.build-id/", hex.substr(0, 2), "/", hex.substr(2));
-    candidates.push_back(absl::StrCat(link, "/elf"));
-    if (dso.name == kVdsoName) {
-      // perf record keeps the vDSO it saw as [vdso]/<id>/vdso.
-      candidates.push_back(absl::StrCat(link, "/vdso"));
-      candidates.push_back(absl::StrCat(cache, "/", kVdsoName, "/", hex, "/vdso"));
+  if (!build_id.empty()) {
+    for (std::string& path : elf::BuildIdCachePaths(elf::BuildIdCacheDir(), dso.name,
+                                                     absl::BytesToHexString(build_id))) {
+      candidates.push_back(std::move(path));
     }
   }
-  if (dso.name == kVdsoName && !build_id.empty()) {
+  if (dso.name == elf::kVdsoName && !build_id.empty()) {
     // Recorded on this kernel: this process has the same image (Open
     // checks the build id).
     if (const std::string& own = OwnVdsoFile(); !own.empty()) candidates.push_back(own);
