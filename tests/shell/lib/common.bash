@@ -6,7 +6,20 @@ set -euo pipefail
 PERFTK=${PERFTK:?set PERFTK to the perftk binary (ctest does)}
 LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/perftk-test.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# `at_exit COMMAND [ARG...]`: runs COMMAND at exit, however the script ends
+# (a failed check, `fail`, set -e), before the work dir is removed; the
+# latest registered runs first. Scripts add cleanups here rather than set
+# their own EXIT trap, which would replace this one and leak $WORK.
+EXIT_HOOKS=()
+at_exit() { EXIT_HOOKS+=("$(printf '%q ' "$@")"); }
+run_exit_hooks() {
+  set +e # every hook runs, and none changes the script's exit status
+  local i
+  for ((i = ${#EXIT_HOOKS[@]} - 1; i >= 0; i--)); do eval "${EXIT_HOOKS[i]}"; done
+  cd /
+  rm -rf "$WORK"
+}
+trap run_exit_hooks EXIT
 cd "$WORK"
 
 skip() { echo "SKIP: $*" >&2; exit 77; }

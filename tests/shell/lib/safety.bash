@@ -3,17 +3,15 @@
 # signals. Sourced after common.bash and checks.bash.
 
 # Cleanup in this order on exit: extra commands (unmounts), our background
-# jobs, then the work dir (common.bash's trap, replaced here).
+# jobs, then the work dir (common.bash, after its at_exit hooks).
 SAFETY_CLEANUP=()
 safety_cleanup() {
   local c pids
   for c in "${SAFETY_CLEANUP[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
   pids=$(jobs -p)
   [ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
-  cd /
-  rm -rf "$WORK"
 }
-trap safety_cleanup EXIT
+at_exit safety_cleanup
 
 require_root() { [ "$(id -u)" = 0 ] || skip "needs root (${1:-device nodes, mount})"; }
 
