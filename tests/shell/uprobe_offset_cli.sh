@@ -2,30 +2,21 @@
 # uprobe-offset command line: system binaries against readelf/objdump ground
 # truth (libc.so.6 malloc/free, IFUNC strlen/memcpy refused, /usr/bin/ls
 # malloc through .plt.got), output formats, exit codes and bad input.
-set -uo pipefail
-
-PERFTK=${PERFTK:?set PERFTK to the perftk binary}
-SRC=${PERFTK_SOURCE_DIR:?set PERFTK_SOURCE_DIR}
+source "$(dirname "$0")/lib/common.bash"
+# shellcheck source=lib/checks.bash
+source "$LIB_DIR/checks.bash"
+# shellcheck source=lib/uprobe.bash
+source "$LIB_DIR/uprobe.bash"
 LIBC=/usr/lib/x86_64-linux-gnu/libc.so.6
-[[ -e $LIBC && -e /usr/bin/ls ]] || { echo "SKIP: needs Debian x86_64 libc.so.6 and ls"; exit 77; }
+[[ -e $LIBC && -e /usr/bin/ls ]] || skip "needs Debian x86_64 libc.so.6 and ls"
+build_fixtures
 
-work=$(mktemp -d /tmp/perftk-uprobe-cli.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-bash "$SRC/tests/elf/fixtures/build.sh" "$work" > "$work/build.log" 2>&1 ||
-  { cat "$work/build.log"; echo "FAIL: fixtures did not build"; exit 1; }
-
-source "$(dirname "$0")/lib/checks.bash"
-run() {  # run ARGS...: sets out, err, rc
-  out=$("$PERFTK" uprobe-offset "$@" 2> "$work/stderr")
-  rc=$?
-  err=$(cat "$work/stderr")
-}
 # File offset of a .dynsym symbol by readelf: value translated through the
 # executable LOAD segment readelf prints.
 readelf_offset() {
-  local file=$1 name=$2 value type offset vaddr paddr filesz memsz flags
+  local file=$1 name=$2 value type offset vaddr filesz flags
   value=$((16#$(readelf --dyn-syms -W "$file" | awk -v n="$name" '$8 == n && !seen++ {print $2}')))
-  while read -r type offset vaddr paddr filesz memsz flags; do
+  while read -r type offset vaddr _ filesz _ flags; do
     [[ $type == LOAD && $flags == *E* ]] || continue
     if ((value >= vaddr && value < vaddr + filesz)); then
       printf '0x%x\n' $((value - vaddr + offset))
@@ -64,42 +55,42 @@ run --in-library --format=uprobe-events /usr/bin/ls malloc
 check "--in-library uprobe event names libc ($out)" \
   grep -Eq "^p:perftk/malloc (/usr)?/lib/x86_64-linux-gnu/libc.so.6:$want\$" <<< "$out"
 
-run --format=uprobe-events --return --group grp "$work/t_pie" global_fn 'vfn@@x+1'
+run --format=uprobe-events --return --group grp "$WORK/t_pie" global_fn 'vfn@@x+1'
 check "one unknown name fails the whole call, nothing printed" test "$rc" = 1 -a -z "$out"
-want=$(objdump_label "$work/t_pie" global_fn)
-run --format=uprobe-events --return --group grp "$work/t_pie" global_fn main
+want=$(objdump_label "$WORK/t_pie" global_fn)
+run --format=uprobe-events --return --group grp "$WORK/t_pie" global_fn main
 check "uprobe-events --return line ($out)" \
-  grep -q "^r:grp/global_fn__return $work/t_pie:$want\$" <<< "$out"
-run --json "$work/t_pie" global_fn malloc
+  grep -q "^r:grp/global_fn__return $WORK/t_pie:$want\$" <<< "$out"
+run --json "$WORK/t_pie" global_fn malloc
 check "--json is valid JSON with the objdump offset" \
   python3 -c "import json,sys; d=json.load(sys.stdin); assert d[0]['offset']=='$want', d; \
 assert d[1]['symbol']=='malloc@plt' and 'note' in d[1], d" <<< "$out"
-run "$work/t_pie" global_fn main
+run "$WORK/t_pie" global_fn main
 check "several names print NAME OFFSET lines" test "$(wc -l <<< "$out")" = 2 -a \
   "$(head -1 <<< "$out")" = "global_fn $want"
-run --list "$work/t_pie"
+run --list "$WORK/t_pie"
 check "--list includes global_fn at its offset" grep -q "^0x0*${want#0x}  global_fn\$" <<< "$out"
 check "--list includes malloc@plt" grep -q "  malloc@plt\$" <<< "$out"
-run "$work/t_pie" global_fn+0x2
+run "$WORK/t_pie" global_fn+0x2
 check "global_fn+0x2 = objdump + 2" test "$out" = "$(printf '0x%x' $((want + 2)))"
 
-run "$work/t_pie" globl_fn
+run "$WORK/t_pie" globl_fn
 check "unknown name: exit 1 and a suggestion" test "$rc" = 1
 check "suggestion names global_fn" grep -q 'Did you mean: global_fn' <<< "$err"
 run /etc/hostname main
 check "not ELF: exit 1 with reason ($err)" grep -q 'not an ELF file' <<< "$err"
-run "$work" main
+run "$WORK" main
 check "directory: exit 1 with reason ($err)" grep -q 'is a directory' <<< "$err"
-run "$work/nope" main
+run "$WORK/nope" main
 check "missing file: exit 1 with reason ($err)" grep -q 'No such file' <<< "$err"
-head -c 3000 "$work/t_pie" > "$work/cut"
-run "$work/cut" main
+head -c 3000 "$WORK/t_pie" > "$WORK/cut"
+run "$WORK/cut" main
 check "truncated: exit 1 with reason ($err)" test "$rc" = 1 -a -n "$(grep truncated <<< "$err")"
-run "$work/t_pie"
+run "$WORK/t_pie"
 check "no names and no --list: exit 2 (usage)" test "$rc" = 2
-"$PERFTK" uprobe-offset --no-such-flag "$work/t_pie" main > /dev/null 2>&1
-check "unknown flag: exit 2" test $? = 2
-"$PERFTK" uprobe-offset --help > "$work/help" 2>&1
-check "--help has examples" grep -q 'Examples:' "$work/help"
+run --no-such-flag "$WORK/t_pie" main
+check "unknown flag: exit 2" test "$rc" = 2
+"$PERFTK" uprobe-offset --help > "$WORK/help" 2>&1 || true
+check "--help has examples" grep -q 'Examples:' "$WORK/help"
 
 checks_summary

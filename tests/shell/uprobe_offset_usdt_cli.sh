@@ -4,27 +4,20 @@
 # cannot express named on stderr and in JSON, and the errors: several sites
 # without --all, an unknown probe (near names), a file without notes, a
 # malformed note (file and offset named, input untouched), usage mistakes.
-set -uo pipefail
+# shellcheck disable=SC2016 # the bash -c '...' checks expand their own "$1"
+source "$(dirname "$0")/lib/common.bash"
+# shellcheck source=lib/checks.bash
+source "$LIB_DIR/checks.bash"
+# shellcheck source=lib/uprobe.bash
+source "$LIB_DIR/uprobe.bash"
+command -v python3 >/dev/null || skip "needs python3"
+build_fixtures
+if has '^u_x64 ' missing.txt; then skip "$(grep '^u_x64 ' missing.txt)"; fi
 
-PERFTK=${PERFTK:?set PERFTK to the perftk binary}
-SRC=${PERFTK_SOURCE_DIR:?set PERFTK_SOURCE_DIR}
-command -v python3 > /dev/null || { echo "SKIP: needs python3"; exit 77; }
+BIN=$WORK/u_x64
 
-work=$(mktemp -d /tmp/perftk-usdt-cli.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-bash "$SRC/tests/elf/fixtures/build.sh" "$work" > "$work/build.log" 2>&1 ||
-  { cat "$work/build.log"; echo "FAIL: fixtures did not build"; exit 1; }
-grep -q '^u_x64 ' "$work/missing.txt" && { echo "SKIP: $(grep '^u_x64 ' "$work/missing.txt")"; exit 77; }
-
-source "$(dirname "$0")/lib/checks.bash"
-run() {  # run ARGS...: sets out, err, rc
-  out=$("$PERFTK" uprobe-offset "$@" 2> "$work/stderr")
-  rc=$?
-  err=$(cat "$work/stderr")
-}
-BIN=$work/u_x64
-
-listed=$("$PERFTK" uprobe-offset --list-usdt "$BIN" | awk '$2 == "perftk:guarded"')
+listed=$("$PERFTK" uprobe-offset --list-usdt "$BIN" | awk '$2 == "perftk:guarded"') ||
+  fail "uprobe-offset --list-usdt $BIN failed"
 offset=$(awk '{print $1}' <<< "$listed")
 ref_ctr=$(sed -E 's/.*ref_ctr=(0x[0-9a-f]+).*/\1/' <<< "$listed")
 run "$BIN" usdt:perftk:guarded
@@ -61,13 +54,13 @@ check "--all: one line per site, unique event names" \
 run "$BIN" usdt:perftk:guardd
 check "unknown probe: exit 1, near names" \
   bash -c '[[ $1 == 1 && $2 == *"Did you mean: usdt:perftk:guarded"* ]]' _ "$rc" "$err"
-run "$work/t_pie" usdt:perftk:guarded
+run "$WORK/t_pie" usdt:perftk:guarded
 check "no notes: exit 1, says so" \
   bash -c '[[ $1 == 1 && $2 == *"t_pie: no USDT probes"* ]]' _ "$rc" "$err"
 
 # A malformed note: the second note's descriptor size runs past the section.
-cp "$BIN" "$work/broken"
-note=$(python3 - "$work/broken" <<'PY'
+cp "$BIN" "$WORK/broken"
+note=$(python3 - "$WORK/broken" <<'PY'
 import struct, subprocess, sys
 path = sys.argv[1]
 sections = subprocess.run(["readelf", "-SW", path], capture_output=True, text=True).stdout
@@ -82,13 +75,13 @@ struct.pack_into("<I", data, second + 4, 0x7fffffff)
 open(path, "wb").write(data)
 print(hex(second))
 PY
-)
-sum=$(md5sum < "$work/broken")
-run --list-usdt "$work/broken"
+) || fail "could not break the note of $WORK/broken"
+sum=$(md5sum < "$WORK/broken")
+run --list-usdt "$WORK/broken"
 check "malformed note: exit 1, file and note offset $note named" \
   bash -c '[[ $1 == 1 && -z $2 && $3 == *"broken: offset $4: malformed .note.stapsdt"* ]]' _ \
   "$rc" "$out" "$err" "$note"
-check "the input is left untouched" test "$(md5sum < "$work/broken")" = "$sum"
+check "the input is left untouched" test "$(md5sum < "$WORK/broken")" = "$sum"
 
 run --list-usdt "$BIN" usdt:perftk:guarded
 check "--list-usdt with names is refused" test "$rc" != 0 -a -z "$out"

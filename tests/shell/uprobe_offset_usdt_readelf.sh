@@ -6,15 +6,11 @@
 # <sys/sdt.h> puts at a probe, and every ref_ctr is the semaphore's address
 # translated through the LOAD segment holding it (readelf -l). Exits 77 when
 # neither file is there.
-set -uo pipefail
-
-PERFTK=${PERFTK:?set PERFTK to the perftk binary}
-command -v readelf > /dev/null || { echo "SKIP: needs readelf"; exit 77; }
-command -v python3 > /dev/null || { echo "SKIP: needs python3"; exit 77; }
-
-work=$(mktemp -d /tmp/perftk-usdt-readelf.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-source "$(dirname "$0")/lib/checks.bash"
+source "$(dirname "$0")/lib/common.bash"
+# shellcheck source=lib/checks.bash
+source "$LIB_DIR/checks.bash"
+command -v readelf > /dev/null || skip "needs readelf"
+command -v python3 > /dev/null || skip "needs python3"
 
 # Our listing as "PROVIDER:NAME location=.. base=.. semaphore=.. ARGS".
 ours_without_offsets() {
@@ -51,8 +47,8 @@ for line in sys.stdin:
 # the LOAD segment holding it. Prints one line per problem.
 check_offsets() {
   local file=$1 listing=$2
-  readelf -lW "$file" | awk '$1 == "LOAD" {print $2, $3, $5}' > "$work/loads"
-  python3 - "$file" "$listing" "$work/loads" <<'PY'
+  readelf -lW "$file" | awk '$1 == "LOAD" {print $2, $3, $5}' > "$WORK/loads"
+  python3 - "$file" "$listing" "$WORK/loads" <<'PY'
 import re, sys
 data = open(sys.argv[1], "rb").read()
 loads = [tuple(int(x, 16) for x in l.split()) for l in open(sys.argv[3])]
@@ -75,20 +71,20 @@ compared=0
 for file in /usr/bin/python3.11 /usr/lib/x86_64-linux-gnu/libstdc++.so.6; do
   [[ -e $file ]] || { echo "note: $file not installed"; continue; }
   name=$(basename "$file")
-  if ! "$PERFTK" uprobe-offset --list-usdt "$file" > "$work/$name.ours" 2> "$work/err"; then
-    echo "FAIL: --list-usdt $file: $(cat "$work/err")"
-    failures=$((failures + 1))
+  compared=$((compared + 1))
+  if ! "$PERFTK" uprobe-offset --list-usdt "$file" > "$WORK/$name.ours" 2> "$WORK/err"; then
+    check "$name: --list-usdt ($(cat "$WORK/err"))" false
     continue
   fi
-  readelf_notes "$file" > "$work/$name.readelf"
-  ours_without_offsets "$work/$name.ours" > "$work/$name.ours.notes"
-  check "$name: readelf -n shows USDT notes" test -s "$work/$name.readelf"
-  check "$name: --list-usdt equals readelf -n ($(wc -l < "$work/$name.readelf") notes)" \
-    diff -u "$work/$name.readelf" "$work/$name.ours.notes"
-  check_offsets "$file" "$work/$name.ours" > "$work/$name.problems"
+  readelf_notes "$file" > "$WORK/$name.readelf"
+  ours_without_offsets "$WORK/$name.ours" > "$WORK/$name.ours.notes"
+  check "$name: readelf -n shows USDT notes" test -s "$WORK/$name.readelf"
+  check "$name: --list-usdt equals readelf -n ($(wc -l < "$WORK/$name.readelf") notes)" \
+    diff -u "$WORK/$name.readelf" "$WORK/$name.ours.notes"
+  check_offsets "$file" "$WORK/$name.ours" > "$WORK/$name.problems" ||
+    echo "the offset check itself failed" >> "$WORK/$name.problems"
   check "$name: every offset holds the probe's nop, every ref_ctr its semaphore" \
-    bash -c "[[ ! -s '$work/$name.problems' ]] || { cat '$work/$name.problems'; false; }"
-  compared=$((compared + 1))
+    bash -c "[[ ! -s '$WORK/$name.problems' ]] || { cat '$WORK/$name.problems'; false; }"
 done
-[[ $compared -gt 0 ]] || { echo "SKIP: neither python3.11 nor libstdc++.so.6 is installed"; exit 77; }
+[[ $compared -gt 0 ]] || skip "neither python3.11 nor libstdc++.so.6 is installed"
 checks_summary
