@@ -3,32 +3,21 @@
 # fires exactly as often as the fixture program calls the function (the
 # program prints its call counts). Probes are always removed, even on failure.
 # Needs root, tracefs and perf (for per-process counting); exits 77 otherwise.
-set -uo pipefail
-
-PERFTK=${PERFTK:?set PERFTK to the perftk binary}
-SRC=${PERFTK_SOURCE_DIR:?set PERFTK_SOURCE_DIR}
-
-source "$(dirname "$0")/lib/tracefs.bash"
+source "$(dirname "$0")/lib/common.bash"
+# shellcheck source=lib/checks.bash
+source "$LIB_DIR/checks.bash"
+# shellcheck source=lib/uprobe.bash
+source "$LIB_DIR/uprobe.bash"
 require_tracefs "to write uprobe_events"
-
-work=$(mktemp -d /tmp/perftk-uprobe-fires.XXXXXX)
-added=()
-cleanup() {
-  for line in "${added[@]}"; do
-    local event=${line%% *}
-    event=${event#*:}
-    echo "-:$event" >> "$TRACEFS/uprobe_events" 2> /dev/null
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-bash "$SRC/tests/elf/fixtures/build.sh" "$work" > "$work/build.log" 2>&1 ||
-  { cat "$work/build.log"; echo "FAIL: fixtures did not build"; exit 1; }
+build_fixtures
 
 N=7
-failures=0
-checks=0
+
+# calls_match GOT WANT DETAIL: the uprobe fired GOT times, as often as the
+# program calls the function (WANT); says so with DETAIL otherwise.
+calls_match() {
+  [[ $1 == "$2" ]] || { echo "  uprobe fired '$1' times, program calls it $2 times ($3)"; false; }
+}
 
 # probe BINARY GROUP "FUNC=EXPECTED ..." [perftk options...]
 probe() {
@@ -41,26 +30,24 @@ probe() {
   done
   local lines
   if ! lines=$("$PERFTK" uprobe-offset --format=uprobe-events --group "$group" "$@" \
-                 "$work/$binary" "${functions[@]}" 2> "$work/err"); then
-    echo "FAIL: $binary: perftk failed: $(cat "$work/err")"
-    failures=$((failures + 1))
+                 "$WORK/$binary" "${functions[@]}" 2> "$WORK/err"); then
+    check "$binary: perftk prints the uprobe_events lines ($(cat "$WORK/err"))" false
     return
   fi
   local events=() line
   while read -r line; do
-    if ! echo "$line" >> "$TRACEFS/uprobe_events"; then
-      echo "FAIL: $binary: kernel refused '$line'"
-      failures=$((failures + 1))
+    if ! uprobe_add "$line"; then
+      check "$binary: kernel accepts '$line' ($(cat "$WORK/uprobe_add.err"))" false
       continue
     fi
-    added+=("$line")
     local event=${line%% *}
     events+=("${event#*:}")
   done <<< "$lines"
-  local perf_events=()
+  local perf_events=() e
   for e in "${events[@]}"; do perf_events+=(-e "${e/\//:}"); done
+  # The counts below decide: a failing perf stat leaves them empty.
   local out
-  out=$(perf stat -x, "${perf_events[@]}" -- "$work/$binary" "$N" 2>&1 > "$work/stdout")
+  out=$(perf stat -x, "${perf_events[@]}" -- "$WORK/$binary" "$N" 2>&1 > "$WORK/stdout") || true
   local i
   for i in "${!events[@]}"; do
     local name=${events[$i]/\//:}
@@ -71,14 +58,8 @@ probe() {
     want=$((want))
     local got
     got=$(echo "$out" | awk -F, -v ev="$name" '$3 == ev {print $1}')
-    checks=$((checks + 1))
-    if [[ $got != "$want" ]]; then
-      echo "FAIL: $binary $function: uprobe fired '${got}' times, program calls it $want" \
-           "times (event ${events[$i]}, $(grep -F "${events[$i]} " <<< "$lines"))"
-      failures=$((failures + 1))
-    else
-      echo "ok: $binary $function fired $got times"
-    fi
+    check "$binary $function fired $got times" \
+      calls_match "$got" "$want" "event ${events[$i]}, $(grep -F "${events[$i]} " <<< "$lines")"
   done
 }
 
@@ -92,20 +73,20 @@ probe t_static pt_t_static "global_fn=N weak_fn=N other_local=N main=1"
 probe t_addr pt_t_addr "global_fn=N malloc=N free=2*N"
 # Canonical PLT (non-PIE, -fno-pic): the pointer is the stub itself.
 probe t_canon pt_t_canon "global_fn=N malloc=2*N free=2*N"
-if grep -q '^t_lld ' "$work/missing.txt"; then
-  echo "note: lld fixtures not built: $(grep '^t_lld ' "$work/missing.txt")"
+if grep -q '^t_lld ' "$WORK/missing.txt"; then
+  echo "note: lld fixtures not built: $(grep '^t_lld ' "$WORK/missing.txt")"
 else
   probe t_lld pt_t_lld "$base"
   probe t_lld_nopie pt_t_lld_nopie "$base"
 fi
-probe t_strip pt_t_strip "global_fn=N main=1 other_local=N" --debug-dir "$work/debug"
-probe t_link pt_t_link "global_fn=N main=1" --debug-dir "$work/no-debug"
-probe t_mini pt_t_mini "global_fn=N main=1 other_local=N" --debug-dir "$work/no-debug"
+probe t_strip pt_t_strip "global_fn=N main=1 other_local=N" --debug-dir "$WORK/debug"
+probe t_link pt_t_link "global_fn=N main=1" --debug-dir "$WORK/no-debug"
+probe t_mini pt_t_mini "global_fn=N main=1 other_local=N" --debug-dir "$WORK/no-debug"
 probe t_pie pt_t_pie_all "local_fn=N" --all
 # The functions themselves in libc.so.6: the program is their only caller.
 probe t_pie pt_t_pie_libc "malloc=N free=N" --in-library
 probe usev pt_usev "vfn=N"
-LD_LIBRARY_PATH=$work probe usev pt_usev_lib "vfn=N lib_plain=N" --in-library
+LD_LIBRARY_PATH=$WORK probe usev pt_usev_lib "vfn=N lib_plain=N" --in-library
 
-echo "$checks checks, $failures failures"
-[[ $checks -gt 0 && $failures -eq 0 ]]
+[[ $checks -gt 0 ]] || fail "no probe was checked"
+checks_summary

@@ -14,50 +14,36 @@
 #    sys.settrace, one per call with it).
 # perf record counts per process and perf script prints the arguments.
 # Probes are always removed. Needs root, tracefs and perf; exits 77 otherwise.
-set -uo pipefail
-
-PERFTK=${PERFTK:?set PERFTK to the perftk binary}
-SRC=${PERFTK_SOURCE_DIR:?set PERFTK_SOURCE_DIR}
-skip() { echo "SKIP: $*"; exit 77; }
-
-source "$(dirname "$0")/lib/tracefs.bash"
+source "$(dirname "$0")/lib/common.bash"
+# shellcheck source=lib/checks.bash
+source "$LIB_DIR/checks.bash"
+# shellcheck source=lib/uprobe.bash
+source "$LIB_DIR/uprobe.bash"
 require_tracefs "to write uprobe_events"
 
 GROUP=perftk_usdt_fires
-work=$(mktemp -d /tmp/perftk-usdt-fires.XXXXXX)
-delete_events() {
-  grep -o "^p:$GROUP/[^ ]*" "$TRACEFS/uprobe_events" 2> /dev/null |
-    while read -r event; do echo "-:${event#p:}" >> "$TRACEFS/uprobe_events"; done
-}
-cleanup() {
-  delete_events
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-bash "$SRC/tests/elf/fixtures/build.sh" "$work" > "$work/build.log" 2>&1 ||
-  { cat "$work/build.log"; echo "FAIL: fixtures did not build"; exit 1; }
-gcc -O2 -g -o "$work/usdt_workload" "$SRC/tests/shell/lib/usdt_workload.c" 2> "$work/cc.log" ||
-  skip "cannot build the workload (<sys/sdt.h>: Debian systemtap-sdt-dev): $(head -1 "$work/cc.log")"
-source "$(dirname "$0")/lib/checks.bash"
+delete_events() { uprobe_delete_group "$GROUP"; }
+build_fixtures
+gcc -O2 -g -o "$WORK/usdt_workload" "$LIB_DIR/usdt_workload.c" 2> "$WORK/cc.log" ||
+  skip "cannot build the workload (<sys/sdt.h>: Debian systemtap-sdt-dev): $(head -1 "$WORK/cc.log")"
 
 # add EVENT LINE: writes LINE to uprobe_events as event GROUP/EVENT.
 add() {
   local event=$1 line=$2
   line=$(sed -E "s|^p:[^ ]+|p:$GROUP/$event|" <<< "$line")
-  echo "$line" >> "$TRACEFS/uprobe_events" 2> "$work/add.err" ||
-    { echo "FAIL: kernel refused '$line'"; failures=$((failures + 1)); return 1; }
+  uprobe_add "$line" ||
+    { check "the kernel accepts '$line' ($(cat "$WORK/uprobe_add.err"))" false; return 1; }
 }
 
 # record EVENTS... -- COMMAND...: perf record of the events while COMMAND
-# runs; COMMAND's stdout in $work/stdout, perf script's lines in $work/script.
+# runs; COMMAND's stdout in $WORK/stdout, perf script's lines in $WORK/script.
 record() {
   local events=()
   while [[ $1 != -- ]]; do events+=(-e "$GROUP:$1"); shift; done
   shift
-  perf record -q -o "$work/perf.data" "${events[@]}" -- "$@" > "$work/stdout" 2> "$work/record.err" ||
-    { echo "FAIL: perf record: $(head -3 "$work/record.err")"; return 1; }
-  perf script -i "$work/perf.data" > "$work/script" 2> /dev/null
+  perf record -q -o "$WORK/perf.data" "${events[@]}" -- "$@" > "$WORK/stdout" 2> "$WORK/record.err" ||
+    { check "perf record ${events[*]}: $(head -3 "$WORK/record.err")" false; return 1; }
+  perf script -i "$WORK/perf.data" > "$WORK/script" 2> /dev/null
 }
 
 # hits EVENT KEYS...: "KEY=VALUE ..." of each hit of EVENT, in order, only
@@ -67,7 +53,7 @@ record() {
 hits() {
   local event=$1
   shift
-  python3 - "$work/script" "$GROUP:$event" "$TRACEFS/events/$GROUP/$event/format" "$@" <<'PY'
+  python3 - "$WORK/script" "$GROUP:$event" "$TRACEFS/events/$GROUP/$event/format" "$@" <<'PY'
 import re, sys
 script, event, format_file, keys = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 signed = {}
@@ -85,32 +71,34 @@ for line in open(script):
 PY
 }
 
-same() { diff -u "$1" "$2" > "$work/diff" || { head -20 "$work/diff"; false; }; }
+same() { diff -u "$1" "$2" > "$WORK/diff" || { head -20 "$WORK/diff"; false; }; }
 
 # 1. The semaphore-guarded probe, its arguments as numbers and as a string.
 N=5
-line=$("$PERFTK" uprobe-offset --format=uprobe-events "$work/usdt_workload" usdt:perftk_test:hit)
-string_line=$("$PERFTK" uprobe-offset --format=uprobe-events --string 2 "$work/usdt_workload" \
-                usdt:perftk_test:hit)
+line=$("$PERFTK" uprobe-offset --format=uprobe-events "$WORK/usdt_workload" usdt:perftk_test:hit) ||
+  check "usdt_workload: uprobe-offset usdt:perftk_test:hit" false
+string_line=$("$PERFTK" uprobe-offset --format=uprobe-events --string 2 "$WORK/usdt_workload" \
+                usdt:perftk_test:hit) ||
+  check "usdt_workload: uprobe-offset --string 2 usdt:perftk_test:hit" false
 check "the line has a semaphore: $line" grep -q ':0x[0-9a-f]*(0x[0-9a-f]*) ' <<< "$line"
 if add hit "$line" && add hit_string "$string_line" &&
-   record hit hit_string -- "$work/usdt_workload" "$N"; then
-  awk 'NF == 4 {print "arg1=" $1, "arg2=" $2, "arg3=" $3}' "$work/stdout" > "$work/want"
-  awk 'NF == 4 {print "arg1=" $1, "arg2=\"" $4 "\"", "arg3=" $3}' "$work/stdout" > "$work/want_string"
-  hits hit arg1 arg2 arg3 > "$work/got"
-  hits hit_string arg1 arg2 arg3 > "$work/got_string"
-  check "guarded probe fired $N times: $(wc -l < "$work/got") hits" test "$(wc -l < "$work/got")" -eq "$N"
-  check "int, pointer and negative long equal what the program passed" same "$work/want" "$work/got"
-  check "--string 2 reads the text" same "$work/want_string" "$work/got_string"
-  check "the program saw its semaphore raised" grep -q '^semaphore [1-9]' "$work/stdout"
+   record hit hit_string -- "$WORK/usdt_workload" "$N"; then
+  awk 'NF == 4 {print "arg1=" $1, "arg2=" $2, "arg3=" $3}' "$WORK/stdout" > "$WORK/want"
+  awk 'NF == 4 {print "arg1=" $1, "arg2=\"" $4 "\"", "arg3=" $3}' "$WORK/stdout" > "$WORK/want_string"
+  hits hit arg1 arg2 arg3 > "$WORK/got"
+  hits hit_string arg1 arg2 arg3 > "$WORK/got_string"
+  check "guarded probe fired $N times: $(wc -l < "$WORK/got") hits" test "$(wc -l < "$WORK/got")" -eq "$N"
+  check "int, pointer and negative long equal what the program passed" same "$WORK/want" "$WORK/got"
+  check "--string 2 reads the text" same "$WORK/want_string" "$WORK/got_string"
+  check "the program saw its semaphore raised" grep -q '^semaphore [1-9]' "$WORK/stdout"
 fi
 delete_events
 
 # 2. Without the semaphore the guarded probe never runs.
 if add hit_nosem "$(sed -E 's/\(0x[0-9a-f]+\)//' <<< "$line")" &&
-   record hit_nosem -- "$work/usdt_workload" "$N"; then
+   record hit_nosem -- "$WORK/usdt_workload" "$N"; then
   check "without ref_ctr_offset: no hit" test "$(hits hit_nosem arg1 | wc -l)" -eq 0
-  check "without ref_ctr_offset: semaphore stays 0" grep -q '^semaphore 0$' "$work/stdout"
+  check "without ref_ctr_offset: semaphore stays 0" grep -q '^semaphore 0$' "$WORK/stdout"
 fi
 delete_events
 
@@ -120,25 +108,25 @@ delete_events
 # passes 5, -7, 1 << 40.
 for i in 0 1 2; do
   echo "arg1=-$i arg2=$i arg3=-$i arg4=$i arg5=-$i arg6=$i arg7=-$i arg8=$i"
-done | sed 's/=-0/=0/g' > "$work/want_widths"
-for i in 0 1 2; do echo "arg1=-32 arg2=64 arg4=$((i * 3)) arg5=0"; done > "$work/want_memory"
-for i in 0 1 2; do echo "arg1=5 arg2=-7 arg3=1099511627776"; done > "$work/want_constants"
+done | sed 's/=-0/=0/g' > "$WORK/want_widths"
+for i in 0 1 2; do echo "arg1=-32 arg2=64 arg4=$((i * 3)) arg5=0"; done > "$WORK/want_memory"
+for i in 0 1 2; do echo "arg1=5 arg2=-7 arg3=1099511627776"; done > "$WORK/want_constants"
 for fixture in u_x64 u_x64_O0 u_x64_nopie; do
   delete_events
   ok=1
   for probe in widths memory constants; do
-    probe_line=$("$PERFTK" uprobe-offset --format=uprobe-events "$work/$fixture" \
-                   "usdt:perftk:$probe" 2> /dev/null) || { echo "FAIL: $fixture $probe"; ok=0; }
+    probe_line=$("$PERFTK" uprobe-offset --format=uprobe-events "$WORK/$fixture" \
+                   "usdt:perftk:$probe" 2> /dev/null) || { check "$fixture $probe: uprobe-offset" false; ok=0; }
     add "$probe" "$probe_line" || ok=0
   done
-  [[ $ok == 1 ]] && record widths memory constants -- "$work/$fixture" || continue
-  hits widths arg1 arg2 arg3 arg4 arg5 arg6 arg7 arg8 > "$work/got_widths"
-  check "$fixture widths: every register width and stack slot" same "$work/want_widths" "$work/got_widths"
+  if [[ $ok != 1 ]] || ! record widths memory constants -- "$WORK/$fixture"; then continue; fi
+  hits widths arg1 arg2 arg3 arg4 arg5 arg6 arg7 arg8 > "$WORK/got_widths"
+  check "$fixture widths: every register width and stack slot" same "$WORK/want_widths" "$WORK/got_widths"
   # -O0 passes memory's arguments in registers; -O2 reads globals %rip-relative.
-  hits memory arg1 arg2 arg4 arg5 > "$work/got_memory"
-  check "$fixture memory: globals, locals, array element" same "$work/want_memory" "$work/got_memory"
-  hits constants arg1 arg2 arg3 > "$work/got_constants"
-  check "$fixture constants" same "$work/want_constants" "$work/got_constants"
+  hits memory arg1 arg2 arg4 arg5 > "$WORK/got_memory"
+  check "$fixture memory: globals, locals, array element" same "$WORK/want_memory" "$WORK/got_memory"
+  hits constants arg1 arg2 arg3 > "$WORK/got_constants"
+  check "$fixture constants" same "$WORK/want_constants" "$WORK/got_constants"
 done
 delete_events
 
@@ -146,13 +134,14 @@ delete_events
 PYTHON=/usr/bin/python3.11
 if [[ -x $PYTHON ]]; then
   py_line=$("$PERFTK" uprobe-offset --format=uprobe-events --string 1 --string 2 "$PYTHON" \
-              usdt:python:function__entry)
+              usdt:python:function__entry) ||
+    check "python3.11: uprobe-offset usdt:python:function__entry" false
   if add py_entry "$py_line" &&
      record py_entry -- "$PYTHON" -c 'import sys
 sys.settrace(lambda *args: None)
 def perftk_probe_target(n): return n
 for i in range(4): perftk_probe_target(i)'; then
-    calls=$(hits py_entry arg1 arg2 | grep -c 'arg1="<string>" arg2="perftk_probe_target"')
+    calls=$(hits py_entry arg1 arg2 | grep -c 'arg1="<string>" arg2="perftk_probe_target"') || true
     check "python3.11 function__entry: perftk_probe_target called 4 times, $calls hits" \
       test "$calls" -eq 4
   fi
