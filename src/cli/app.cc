@@ -9,14 +9,14 @@
 #include "base/interrupt.h"
 #include "cli/aslr_command.h"
 #include "cli/command.h"
-#include "cli/usage.h"
 #include "cli/copy_command.h"
 #include "cli/cs_etm_decode_command.h"
 #include "cli/dump_command.h"
 #include "cli/jit_command.h"
 #include "cli/merge_profiles_command.h"
-#include "cli/uprobe_offset_command.h"
 #include "cli/unwind_command.h"
+#include "cli/uprobe_offset_command.h"
+#include "cli/usage.h"
 
 namespace perftk::cli {
 

@@ -5,6 +5,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_join.h"
+#include "cli/warnings.h"
 #include "inject/aslr_tool.h"
 #include "inject/build_id_tool.h"
 #include "inject/chained_tool.h"
@@ -54,7 +55,8 @@ absl::Status RunAslr(const AslrOptions& options) {
   pipeline.ordered = true;
   pipeline.progress_label = "perftk aslr";
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
-  absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline);
+  StderrWarnings warnings;
+  absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline, warnings);
   if (!stats.ok()) return stats.status();
   if (!options.quiet) {
     PrintSummary(aslr, *stats);

@@ -1,4 +1,5 @@
 #include "cli/build_id_flags.h"
+#include "cli/warnings.h"
 
 #include <cstdio>
 #include <string>
@@ -61,9 +62,7 @@ void WithBuildIds::PrintSummary(absl::string_view label) const {
     std::fprintf(stderr, ", %llu DSOs without one", static_cast<unsigned long long>(stats.without));
   }
   std::fputc('\n', stderr);
-  for (const std::string& warning : tool.warnings()) {
-    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
-  }
+  PrintWarnings(tool.warnings());
 }
 
 }  // namespace perftk::cli

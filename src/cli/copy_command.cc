@@ -4,6 +4,7 @@
 
 #include "CLI/CLI.hpp"
 #include "cli/build_id_flags.h"
+#include "cli/warnings.h"
 #include "inject/pipeline.h"
 
 namespace perftk::cli {
@@ -18,7 +19,8 @@ absl::Status RunCopy(const CopyOptions& options) {
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false), copy);
   // A sample's DSO is known once its MMAP is: in time order, as perf inject.
   pipeline.ordered = run.adds_build_ids();
-  absl::Status status = RunPipeline(run.tool(), pipeline).status();
+  StderrWarnings warnings;
+  absl::Status status = RunPipeline(run.tool(), pipeline, warnings).status();
   if (status.ok() && !options.quiet) run.PrintSummary("perftk copy");
   return status;
 }

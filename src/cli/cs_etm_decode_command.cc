@@ -18,6 +18,7 @@
 #include "base/output_file.h"
 #include "cli/input_list.h"
 #include "cli/usage.h"
+#include "cli/warnings.h"
 #include "cs_etm/decode_tool.h"
 #include "cs_etm/profile_text.h"
 #include "cs_etm/recordings.h"
@@ -75,12 +76,6 @@ void PrintSummary(const cs_etm::DecodeStats& stats, size_t inputs) {
                static_cast<unsigned long>(stats.branch_samples));
 }
 
-void PrintWarnings(const std::vector<std::string>& warnings) {
-  for (const std::string& warning : warnings) {
-    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
-  }
-}
-
 // --format=autofdo or bolt: every input decoded, the profiles added up
 // (recordings.h), the text written once.
 absl::Status RunProfileDecode(const CsEtmDecodeOptions& options,
@@ -108,16 +103,12 @@ absl::Status RunProfileDecode(const CsEtmDecodeOptions& options,
   PrintWarnings(run.warnings);
   if (!run.status.ok()) return run.status;
   if (keep && run.profile.binaries().empty() && !run.dropped.empty()) {
-    std::fprintf(stderr,
-                 "perftk: warning: --binary=%s matches none of the binaries the trace ran in: %s\n",
-                 options.binary.c_str(), absl::StrJoin(run.dropped, ", ").c_str());
+    StderrWarnings().Warn(absl::StrCat("--binary=", options.binary,
+                                       " matches none of the binaries the trace ran in: ",
+                                       absl::StrJoin(run.dropped, ", ")));
   }
   if (run.profile.saturated() > 0) {
-    std::fprintf(stderr,
-                 "perftk: warning: %lu counts reached %lu, the largest perf2bolt reads, and "
-                 "were kept there\n",
-                 static_cast<unsigned long>(run.profile.saturated()),
-                 static_cast<unsigned long>(profile::kMaxCount));
+    WarnSaturated(run.profile.saturated());
   }
   const profile::Format format = decode.format == cs_etm::OutputFormat::kAutoFdo
                                      ? profile::Format::kAutoFdo
@@ -194,7 +185,8 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
     pipeline.input = inputs->front();
     pipeline.output = options.output;
     pipeline.progress_label = "perftk cs-etm-decode";
-    status = RunPipeline(tool, pipeline).status();
+    StderrWarnings warnings;
+    status = RunPipeline(tool, pipeline, warnings).status();
   } else {
     // Open (and claim) the text output first, as above.
     absl::StatusOr<std::unique_ptr<base::OutputFile>> out =
@@ -203,7 +195,8 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
     PipelineOptions pipeline;
     pipeline.input = inputs->front();
     pipeline.progress_label = "perftk cs-etm-decode";
-    status = RunPipeline(tool, pipeline).status();
+    StderrWarnings warnings;
+    status = RunPipeline(tool, pipeline, warnings).status();
     if (status.ok()) status = (*out)->Write(tool.text());
     if (status.ok()) status = (*out)->Commit();
   }

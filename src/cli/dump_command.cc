@@ -1,4 +1,5 @@
 #include "cli/dump_command.h"
+#include "cli/warnings.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -7,16 +8,16 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
-#include "base/json.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/json.h"
 #include "machine/machines.h"
 #include "machine/record_events.h"
 #include "perf/describe.h"
-#include "perf/sample.h"
 #include "perf/ordered_reader.h"
 #include "perf/reader.h"
+#include "perf/sample.h"
 
 namespace perftk::cli {
 namespace {
@@ -152,9 +153,7 @@ absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
       if (absl::Status s = Emit(out, Line("record", fields, options.json)); !s.ok()) return s;
     }
   }
-  for (const std::string& warning : (*reader)->warnings()) {
-    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
-  }
+  PrintWarnings((*reader)->warnings());
   if (std::fflush(out) != 0) return WriteError(errno);
   return absl::OkStatus();
 }

@@ -10,6 +10,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "cli/usage.h"
+#include "cli/warnings.h"
 #include "inject/pipeline.h"
 #include "jit/buildid_cache.h"
 #include "jit/jit_tool.h"
@@ -56,10 +57,9 @@ absl::Status RunJit(const JitOptions& options) {
   pipeline.progress_label = "perftk jit";
   pipeline.ordered = true;
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false), tool);
-  absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline);
-  for (const std::string& warning : tool.warnings()) {
-    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
-  }
+  StderrWarnings warnings;
+  absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline, warnings);
+  PrintWarnings(tool.warnings());
   if (!stats.ok()) return stats.status();
   tool.Commit();
   if (!options.quiet) {

@@ -1,4 +1,5 @@
 #include "cli/merge_profiles_command.h"
+#include "cli/warnings.h"
 
 #include <cstdio>
 #include <memory>
@@ -52,11 +53,7 @@ absl::Status RunMergeProfiles(const MergeProfilesOptions& options) {
   }
   if (files == 0) return UsageError("no input: the lists name no profile");
   if (sum.saturated() > 0) {
-    std::fprintf(stderr,
-                 "perftk: warning: %lu counts reached %lu, the largest perf2bolt reads, and were "
-                 "kept there\n",
-                 static_cast<unsigned long>(sum.saturated()),
-                 static_cast<unsigned long>(profile::kMaxCount));
+    WarnSaturated(sum.saturated());
   }
   std::string text;
   if (sum.format() == profile::Format::kAutoFdo) {

@@ -3,8 +3,9 @@
 #include <cstdio>
 
 #include "CLI/CLI.hpp"
-#include "cli/usage.h"
 #include "absl/strings/str_format.h"
+#include "cli/usage.h"
+#include "cli/warnings.h"
 #include "inject/pipeline.h"
 #include "unwind/unwind_tool.h"
 
@@ -44,7 +45,8 @@ absl::Status RunUnwind(const UnwindOptions& options) {
   pipeline.progress_label = "perftk unwind";
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.symfs), tool);
-  absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline);
+  StderrWarnings warnings;
+  absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline, warnings);
   if (!stats.ok()) return stats.status();
   if (!options.quiet) {
     PrintSummary(tool.stats(), *stats);

@@ -1,4 +1,5 @@
 #include "cli/uprobe_offset_command.h"
+#include "cli/warnings.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,9 +9,6 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
-#include "base/json.h"
-#include "base/output_file.h"
-#include "cli/usage.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -19,6 +17,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "base/json.h"
+#include "base/output_file.h"
+#include "cli/usage.h"
 #include "elf/uprobe_resolver.h"
 #include "elf/usdt_resolver.h"
 
@@ -254,7 +255,7 @@ absl::Status PrintListing(elf::UprobeResolver& resolver, const UprobeOffsetOptio
     if (site.note.empty()) {
       usable.push_back(std::move(site));
     } else {
-      std::fprintf(stderr, "perftk: warning: %s: %s\n", site.Symbol().c_str(), site.note.c_str());
+      StderrWarnings().Warn(absl::StrCat(site.Symbol(), ": ", site.note));
     }
   }
   if (options.format == "hex") {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/warnings.h"
 #include "inject/pipeline.h"
 
 namespace perftk::cs_etm {
@@ -54,8 +55,12 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
     pipeline.input = inputs[i];
     pipeline.progress_label =
         several ? absl::StrCat("perftk cs-etm-decode ", inputs[i]) : "perftk cs-etm-decode";
-    outcome.status = RunPipeline(tool, pipeline).status();
+    base::WarningList reader_warnings;
+    outcome.status = RunPipeline(tool, pipeline, reader_warnings).status();
     const std::string prefix = several ? absl::StrCat(inputs[i], ": ") : "";
+    for (const std::string& warning : reader_warnings.lines()) {
+      outcome.warnings.push_back(absl::StrCat(prefix, warning));
+    }
     for (const std::string& warning : tool.warnings()) {
       outcome.warnings.push_back(absl::StrCat(prefix, warning));
     }

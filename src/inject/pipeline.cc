@@ -1,6 +1,5 @@
 #include "inject/pipeline.h"
 
-#include <cstdio>
 #include <optional>
 
 #include "absl/cleanup/cleanup.h"
@@ -36,7 +35,8 @@ class NullSink : public RecordSink {
 
 }  // namespace
 
-absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& options) {
+absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& options,
+                                          base::WarningSink& warnings) {
   // The output is open (and claimed) before the input, so that an input
   // that is the output is refused before anything is read.
   std::unique_ptr<base::OutputFile> out;
@@ -85,9 +85,7 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
   if (absl::Status s = tool.End(sink, writer ? writer->features() : unwritten_features); !s.ok()) {
     return InInput(**reader, s);
   }
-  for (const std::string& warning : (*reader)->warnings()) {
-    std::fprintf(stderr, "perftk: warning: %s\n", warning.c_str());
-  }
+  for (const std::string& warning : (*reader)->warnings()) warnings.Warn(warning);
   std::move(abandon_on_error).Cancel();  // End joined the tool's work
   if (!writer) return stats;
   if (absl::Status s = writer->Finish(); !s.ok()) return s;

@@ -1,6 +1,6 @@
 // Runs a Tool over a recording: reads the input, lets the tool rewrite it,
 // writes the output (a base::OutputFile: whole or not at all, or a stream
-// written in place). Reader warnings go to stderr.
+// written in place). The reader's warnings go to the caller's sink.
 #ifndef PERFTK_INJECT_PIPELINE_H_
 #define PERFTK_INJECT_PIPELINE_H_
 
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "base/warnings.h"
 #include "inject/tool.h"
 #include "perf/header.h"
 
@@ -31,7 +32,8 @@ struct PipelineStats {
   uint64_t records_written = 0;
 };
 
-absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& options);
+absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& options,
+                                          base::WarningSink& warnings);
 
 }  // namespace perftk
 

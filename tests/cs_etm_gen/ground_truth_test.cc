@@ -14,11 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/algorithm/container.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/warnings.h"
 #include "cpu_tracer.h"
 #include "cs_etm/decode_tool.h"
 #include "elf/module_layout.h"
@@ -27,10 +28,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "inject/pipeline.h"
+#include "module_writer.h"
 #include "perf/reader.h"
 #include "perf/sample.h"
 #include "programs.h"
-#include "module_writer.h"
 #include "recording_writer.h"
 
 namespace perftk::etm_gen {
@@ -171,7 +172,8 @@ class GroundTruth : public ::testing::Test {
     PipelineOptions pipeline;
     pipeline.input = path;
     pipeline.output = path + ".decoded";
-    run.status = RunPipeline(tool, pipeline).status();
+    perftk::base::WarningList warnings;
+    run.status = RunPipeline(tool, pipeline, warnings).status();
     run.warnings = tool.warnings();
     if (!run.status.ok()) return run;
     auto reader = PerfDataReader::Open(pipeline.output);
@@ -534,7 +536,8 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
   cs_etm::CsEtmDecodeTool tool(autofdo);
   PipelineOptions pipeline;
   pipeline.input = path;
-  ASSERT_TRUE(RunPipeline(tool, pipeline).ok());
+  perftk::base::WarningList warnings;
+  ASSERT_TRUE(RunPipeline(tool, pipeline, warnings).ok());
   for (const std::string& w : tool.warnings()) ADD_FAILURE() << "warning: " << w;
   std::string want = absl::StrCat(module_ranges.size(), "\n");
   for (const auto& [range, count] : module_ranges) {
@@ -569,7 +572,8 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
     cs_etm::DecodeOptions kernel_text = autofdo;
     kernel_text.dso = "[kernel.kallsyms]";
     cs_etm::CsEtmDecodeTool kernel_tool(kernel_text);
-    ASSERT_TRUE(RunPipeline(kernel_tool, pipeline).ok());
+    perftk::base::WarningList warnings;
+    ASSERT_TRUE(RunPipeline(kernel_tool, pipeline, warnings).ok());
     std::string kernel_want = absl::StrCat(kernel_ranges.size(), "\n");
     for (const auto& [range, count] : kernel_ranges) {
       absl::StrAppendFormat(&kernel_want, "%x-%x:%d\n", range.first, range.second, count);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "base/warnings.h"
 #include "cs_etm/decode_tool.h"
 #include "elf_writer.h"
 #include "gtest/gtest.h"
@@ -92,7 +93,8 @@ class QemuRecorderTest : public ::testing::Test {
     cs_etm::CsEtmDecodeTool tool(options);
     PipelineOptions pipeline;
     pipeline.input = (dir_ / "perf.data").string();
-    absl::Status status = RunPipeline(tool, pipeline).status();
+    perftk::base::WarningList warnings;
+    absl::Status status = RunPipeline(tool, pipeline, warnings).status();
     EXPECT_TRUE(status.ok()) << status;
     for (const std::string& w : tool.warnings()) ADD_FAILURE() << "warning: " << w;
     return tool.text();

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "base/warnings.h"
 #include "inject/pipeline.h"
 #include "unwind/unwind_tool.h"
 
@@ -31,6 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.input = "/proc/self/fd/" + std::to_string(fd);
   options.output = "/dev/null";
   options.ordered = true;
-  (void)perftk::RunPipeline(tool, options);
+  perftk::base::WarningList warnings;
+  (void)perftk::RunPipeline(tool, options, warnings);
   return 0;
 }

@@ -2,9 +2,16 @@
 #include "inject/pipeline.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "base/warnings.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "inject/tool.h"
 #include "perf/record.h"
@@ -49,7 +56,8 @@ TEST(PipelineTest, RecordsOfAMappedFileLastUntilTheEnd) {
     PipelineOptions options;
     options.input = DataFile("callgraph_dwarf.data");
     options.ordered = ordered;
-    ASSERT_TRUE(RunPipeline(tool, options).ok());
+    perftk::base::WarningList warnings;
+    ASSERT_TRUE(RunPipeline(tool, options, warnings).ok());
     ASSERT_GT(tool.records, 0u);
     // The kernel's records lie whole in the file. In time order, the
     // FINISHED_ROUND records are the ordered reader's own, handed out
@@ -66,10 +74,39 @@ TEST(PipelineTest, DecompressedRecordsDoNotLast) {
   KeepingTool tool;
   PipelineOptions options;
   options.input = DataFile("compressed.data");
-  ASSERT_TRUE(RunPipeline(tool, options).ok());
+  perftk::base::WarningList warnings;
+  ASSERT_TRUE(RunPipeline(tool, options, warnings).ok());
   ASSERT_GT(tool.records, 0u);
   EXPECT_LT(tool.views.size(), tool.records);
   EXPECT_EQ(tool.changed_by_end, 0u);
+}
+
+// What the reader finds wrong but not fatal goes to the caller's sink, and
+// nothing to stderr: a recording cut after its data section, with its
+// feature table gone.
+TEST(PipelineTest, ReaderWarningsGoToTheSinkNotStderr) {
+  std::ifstream in(DataFile("callgraph_dwarf.data"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  uint64_t data_offset = 0, data_size = 0;
+  ASSERT_GT(bytes.size(), 56u);
+  std::memcpy(&data_offset, bytes.data() + 40, 8);
+  std::memcpy(&data_size, bytes.data() + 48, 8);
+  ASSERT_LT(data_offset + data_size, bytes.size());
+  const std::string cut = ::testing::TempDir() + "/pipeline_test_cut.data";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, data_offset + data_size);
+
+  KeepingTool tool;
+  PipelineOptions options;
+  options.input = cut;
+  base::WarningList warnings;
+  ::testing::internal::CaptureStderr();
+  absl::StatusOr<PipelineStats> stats = RunPipeline(tool, options, warnings);
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  std::filesystem::remove(cut);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_THAT(warnings.lines(),
+              ::testing::ElementsAre(::testing::HasSubstr("feature table at")));
+  EXPECT_EQ(printed, "");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "base/warnings.h"
 #include "elf/elf_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -204,7 +205,8 @@ class JitToolTest : public ::testing::Test {
     pipeline.input = in_;
     pipeline.output = out_;
     pipeline.ordered = true;
-    absl::StatusOr<PipelineStats> stats = RunPipeline(tool, pipeline);
+    perftk::base::WarningList reader_warnings;
+    absl::StatusOr<PipelineStats> stats = RunPipeline(tool, pipeline, reader_warnings);
     if (warnings) *warnings = tool.warnings();
     if (stats.ok()) tool.Commit();
     return stats.status();
