@@ -109,9 +109,14 @@ absl::Status CsEtmDecodeTool::SubmitBlocks(const Record& auxtrace) {
   return absl::OkStatus();
 }
 
-absl::Status CsEtmDecodeTool::WriteRecord(const Record& record) { return sink_->Emit(record); }
+absl::Status CsEtmDecodeTool::WriteRecord(const Record& record) {
+  ReportDone(record.file_offset());
+  return sink_->Emit(record);
+}
 
 absl::Status CsEtmDecodeTool::WriteBlock(BlockJob& job) {
+  // Blocks are written in order, on the pipeline's thread.
+  ReportDone(job.block.file_offset + job.block.data.size());
   stats_.packets += job.stats.packets;
   stats_.samples += job.stats.samples;
   stats_.instruction_samples += job.stats.instruction_samples;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/warnings.h"
 #include "inject/pipeline.h"
+#include "inject/progress.h"
 
 namespace perftk::cs_etm {
 namespace {
@@ -46,15 +47,15 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
   std::vector<Outcome> outcomes(inputs.size());
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
-  std::mutex sum_mutex;  // guards result.profile and result.stats
+  std::mutex sum_mutex;  // guards result.profile, result.stats and the progress
 
   auto decode_one = [&](size_t i) {
     Outcome& outcome = outcomes[i];
     CsEtmDecodeTool tool(each);
     PipelineOptions pipeline;
     pipeline.input = inputs[i];
-    pipeline.progress_label =
-        several ? absl::StrCat("perftk cs-etm-decode ", inputs[i]) : "perftk cs-etm-decode";
+    pipeline.progress_label = "perftk cs-etm-decode";
+    pipeline.show_progress = !several;  // several: the list's progress
     base::WarningList reader_warnings;
     outcome.status = RunPipeline(tool, pipeline, reader_warnings).status();
     const std::string prefix = several ? absl::StrCat(inputs[i], ": ") : "";
@@ -86,8 +87,15 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
     AddStats(tool.stats(), result.stats);
     if (absl::Status s = result.profile.Add(mine); !s.ok()) outcome.status = s;
   };
+  // Several recordings: progress counts them (each one's own is off).
+  Progress progress(several ? "perftk cs-etm-decode" : "", inputs.size(), "recordings");
+  size_t finished = 0;  // guarded by sum_mutex, as progress
   auto worker = [&] {
-    for (size_t i = next++; i < inputs.size() && !failed; i = next++) decode_one(i);
+    for (size_t i = next++; i < inputs.size() && !failed; i = next++) {
+      decode_one(i);
+      std::lock_guard lock(sum_mutex);
+      progress.Update(++finished);
+    }
   };
   std::vector<std::thread> threads;
   for (size_t t = 1; t < at_once; ++t) threads.emplace_back(worker);

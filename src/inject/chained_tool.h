@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "inject/tool.h"
@@ -31,6 +33,14 @@ class ChainedTool : public Tool {
   }
   uint64_t OldestViewHeld() const override {
     return std::min(first_.OldestViewHeld(), second_.OldestViewHeld());
+  }
+  // Either tool's reports are the pass's (both run on the pipeline's thread).
+  void set_progress(std::function<void(uint64_t)> progress) override {
+    first_.set_progress(progress);
+    second_.set_progress(std::move(progress));
+  }
+  bool reports_progress() const override {
+    return first_.reports_progress() || second_.reports_progress();
   }
   void Abandon() override {
     first_.Abandon();

@@ -33,6 +33,20 @@ class NullSink : public RecordSink {
   absl::Status Emit(const Record&) override { return absl::OkStatus(); }
 };
 
+// Hands the tool a way to move the progress on, for the run's length.
+class ProgressHook {
+ public:
+  ProgressHook(Tool& tool, Progress& progress) : tool_(tool) {
+    tool_.set_progress([&progress](uint64_t done) { progress.Update(done); });
+  }
+  ~ProgressHook() { tool_.set_progress(nullptr); }
+  ProgressHook(const ProgressHook&) = delete;
+  ProgressHook& operator=(const ProgressHook&) = delete;
+
+ private:
+  Tool& tool_;
+};
+
 }  // namespace
 
 absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& options,
@@ -68,7 +82,8 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
   RecordSink& sink = to_output ? static_cast<RecordSink&>(*to_output) : no_output;
 
   PipelineStats stats;
-  Progress progress(options.progress_label, (*reader)->size());
+  Progress progress(options.show_progress ? options.progress_label : "", (*reader)->size());
+  const ProgressHook hook(tool, progress);
   (*reader)->set_views_held_from([&tool] { return tool.OldestViewHeld(); });
   OrderedReader ordered(**reader);
   while (true) {
@@ -79,7 +94,7 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
     (*record)->set_lasting((*reader)->IsMappedView(**record));
     ++stats.records_read;
     if (absl::Status s = tool.Process(**record, sink); !s.ok()) return InInput(**reader, s);
-    if ((stats.records_read & 0xfff) == 0) progress.Update((*record)->file_offset());
+    if (!tool.reports_progress()) progress.Update((*record)->file_offset());
   }
   FeatureSet unwritten_features;
   if (absl::Status s = tool.End(sink, writer ? writer->features() : unwritten_features); !s.ok()) {

@@ -24,7 +24,9 @@ struct PipelineOptions {
   // Hand records to the tool in timestamp order (OrderedReader) instead of
   // stored order. Tools that follow address spaces need this.
   bool ordered = false;
+  // On a terminal, progress on stderr (inject/progress.h) under this label.
   std::string progress_label = "perftk";
+  bool show_progress = true;
 };
 
 struct PipelineStats {

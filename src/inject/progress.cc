@@ -3,11 +3,19 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <utility>
 
 namespace perftk {
 
 Progress::Progress(std::string label, uint64_t total)
-    : label_(std::move(label)), total_(total), enabled_(isatty(STDERR_FILENO) == 1) {}
+    : label_(std::move(label)),
+      total_(total),
+      enabled_(!label_.empty() && isatty(STDERR_FILENO) == 1) {}
+
+Progress::Progress(std::string label, uint64_t total, std::string items)
+    : Progress(std::move(label), total) {
+  items_ = std::move(items);
+}
 
 Progress::~Progress() {
   if (drawn_) std::fputs("\r\033[K", stderr);
@@ -16,9 +24,17 @@ Progress::~Progress() {
 void Progress::Update(uint64_t done) {
   if (!enabled_) return;
   auto now = std::chrono::steady_clock::now();
-  if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
+  const bool last_item = !items_.empty() && done == total_;
+  if (drawn_ && now - last_ < std::chrono::milliseconds(100) && !last_item) return;
   last_ = now;
   drawn_ = true;
+  if (!items_.empty()) {
+    std::fprintf(stderr, "\r%s: %llu of %llu %s", label_.c_str(),
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
+                 items_.c_str());
+    std::fflush(stderr);
+    return;
+  }
   double mb = done / 1e6;
   if (total_ > 0) {
     std::fprintf(stderr, "\r%s: %3d%% (%.1f of %.1f MB)", label_.c_str(),

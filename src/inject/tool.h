@@ -7,6 +7,7 @@
 #define PERFTK_INJECT_TOOL_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "absl/status/status.h"
 #include "perf/header.h"
@@ -49,6 +50,26 @@ class Tool {
     (void)features;
     return absl::OkStatus();
   }
+
+  // Progress (RunPipeline's, on a terminal) is the input's file offset
+  // below which every record is done with: by default, where the reader
+  // is. A tool whose work runs behind the reader (on other threads, or in
+  // End) says so from its first report on: it calls ReportDone, on the
+  // pipeline's thread, as its work moves that offset on.
+  virtual void set_progress(std::function<void(uint64_t)> progress) {
+    progress_ = std::move(progress);
+  }
+  virtual bool reports_progress() const { return reports_progress_; }
+
+ protected:
+  void ReportDone(uint64_t file_offset) {
+    reports_progress_ = true;
+    if (progress_) progress_(file_offset);
+  }
+
+ private:
+  std::function<void(uint64_t)> progress_;
+  bool reports_progress_ = false;
 };
 
 // The identity tool: every record is written as it came.
