@@ -22,23 +22,13 @@
 #     with one of example's ranges moved by an instruction, differ from
 #     what perftk decoded.
 source "$(dirname "$0")/lib/common.bash"
-source "$LIB_DIR/qemu_etm.bash"
+source "$LIB_DIR/qemu_zlib.bash"
 require_qemu_etm
-ZLIB=$PERFTK_SOURCE_DIR/third_party/zlib
 
-# zlib's library sources linked into the program (not the system's libz),
-# as zlib's Makefile builds example (Z_HAVE_UNISTD_H: what ./configure sets).
 start=$(seconds)
-aarch64-linux-gnu-gcc -O2 -g -no-pie -Wl,--emit-relocs -DZ_HAVE_UNISTD_H -I"$ZLIB" -o example \
-  "$ZLIB"/{adler32,compress,crc32,deflate,gzclose,gzlib,gzread,gzwrite,inffast,inflate,inftrees,trees,uncompr,zutil}.c \
-  "$ZLIB/test/example.c" || fail "cannot build zlib's example"
+build_zlib_example example aarch64-linux-gnu-gcc || fail "cannot build zlib's example"
 echo "built example in $(elapsed "$start") s"
-
-# What example prints when every one of its tests passes.
-printf '%s\n' 'zlib version 1.3.1 = 0x1310, compile flags = 0xa9' \
-  'uncompress(): hello, hello!' 'gzread(): hello, hello!' 'gzgets() after gzseek:  hello!' \
-  'inflate(): hello, hello!' 'large_inflate(): OK' 'after inflateSync(): hello, hello!' \
-  'inflate with dictionary: hello, hello!' >want.out
+zlib_example_want want.out
 
 # trace NAME steps|blocks GZFILE: example writes and reads back GZFILE.
 trace() {

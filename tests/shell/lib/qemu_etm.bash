@@ -3,6 +3,7 @@
 # cs_etm_qemu_<program>.sh makes of perftk's decode against that truth.
 # Sourced after common.bash, never run.
 QEMU_PREFIX=/usr/aarch64-linux-gnu
+QEMU_ETM_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Skips (exit 77) unless qemu-aarch64, the cross compiler, its libc and
 # perftk_qemu_etm (QEMU_ETM, next to perftk's build by default) are here.
@@ -18,6 +19,31 @@ require_qemu_etm() {
 
 seconds() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(seconds)" 'BEGIN { printf "%.2f", b - a }'; }
+
+# `exec_ranges BINARY`: its executable PT_LOADs as FIRST-END (hex).
+exec_ranges() {
+  aarch64-linux-gnu-readelf -lW "$1" | while read -r type _ vaddr _ _ memsz flags; do
+    if [ "$type" = LOAD ] && [[ $flags == *E* ]]; then
+      printf '%x-%x\n' $((vaddr)) $((vaddr + memsz))
+    fi
+  done
+}
+
+# `taken_branches BINARY ARG...`: runs BINARY (an aarch64 program) under
+# qemu one instruction at a time, its stdout in BINARY.out, and prints
+# "TAKEN EXECUTED": the instructions it executed in BINARY's own code and
+# the taken branches among them (taken_branches.pl). qemu runs with an
+# empty environment, so that two runs are one.
+taken_branches() {
+  local binary=$1
+  shift
+  local ranges
+  ranges=$(exec_ranges "$binary")
+  [ -n "$ranges" ] || return 1
+  # shellcheck disable=SC2086 # one argument per range
+  env -i "$(command -v qemu-aarch64)" -L "$QEMU_PREFIX" -singlestep -d exec,nochain \
+    -D /dev/stderr "$binary" "$@" 2>&1 >"$binary.out" | perl "$QEMU_ETM_LIB/taken_branches.pl" $ranges
+}
 
 # `qemu_etm_trace NAME steps|blocks PROGRAM ARG...`: runs ./PROGRAM ARG...
 # under qemu (one instruction at a time, or by translation blocks: several
