@@ -47,11 +47,31 @@ void ForEachRange(Dwarf_Die* die, Add add) {
 
 }  // namespace
 
-uint32_t DwarfSourceMap::BaseDiscriminator(uint32_t d) {
+// LLVM's discriminator (DILocation): up to three components from the low
+// bits, the base discriminator, the duplication factor, the copy id. Each
+// is a 1 when empty (1 bit), else a 0 and the value: 5 bits when bit 5 of
+// what follows the 0 is clear (7 bits in all), else those 5 and 7 more
+// above bit 5 (14 bits in all).
+namespace {
+
+uint32_t ComponentValue(uint32_t d) {
   if (d & 1) return 0;
   d >>= 1;
-  if (d & (1u << 6)) return ((d >> 1) & 0xfe0) | (d & 0x1f);
-  return d & 0x3f;
+  return (d & 0x20) ? (((d >> 1) & 0xfe0) | (d & 0x1f)) : (d & 0x1f);
+}
+
+uint32_t NextComponent(uint32_t d) {
+  if ((d & 1) == 0) return d >> ((d & 0x40) ? 14 : 7);
+  return d >> 1;
+}
+
+}  // namespace
+
+uint32_t DwarfSourceMap::BaseDiscriminator(uint32_t d) { return ComponentValue(d); }
+
+uint32_t DwarfSourceMap::DuplicationFactor(uint32_t d) {
+  const uint32_t factor = ComponentValue(NextComponent(d));
+  return factor == 0 ? 1 : factor;
 }
 
 DwarfSourceMap::~DwarfSourceMap() {
@@ -178,7 +198,7 @@ std::optional<profile::SourceLocation> DwarfSourceMap::Locate(uint64_t address) 
   int line = 0;
   if (row == nullptr || dwarf_lineno(row, &line) != 0) return std::nullopt;
   unsigned int d = 0;
-  const uint32_t discriminator = dwarf_linediscriminator(row, &d) == 0 ? BaseDiscriminator(d) : 0;
+  if (dwarf_linediscriminator(row, &d) != 0) d = 0;
   auto offset = [](int at, int first) { return static_cast<uint32_t>(at - first) & 0xffff; };
   profile::SourceLocation where;
   const std::string* name = &function.name;
@@ -188,7 +208,7 @@ std::optional<profile::SourceLocation> DwarfSourceMap::Locate(uint64_t address) 
     name = &call->callee;
     first_line = call->callee_line;
   }
-  where.push_back({*name, offset(line, first_line), discriminator});
+  where.push_back({*name, offset(line, first_line), BaseDiscriminator(d), DuplicationFactor(d)});
   return where;
 }
 

@@ -9,7 +9,10 @@
 // discriminator), each inlined callee (named and lined as a function is,
 // through its abstract origin) at the next inlined call, the innermost at
 // the instruction's row of the line table. Discriminators are LLVM's base
-// discriminators (the low, prefix-encoded part of what clang writes).
+// discriminators (the low, prefix-encoded part of what clang writes); the
+// innermost frame also has the row's duplication factor (the next part:
+// how many copies of the code unrolling or vectorization made, each
+// running that much less often).
 #ifndef PERFTK_CS_ETM_DWARF_SOURCE_MAP_H_
 #define PERFTK_CS_ETM_DWARF_SOURCE_MAP_H_
 
@@ -42,6 +45,8 @@ class DwarfSourceMap : public profile::SourceMap {
 
   // LLVM's base discriminator of the discriminator clang wrote.
   static uint32_t BaseDiscriminator(uint32_t discriminator);
+  // Its duplication factor: 1 when it has none.
+  static uint32_t DuplicationFactor(uint32_t discriminator);
 
  private:
   struct Function {

@@ -29,6 +29,7 @@ struct FunctionCounts {
 };
 
 uint64_t Sum(uint64_t a, uint64_t b) { return a > kMaxCount - b ? kMaxCount : a + b; }
+uint64_t Product(uint64_t a, uint32_t b) { return b != 0 && a > kMaxCount / b ? kMaxCount : a * b; }
 
 // The counts of the location `where`'s last frame: in its top function's
 // profile, down the inlined calls of the frames before.
@@ -93,7 +94,7 @@ absl::StatusOr<std::string> LlvmSampleText(const BinaryCounts& counts, uint64_t 
     std::optional<SourceLocation> where = map.Locate(base + offset);
     if (!where || where->empty()) continue;
     LocationCounts& at = CountsAt(functions, *where);
-    at.count = std::max(at.count, count);
+    at.count = std::max(at.count, Product(count, where->back().duplication_factor));
   }
   for (const auto& [branch, count] : counts.branches) {
     if (branch.second == 0) continue;  // target unknown

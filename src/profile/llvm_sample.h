@@ -12,7 +12,8 @@
 //     OFFSET[.DISCRIMINATOR]: COUNT ...       profile, one space deeper)
 // OFFSET is the line minus the (inlined) function's first line, modulo
 // 2^16, as LLVM computes it; COUNT the largest count of the location's
-// instructions (AutoFDO's and llvm-profgen's rule); TARGET a function a
+// instructions, each times its duplication factor (AutoFDO's and
+// llvm-profgen's rule); TARGET a function a
 // taken branch of the location entered at its first instruction; HEAD the
 // taken branches into the function's first instruction; TOTAL the sum of
 // the COUNTs and of the inlined calls' TOTALs. Functions are written by
@@ -36,6 +37,12 @@ struct SourceFrame {
   std::string function;
   uint32_t line_offset = 0;    // line - the function's first line, mod 2^16
   uint32_t discriminator = 0;  // LLVM's base discriminator; 0 for none
+  // The instruction's own frame only: the duplication factor of its
+  // discriminator. Loop unrolling and vectorization make that many copies
+  // of the location's code and scale each one's count down as much; a
+  // count of the instruction times this is the location's (AutoFDO's and
+  // llvm-profgen's rule; clang reads the base discriminator only).
+  uint32_t duplication_factor = 1;
 };
 // The out-of-line function first (its frame at the outermost inlined call,
 // if any), then each inlined callee at the next call or, last, at the

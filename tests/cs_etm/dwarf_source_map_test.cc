@@ -13,18 +13,37 @@
 namespace perftk::cs_etm {
 namespace {
 
-// clang writes LLVM's encoded discriminators: the base discriminator in a
-// prefix encoding (even: 7 bits after the flag; odd: none), duplication
-// factor and copy id above it. The line tables of Lua built with
-// -fdebug-info-for-profiling hold 2, 4, 6, 9, 2050...
+// clang writes LLVM's encoded discriminators: the base discriminator, the
+// duplication factor and the copy id from the low bits, each a 1 when
+// empty, else a 0 and 5 bits (7 in all, bit 6 clear) or 12 (14 in all, bit
+// 6 set). The line tables of Lua built with -fdebug-info-for-profiling
+// hold 2, 4, 6, 9, 2050...; zlib's 1e04 (base 2, its code copied 30 times
+// by unrolling D_CODES' loop).
 TEST(DwarfSourceMap, BaseDiscriminator) {
   EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(0), 0u);
   EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(2), 1u);
   EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(4), 2u);
   EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(6), 3u);
-  EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(9), 0u);     // odd: no base discriminator
-  EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(2050), 1u);  // 1 plus a duplication factor
-  EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(0x7e), 0x3fu);
+  EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(9), 0u);       // odd: no base discriminator
+  EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(2050), 1u);    // 1 plus a duplication factor
+  EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(0xd0), 40u);   // 14 bits
+  EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(0x140), 64u);  // 14 bits, bit 7 clear
+  // 3, no duplication factor (one bit), copy id 1: bit 7 is the empty
+  // factor's, not the base's.
+  EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(0x286), 3u);
+  EXPECT_EQ(DwarfSourceMap::BaseDiscriminator(0x1e04), 2u);
+}
+
+TEST(DwarfSourceMap, DuplicationFactor) {
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0), 1u);       // none
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(2), 1u);       // a base discriminator only
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(9), 2u);       // no base discriminator, then 2
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(2050), 8u);
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0x1e04), 30u);
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0x4d), 19u);
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0xa002), 64u);  // base 1, factor in 14 bits
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0x286), 1u);   // empty factor, copy id 1
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0x1880a), 8u);  // base 5, 8, copy id 3
 }
 
 TEST(DwarfSourceMap, RefusesWhatIsNotAnElfWithDwarf) {

@@ -122,6 +122,40 @@ TEST(LlvmSampleText, InlinedCodeInNestedProfiles) {
             " 0: 2\n");
 }
 
+// An unrolled loop: line 3 of main, its body copied 4 times (duplication
+// factor 4, each copy running a quarter as often) at 0x401000..0x40100c,
+// and its remainder once (no factor) at 0x401010; line 5 at 0x401014.
+class UnrolledMap : public SourceMap {
+ public:
+  std::optional<SourceLocation> Locate(uint64_t address) const override {
+    if (address >= 0x401000 && address < 0x401010) return SourceLocation{SourceFrame{"main", 3, 1, 4}};
+    if (address == 0x401010) return SourceLocation{SourceFrame{"main", 3, 1}};
+    if (address == 0x401014) return SourceLocation{SourceFrame{"main", 5, 0}};
+    if (address == 0x402000) {
+      return SourceLocation{SourceFrame{"main", 7, 0}, SourceFrame{"leaf", 1, 0, 3}};
+    }
+    return std::nullopt;
+  }
+  std::optional<std::string> FunctionAt(uint64_t) const override { return std::nullopt; }
+};
+
+TEST(LlvmSampleText, CountsTimesTheDuplicationFactor) {
+  BinaryCounts counts;
+  counts.ranges[{0x1000, 0x100c}] = 25;  // 25 passes through the unrolled copies
+  counts.ranges[{0x1010, 0x1014}] = 3;   // 3 through the remainder
+  counts.ranges[{0x2000, 0x2000}] = 6;   // inlined code: its own frame's factor
+  UnrolledMap map;
+  absl::StatusOr<std::string> text = LlvmSampleText(counts, 0x400000, map);
+  ASSERT_TRUE(text.ok()) << text.status();
+  // 3.1: max(25 * 4, 3) = 100; 5: 3; leaf's 1: 6 * 3 = 18.
+  EXPECT_EQ(*text,
+            "main:121:0\n"
+            " 3.1: 100\n"
+            " 5: 3\n"
+            " 7: leaf:18\n"
+            "  1: 18\n");
+}
+
 TEST(LlvmSampleText, NothingLocatedIsEmpty) {
   BinaryCounts counts;
   counts.ranges[{0x9000, 0x9010}] = 4;
