@@ -136,10 +136,11 @@ absl::Status DwarfSourceMap::Load() {
         int line = 0;
         dwarf_decl_line(&child, &line);
         const size_t index = functions_.size();
-        functions_.push_back({std::move(name), line, entry, unit});
+        functions_.push_back({std::move(name), line, entry, unit, {}});
         entries_[entry] = index;
         ForEachRange(&child, [&](uint64_t start, uint64_t end) {
           code_[start] = Span{end, index, 0, 0, {}, 0};
+          functions_[index].code.emplace_back(start, end);
         });
         self(self, &child, static_cast<long>(index), 0);
       } else if (tag == DW_TAG_inlined_subroutine && function >= 0) {
@@ -210,6 +211,12 @@ std::optional<profile::SourceLocation> DwarfSourceMap::Locate(uint64_t address) 
   }
   where.push_back({*name, offset(line, first_line), BaseDiscriminator(d), DuplicationFactor(d)});
   return where;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> DwarfSourceMap::FunctionCode(uint64_t address) const {
+  const auto* code = Holding(code_, address);
+  if (code == nullptr) return {};
+  return functions_[code->second.function].code;
 }
 
 std::optional<std::string> DwarfSourceMap::FunctionAt(uint64_t address) const {

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -39,6 +40,7 @@ class DwarfSourceMap : public profile::SourceMap {
 
   std::optional<profile::SourceLocation> Locate(uint64_t address) const override;
   std::optional<std::string> FunctionAt(uint64_t address) const override;
+  std::vector<std::pair<uint64_t, uint64_t>> FunctionCode(uint64_t address) const override;
   // The first PT_LOAD's virtual address: what AutoFDO addresses are relative to.
   uint64_t first_load() const { return first_load_; }
   size_t functions() const { return functions_.size(); }
@@ -54,6 +56,7 @@ class DwarfSourceMap : public profile::SourceMap {
     int decl_line = 0;
     uint64_t entry = 0;
     uint64_t unit = 0;  // the offset of its unit's DIE
+    std::vector<std::pair<uint64_t, uint64_t>> code;  // its address ranges, [first, end)
   };
   struct Span {
     uint64_t end = 0;      // exclusive

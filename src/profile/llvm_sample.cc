@@ -1,6 +1,7 @@
 #include "profile/llvm_sample.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -89,6 +90,21 @@ absl::StatusOr<std::string> LlvmSampleText(const BinaryCounts& counts, uint64_t 
       n = Sum(n, count);
     }
   }
+  // Every instruction of a function some of whose ran: 0 where none ran.
+  std::map<uint64_t, uint64_t> filled;  // code ranges filled, by first
+  std::vector<std::pair<uint64_t, uint64_t>> code;
+  for (const auto& [offset, count] : executed) {
+    const uint64_t address = base + offset;
+    auto it = filled.upper_bound(address);
+    if (it != filled.begin() && address < std::prev(it)->second) continue;
+    for (const auto& [first, end] : map.FunctionCode(address)) {
+      if (first < base || !filled.emplace(first, end).second) continue;
+      for (uint64_t at = first; at + kInstructionBytes <= end; at += kInstructionBytes) {
+        code.emplace_back(at - base, 0);
+      }
+    }
+  }
+  executed.insert(code.begin(), code.end());  // keeps the counts of those that ran
   std::map<std::string, FunctionCounts> functions;
   for (const auto& [offset, count] : executed) {
     std::optional<SourceLocation> where = map.Locate(base + offset);

@@ -13,7 +13,10 @@
 // OFFSET is the line minus the (inlined) function's first line, modulo
 // 2^16, as LLVM computes it; COUNT the largest count of the location's
 // instructions, each times its duplication factor (AutoFDO's and
-// llvm-profgen's rule); TARGET a function a
+// llvm-profgen's rule), 0 for a location none of whose instructions ran
+// in a function some of whose did (AutoFDO's and llvm-profgen's rule too:
+// clang takes 0 as "never runs", a location left out as "unknown" and
+// guesses its weight from its neighbours'); TARGET a function a
 // taken branch of the location entered at its first instruction; HEAD the
 // taken branches into the function's first instruction; TOTAL the sum of
 // the COUNTs and of the inlined calls' TOTALs. Functions are written by
@@ -25,6 +28,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -57,6 +61,10 @@ class SourceMap {
   virtual std::optional<SourceLocation> Locate(uint64_t address) const = 0;
   // The function whose first instruction is at `address`, if one is.
   virtual std::optional<std::string> FunctionAt(uint64_t address) const = 0;
+  // The code of the function holding `address` (inlined code: of the
+  // function it is inlined into): its address ranges, [first, end), empty
+  // when no function holds it.
+  virtual std::vector<std::pair<uint64_t, uint64_t>> FunctionCode(uint64_t address) const = 0;
 };
 
 // `counts`: AutoFDO counts, addresses relative to `base` (the binary's first

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -31,6 +32,11 @@ class FakeMap : public SourceMap {
     if (address == 0x401000) return "main";
     if (address == 0x402000) return "leaf";
     return std::nullopt;
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> FunctionCode(uint64_t address) const override {
+    if (address >= 0x401000 && address < 0x401020) return {{0x401000, 0x401020}};
+    if (address >= 0x402000 && address < 0x402010) return {{0x402000, 0x402010}};
+    return {};
   }
 };
 
@@ -72,7 +78,30 @@ TEST(LlvmSampleText, LargestCountOfALocationAndOrderByTotal) {
   FakeMap map;
   absl::StatusOr<std::string> text = LlvmSampleText(counts, 0x400000, map);
   ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_EQ(*text, "leaf:9:0\n 0: 9\nmain:2:0\n 0: 2\n");
+  EXPECT_EQ(*text,
+            "leaf:9:0\n 0: 9\n 1: 0\n 2: 0\n 3: 0\n"
+            "main:2:0\n 0: 2\n 1: 0\n 2: 0\n 3: 0\n 3.1: 0\n 3.2: 0\n 7: 0\n");
+}
+
+// A location none of whose instructions ran is 0 in a function where some
+// ran (clang: never runs), left out (clang: unknown) in one where none ran.
+TEST(LlvmSampleText, ZeroWhereNothingRanInAFunctionThatRan) {
+  BinaryCounts counts;
+  counts.ranges[{0x1000, 0x1004}] = 4;   // main's offsets 0 and 1
+  counts.ranges[{0x1014, 0x1014}] = 4;   // one of 3.2's two instructions
+  counts.branches[{0x1004, 0x1014}] = {4, 0};  // leaf did not run: not written
+  FakeMap map;
+  absl::StatusOr<std::string> text = LlvmSampleText(counts, 0x400000, map);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text,
+            "main:12:0\n"
+            " 0: 4\n"
+            " 1: 4\n"
+            " 2: 0\n"
+            " 3: 0\n"
+            " 3.1: 0\n"
+            " 3.2: 4\n"
+            " 7: 0\n");
 }
 
 // main (0x401000..) with leaf inlined at line offset 2 (discriminator 1),
@@ -97,6 +126,11 @@ class InliningMap : public SourceMap {
   std::optional<std::string> FunctionAt(uint64_t address) const override {
     if (address == 0x402000) return "leaf";
     return std::nullopt;
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> FunctionCode(uint64_t address) const override {
+    if (address >= 0x401000 && address < 0x401014) return {{0x401000, 0x401014}};
+    if (address == 0x402000) return {{0x402000, 0x402004}};
+    return {};
   }
 };
 
@@ -137,6 +171,12 @@ class UnrolledMap : public SourceMap {
     return std::nullopt;
   }
   std::optional<std::string> FunctionAt(uint64_t) const override { return std::nullopt; }
+  std::vector<std::pair<uint64_t, uint64_t>> FunctionCode(uint64_t address) const override {
+    if ((address >= 0x401000 && address < 0x401018) || address == 0x402000) {
+      return {{0x401000, 0x401018}, {0x402000, 0x402004}};
+    }
+    return {};
+  }
 };
 
 TEST(LlvmSampleText, CountsTimesTheDuplicationFactor) {
