@@ -22,9 +22,9 @@
 # against the plain build of the same compiler, and whether the program's
 # own check passed (Lua's output line for fib(N); example's "OK"s).
 #
-#   bench/cs_etm_qemu_optimize.sh                # Lua, N=24: 31 M instructions a run, ~8 min
-#   N=20 bench/cs_etm_qemu_optimize.sh           # (qemu -singlestep: ~1.5 us an instruction)
-#   PROGRAM=zlib bench/cs_etm_qemu_optimize.sh   # example: 1.6 M instructions a run, ~2 min
+#   bench/cs_etm_qemu_optimize.sh                # Lua, N=24: 31-36 M instructions a run, ~12 min
+#   N=20 bench/cs_etm_qemu_optimize.sh           # (qemu -singlestep: ~2 us an instruction)
+#   PROGRAM=zlib bench/cs_etm_qemu_optimize.sh   # example: 1.6 M instructions a run, ~1 min
 # The binaries' names differ in length, and so does Lua's arg[0]: runs of
 # two binaries built alike differ by a few instructions.
 # Env: PERFTK (binary), QEMU_ETM (recorder; default next to PERFTK's build),
