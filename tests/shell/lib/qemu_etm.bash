@@ -79,15 +79,20 @@ check_ranges_hold_executed() {
   echo "ok: the ranges hold the $executed executed instructions"
 }
 
-# `check_autofdo NAME PROGRAM`: --format=autofdo of NAME/perf.data (into
-# got.afdo, timed) equals the truth NAME.truth byte for byte; the truth
-# covers PROGRAM, libc and ld.so, with more than 1000 ranges of PROGRAM.
+# `check_autofdo NAME PROGRAM [static]`: --format=autofdo of NAME/perf.data
+# (into got.afdo, timed) equals the truth NAME.truth byte for byte; the
+# truth covers PROGRAM, libc and ld.so (static: PROGRAM and nothing else),
+# with more than 1000 ranges of PROGRAM.
 check_autofdo() {
-  local start binary
+  local start binary binaries=("$2" "$QEMU_PREFIX/lib/libc.so.6" "$QEMU_PREFIX/lib/ld-linux-aarch64.so.1")
   start=$(seconds)
   "$PERFTK" cs-etm-decode -q -i "$1/perf.data" --format=autofdo --jobs 1 -o got.afdo
   echo "decoded $(du -k "$1/perf.data" | cut -f1) KB in $(elapsed "$start") s"
-  for binary in "$2" "$QEMU_PREFIX/lib/libc.so.6" "$QEMU_PREFIX/lib/ld-linux-aarch64.so.1"; do
+  if [ "${3:-}" = static ]; then
+    binaries=("$2")
+    [ "$(grep -c '^// /' "$1.truth")" -eq 1 ] || fail "the truth of static $2 has other binaries"
+  fi
+  for binary in "${binaries[@]}"; do
     has -Fx "// $(realpath "$binary")" "$1.truth" || fail "the truth has no $binary"
   done
   [ "$(head -1 "$1.truth")" -gt 1000 ] || fail "the truth has $(head -1 "$1.truth") ranges of $2"
