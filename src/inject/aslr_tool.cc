@@ -4,7 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "inject/header_attr.h"
-#include "inject/tracing_data.h"
+#include "perf/tracing_data.h"
 #include "machine/record_events.h"
 #include "perf/describe.h"
 #include "perf/features.h"

@@ -1,4 +1,4 @@
-#include "inject/tracing_data.h"
+#include "perf/tracing_data.h"
 
 #include <cstring>
 

@@ -1,8 +1,8 @@
 // The tracing_data feature (perf's copy of tracefs: event formats, plus the
 // kernel's symbol table and printk format addresses) and how to take the
 // kernel addresses out of it.
-#ifndef PERFTK_INJECT_TRACING_DATA_H_
-#define PERFTK_INJECT_TRACING_DATA_H_
+#ifndef PERFTK_PERF_TRACING_DATA_H_
+#define PERFTK_PERF_TRACING_DATA_H_
 
 #include <cstddef>
 #include <vector>
@@ -18,4 +18,4 @@ absl::Status ScrubTracingData(std::vector<std::byte>& section);
 
 }  // namespace perftk
 
-#endif  // PERFTK_INJECT_TRACING_DATA_H_
+#endif  // PERFTK_PERF_TRACING_DATA_H_
