@@ -36,12 +36,10 @@ absl::Status CsEtmDecodeTool::Begin(Header& header) {
 }
 
 void CsEtmDecodeTool::LoadBuildIds(const Header& header) {
-  absl::StatusOr<std::vector<BuildIdEntry>> build_ids = ReadBuildIds(header.features);
+  absl::StatusOr<std::map<std::string, std::string>> build_ids =
+      ReadBuildIdsByPath(header.features);
   if (build_ids.ok()) {
-    for (const BuildIdEntry& entry : *build_ids) {
-      build_ids_[entry.filename] =
-          std::string(reinterpret_cast<const char*>(entry.build_id.data()), entry.build_id.size());
-    }
+    build_ids_ = *std::move(build_ids);
   } else if (header.features.count(HEADER_BUILD_ID)) {
     warnings_.push_back(absl::StrCat("BUILD_ID feature unreadable: ",
                                      build_ids.status().message()));

@@ -122,6 +122,17 @@ absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& feature
   return entries;
 }
 
+absl::StatusOr<std::map<std::string, std::string>> ReadBuildIdsByPath(const FeatureSet& features) {
+  absl::StatusOr<std::vector<BuildIdEntry>> entries = ReadBuildIds(features);
+  if (!entries.ok()) return entries.status();
+  std::map<std::string, std::string> ids;
+  for (const BuildIdEntry& entry : *entries) {
+    ids[entry.filename] =
+        std::string(reinterpret_cast<const char*>(entry.build_id.data()), entry.build_id.size());
+  }
+  return ids;
+}
+
 absl::StatusOr<std::vector<AuxtraceIndexEntry>> ReadAuxtraceIndex(const FeatureSet& features) {
   absl::StatusOr<Bytes> section = Section(features, HEADER_AUXTRACE);
   if (!section.ok()) return section.status();

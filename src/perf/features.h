@@ -5,6 +5,7 @@
 #define PERFTK_PERF_FEATURES_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct BuildIdEntry {
   std::string filename;
 };
 absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& features);
+// The same as a map: recorded file name -> the id's raw bytes (a name
+// listed twice keeps its last id), as the readers of binaries look ids up.
+absl::StatusOr<std::map<std::string, std::string>> ReadBuildIdsByPath(const FeatureSet& features);
 // Appends `entry` to a BUILD_ID feature section as perf writes it: the id
 // (at most 20 bytes) with its size (PERF_RECORD_MISC_BUILD_ID_SIZE set in
 // misc), the file name padded to 64 bytes. The header's type is 0, as in

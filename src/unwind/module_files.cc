@@ -86,7 +86,7 @@ uint64_t ModuleFile::LoadBias(const machine::Map& map) const {
   return map.start - map.pgoff + chosen->offset - chosen->vaddr;
 }
 
-ModuleFiles::ModuleFiles(std::string symfs, absl::flat_hash_map<std::string, std::string> build_ids)
+ModuleFiles::ModuleFiles(std::string symfs, std::map<std::string, std::string> build_ids)
     : symfs_(std::move(symfs)), build_ids_(std::move(build_ids)) {
   elf_version(EV_CURRENT);  // here, not in Open: lanes open files at once
 }

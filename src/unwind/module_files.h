@@ -17,6 +17,7 @@
 #define PERFTK_UNWIND_MODULE_FILES_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,7 +59,7 @@ class ModuleFile {
 class ModuleFiles {
  public:
   // `build_ids`: file name -> raw build id, from the recording's header.
-  ModuleFiles(std::string symfs, absl::flat_hash_map<std::string, std::string> build_ids);
+  ModuleFiles(std::string symfs, std::map<std::string, std::string> build_ids);
 
   // The file of `dso`, or null when none is found or it is not an ELF file
   // of the recorded build id.
@@ -71,7 +72,7 @@ class ModuleFiles {
   std::unique_ptr<ModuleFile> Locate(const machine::Dso& dso) const;
 
   std::string symfs_;
-  absl::flat_hash_map<std::string, std::string> build_ids_;
+  std::map<std::string, std::string> build_ids_;
   absl::flat_hash_map<const machine::Dso*, std::unique_ptr<ModuleFile>> files_;
 };
 

@@ -41,17 +41,6 @@ absl::StatusOr<Arch> RecordedArch(const FeatureSet& features) {
   return *arch;
 }
 
-absl::flat_hash_map<std::string, std::string> RecordedBuildIds(const FeatureSet& features) {
-  absl::flat_hash_map<std::string, std::string> ids;
-  absl::StatusOr<std::vector<BuildIdEntry>> entries = ReadBuildIds(features);
-  if (!entries.ok()) return ids;
-  for (const BuildIdEntry& entry : *entries) {
-    ids[entry.filename] =
-        std::string(reinterpret_cast<const char*>(entry.build_id.data()), entry.build_id.size());
-  }
-  return ids;
-}
-
 // " (12 no CFI, 3 stack copy too short)": the non-zero counts by reason.
 std::string ByReason(const std::array<uint64_t, UnwindStats::kStops>& counts,
                      uint64_t no_registers) {
@@ -119,7 +108,9 @@ absl::Status UnwindTool::Begin(Header& header) {
   absl::StatusOr<Arch> arch = RecordedArch(header.features);
   if (!arch.ok() && has_stacks) return arch.status();
   arch_ = arch;
-  const auto build_ids = RecordedBuildIds(header.features);
+  // Without a readable BUILD_ID feature, binaries are taken by path alone.
+  const std::map<std::string, std::string> build_ids =
+      ReadBuildIdsByPath(header.features).value_or(std::map<std::string, std::string>());
   lanes_.resize(std::max<size_t>(1, settings_.jobs));
   for (Lane& lane : lanes_) lane.files = std::make_unique<ModuleFiles>(settings_.symfs, build_ids);
   // The caller's thread has the last lane; the others have a thread each.
