@@ -73,6 +73,12 @@ absl::Status RunJit(const JitOptions& options) {
                  static_cast<unsigned long long>(s.files_written),
                  static_cast<unsigned long long>(s.mmaps_injected),
                  static_cast<unsigned long long>(s.anon_mmaps_dropped));
+    if (s.own_files_for_unwinding > 0) {
+      std::fprintf(stderr,
+                   "perftk jit: --merge: %llu load(s) with unwinding tables it cannot merge "
+                   "kept a file of their own\n",
+                   static_cast<unsigned long long>(s.own_files_for_unwinding));
+    }
     run.PrintSummary("perftk jit");
   }
   return absl::OkStatus();
@@ -88,11 +94,11 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
   sub->footer(
       "Each CODE_LOAD of a dump becomes jitted-<pid>-<code_index>.so beside the dump\n"
       "(or in --jit-dir), with its symbol, .eh_frame and line table; --merge writes one\n"
-      "jitted-<pid>-merged.so per dump instead, for runtimes with very many functions\n"
-      "(loads with unwinding tables mapped after their code, as from node\n"
-      "--perf-prof-unwinding-info, keep their own file: perf reads one .eh_frame_hdr\n"
-      "per file). A process in a container (pid namespace) names its dump with its\n"
-      "pid there; such dumps are found, and their pids translated, as perf does.\n"
+      "jitted-<pid>-merged.so per dump instead, for runtimes with very many functions,\n"
+      "with every load's unwinding tables in its one .eh_frame (perf's libunwind\n"
+      "unwinder cannot use them there and falls back to frame pointers in that code,\n"
+      "see the README). A process in a container (pid namespace) names its dump with\n"
+      "its pid there; such dumps are found, and their pids translated, as perf does.\n"
       "Nothing is written to ~/.debug unless --buildid-cache is given; the output's\n"
       "build-id table lists every file written. Records are written in timestamp order.\n\n"
       "Examples:\n"

@@ -541,7 +541,8 @@ MergedJitElfWriter::MergedJitElfWriter(std::string path, std::string temp_path, 
                                        base::PendingFile pending,
                                        std::unique_ptr<JitElfComposer> composer)
     : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd),
-      pending_(std::move(pending)), composer_(std::move(composer)) {}
+      pending_(std::move(pending)), composer_(std::move(composer)),
+      unwinding_(composer_->target().is_64, composer_->target().big_endian) {}
 
 MergedJitElfWriter::~MergedJitElfWriter() {
   if (fd_ >= 0) close(fd_);
@@ -574,6 +575,14 @@ absl::Status MergedJitElfWriter::FlushRegion() {
 }
 
 absl::StatusOr<uint64_t> MergedJitElfWriter::Add(const JitFunction& function) {
+  if (function.has_unwinding) {
+    uint64_t next = AlignUp(composer_->region_end(), kFunctionAlign);
+    if (absl::Status s = unwinding_.Add(function.eh_frame, function.code.size(), next); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unwinding tables of ", function.name, ": ", s.message()));
+    }
+    has_unwinding_ = true;
+  }
   uint64_t address = composer_->AddCode(function, kFunctionAlign, region_);
   if (region_.size() >= kRegionFlushSize) {
     if (absl::Status s = FlushRegion(); !s.ok()) return s;
@@ -581,24 +590,18 @@ absl::StatusOr<uint64_t> MergedJitElfWriter::Add(const JitFunction& function) {
   return address;
 }
 
-void MergedJitElfWriter::AddEmptyUnwindingTables() {
-  // version 1; eh_frame_ptr pc-relative sdata4; fde_count udata4; table
-  // datarel sdata4 (what V8 writes for code without tables).
-  constexpr uint8_t kPcrelSdata4 = 0x1b, kUdata4 = 0x03, kDatarelSdata4 = 0x3b;
-  std::vector<std::byte> header;
-  Emitter e(composer_->target(), header);
-  e.U8(1);
-  e.U8(kPcrelSdata4);
-  e.U8(kUdata4);
-  e.U8(kDatarelSdata4);
-  e.U32(static_cast<uint32_t>(-4));  // the empty .eh_frame is where the header starts
-  e.U32(0);                          // no entries
-  composer_->AddUnwinding(Bytes(), header, region_);
-}
-
 absl::StatusOr<struct stat> MergedJitElfWriter::Finish() {
   if (composer_->functions() == 0) {
     return absl::FailedPreconditionError(absl::StrCat(path_, ": no functions to write"));
+  }
+  if (has_unwinding_) {
+    std::vector<std::byte> eh_frame, eh_frame_hdr;
+    if (absl::Status s = unwinding_.Write(AlignUp(composer_->region_end(), 8), eh_frame,
+                                          eh_frame_hdr);
+        !s.ok()) {
+      return absl::OutOfRangeError(absl::StrCat(path_, ": ", s.message()));
+    }
+    composer_->AddUnwinding(eh_frame, eh_frame_hdr, region_);
   }
   if (absl::Status s = FlushRegion(); !s.ok()) return s;
   std::vector<std::byte> head, tail;

@@ -36,6 +36,7 @@
 #include "base/generated_file.h"
 #include "base/pending_file.h"
 #include "absl/strings/string_view.h"
+#include "elf/eh_frame_merge.h"
 #include "elf/sha1.h"
 #include "base/bytes.h"
 
@@ -88,12 +89,14 @@ absl::StatusOr<struct stat> WriteAndClose(base::GeneratedFile& file, Bytes bytes
 absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes);
 
 // One ELF for many functions (perftk jit --merge): each function's code at
-// its own 16-aligned offset in .text, one symbol each. Unwinding tables are
-// not merged (an unwinder finds one .eh_frame_hdr per file and reads it at
-// one base address), but the file can say "no tables here" with an empty
-// .eh_frame and an .eh_frame_hdr without entries, as a JIT does for code it
-// has no tables for. The file appears at `path` only when Finish succeeds,
-// and is a pending file of the run (base/pending_file.h) when it is new.
+// its own 16-aligned offset in .text, one symbol each. The unwinding tables
+// of the functions that come with them (JitFunction::eh_frame, laid out for
+// the code as BuildJitElf places them) are merged into one .eh_frame and one
+// .eh_frame_hdr after the code (see eh_frame_merge.h); once any function came
+// with unwinding info, even empty, the file has both sections, and says "no
+// tables here" for the code without FDEs, as a JIT does. The file appears at
+// `path` only when Finish succeeds, and is a pending file of the run
+// (base/pending_file.h) when it is new.
 class MergedJitElfWriter {
  public:
   static absl::StatusOr<std::unique_ptr<MergedJitElfWriter>> Create(const std::string& path,
@@ -101,10 +104,9 @@ class MergedJitElfWriter {
   ~MergedJitElfWriter();
 
   // Appends a function; returns the file offset (== address) of its code.
+  // InvalidArgument when its unwinding tables cannot be merged: nothing of
+  // the function is added then.
   absl::StatusOr<uint64_t> Add(const JitFunction& function);
-  // Ends the code with an empty .eh_frame and an .eh_frame_hdr of no
-  // entries; call after the last Add.
-  void AddEmptyUnwindingTables();
   absl::StatusOr<struct stat> Finish();
   // After Finish: the file's pending entry (see base::GeneratedFile).
   base::PendingFile TakePending() { return std::move(pending_); }
@@ -124,6 +126,8 @@ class MergedJitElfWriter {
   base::PendingFile pending_;  // the temporary file, then the finished one
   std::unique_ptr<JitElfComposer> composer_;
   std::vector<std::byte> region_;
+  EhFrameMerger unwinding_;
+  bool has_unwinding_ = false;
 };
 
 }  // namespace perftk::elf

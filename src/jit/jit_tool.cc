@@ -291,7 +291,7 @@ absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, u
   for (const std::string& warning : (*reader)->warnings()) warnings_.push_back(warning);
   FileId merged_id;
   if (merged && merged->functions() > 0) {
-    absl::StatusOr<FileId> id = FinishMergedFile(*context, *merged, code->merged_without_tables);
+    absl::StatusOr<FileId> id = FinishMergedFile(*context, *merged);
     if (!id.ok()) return id.status();
     merged_id = *id;
   }
@@ -329,16 +329,14 @@ absl::StatusOr<JitTool::DumpCode> JitTool::WriteDumpCode(const DumpContext& cont
       info.unwinding = std::move(*unwinding);
     } else if (auto* load = std::get_if<CodeLoad>(&r.body)) {
       ++stats_.code_loads;
+      absl::StatusOr<CodeFile> file = WriteLoad(context, *load, info, merged);
+      if (!file.ok()) return FlushFiles(file.status());
+      // A file of the load's own maps its unwinding tables after the code, as
+      // perf's does; the merged file keeps them after all the code.
       uint64_t len = load->code_size;
-      if (info.unwinding && info.unwinding->mapped_size > 0) {
+      if (file->file_index && info.unwinding && info.unwinding->mapped_size > 0) {
         len = AlignUp(load->code_size, 8) + info.unwinding->mapped_size;
       }
-      // Unwinding tables need a file of their own (see jit_tool.h).
-      bool own_file = !merged || (info.unwinding && (info.unwinding->mapped_size > 0 ||
-                                                     !info.unwinding->eh_frame().empty()));
-      if (!own_file && info.unwinding) code.merged_without_tables = true;
-      absl::StatusOr<CodeFile> file = WriteLoad(context, *load, info, own_file ? nullptr : merged);
-      if (!file.ok()) return FlushFiles(file.status());
       code.files[load->code_index] = *std::move(file);
       code.planned.push_back(PlannedMmap{time_of(r.timestamp), load->pid, load->tid,
                                          load->code_addr, len, load->code_index});
@@ -355,9 +353,7 @@ absl::StatusOr<JitTool::DumpCode> JitTool::WriteDumpCode(const DumpContext& cont
 }
 
 absl::StatusOr<JitTool::FileId> JitTool::FinishMergedFile(const DumpContext& context,
-                                                          elf::MergedJitElfWriter& merged,
-                                                          bool without_tables) {
-  if (without_tables) merged.AddEmptyUnwindingTables();
+                                                          elf::MergedJitElfWriter& merged) {
   absl::StatusOr<struct stat> st = merged.Finish();
   if (!st.ok()) return st.status();
   if (base::PendingFile pending = merged.TakePending(); pending.listed()) {
@@ -425,15 +421,20 @@ absl::StatusOr<JitTool::CodeFile> JitTool::WriteLoad(const DumpContext& context,
   function.name = load.name;
   function.code = load.code;
   function.lines = lines_buffer_;
-  if (merged) {
-    absl::StatusOr<uint64_t> offset = merged->Add(function);
-    if (!offset.ok()) return offset.status();
-    return CodeFile{context.merged_path, *offset, std::nullopt};
-  }
   if (info.unwinding) {
     function.has_unwinding = true;
     function.eh_frame = info.unwinding->eh_frame();
     function.eh_frame_hdr = info.unwinding->eh_frame_hdr();
+  }
+  if (merged) {
+    absl::StatusOr<uint64_t> offset = merged->Add(function);
+    if (offset.ok()) return CodeFile{context.merged_path, *offset, std::nullopt};
+    if (offset.status().code() != absl::StatusCode::kInvalidArgument) return offset.status();
+    // Tables the merged file cannot take: the load keeps a file of its own.
+    ++stats_.own_files_for_unwinding;
+    warnings_.push_back(absl::StrCat(context.merged_path, ": code_index ", load.code_index, " ",
+                                     offset.status().message(),
+                                     "; the load keeps a file of its own"));
   }
   std::vector<std::byte> bytes;
   elf::Sha1::Digest build_id = elf::BuildJitElf(context.target, function, bytes);

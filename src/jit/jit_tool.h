@@ -15,9 +15,13 @@
 //   the dump's) beside the dump (or in jit_dir), with the DEBUG_INFO /
 //   UNWINDING_INFO that came before it. With `merge`, the loads of a dump go
 //   into one file jitted-<pid>-merged.so, each at its own offset, with its
-//   line table; a load with unwinding tables mapped after its code keeps a
-//   file of its own, because perf finds one .eh_frame_hdr per file and reads
-//   it at one base address, so tables of many loads in one file are unusable.
+//   line table, and their unwinding tables rewritten into the file's one
+//   .eh_frame (see elf/eh_frame_merge.h), whose .eh_frame_hdr has no search
+//   table: perf's libunwind unwinder reads a file's table at one address for
+//   all its mappings, wrong for a file mapped piecewise, so there it falls
+//   back to frame pointers, as for a load without tables. A merged load's
+//   MMAP2 maps its code only. A load whose tables cannot be rewritten keeps
+//   a file of its own, with a warning (JitToolStats::own_files_for_unwinding).
 // - Each CODE_LOAD and CODE_MOVE becomes an MMAP2 (prot r-x, a complete
 //   sample_id trailer copied from the marker's, with the load's pid, tid and
 //   time), emitted among the other records at its timestamp (converted
@@ -83,6 +87,9 @@ struct JitToolStats {
   uint64_t files_written = 0;
   uint64_t mmaps_injected = 0;
   uint64_t anon_mmaps_dropped = 0;
+  // With merge: loads whose unwinding tables could not be merged, each
+  // written to a file of its own instead (with a warning).
+  uint64_t own_files_for_unwinding = 0;
 };
 
 // The basename rule: the pid in "jit-<pid>.dump", or nullopt.
@@ -179,10 +186,6 @@ class JitTool : public Tool {
   struct DumpCode {
     absl::flat_hash_map<uint64_t, CodeFile> files;
     std::vector<PlannedMmap> planned;
-    // A merged load came with (empty) unwinding info: the merged file then
-    // says "no tables", so that perf falls back to frame pointers there as
-    // it does for such a load's own file.
-    bool merged_without_tables = false;
   };
 
   // Refuses a generated file `name` in the context's folder that is an
@@ -214,8 +217,7 @@ class JitTool : public Tool {
                                      const LoadInfo& info, elf::MergedJitElfWriter* merged);
   // Completes the merged file, if it holds any function; its id.
   absl::StatusOr<FileId> FinishMergedFile(const DumpContext& context,
-                                          elf::MergedJitElfWriter& merged,
-                                          bool without_tables);
+                                          elf::MergedJitElfWriter& merged);
   // Queues the planned MMAP2s, pointed at the files of their code.
   absl::Status QueueMmaps(const DumpContext& context, const std::string& dump_path,
                           const DumpCode& code, FileId merged_id);

@@ -15,6 +15,7 @@
 #include "elf/sha1.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "../testing/v8_eh_frame.h"
 
 namespace perftk::elf {
 namespace {
@@ -373,6 +374,91 @@ TEST(MergedJitElfWriter, FunctionsAtDistinctAlignedOffsets) {
   std::optional<std::string> readelf = RunCommand("readelf -a -W " + path);
   ASSERT_TRUE(readelf.has_value());
   EXPECT_THAT(*readelf, Not(HasSubstr("Warning")));
+  unlink(path.c_str());
+}
+
+// The tables of every function that has them go into one .eh_frame, each FDE
+// at its function's address in the file; GNU, LLVM and elfutils tools read
+// them.
+TEST(MergedJitElfWriter, OneEhFrameForEveryFunctionsTables) {
+  std::string path = TempPath("merged_unwind");
+  absl::StatusOr<std::unique_ptr<MergedJitElfWriter>> writer =
+      MergedJitElfWriter::Create(path, JitElfTarget{});
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  std::vector<std::vector<std::byte>> codes, tables;
+  std::vector<uint64_t> addresses;
+  for (int i = 0; i < 4; ++i) {
+    codes.push_back(Code(0x40 + i * 0x21, static_cast<uint8_t>(i)));
+    tables.push_back(::perftk::testing::V8Table(codes.back().size(), {.version = 1}));
+    std::string name = "fn" + std::to_string(i);
+    // fn2 has no tables; fn3 came with empty ones (as V8 says "none").
+    JitFunction f{.name = name, .code = codes.back(), .has_unwinding = i != 2};
+    if (i < 2) f.eh_frame = tables.back();
+    absl::StatusOr<uint64_t> address = (*writer)->Add(f);
+    ASSERT_TRUE(address.ok()) << address.status();
+    addresses.push_back(*address);
+  }
+  ASSERT_TRUE((*writer)->Finish().ok());
+  Parsed p = Parse(path);
+  ASSERT_TRUE(p.sections.count(".eh_frame"));
+  ASSERT_TRUE(p.sections.count(".eh_frame_hdr"));
+  uint64_t code_end = addresses[3] + codes[3].size();
+  EXPECT_EQ(p.sections[".eh_frame"].sh_addr, AlignUp(code_end, 8));
+  EXPECT_EQ(p.sections[".eh_frame_hdr"].sh_addr,
+            p.sections[".eh_frame"].sh_addr + p.sections[".eh_frame"].sh_size);
+  EXPECT_EQ(p.phdrs[0].p_filesz, p.sections[".eh_frame_hdr"].sh_addr + 8 - 0x80);
+
+  std::optional<std::string> gnu = RunCommand("readelf --debug-dump=frames " + path);
+  ASSERT_TRUE(gnu.has_value());
+  EXPECT_THAT(*gnu, Not(HasSubstr("Warning")));
+  char want[128];
+  for (int i = 0; i < 2; ++i) {
+    std::snprintf(want, sizeof(want), "FDE cie=%08zx pc=%016llx..%016llx", size_t{0x2c} * i,
+                  static_cast<unsigned long long>(addresses[i]),
+                  static_cast<unsigned long long>(addresses[i] + codes[i].size() - 2));
+    EXPECT_THAT(*gnu, HasSubstr(want)) << *gnu;
+  }
+  if (Have("llvm-dwarfdump")) {
+    std::optional<std::string> llvm = RunCommand("llvm-dwarfdump --eh-frame " + path);
+    ASSERT_TRUE(llvm.has_value());
+    EXPECT_THAT(*llvm, Not(HasSubstr("error")));
+    EXPECT_THAT(*llvm, Not(HasSubstr("WARNING")));
+    std::snprintf(want, sizeof(want), "pc=%08llx...%08llx",
+                  static_cast<unsigned long long>(addresses[1]),
+                  static_cast<unsigned long long>(addresses[1] + codes[1].size() - 2));
+    EXPECT_THAT(*llvm, HasSubstr(want)) << *llvm;
+  }
+  if (Have("eu-readelf")) {
+    std::optional<std::string> eu = RunCommand("eu-readelf --debug-dump=frames -e " + path);
+    ASSERT_TRUE(eu.has_value());
+    EXPECT_THAT(*eu, HasSubstr("fde_count_enc:    0xff (omit)"));
+    EXPECT_THAT(*eu, Not(HasSubstr("invalid")));
+    // Each FDE's initial location is its function's symbol.
+    EXPECT_THAT(*eu, HasSubstr("<fn0> (offset: 0x80)"));
+    EXPECT_THAT(*eu, HasSubstr("<fn1> (offset: 0xc0)"));
+  }
+  unlink(path.c_str());
+}
+
+TEST(MergedJitElfWriter, TablesItCannotMergeAddNothing) {
+  std::string path = TempPath("merged_refused");
+  absl::StatusOr<std::unique_ptr<MergedJitElfWriter>> writer =
+      MergedJitElfWriter::Create(path, JitElfTarget{});
+  ASSERT_TRUE(writer.ok());
+  std::vector<std::byte> code = Code(0x40, 1);
+  std::vector<std::byte> table = ::perftk::testing::V8Table(0x40, {.version = 4});
+  absl::StatusOr<uint64_t> refused = (*writer)->Add(
+      JitFunction{.name = "odd", .code = code, .has_unwinding = true, .eh_frame = table});
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("unwinding tables of odd: .eh_frame offset 0"));
+  EXPECT_EQ((*writer)->functions(), 0u);
+  absl::StatusOr<uint64_t> next = (*writer)->Add(JitFunction{.name = "plain", .code = code});
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(*next, 0x80u) << "the refused code took no room";
+  ASSERT_TRUE((*writer)->Finish().ok());
+  Parsed p = Parse(path);
+  EXPECT_FALSE(p.sections.count(".eh_frame")) << "no function came with tables it kept";
   unlink(path.c_str());
 }
 

@@ -23,6 +23,7 @@
 #include "inject/pipeline.h"
 #include "jit/buildid_cache.h"
 #include "jitdump_builder.h"
+#include "../testing/v8_eh_frame.h"
 #include "perf/features.h"
 #include "perf/reader.h"
 #include "perf/writer.h"
@@ -360,10 +361,16 @@ TEST_F(JitToolTest, InjectedMmap2HasReadExecProtAndACompleteSampleId) {
 TEST_F(JitToolTest, MergeWritesOneFileWithAnOffsetPerLoad) {
   WriteRecording();
   UsualDump().WriteTo(dump_path_);
-  ASSERT_TRUE(Run({.merge = true}).ok());
-  // Load 1 has unwinding tables mapped after its code: a file of its own,
-  // as perf writes it; load 2 goes into the merged file.
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(Run({.merge = true}, &warnings).ok());
+  // Load 1's unwinding tables are no .eh_frame perftk can read: it keeps a
+  // file of its own, with its tables mapped after its code as perf writes
+  // it, and a warning; load 2 goes into the merged file.
   EXPECT_THAT(SoFiles(), ElementsAre("jitted-4100-1.so", "jitted-4100-merged.so"));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("jitted-4100-merged.so: code_index 1 unwinding tables of "
+                                     "JS:*first: .eh_frame offset 0: record length"));
+  EXPECT_THAT(warnings[0], HasSubstr("the load keeps a file of its own"));
   std::vector<Mmap2Summary> mmaps = Mmap2s(ReadBack(out_));
   ASSERT_EQ(mmaps.size(), 5u);
   std::string merged = dir_ + "/jitted-4100-merged.so";
@@ -406,15 +413,61 @@ TEST_F(JitToolTest, MergeKeepsLoadsWithoutTablesTogetherAndSaysSo) {
   const elf::Section* header = (*elf)->FindSection(".eh_frame_hdr");
   ASSERT_NE(eh_frame, nullptr);
   ASSERT_NE(header, nullptr);
-  EXPECT_EQ(eh_frame->size, 0u);
-  EXPECT_EQ(eh_frame->addr, header->addr);
-  EXPECT_GE(header->addr, 0xc0u + 20);  // after the code
+  EXPECT_EQ(eh_frame->size, 4u);  // the terminator
+  EXPECT_EQ(eh_frame->addr + 4, header->addr);
+  EXPECT_GE(eh_frame->addr, 0xc0u + 20);  // after the code
   auto bytes = (*elf)->SectionBytes(*header);
   ASSERT_TRUE(bytes.ok());
-  ASSERT_EQ(bytes->size(), 12u);
-  EXPECT_EQ(static_cast<uint8_t>((*bytes)[0]), 1);  // version
-  EXPECT_EQ(Load<uint32_t>(reinterpret_cast<const std::byte*>(bytes->data()) + 8), 0u)
-      << "fde_count";
+  ASSERT_EQ(bytes->size(), 8u);
+  EXPECT_EQ(static_cast<uint8_t>((*bytes)[0]), 1);     // version
+  EXPECT_EQ(static_cast<uint8_t>((*bytes)[2]), 0xff);  // no fde_count: no search table
+}
+
+std::vector<uint8_t> AsUint8(const std::vector<std::byte>& bytes) {
+  std::vector<uint8_t> out(bytes.size());
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+TEST_F(JitToolTest, MergePutsEveryLoadsTablesInTheOneFile) {
+  WriteRecording();
+  JitDumpBuilder dump(kPid);
+  std::vector<uint8_t> empty_header = {1, 0x1b, 3, 0x3b, 0, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<uint64_t> sizes = {0x40, 0x33, 0x20};
+  for (uint64_t i = 0; i < sizes.size(); ++i) {
+    // Loads 0 and 2 come with V8's tables (mapped after the code in the
+    // process), load 1 with V8's "none".
+    std::vector<uint8_t> table = i == 1 ? std::vector<uint8_t>{}
+                                        : AsUint8(::perftk::testing::V8Table(sizes[i]));
+    dump.Unwinding(11 + i, table, empty_header, table.size() + empty_header.size());
+    dump.Load({.timestamp = 11 + i, .pid = kPid, .tid = kPid, .code_addr = 0x10000 * (i + 1),
+               .code_index = i, .name = "JS:*f" + std::to_string(i),
+               .code = Code(sizes[i])});
+  }
+  dump.WriteTo(dump_path_);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(Run({.merge = true}, &warnings).ok());
+  EXPECT_THAT(warnings, ::testing::IsEmpty());
+  EXPECT_THAT(SoFiles(), ElementsAre("jitted-4100-merged.so"));
+  std::vector<Mmap2Summary> mmaps = Mmap2s(ReadBack(out_));
+  ASSERT_EQ(mmaps.size(), 5u);  // //anon, 3 loads, the other pid's //anon
+  std::vector<uint64_t> pgoffs;
+  for (uint64_t i = 0; i < sizes.size(); ++i) {
+    // The merged file maps the code only: its tables are after all the code.
+    EXPECT_EQ(mmaps[1 + i].len, sizes[i]);
+    pgoffs.push_back(mmaps[1 + i].pgoff);
+  }
+  EXPECT_EQ(pgoffs, (std::vector<uint64_t>{0x80, 0xc0, 0x100}));
+  std::string command = "readelf --debug-dump=frames " + dir_ + "/jitted-4100-merged.so";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string frames;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof(buf), pipe)) > 0;) frames.append(buf, n);
+  pclose(pipe);
+  EXPECT_THAT(frames, HasSubstr("pc=0000000000000080..00000000000000be"));
+  EXPECT_THAT(frames, HasSubstr("pc=0000000000000100..000000000000011e"));
+  EXPECT_THAT(frames, ::testing::Not(HasSubstr("pc=00000000000000c0")));
 }
 
 TEST_F(JitToolTest, JitDirTakesTheFiles) {

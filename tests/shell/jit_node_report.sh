@@ -24,15 +24,14 @@ for out in ours merged; do
   [ ! -s $out.data.script.err ] || fail "perf script warns on $out: $(head -3 $out.data.script.err)"
 done
 
-# One .so per CODE_LOAD, as perf writes them; with --merge one file, plus
-# one per load with unwinding tables (V8's few optimized functions).
+# One .so per CODE_LOAD, as perf writes them; with --merge one file.
 perf_files=$(ls jitted-*.so | wc -l)
 our_files=$(ls ours | wc -l)
 [ "$perf_files" -gt 100 ] || fail "perf inject wrote only $perf_files .so files"
 [ "$our_files" -eq "$perf_files" ] || fail "perftk wrote $our_files .so files, perf $perf_files"
 merged_name=$(basename jit-*.dump .dump | sed 's/^jit-/jitted-/')-merged.so
 [ -f "merged/$merged_name" ] || fail "--merge wrote no $merged_name: $(ls merged | head -3)"
-[ "$(ls merged | wc -l)" -lt $((perf_files / 50)) ] || fail "--merge wrote $(ls merged | wc -l) files"
+[ "$(ls merged | wc -l)" -eq 1 ] || fail "--merge wrote $(ls merged | wc -l) files"
 
 # The marker and the //anon maps of the node process are gone, as with perf.
 for f in perf.jit.data ours.data; do
