@@ -4,6 +4,9 @@
 #
 #   bench/jit.sh [PERFTK] [FUNCTIONS] [WORKDIR]
 #   CLEANUP=1 bench/jit.sh ...    # remove WORKDIR at the end
+#   UNWINDING=1 bench/jit.sh ...  # node --perf-prof-unwinding-info: every load
+#                                 # comes with unwinding tables, which --merge
+#                                 # puts into its one file too
 #
 # Node compiles FUNCTIONS distinct functions (default 30000) with
 # --interpreted-frames-native-stack, which gives each its own copy of the
@@ -54,8 +57,10 @@ let s = 0;
 for (let round = 0; round < 3; round++) for (const f of fns) s += f(round);
 console.log('sum', s);
 JS
-perf record -q -k 1 -e cpu-clock -o perf.data node --perf-prof --interpreted-frames-native-stack \
-  stress.js >/dev/null 2>record.err
+node_flags=(--perf-prof --interpreted-frames-native-stack)
+[ "${UNWINDING:-0}" = 1 ] && node_flags+=(--perf-prof-unwinding-info)
+echo "node ${node_flags[*]}"
+perf record -q -k 1 -e cpu-clock -o perf.data node "${node_flags[@]}" stress.js >/dev/null 2>record.err
 dump=$(ls jit-*.dump)
 echo "recording: $(stat -c %s perf.data) bytes; $dump: $(stat -c %s "$dump") bytes"
 
