@@ -249,6 +249,7 @@ absl::StatusOr<JitTool::DumpContext> JitTool::ContextFor(const Record& marker,
   context.dir = Absolute(context.dir);
   context.claimed_names = base::ClaimedNamesIn(base::ResolvedFolder(context.dir));
   context.file_pid = reader.header().pid;
+  context.dump_path = reader.path();
   if (dump.namespaced) context.outer_pid = pid;
   context.arch_timestamp = reader.header().arch_timestamp();
   bool big_endian = (std::endian::native == std::endian::big) != reader.header().cross_endian;
@@ -327,6 +328,7 @@ absl::StatusOr<JitTool::DumpCode> JitTool::WriteDumpCode(const DumpContext& cont
       info.debug = std::move(*debug);
     } else if (auto* unwinding = std::get_if<UnwindingInfo>(&r.body)) {
       info.unwinding = std::move(*unwinding);
+      info.unwinding_offset = r.offset;
     } else if (auto* load = std::get_if<CodeLoad>(&r.body)) {
       ++stats_.code_loads;
       absl::StatusOr<CodeFile> file = WriteLoad(context, *load, info, merged);
@@ -432,7 +434,8 @@ absl::StatusOr<JitTool::CodeFile> JitTool::WriteLoad(const DumpContext& context,
     if (offset.status().code() != absl::StatusCode::kInvalidArgument) return offset.status();
     // Tables the merged file cannot take: the load keeps a file of its own.
     ++stats_.own_files_for_unwinding;
-    warnings_.push_back(absl::StrCat(context.merged_path, ": code_index ", load.code_index, " ",
+    warnings_.push_back(absl::StrCat(context.dump_path, " offset ", info.unwinding_offset,
+                                     ": UNWINDING_INFO of code_index ", load.code_index, ": ",
                                      offset.status().message(),
                                      "; the load keeps a file of its own"));
   }

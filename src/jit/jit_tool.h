@@ -144,6 +144,7 @@ class JitTool : public Tool {
     SampleId sample_id;     // from the marker; pid, tid, time replaced
     bool arch_timestamp = false;
     elf::JitElfTarget target;
+    std::string dump_path;
     std::string merged_path;
     // For a process in a pid namespace: its pid outside, which replaces
     // the namespace pids and tids of the dump's records.
@@ -167,6 +168,7 @@ class JitTool : public Tool {
   struct LoadInfo {
     std::optional<DebugInfo> debug;
     std::optional<UnwindingInfo> unwinding;
+    uint64_t unwinding_offset = 0;  // of the UNWINDING_INFO record in the dump
   };
   // The file that holds a load's code.
   struct CodeFile {

@@ -368,7 +368,8 @@ TEST_F(JitToolTest, MergeWritesOneFileWithAnOffsetPerLoad) {
   // it, and a warning; load 2 goes into the merged file.
   EXPECT_THAT(SoFiles(), ElementsAre("jitted-4100-1.so", "jitted-4100-merged.so"));
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_THAT(warnings[0], HasSubstr("jitted-4100-merged.so: code_index 1 unwinding tables of "
+  EXPECT_THAT(warnings[0], HasSubstr(dump_path_ + " offset "));
+  EXPECT_THAT(warnings[0], HasSubstr(": UNWINDING_INFO of code_index 1: unwinding tables of "
                                      "JS:*first: .eh_frame offset 0: record length"));
   EXPECT_THAT(warnings[0], HasSubstr("the load keeps a file of its own"));
   std::vector<Mmap2Summary> mmaps = Mmap2s(ReadBack(out_));
