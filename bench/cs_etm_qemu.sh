@@ -22,7 +22,8 @@
 #   N=24 bench/cs_etm_qemu.sh     # ~30 M instructions
 #   N=30 REPEAT=1 bench/cs_etm_qemu.sh   # ~540 M instructions, ~200 MB of trace
 # Env: PERFTK (binary), QEMU_ETM (recorder; default next to PERFTK's build),
-# PERF_CORESIGHT, REPEAT (default 3), KEEP=1 keeps the work directory.
+# PERF_CORESIGHT, REPEAT (default 3), KEEP=1 keeps the work directory,
+# REUSE=DIR measures the decodes again on a kept directory's recording.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-$here/../build}
@@ -36,25 +37,32 @@ done
 for tool in qemu-aarch64 aarch64-linux-gnu-gcc; do
   command -v "$tool" >/dev/null || { echo "missing $tool (scripts/setup.sh installs it)" >&2; exit 1; }
 done
-work=$(mktemp -d "${TMPDIR:-/tmp}/perftk-etm-qemu-bench.XXXXXX")
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
-cd "$work"
-
-aarch64-linux-gnu-gcc -std=gnu99 -O2 -g -no-pie -Wl,--emit-relocs -DLUA_USE_POSIX \
-  '-Dluai_makeseed(L)=0' -o lua "$here/../third_party/lua/src/onelua.c" -lm
-cat >fib.lua <<'EOF'
+if [ -n "${REUSE:-}" ]; then
+  # A work directory kept (KEEP=1) by an earlier run: its recording again.
+  work=$(cd "$REUSE" && pwd)
+  cd "$work"
+  echo "reusing the recording in $work"
+  cat recorder.out
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/perftk-etm-qemu-bench.XXXXXX")
+  [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+  cd "$work"
+  aarch64-linux-gnu-gcc -std=gnu99 -O2 -g -no-pie -Wl,--emit-relocs -DLUA_USE_POSIX \
+    '-Dluai_makeseed(L)=0' -o lua "$here/../third_party/lua/src/onelua.c" -lm
+  cat >fib.lua <<'EOF'
 local function fib(k) if k < 2 then return k end return fib(k - 1) + fib(k - 2) end
 print(fib(tonumber(arg[1])))
 EOF
-start=$(date +%s.%N)
-env -i "$(command -v qemu-aarch64)" -L "$PREFIX" -d in_asm,exec,nochain -strace -D /dev/stderr \
-  ./lua fib.lua "$N" 2>&1 >lua.out |
-  /usr/bin/time -f '%M' -o recorder.rss "$QEMU_ETM" --blocks --program ./lua --prefix "$PREFIX" \
-    --buffer-kb 256 --out perf.data --truth-autofdo truth.afdo >recorder.out
-end=$(date +%s.%N)
-echo "fib($N) = $(cat lua.out) under qemu, recorded in $(awk -v a="$start" -v b="$end" \
-  'BEGIN { printf "%.1f", b - a }') s (recorder peak RSS $(cat recorder.rss) KB)"
-cat recorder.out
+  start=$(date +%s.%N)
+  env -i "$(command -v qemu-aarch64)" -L "$PREFIX" -d in_asm,exec,nochain -strace -D /dev/stderr \
+    ./lua fib.lua "$N" 2>&1 >lua.out |
+    /usr/bin/time -f '%M' -o recorder.rss "$QEMU_ETM" --blocks --program ./lua --prefix "$PREFIX" \
+      --buffer-kb 256 --out perf.data --truth-autofdo truth.afdo >recorder.out
+  end=$(date +%s.%N)
+  echo "fib($N) = $(cat lua.out) under qemu, recorded in $(awk -v a="$start" -v b="$end" \
+    'BEGIN { printf "%.1f", b - a }') s (recorder peak RSS $(cat recorder.rss) KB)"
+  cat recorder.out
+fi
 trace_mb=$(sed -nE 's/.* ([0-9.]+) MB of trace.*/\1/p' recorder.out)
 
 measure() { python3 "$here/measure.py" "${REPEAT:-3}" "$@"; }
