@@ -68,6 +68,7 @@
 #include "jit/jitdump.h"
 #include "perf/header.h"
 #include "perf/sample.h"
+#include "perf/time_conv.h"
 
 namespace perftk::jit {
 
@@ -99,16 +100,6 @@ bool IsAnonymousMapping(absl::string_view filename);
 // Where the dump a marker of process `pid` names may be, in the order they
 // are tried: the path in the process's root, then the recorded path.
 std::vector<std::string> DumpCandidates(absl::string_view filename, uint32_t pid);
-
-// PERF_RECORD_TIME_CONV: converts the CPU's cycle counter to perf time.
-struct TimeConversion {
-  uint64_t time_shift = 0, time_mult = 0, time_zero = 0;
-  uint64_t time_cycles = 0, time_mask = 0;
-  bool cap_user_time_short = false;
-
-  static absl::StatusOr<TimeConversion> From(const Record& record);
-  uint64_t ToPerfTime(uint64_t cycles) const;
-};
 
 class JitTool : public Tool {
  public:

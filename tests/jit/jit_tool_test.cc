@@ -512,15 +512,6 @@ TEST_F(JitToolTest, ArchTimestampsAreConvertedThroughTimeConv) {
   EXPECT_EQ(mmaps[0].time, 1050u);
 }
 
-TEST(TimeConversion, MatchesPerfArithmetic) {
-  TimeConversion tc;
-  tc.time_shift = 10;
-  tc.time_mult = 1500;  // 1.46484375 ns per cycle
-  tc.time_zero = 7;
-  // quot = 3, rem = 5: 7 + 3 * 1500 + (5 * 1500 >> 10) = 7 + 4500 + 7
-  EXPECT_EQ(tc.ToPerfTime((3 << 10) + 5), 4514u);
-}
-
 TEST_F(JitToolTest, RecordingWithoutMonotonicClockIsRefusedWithAHint) {
   WriteRecording({.monotonic = false});
   UsualDump().WriteTo(dump_path_);
