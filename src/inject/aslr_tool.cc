@@ -379,18 +379,12 @@ absl::Status AslrTool::RewriteDeferredCallchain(const Record& record, RecordSink
   absl::StatusOr<SampleId> id = DecodeSampleId(format, record.bytes());
   if (!id.ok()) return Fail(record, id.status());
   std::vector<std::byte> bytes(record.bytes().begin(), record.bytes().end());
-  if (bytes.size() < CallchainDeferredRecord::kIpsOffset) {
-    return Fail(record, absl::DataLossError("shorter than its layout"));
-  }
-  uint64_t nr = Load<uint64_t>(bytes.data() + CallchainDeferredRecord::kNrOffset);
-  size_t room = bytes.size() - CallchainDeferredRecord::kIpsOffset - format.trailer_size();
-  if (nr > room / 8) return Fail(record, absl::DataLossError("nr runs past the record"));
-  for (uint64_t i = 0; i < nr; ++i) {
-    std::byte* p = bytes.data() + CallchainDeferredRecord::IpOffset(i);
-    uint64_t ip = Load<uint64_t>(p);
-    if (ip < PERF_CONTEXT_MAX) {
-      Store<uint64_t>(p, Translate(static_cast<int32_t>(id->pid), PERF_RECORD_MISC_USER, ip));
-    }
+  const int32_t pid = static_cast<int32_t>(id->pid);
+  if (absl::Status s = MapDeferredCallchainIps(
+          bytes, format.trailer_size(),
+          [&](uint64_t ip) { return Translate(pid, PERF_RECORD_MISC_USER, ip); });
+      !s.ok()) {
+    return Fail(record, s);
   }
   return out.Emit(Record(bytes, record.file_offset()));
 }

@@ -59,4 +59,20 @@ absl::StatusOr<std::vector<std::byte>> EncodeEventUpdateName(uint64_t id, absl::
   return MakeRecordBytes(PERF_RECORD_EVENT_UPDATE, misc, body);
 }
 
+absl::Status MapDeferredCallchainIps(std::vector<std::byte>& bytes, size_t trailer_size,
+                                     absl::FunctionRef<uint64_t(uint64_t)> map) {
+  if (bytes.size() < CallchainDeferredRecord::kIpsOffset + trailer_size) {
+    return absl::DataLossError("shorter than its layout");
+  }
+  const uint64_t nr = Load<uint64_t>(bytes.data() + CallchainDeferredRecord::kNrOffset);
+  const size_t room = bytes.size() - CallchainDeferredRecord::kIpsOffset - trailer_size;
+  if (nr > room / 8) return absl::DataLossError("nr runs past the record");
+  for (uint64_t i = 0; i < nr; ++i) {
+    std::byte* p = bytes.data() + CallchainDeferredRecord::IpOffset(i);
+    const uint64_t ip = Load<uint64_t>(p);
+    if (ip < PERF_CONTEXT_MAX) Store<uint64_t>(p, map(ip));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace perftk

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "base/bytes.h"
@@ -44,6 +46,14 @@ absl::StatusOr<std::vector<std::byte>> EncodeHeaderFeature(uint64_t feature, Byt
 // holds the padded payload's size.
 absl::StatusOr<std::vector<std::byte>> EncodeHeaderTracingData(std::vector<std::byte>& data,
                                                                uint16_t misc = 0);
+
+// CALLCHAIN_DEFERRED (a copy of one, `bytes`, whose sample_id trailer is
+// `trailer_size` bytes): each ip below PERF_CONTEXT_MAX replaced by what
+// `map` returns for it, context markers kept; an error, `bytes`
+// unchanged, when the record is shorter than its layout or nr runs past
+// it.
+absl::Status MapDeferredCallchainIps(std::vector<std::byte>& bytes, size_t trailer_size,
+                                     absl::FunctionRef<uint64_t(uint64_t)> map);
 
 // EVENT_UPDATE of type name (EventUpdateRecord::kName) for the event of
 // sample id `id`: the name NUL-terminated and padded with zeros to 8 bytes.

@@ -1,5 +1,7 @@
 // The encoders of record_encoders.h and EVENT_DESC against the views that
 // read them and against the sections perf wrote in the test recordings.
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -140,6 +142,58 @@ TEST(RecordEncoders, EventUpdateNameReadsBackThroughItsView) {
     EXPECT_EQ(view->id(), 77u);
     EXPECT_EQ(view->text(), name);
   }
+}
+
+// A CALLCHAIN_DEFERRED record's bytes: header, cookie, nr, the ips, then a
+// sample_id trailer of `trailer` bytes.
+std::vector<std::byte> DeferredCallchain(uint64_t nr, const std::vector<uint64_t>& ips,
+                                         size_t trailer) {
+  std::vector<std::byte> bytes(24 + 8 * ips.size() + trailer, std::byte{0x5a});
+  const uint16_t size = static_cast<uint16_t>(bytes.size());
+  const uint32_t type = PERF_RECORD_CALLCHAIN_DEFERRED;
+  std::memcpy(bytes.data(), &type, 4);
+  std::memset(bytes.data() + 4, 0, 2);
+  std::memcpy(bytes.data() + 6, &size, 2);
+  const uint64_t cookie = 77;
+  std::memcpy(bytes.data() + 8, &cookie, 8);
+  std::memcpy(bytes.data() + 16, &nr, 8);
+  for (size_t i = 0; i < ips.size(); ++i) std::memcpy(bytes.data() + 24 + 8 * i, &ips[i], 8);
+  return bytes;
+}
+
+uint64_t IpAt(const std::vector<std::byte>& bytes, size_t i) {
+  uint64_t ip;
+  std::memcpy(&ip, bytes.data() + 24 + 8 * i, 8);
+  return ip;
+}
+
+TEST(MapDeferredCallchainIps, MapsIpsKeepsContextMarkersAndTheTrailer) {
+  std::vector<std::byte> bytes =
+      DeferredCallchain(3, {PERF_CONTEXT_USER, 0x401000, 0x7f0000001234}, 16);
+  const std::vector<std::byte> before = bytes;
+  ASSERT_TRUE(MapDeferredCallchainIps(bytes, 16, [](uint64_t ip) { return ip + 0x10; }).ok());
+  EXPECT_EQ(IpAt(bytes, 0), PERF_CONTEXT_USER);
+  EXPECT_EQ(IpAt(bytes, 1), 0x401010u);
+  EXPECT_EQ(IpAt(bytes, 2), 0x7f0000001244u);
+  EXPECT_TRUE(std::equal(bytes.end() - 16, bytes.end(), before.end() - 16));
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.begin() + 24, before.begin()));
+}
+
+TEST(MapDeferredCallchainIps, BadLayoutsAreErrorsAndChangeNothing) {
+  auto map = [](uint64_t) { return uint64_t{0}; };
+  // nr says 3 ips where 2 fit before the trailer.
+  std::vector<std::byte> bytes = DeferredCallchain(3, {0x1000, 0x2000}, 8);
+  std::vector<std::byte> before = bytes;
+  EXPECT_EQ(MapDeferredCallchainIps(bytes, 8, map).message(), "nr runs past the record");
+  EXPECT_EQ(bytes, before);
+  // Shorter than the fixed part and its trailer (no room may underflow).
+  bytes = DeferredCallchain(0, {}, 8);
+  bytes.resize(28);
+  before = bytes;
+  EXPECT_EQ(MapDeferredCallchainIps(bytes, 8, map).message(), "shorter than its layout");
+  EXPECT_EQ(bytes, before);
+  bytes.resize(16);
+  EXPECT_FALSE(MapDeferredCallchainIps(bytes, 0, map).ok());
 }
 
 }  // namespace
