@@ -21,7 +21,14 @@ a line may not hold
   4. a call of base's Append/AppendBytes (bytes.h): a layout being encoded
      field after field, which is an encoder's job (perf/record_encoders.h,
      perf/features.h); member calls (`x.Append(`) and absl::StrAppend are
-     other functions and not matched.
+     other functions and not matched;
+  5. a constant of the kernel's perf ABI defined here (`constexpr ...
+     PERF_X =`): those live in include/perftk/perf_abi.h;
+  6. an attr bit by number: a shift of an integer literal (`1ULL << 18`)
+     on a line about attr flags, sample_type or branch_sample_type, where
+     perf_abi.h names the bit (kAttrFlag*, PERF_SAMPLE_*);
+  7. `+ <integer literal>` beside a name ending in offset (`offset + 8`,
+     `16 + kSomethingOffset`): a field found by counting bytes.
 Comments are ignored.
 
 Usage: raw_offsets.py SRC_DIR. Prints every offending line and exits 1 if
@@ -37,6 +44,12 @@ LOAD_STORE = re.compile(r"\b(?:Load|Store)<[^<>;]*>\(")
 FIXED_POINTER = re.compile(r"\.data\(\)\s*\+\s*(0[xX][0-9a-fA-F]+|\d+)\b")
 FIXED_SLICE = re.compile(r"\.subspan\(\s*(0[xX][0-9a-fA-F]+|\d+)\b")
 BYTE_APPEND = re.compile(r"(?<![.\w>:])(?:Append|AppendBytes)(?:<[^<>;]*>)?\(")
+ABI_CONSTANT = re.compile(r"\bconstexpr\b[^=;]*\bPERF_[A-Z0-9_]+\s*=")
+LITERAL_SHIFT = re.compile(r"\b(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*<<\s*(?:0[xX][0-9a-fA-F]+|\d+)\b")
+ATTR_WORDS = re.compile(r"attr|[Ff]lags|sample_type|SampleType|branch_sample|BranchSample")
+OFFSET_ARITHMETIC = re.compile(
+    r"\w*[Oo]ffset\w*\s*\+\s*(?:0[xX][0-9a-fA-F]+|\d+)\b"
+    r"|\b(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\+\s*\w*[Oo]ffset\w*")
 
 
 def first_argument(text, start):
@@ -64,9 +77,14 @@ def offenses(line):
             found.append(f"fixed offset in {match.group(0)}{argument})")
     for pattern, what in ((FIXED_POINTER, "pointer to a fixed offset"),
                           (FIXED_SLICE, "fixed-offset slice"),
-                          (BYTE_APPEND, "bytes encoded by hand")):
+                          (BYTE_APPEND, "bytes encoded by hand"),
+                          (ABI_CONSTANT, "perf ABI constant outside perf_abi.h"),
+                          (OFFSET_ARITHMETIC, "offset counted in bytes")):
         for match in pattern.finditer(code):
             found.append(f"{what}: {match.group(0)}")
+    if ATTR_WORDS.search(code):
+        for match in LITERAL_SHIFT.finditer(code):
+            found.append(f"attr bit by number: {match.group(0)}")
     return found
 
 

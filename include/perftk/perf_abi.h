@@ -137,6 +137,20 @@ inline constexpr uint32_t PERF_TYPE_HW_CACHE = 3;
 inline constexpr uint32_t PERF_TYPE_RAW = 4;
 inline constexpr uint32_t PERF_TYPE_BREAKPOINT = 5;
 
+// perf_event_attr.config of PERF_TYPE_HARDWARE events synthesized from trace.
+inline constexpr uint64_t PERF_COUNT_HW_INSTRUCTIONS = 1;
+inline constexpr uint64_t PERF_COUNT_HW_BRANCH_INSTRUCTIONS = 4;
+
+// perf_event_attr.branch_sample_type: any branch.
+inline constexpr uint64_t PERF_SAMPLE_BRANCH_ANY = 1ULL << 3;
+
+// PERF_RECORD_KSYMBOL: enum perf_record_ksymbol_type, and the flag of a
+// symbol that goes away.
+inline constexpr uint16_t PERF_RECORD_KSYMBOL_TYPE_UNKNOWN = 0;
+inline constexpr uint16_t PERF_RECORD_KSYMBOL_TYPE_BPF = 1;
+inline constexpr uint16_t PERF_RECORD_KSYMBOL_TYPE_OOL = 2;
+inline constexpr uint16_t PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER = 1 << 0;
+
 // Sizes of perf_event_attr across ABI versions.
 inline constexpr uint32_t PERF_ATTR_SIZE_VER0 = 64;
 inline constexpr uint32_t PERF_ATTR_SIZE_VER1 = 72;
@@ -176,7 +190,10 @@ inline constexpr size_t kConfig3 = 128;            // u64
 }  // namespace attr_offset
 
 // Bits of the perf_event_attr flags word (little-endian bitfield numbering).
+inline constexpr int kAttrFlagExcludeUser = 4;  // then exclude_kernel, _hv, _idle: 5, 6, 7
 inline constexpr int kAttrFlagSampleIdAll = 18;
+inline constexpr int kAttrFlagExcludeHost = 19;
+inline constexpr int kAttrFlagExcludeGuest = 20;
 inline constexpr int kAttrFlagExcludeCallchainUser = 22;
 inline constexpr int kAttrFlagUseClockid = 25;
 

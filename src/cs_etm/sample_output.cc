@@ -12,9 +12,6 @@
 namespace perftk::cs_etm {
 namespace {
 
-constexpr uint64_t kPerfCountHwInstructions = 1;
-constexpr uint64_t kPerfCountHwBranchInstructions = 4;
-constexpr uint64_t kPerfSampleBranchAny = 1u << 3;
 // sample_type bits that place the id of a sample, counted from its start.
 constexpr uint64_t kBitsBeforeId = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                                    PERF_SAMPLE_ADDR;
@@ -24,7 +21,9 @@ constexpr uint64_t kTrailerBits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMP
                                   PERF_SAMPLE_IDENTIFIER;
 // attr flag bits copied to the synthesized events: exclude_user/kernel/hv/idle,
 // sample_id_all, exclude_host/guest.
-constexpr uint64_t kCopiedFlags = (0xfULL << 4) | (1ULL << 18) | (3ULL << 19);
+constexpr uint64_t kCopiedFlags =
+    (uint64_t{0xf} << kAttrFlagExcludeUser) | (uint64_t{1} << kAttrFlagSampleIdAll) |
+    (uint64_t{1} << kAttrFlagExcludeHost) | (uint64_t{1} << kAttrFlagExcludeGuest);
 
 // perf 6.1's layout for -F pid,tid,ip,brstack.
 void AppendScriptLine(const SynthesizedSample& sample, std::string& text) {
@@ -86,17 +85,17 @@ absl::Status SampleEncoder::AddEvents(const ItraceOptions& itrace, Header& heade
     attr.set_sample_type(sample_type);
     attr.SetU64(attr_offset::kFlags, base.flags() & kCopiedFlags);
     if (itrace.last_branch) {
-      attr.SetU64(attr_offset::kBranchSampleType, kPerfSampleBranchAny);
+      attr.SetU64(attr_offset::kBranchSampleType, PERF_SAMPLE_BRANCH_ANY);
     }
     attr.ids().push_back(next_id++);
     return attr;
   };
   if (itrace.instructions) {
-    header.events.Add(make(kPerfCountHwInstructions, itrace.period));
+    header.events.Add(make(PERF_COUNT_HW_INSTRUCTIONS, itrace.period));
     instructions_event_ = header.events.size() - 1;
   }
   if (itrace.branches) {
-    header.events.Add(make(kPerfCountHwBranchInstructions, 1));
+    header.events.Add(make(PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1));
     branches_event_ = header.events.size() - 1;
   }
   if (itrace.last_branch) header.features[HEADER_BRANCH_STACK] = {};

@@ -15,12 +15,6 @@
 
 namespace perftk::machine {
 
-// linux/perf_event.h, enum perf_record_ksymbol_type and ksymbol flags.
-inline constexpr uint16_t PERF_RECORD_KSYMBOL_TYPE_UNKNOWN = 0;
-inline constexpr uint16_t PERF_RECORD_KSYMBOL_TYPE_BPF = 1;
-inline constexpr uint16_t PERF_RECORD_KSYMBOL_TYPE_OOL = 2;
-inline constexpr uint16_t PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER = 1 << 0;
-
 inline uint16_t CpumodeOf(uint16_t misc) { return misc & PERF_RECORD_MISC_CPUMODE_MASK; }
 
 // PERF_RECORD_MMAP and PERF_RECORD_MMAP2. For MMAP, which has no prot field,
