@@ -164,10 +164,7 @@ absl::Status AslrTool::Begin(Header& header) {
 }
 
 absl::Status AslrTool::Fail(const Record& record, const absl::Status& status) const {
-  return absl::Status(status.code(), absl::StrFormat("offset %#x: %s record: %s",
-                                                     record.file_offset(),
-                                                     RecordTypeName(record.type()),
-                                                     status.message()));
+  return RecordError(record, status);
 }
 
 void AslrTool::Drop(const Record& record) { ++stats_.dropped[RecordTypeName(record.type())]; }

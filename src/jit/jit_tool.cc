@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/file_roles.h"
 #include "jit/buildid_cache.h"
 #include "perf/features.h"
@@ -173,11 +174,12 @@ std::optional<JitTool::FoundDump> JitTool::FindDump(const Record& marker,
   }
   if (namespaced) {
     warnings_.push_back(absl::StrCat(
-        "offset ", marker.file_offset(), ": ", filename, " is mapped by pid ", pid,
+        absl::StrFormat("offset %#x: ", marker.file_offset()), filename, " is mapped by pid ", pid,
         ", and no readable jitdump there has pid ", name_pid,
         " in its header (a process in a pid namespace); the mmap is kept"));
   } else {
-    warnings_.push_back(absl::StrCat("offset ", marker.file_offset(), ": jitdump ", filename,
+    warnings_.push_back(absl::StrCat(absl::StrFormat("offset %#x: jitdump ", marker.file_offset()),
+                                     filename,
                                      " cannot be read (", std::strerror(recorded_path_errno),
                                      "); its marker mmap is kept"));
   }

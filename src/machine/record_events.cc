@@ -106,9 +106,7 @@ absl::Status ApplyEvent(Machines& machines, const Record& record,
                         const absl::StatusOr<Event>& event) {
   absl::Status status = event.ok() ? machines.Apply(*event) : event.status();
   if (status.ok()) return status;
-  return absl::Status(status.code(),
-                      absl::StrFormat("offset %#x: %s record: %s", record.file_offset(),
-                                      RecordTypeName(record.type()), status.message()));
+  return RecordError(record, status);
 }
 
 }  // namespace

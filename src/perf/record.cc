@@ -215,4 +215,10 @@ std::vector<uint64_t> HeaderAttrRecord::ids() const {
   return ids;
 }
 
+absl::Status RecordError(const Record& record, const absl::Status& status) {
+  return absl::Status(status.code(),
+                      absl::StrFormat("offset %#x: %s record: %s", record.file_offset(),
+                                      RecordTypeName(record.type()), status.message()));
+}
+
 }  // namespace perftk

@@ -87,6 +87,10 @@ absl::Status SetRecordHeader(uint32_t type, uint16_t misc, std::vector<std::byte
 // "UNKNOWN(n)" for others.
 std::string RecordTypeName(uint32_t type);
 
+// `status` as an error of `record`: "offset 0x1a2b: MMAP2 record: <message>",
+// its code kept. The one shape every room gives a record's errors.
+absl::Status RecordError(const Record& record, const absl::Status& status);
+
 // Base of the typed views: bounds-checked field reads at fixed offsets.
 class RecordView {
  public:
