@@ -24,47 +24,22 @@
 # The dynamic build's decompression (zstd -t) is traced too and its
 # --format=autofdo and BOLT text checked against its truth.
 source "$(dirname "$0")/lib/common.bash"
-source "$LIB_DIR/qemu_etm.bash"
+source "$LIB_DIR/qemu_zstd.bash"
 require_qemu_etm
 command -v clang >/dev/null || skip "no clang"
 command -v ld.lld >/dev/null || skip "no ld.lld (Debian: lld)"
-ZSTD=$PERFTK_SOURCE_DIR/third_party/zstd
-
-# What the zstd CLI links without its benchmark, dictionary builder and
-# tracing (the CLI's ZSTD_NO* switches), legacy formats, threads, zlib,
-# lzma and lz4 (third_party/zstd/README.md).
-SOURCES=(lib/common/{debug,entropy_common,error_private,fse_decompress,pool,threading,xxhash,zstd_common}.c
-  lib/compress/{fse_compress,hist,huf_compress,zstd_compress,zstd_compress_literals}.c
-  lib/compress/{zstd_compress_sequences,zstd_compress_superblock,zstd_double_fast,zstd_fast}.c
-  lib/compress/{zstd_lazy,zstd_ldm,zstd_opt}.c
-  lib/decompress/{huf_decompress,zstd_ddict,zstd_decompress,zstd_decompress_block}.c
-  programs/{zstdcli,fileio,fileio_asyncio,util,timefn}.c)
-
-# `compile DIR COMPILER...`: zstd's objects into DIR, two at a time.
-compile() {
-  local dir=$1
-  shift
-  mkdir -p "$dir"/{lib/common,lib/compress,lib/decompress,programs}
-  printf '%s\n' "${SOURCES[@]}" | xargs -P 2 -I '{}' "$@" -c -O2 -g \
-    -DZSTD_NOBENCH -DZSTD_NODICT -DZSTD_NOTRACE -DZSTD_LEGACY_SUPPORT=0 -o "$dir/{}.o" "$ZSTD/{}"
-}
 
 start=$(seconds)
-compile gcc aarch64-linux-gnu-gcc || fail "gcc cannot compile zstd"
-mapfile -t objects < <(printf 'gcc/%s.o\n' "${SOURCES[@]}")
-aarch64-linux-gnu-gcc -no-pie -Wl,--emit-relocs -o zstd "${objects[@]}" || fail "gcc cannot link zstd"
+build_zstd zstd aarch64-linux-gnu-gcc || fail "gcc cannot build zstd"
 echo "built zstd (gcc, dynamic) in $(elapsed "$start") s"
 start=$(seconds)
-compile clang clang --target=aarch64-linux-gnu || fail "clang cannot compile zstd"
-mapfile -t objects < <(printf 'clang/%s.o\n' "${SOURCES[@]}")
-clang --target=aarch64-linux-gnu -fuse-ld=lld -static -Wl,--emit-relocs -o zstd-static "${objects[@]}" ||
-  fail "clang and lld cannot link zstd-static"
+build_zstd zstd-static clang --target=aarch64-linux-gnu -fuse-ld=lld -static ||
+  fail "clang and lld cannot build zstd-static"
 echo "built zstd-static (clang and lld, static) in $(elapsed "$start") s"
 ! aarch64-linux-gnu-readelf -lW zstd-static | has INTERP || fail "zstd-static has an interpreter"
 
 # The input: the first 64 KB of zstd's own compressor.
-head -c 65536 "$ZSTD/lib/compress/zstd_compress.c" >input
-[ "$(wc -c <input)" -eq 65536 ] || fail "no 64 KB of input"
+zstd_input input 64 || fail "no 64 KB of input"
 
 # `trace NAME PROGRAM FRAME`: PROGRAM compresses input into FRAME at level
 # 9, traced; then, untraced, zstd -t checks FRAME and zstd -d gives input
@@ -74,14 +49,9 @@ trace() {
   qemu_etm_trace "$name" blocks "$program" -q -9 input -o "$frame" </dev/null
   [ ! -s "$name.out" ] || fail "zstd -q ($name) printed: $(cat "$name.out")"
   [ "$(wc -c <"$frame")" -lt 20000 ] || fail "$program compressed input into $(wc -c <"$frame") bytes"
-  qemu-aarch64 -L "$QEMU_PREFIX" "./$program" -q -t "$frame" </dev/null ||
-    fail "$program -t rejects its own frame $frame"
   qemu-aarch64 -L "$QEMU_PREFIX" "./$program" -q -d "$frame" -o "$name.back" </dev/null ||
     fail "$program -d cannot decompress $frame"
-  cmp -s input "$name.back" || fail "$program -d of $frame is not the input"
-  if command -v zstd >/dev/null; then
-    zstd -q -d -c "$frame" | cmp -s input - || fail "the host's zstd reads $frame otherwise"
-  fi
+  zstd_check "$program" input "$frame" "$name.back" || fail "zstd's check ($name)"
 }
 
 # `check_jobs NAME`: --jobs 2 writes got.afdo (the --jobs 1 decode).
