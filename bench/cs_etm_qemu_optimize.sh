@@ -3,7 +3,10 @@
 # Benchmark (not a test): from a CoreSight trace of a real program's run to
 # a faster binary (issue 23, steps 4, 5 and 7), for PROGRAM=lua (the
 # vendored Lua interpreter running tests/shell/lib/qemu_workload.lua with
-# fib(N)) or PROGRAM=zlib (zlib 1.3.1's self-check, test/example.c).
+# fib(N)), PROGRAM=zlib (zlib 1.3.1's self-check, test/example.c) or
+# PROGRAM=zstd (the zstd 1.5.6 CLI compressing the first KB kilobytes of
+# its own lib/compress/zstd_compress.c at level LEVEL, then decompressing
+# the frame: two runs, traced and measured as one workload).
 # BOLT: the program built by gcc -O2, non-PIE with relocations, runs under
 # qemu-aarch64; perftk_qemu_etm --blocks turns the run into a CoreSight
 # perf.data and its ground truth (AutoFDO and BOLT texts). llvm-bolt-16
@@ -20,11 +23,18 @@
 # the taken branches and instructions executed in the program's own code
 # (libc and ld.so, which neither changes, are not counted), the change
 # against the plain build of the same compiler, and whether the program's
-# own check passed (Lua's output line for fib(N); example's "OK"s).
+# own check passed (Lua's output line for fib(N); example's "OK"s; zstd:
+# the frame passes zstd -t, untraced, and decompresses to the input).
+# zstd's two runs are two recordings: perftk decodes them together (-i A
+# -i B) into its BOLT, AutoFDO and LLVM sample profiles, and the truth's
+# BOLT and AutoFDO texts of the two runs are added up by perftk
+# merge-profiles (what -i A -i B must equal); the il64 samples go through
+# perf2bolt one recording at a time, added up by BOLT's merge-fdata.
 #
 #   bench/cs_etm_qemu_optimize.sh                # Lua, N=24: 31-36 M instructions a run, ~12 min
 #   N=20 bench/cs_etm_qemu_optimize.sh           # (qemu -singlestep: ~2 us an instruction)
 #   PROGRAM=zlib bench/cs_etm_qemu_optimize.sh   # example: 1.6 M instructions a run, ~1 min
+#   PROGRAM=zstd bench/cs_etm_qemu_optimize.sh   # KB=32 LEVEL=9: 5.2-5.3 M instructions a run, ~6 min
 # The binaries' names differ in length, and so does Lua's arg[0]: runs of
 # two binaries built alike differ by a few instructions.
 # Env: PERFTK (binary), QEMU_ETM (recorder; default next to PERFTK's build),
@@ -37,7 +47,7 @@ QEMU_ETM=${QEMU_ETM:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_qemu_etm}
 # perf2bolt by that name: Debian's perf2bolt-16 link does not act as one.
 BOLT_BIN=${BOLT_BIN:-/usr/lib/llvm-16/bin}
 PROGRAM=${PROGRAM:-lua}
-N=${N:-24}
+N=${N:-24} KB=${KB:-32} LEVEL=${LEVEL:-9}
 for bin in "$PERFTK" "$QEMU_ETM" "$BOLT_BIN/perf2bolt" "$BOLT_BIN/llvm-bolt"; do
   [ -x "$bin" ] || { echo "missing $bin (ninja -C $build perftk perftk_qemu_etm; bolt-16)" >&2; exit 1; }
 done
@@ -52,6 +62,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$LIB/qemu_lua.bash"
 # shellcheck source=../tests/shell/lib/qemu_zlib.bash
 source "$LIB/qemu_zlib.bash"
+# shellcheck source=../tests/shell/lib/qemu_zstd.bash
+source "$LIB/qemu_zstd.bash"
 work=$(mktemp -d "${TMPDIR:-/tmp}/perftk-etm-optimize-bench.XXXXXX")
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -70,15 +82,60 @@ case $PROGRAM in
     zlib_example_want want.out
     workload="zlib's test/example.c"
     ;;
-  *) fail "PROGRAM=$PROGRAM: lua or zlib" ;;
+  zstd)
+    prog=zstd build_program=build_zstd args=()
+    zstd_input input "$KB" || fail "no $KB KB of input"
+    workload="zstd -$LEVEL, $KB KB, and zstd -d"
+    ;;
+  *) fail "PROGRAM=$PROGRAM: lua, zlib or zstd" ;;
 esac
 CLANG=(clang --target=aarch64-linux-gnu -fuse-ld=lld -gdwarf-4 -fdebug-info-for-profiling)
 
-# `train NAME BINARY`: traces a run of ./BINARY (lib/qemu_etm.bash: NAME/perf.data,
-# the truth in NAME.truth and NAME.bolt/), which must pass its check.
+# `train NAME BINARY`: traces the workload of ./BINARY, which must pass its
+# check: its runs' names in runs (lib/qemu_etm.bash: RUN/perf.data, the
+# truth in RUN.truth and RUN.bolt/); their truths added up in NAME.truth
+# and NAME.bolt/BINARY.bolt.
 train() {
-  qemu_etm_trace "$1" blocks "$2" "${args[@]}" | sed "s/^/training /"
-  cmp -s want.out "$1.out" || fail "$2 printed: $(head -3 "$1.out")"
+  local run
+  if [ "$PROGRAM" = zstd ]; then
+    runs=("$1-c" "$1-d")
+    qemu_etm_trace "$1-c" blocks "$2" -q "-$LEVEL" input -o "$1.zst" </dev/null | sed "s/^/training /"
+    qemu_etm_trace "$1-d" blocks "$2" -q -d "$1.zst" -o "$1.back" </dev/null | sed "s/^/training /"
+    for run in "${runs[@]}"; do
+      [ ! -s "$run.out" ] || fail "$2 -q ($run) printed: $(head -3 "$run.out")"
+    done
+    zstd_check "$2" input "$1.zst" "$1.back" || fail "zstd's check of $2"
+    mkdir "$1.bolt"
+    "$PERFTK" merge-profiles -q -o "$1.truth" "${runs[@]/%/.truth}"
+    "$PERFTK" merge-profiles -q -o "$1.bolt/$2.bolt" "${runs[@]/%/.bolt/$2.bolt}"
+  else
+    runs=("$1")
+    qemu_etm_trace "$1" blocks "$2" "${args[@]}" | sed "s/^/training /"
+    cmp -s want.out "$1.out" || fail "$2 printed: $(head -3 "$1.out")"
+  fi
+  recordings=()
+  for run in "${runs[@]}"; do recordings+=(-i "$run/perf.data"); done
+}
+
+# `measure BINARY`: prints "TAKEN EXECUTED CHECK" of the workload of
+# ./BINARY run one instruction at a time (taken_branches), its runs added
+# up; CHECK ok or FAILED.
+measure() {
+  local taken executed check=ok
+  if [ "$PROGRAM" = zstd ]; then
+    local t1 e1 t2 e2
+    rm -f "$1.zst" "$1.back"
+    read -r t1 e1 < <(taken_branches "./$1" -q "-$LEVEL" input -o "$1.zst" </dev/null)
+    [ ! -s "$1.out" ] || check=FAILED
+    read -r t2 e2 < <(taken_branches "./$1" -q -d "$1.zst" -o "$1.back" </dev/null)
+    [ ! -s "$1.out" ] || check=FAILED
+    zstd_check "$1" input "$1.zst" "$1.back" || check=FAILED
+    taken=$((t1 + t2)) executed=$((e1 + e2))
+  else
+    read -r taken executed < <(taken_branches "./$1" "${args[@]}")
+    cmp -s want.out "./$1.out" || check=FAILED
+  fi
+  echo "$taken $executed $check"
 }
 
 # `sample_profile AFDO OUT`: create_llvm_prof on an AutoFDO text of
@@ -96,11 +153,13 @@ similarity() {
 # BOLT.
 "$build_program" "$prog" aarch64-linux-gnu-gcc || fail "cannot build $prog with gcc"
 train train "$prog"
-"$PERFTK" cs-etm-decode -q -i train/perf.data --format=bolt --dso "$prog" -o perftk.pa
+"$PERFTK" cs-etm-decode -q "${recordings[@]}" --format=bolt --dso "$prog" -o perftk.pa
 echo "--format=bolt equals the truth's text: $(cmp -s perftk.pa "train.bolt/$prog.bolt" && echo yes || echo NO)"
 bolted=(perftk truth)
 if command -v perf >/dev/null; then
-  "$PERFTK" cs-etm-decode -q -i train/perf.data --itrace=i1000il64 -o il64.data
+  for run in "${runs[@]}"; do
+    "$PERFTK" cs-etm-decode -q -i "$run/perf.data" --itrace=i1000il64 -o "$run.il64.data"
+  done
   bolted+=(il64)
 else
   echo "note: no perf (Debian: linux-perf): no BOLT with --itrace=i1000il64"
@@ -109,16 +168,30 @@ for name in "${bolted[@]}"; do
   case $name in
     perftk) profile=(--pa -p perftk.pa) ;;
     truth) profile=(--pa -p "train.bolt/$prog.bolt") ;;
-    il64) profile=(-p il64.data) ;;
   esac
   start=$(seconds)
-  HOME=$work "$BOLT_BIN/perf2bolt" "${profile[@]}" -o "$name.fdata" "./$prog" >"$name.perf2bolt" 2>&1 ||
-    fail "perf2bolt ${profile[*]}: $(tail -2 "$name.perf2bolt")"
+  if [ "$name" = il64 ]; then
+    fdatas=()
+    for run in "${runs[@]}"; do
+      HOME=$work "$BOLT_BIN/perf2bolt" -p "$run.il64.data" -o "$run.il64.fdata" "./$prog" \
+        >>"$name.perf2bolt" 2>&1 || fail "perf2bolt -p $run.il64.data: $(tail -2 "$name.perf2bolt")"
+      fdatas+=("$run.il64.fdata")
+    done
+    if [ "${#fdatas[@]}" -eq 1 ]; then
+      mv "${fdatas[0]}" "$name.fdata"
+    else
+      "$BOLT_BIN/merge-fdata" -o "$name.fdata" "${fdatas[@]}" 2>>"$name.perf2bolt" ||
+        fail "merge-fdata ${fdatas[*]}: $(tail -2 "$name.perf2bolt")"
+    fi
+  else
+    HOME=$work "$BOLT_BIN/perf2bolt" "${profile[@]}" -o "$name.fdata" "./$prog" >"$name.perf2bolt" 2>&1 ||
+      fail "perf2bolt ${profile[*]}: $(tail -2 "$name.perf2bolt")"
+  fi
   "$BOLT_BIN/llvm-bolt" "./$prog" -o "$prog.$name" -data "$name.fdata" -reorder-blocks=ext-tsp \
     -reorder-functions=hfsort -split-functions -split-all-cold -dyno-stats >"$name.bolt" 2>&1 ||
     fail "llvm-bolt with $name.fdata: $(tail -2 "$name.bolt")"
   echo "BOLT with $name: perf2bolt + llvm-bolt in $(elapsed "$start") s;" \
-    "$(grep -o 'traces mismatching.*' "$name.perf2bolt" || echo 'no mismatching traces')"
+    "$(grep -o 'traces mismatching.*' "$name.perf2bolt" | paste -sd ';' | grep . || echo 'no mismatching traces')"
 done
 
 # AutoFDO.
@@ -128,9 +201,9 @@ llvm-dwarfdump-16 --debug-info "$prog.clang" |
        sp && $1 == "DW_AT_name" { n = $0; sub(/^[^"]*"/, "", n); sub(/"\)$/, "", n); print n }' |
   sort -u >names
 train ctrain "$prog.clang"
-"$PERFTK" cs-etm-decode -q -i ctrain/perf.data --format=autofdo -o ctrain.afdo
+"$PERFTK" cs-etm-decode -q "${recordings[@]}" --format=autofdo -o ctrain.afdo
 echo "--format=autofdo equals the truth's text: $(cmp -s ctrain.afdo ctrain.truth && echo yes || echo NO)"
-"$PERFTK" cs-etm-decode -q -i ctrain/perf.data --format=llvm-sample --dso "$prog.clang" -o perftk.prof
+"$PERFTK" cs-etm-decode -q "${recordings[@]}" --format=llvm-sample --dso "$prog.clang" -o perftk.prof
 sample_profile ctrain.truth truth.prof
 echo "ground truth's sample profile: create_llvm_prof + fix_llvm_prof.py: $(cat truth.prof.fix)"
 python3 "$LIB/own_bodies.py" perftk.prof perftk.own
@@ -146,9 +219,8 @@ done
 printf '%-40s %14s %9s %14s %9s %s\n' "$workload" "taken branches" change instructions change check
 status=0
 for binary in "$prog" "${bolted[@]/#/$prog.}" "$prog.clang" "$prog.clang-perftk" "$prog.clang-truth"; do
-  read -r taken executed < <(taken_branches "./$binary" "${args[@]}")
-  check=ok
-  cmp -s want.out "./$binary.out" || check=FAILED status=1
+  read -r taken executed check < <(measure "$binary")
+  [ "$check" = ok ] || status=1
   case $binary in
     "$prog") label="$prog (gcc -O2)" ;;
     "$prog.perftk") label="BOLT, perftk --format=bolt" ;;
