@@ -164,7 +164,8 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   if (inputs->size() > 1 && !profile_format) {
     return UsageError(absl::StrCat(
         inputs->size(), " inputs: several recordings add up only into one profile "
-        "(--format=autofdo or bolt); decode them one at a time for --format=", options.format));
+        "(--format=autofdo, llvm-sample or bolt); decode them one at a time for --format=",
+        options.format));
   }
   cs_etm::DecodeOptions decode;
   decode.itrace = *itrace;
@@ -253,9 +254,10 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "from its DWARF line and inline tables as llvm-profgen does on x86, inlined\n"
       "code in nested profiles). Text goes to -o or stdout.\n\n"
       "Several recordings (-i A -i B, or -i @LIST with one path a line) add up into one\n"
-      "profile, for autofdo and bolt only: each is decoded as alone, and the counts are\n"
-      "summed per binary (recorded path and build id: two builds of one path stay\n"
-      "apart), so the text is the one `perftk merge-profiles` makes of their profiles.\n"
+      "profile, for autofdo, llvm-sample and bolt only: each is decoded as alone, and the\n"
+      "counts are summed per binary (recorded path and build id: two builds of one path\n"
+      "stay apart), so the text is the one `perftk merge-profiles` makes of their\n"
+      "profiles.\n"
       "Counts stop at 2^63-1 (the largest perf2bolt reads) with a warning. --jobs N\n"
       "decodes up to N recordings at once. --binary REGEX keeps the binaries whose path\n"
       "it matches; --dso then picks one of them.\n\n"
@@ -270,7 +272,8 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "  perftk cs-etm-decode -i @recordings.txt --format=autofdo --binary '/prog$' -j 2 -o all.afdo");
   sub->add_option("-i,--input", options->inputs,
                   "Input perf.data ('-' for stdin); repeat it, or @FILE for the paths FILE lists "
-                  "(one per line), to add several recordings into one profile (autofdo, bolt)")
+                  "(one per line), to add several recordings into one profile (autofdo, llvm-sample, "
+                  "bolt)")
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
