@@ -17,20 +17,20 @@ LanePool::LanePool(size_t threads) {
 
 LanePool::~LanePool() {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     stopping_ = true;
   }
-  work_ready_.notify_all();
+  work_ready_.NotifyAll();
   for (std::thread& thread : threads_) thread.join();
 }
 
 uint64_t LanePool::Submit(uint64_t lane, Task task) {
   if (threads_.empty()) {
     task();
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     return next_ticket_++;
   }
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   const uint64_t ticket = next_ticket_++;
   unfinished_.insert(ticket);
   Lane& state = lanes_[lane];
@@ -42,23 +42,23 @@ uint64_t LanePool::Submit(uint64_t lane, Task task) {
 void LanePool::MarkReady(uint64_t lane, Lane& state) {
   if (state.running || state.queue.empty()) return;
   ready_.insert({state.queue.front().first, lane});
-  work_ready_.notify_one();
+  work_ready_.NotifyOne();
 }
 
 bool LanePool::Done(uint64_t ticket) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return !unfinished_.contains(ticket);
 }
 
 void LanePool::Wait(uint64_t ticket) {
-  std::unique_lock lock(mu_);
-  task_done_.wait(lock, [&] { return !unfinished_.contains(ticket); });
+  base::MutexLock lock(mu_);
+  while (unfinished_.contains(ticket)) task_done_.Wait(mu_);
 }
 
 void LanePool::Work() {
-  std::unique_lock lock(mu_);
+  base::MutexLock lock(mu_);
   while (true) {
-    work_ready_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
+    while (!stopping_ && ready_.empty()) work_ready_.Wait(mu_);
     if (stopping_) return;
     const uint64_t lane = ready_.begin()->second;
     ready_.erase(ready_.begin());
@@ -66,14 +66,14 @@ void LanePool::Work() {
     auto [ticket, task] = std::move(state.queue.front());
     state.queue.pop_front();
     state.running = true;
-    lock.unlock();
+    mu_.Unlock();
     task();
     task = nullptr;  // whatever the task holds goes before the ticket is done
-    lock.lock();
+    mu_.Lock();
     state.running = false;
     unfinished_.erase(ticket);
     MarkReady(lane, state);
-    task_done_.notify_all();
+    task_done_.NotifyAll();
   }
 }
 

@@ -11,24 +11,21 @@
 // When the system will not start as many threads as asked, the pool works
 // with those that started (none: as with zero).
 // Destruction lets running tasks finish, drops the others and joins.
-// (std::mutex, not absl::Mutex: Debian's Abseil is built without TSan's
-// annotations, so ThreadSanitizer would not see its locking.)
 #ifndef PERFTK_CS_ETM_LANE_POOL_H_
 #define PERFTK_CS_ETM_LANE_POOL_H_
 
 #include <cstddef>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "base/mutex.h"
 
 namespace perftk::cs_etm {
 
@@ -57,9 +54,9 @@ class LanePool {
   // Makes `lane` ready to run if it is idle and has work.
   void MarkReady(uint64_t lane, Lane& state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  std::mutex mu_;
-  std::condition_variable work_ready_;
-  std::condition_variable task_done_;
+  base::Mutex mu_;
+  base::CondVar work_ready_;
+  base::CondVar task_done_;
   std::map<uint64_t, Lane> lanes_ ABSL_GUARDED_BY(mu_);
   std::set<std::pair<uint64_t, uint64_t>> ready_ ABSL_GUARDED_BY(mu_);  // (head ticket, lane)
   std::set<uint64_t> unfinished_ ABSL_GUARDED_BY(mu_);

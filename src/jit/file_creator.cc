@@ -22,12 +22,12 @@ FileCreator::FileCreator(bool threaded) {
 FileCreator::~FileCreator() {
   if (!threaded_) return;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(mu_);
     stopping_ = true;
   }
-  work_ready_.notify_one();
+  work_ready_.NotifyOne();
   thread_.join();
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   for (Created& created : created_) {
     if (created.fd >= 0) close(created.fd);
     // created.pending removes the file as it goes.
@@ -42,11 +42,11 @@ void FileCreator::Request(std::string path) {
   }
   bool wake;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(mu_);
     requests_.push_back(std::move(path));
     wake = CreatorCanGoOn();
   }
-  if (wake) work_ready_.notify_one();
+  if (wake) work_ready_.NotifyOne();
 }
 
 bool FileCreator::CreatorCanGoOn() const {
@@ -64,16 +64,18 @@ absl::StatusOr<base::GeneratedFile> FileCreator::Take() {
     inline_requests_.pop_front();
     return base::GeneratedFile::Create(path);
   }
-  std::unique_lock<std::mutex> lock(mu_);
-  if (created_.empty()) {
-    taker_waiting_ = true;
-    work_ready_.notify_one();  // fewer than kWakeBatch requests may wait
-    created_ready_.wait(lock, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return TakeCanGoOn(); });
-    taker_waiting_ = false;
+  Created created;
+  {
+    base::MutexLock lock(mu_);
+    if (created_.empty()) {
+      taker_waiting_ = true;
+      work_ready_.NotifyOne();  // fewer than kWakeBatch requests may wait
+      while (!TakeCanGoOn()) created_ready_.Wait(mu_);
+      taker_waiting_ = false;
+    }
+    created = std::move(created_.front());
+    created_.pop_front();
   }
-  Created created = std::move(created_.front());
-  created_.pop_front();
-  lock.unlock();
   if (created.fd < 0) return base::GeneratedFile::Create(created.path);
   return base::GeneratedFile(std::move(created.path), created.fd, std::move(created.pending));
 }
@@ -82,8 +84,8 @@ void FileCreator::CreateUntilStopped() {
   while (true) {
     std::string path;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      work_ready_.wait(lock, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return CreatorCanGoOn(); });
+      base::MutexLock lock(mu_);
+      while (!CreatorCanGoOn()) work_ready_.Wait(mu_);
       if (stopping_) return;
       path = std::move(requests_.front());
       requests_.pop_front();
@@ -94,11 +96,11 @@ void FileCreator::CreateUntilStopped() {
                     pending.ok() ? std::move(*pending) : base::PendingFile()};
     bool wake;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(mu_);
       created_.push_back(std::move(created));
       wake = taker_waiting_ && TakeCanGoOn();
     }
-    if (wake) created_ready_.notify_one();
+    if (wake) created_ready_.NotifyOne();
   }
 }
 

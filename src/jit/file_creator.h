@@ -22,21 +22,18 @@
 // one at a time.
 //
 // One thread calls Request and Take; the creator uses its own thread only.
-// (std::mutex, not absl::Mutex: Debian's Abseil is built without TSan's
-// annotations, so TSan could not check this class.)
 #ifndef PERFTK_JIT_FILE_CREATOR_H_
 #define PERFTK_JIT_FILE_CREATOR_H_
 
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "base/generated_file.h"
+#include "base/mutex.h"
 #include "base/pending_file.h"
 
 namespace perftk::jit {
@@ -80,9 +77,9 @@ class FileCreator {
   size_t taken_ = 0;
   std::deque<std::string> inline_requests_;  // without a thread
 
-  std::mutex mu_;
-  std::condition_variable work_ready_;     // for the creator
-  std::condition_variable created_ready_;  // for Take
+  mutable base::Mutex mu_;
+  base::CondVar work_ready_;     // for the creator
+  base::CondVar created_ready_;  // for Take
   std::deque<std::string> requests_ ABSL_GUARDED_BY(mu_);
   std::deque<Created> created_ ABSL_GUARDED_BY(mu_);
   bool taker_waiting_ ABSL_GUARDED_BY(mu_) = false;  // Take() waits for a file
