@@ -1,0 +1,138 @@
+// OrderedBatches: a parallel stage whose results come out in the order the
+// work went in.
+//
+// The caller submits batches of items; each batch gets a ticket, counting
+// from 0. Worker threads run the items a chunk at a time, oldest batch
+// first, each calling work(lane, begin, end) with a lane of its own; the
+// caller writes the finished batches, in ticket order and on its own
+// thread, through the Writer it passes to Submit and Drain. So whatever the
+// work does runs concurrently, and whatever the writer does (output, the
+// state that must change in order) does not.
+//
+// Lanes: `jobs - 1` threads have lanes 0 .. jobs - 2 and the caller has
+// caller_lane() = jobs - 1. A lane is only ever used by one thread, so the
+// state a lane owns needs no lock. The caller works too: after queueing a
+// batch it runs items while more than `caller_leaves` wait (leaving the
+// threads something to go on with while it reads the next batch), and it
+// runs items rather than sleep while it waits for a batch to write. With
+// jobs 1 there are no threads and the caller runs everything, through the
+// same code; a system that starts fewer threads than asked for gets the
+// work done on those it started and the caller.
+//
+// Bound: at most `max_in_flight` batches are submitted and not yet
+// written when Submit returns; Submit waits for (and helps with) the
+// oldest while there are more. Drain writes every batch: a caller about to
+// change what the work reads drains first.
+//
+// Errors: work cannot fail (a batch keeps its own error for its writer);
+// a writer's error is returned, and returned again by every later Submit
+// and Drain, which run and write nothing more. Abandon (and the
+// destructor) lets the running calls of work finish, drops every batch not
+// written and joins the threads; Submit fails after it.
+//
+// Not thread-safe apart from the threads it runs: one caller thread.
+#ifndef PERFTK_INJECT_ORDERED_BATCHES_H_
+#define PERFTK_INJECT_ORDERED_BATCHES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "base/mutex.h"
+
+namespace perftk {
+
+class OrderedBatches {
+ public:
+  // Runs items [begin, end) of a batch on `lane`.
+  using Work = std::function<void(size_t lane, size_t begin, size_t end)>;
+  // Writes the batch of `ticket`, every item of it run.
+  using Writer = absl::FunctionRef<absl::Status(uint64_t ticket)>;
+
+  struct Options {
+    size_t jobs = 1;           // the lanes: jobs - 1 threads and the caller
+    size_t chunk = 1;          // items a lane takes at a time
+    size_t max_in_flight = 1;  // batches submitted and not written, at most
+    size_t caller_leaves = 0;  // items the caller leaves to the threads
+  };
+
+  explicit OrderedBatches(const Options& options);
+  ~OrderedBatches();
+  OrderedBatches(const OrderedBatches&) = delete;
+  OrderedBatches& operator=(const OrderedBatches&) = delete;
+
+  // Queues items [0, items) of `work` as the next batch, then writes the
+  // finished batches at the front with `write`, waiting for the oldest
+  // while more than max_in_flight are not written. Its ticket, or the
+  // writer's error.
+  absl::StatusOr<uint64_t> Submit(size_t items, Work work, Writer write);
+  // Runs and writes every batch submitted.
+  absl::Status Drain(Writer write);
+  // Joins the threads (running work finishes) and drops every batch not
+  // written.
+  void Abandon();
+
+  // Batches submitted and not yet written.
+  size_t in_flight() const { return next_ticket_ - next_to_write_; }
+  size_t caller_lane() const { return jobs_ - 1; }
+  // The threads running (fewer than jobs - 1 if the system refused some).
+  size_t threads() const { return threads_.size(); }
+
+ private:
+  struct Batch {
+    uint64_t ticket = 0;
+    size_t items = 0;
+    Work work;
+  };
+
+  void RunThread(size_t lane);
+  // Runs the next chunk of the oldest batch with items waiting on `lane`,
+  // without the lock, and counts it run.
+  void RunChunk(size_t lane) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The caller runs items while more than `leave` wait.
+  void Help(size_t leave);
+  // The caller runs items, or sleeps when none wait, until every item of
+  // `ticket` has run.
+  void WaitFor(uint64_t ticket);
+  bool Finished(uint64_t ticket);
+  size_t& Left(uint64_t ticket) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes the finished batches at the front, waiting for the oldest while
+  // more than `keep` are not written.
+  absl::Status WriteFinished(Writer write, size_t keep);
+
+  const size_t jobs_;
+  const size_t chunk_;
+  const size_t max_in_flight_;
+  const size_t caller_leaves_;
+
+  base::Mutex mu_;
+  base::CondVar work_ready_;  // items wait, or stopping_
+  base::CondVar batch_done_;  // a batch's last item has run
+  // Batches with items no lane has taken, oldest first, and the first item
+  // of the front one no lane has taken.
+  std::deque<std::shared_ptr<const Batch>> queue_ ABSL_GUARDED_BY(mu_);
+  size_t front_next_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t waiting_items_ ABSL_GUARDED_BY(mu_) = 0;  // items of queue_ not taken
+  // Items not yet run of every batch not written, from ticket left_base_.
+  std::deque<size_t> left_ ABSL_GUARDED_BY(mu_);
+  uint64_t left_base_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> threads_;
+
+  // The caller's alone.
+  uint64_t next_ticket_ = 0;
+  uint64_t next_to_write_ = 0;
+  absl::Status failed_;  // a writer's error, or Abandon's
+};
+
+}  // namespace perftk
+
+#endif  // PERFTK_INJECT_ORDERED_BATCHES_H_

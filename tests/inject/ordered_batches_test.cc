@@ -1,0 +1,255 @@
+#include "inject/ordered_batches.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace perftk {
+namespace {
+
+using Options = OrderedBatches::Options;
+
+// Submits `sizes.size()` batches whose items sleep a random while and
+// record their lane, and returns each batch's sum as written, in the order
+// written. Checks the calls' arguments and that every item ran before its
+// batch was written.
+struct Outcome {
+  std::vector<uint64_t> written;  // tickets, in the order written
+  std::vector<uint64_t> sums;     // each written batch's sum of item values
+  size_t most_in_flight = 0;
+  bool bad_call = false;
+};
+
+Outcome RunBatches(const Options& options, const std::vector<size_t>& sizes, uint32_t seed) {
+  OrderedBatches batches(options);
+  Outcome run;
+  std::vector<std::unique_ptr<std::vector<uint64_t>>> values;
+  std::atomic<bool> bad_call{false};
+  std::mt19937 random(seed);
+  auto write = [&](uint64_t ticket) {
+    uint64_t sum = 0;
+    for (uint64_t v : *values[ticket]) {
+      if (v == 0) bad_call = true;  // an item not run
+      sum += v;
+    }
+    run.written.push_back(ticket);
+    run.sums.push_back(sum);
+    return absl::OkStatus();
+  };
+  for (size_t b = 0; b < sizes.size(); ++b) {
+    values.push_back(std::make_unique<std::vector<uint64_t>>(sizes[b], 0));
+    std::vector<uint64_t>* items = values.back().get();
+    const uint32_t delay_seed = random();
+    absl::StatusOr<uint64_t> ticket = batches.Submit(
+        sizes[b],
+        [&, items, b, delay_seed](size_t lane, size_t begin, size_t end) {
+          if (lane >= options.jobs || begin >= end || end - begin > options.chunk) bad_call = true;
+          std::minstd_rand delay(delay_seed + static_cast<uint32_t>(begin));
+          std::this_thread::sleep_for(std::chrono::microseconds(delay() % 200));
+          for (size_t i = begin; i < end; ++i) (*items)[i] = (b + 1) * 1000 + i;
+        },
+        write);
+    EXPECT_TRUE(ticket.ok()) << ticket.status();
+    if (ticket.ok()) {
+      EXPECT_EQ(*ticket, b);
+    }
+    run.most_in_flight = std::max(run.most_in_flight, batches.in_flight());
+  }
+  EXPECT_TRUE(batches.Drain(write).ok());
+  EXPECT_EQ(batches.in_flight(), 0u);
+  run.bad_call = bad_call;
+  return run;
+}
+
+TEST(OrderedBatchesTest, WritesInTicketOrderWithRandomWorkTimes) {
+  const std::vector<size_t> sizes = {1, 0, 17, 100, 3, 64, 0, 5, 33, 2, 9, 40};
+  for (size_t jobs : {1, 2, 3, 5}) {
+    Outcome run = RunBatches({.jobs = jobs, .chunk = 4, .max_in_flight = 3, .caller_leaves = 8},
+                         sizes, static_cast<uint32_t>(jobs));
+    EXPECT_FALSE(run.bad_call) << jobs;
+    ASSERT_EQ(run.written.size(), sizes.size()) << jobs;
+    for (size_t b = 0; b < sizes.size(); ++b) {
+      EXPECT_EQ(run.written[b], b) << jobs;
+      uint64_t sum = 0;
+      for (size_t i = 0; i < sizes[b]; ++i) sum += (b + 1) * 1000 + i;
+      EXPECT_EQ(run.sums[b], sum) << jobs << " " << b;
+    }
+  }
+}
+
+TEST(OrderedBatchesTest, OneJobWritesWhatManyWrite) {
+  const std::vector<size_t> sizes = {7, 250, 1, 0, 31, 12};
+  Outcome one = RunBatches({.jobs = 1, .chunk = 5, .max_in_flight = 2}, sizes, 7);
+  Outcome many = RunBatches({.jobs = 4, .chunk = 5, .max_in_flight = 2}, sizes, 7);
+  EXPECT_EQ(one.written, many.written);
+  EXPECT_EQ(one.sums, many.sums);
+  // One job runs and writes each batch in its Submit.
+  EXPECT_EQ(one.most_in_flight, 0u);
+}
+
+TEST(OrderedBatchesTest, KeepsAtMostMaxInFlight) {
+  const std::vector<size_t> sizes(40, 9);
+  for (size_t max : {0, 1, 4}) {
+    Outcome run = RunBatches({.jobs = 3, .chunk = 2, .max_in_flight = max}, sizes, 3);
+    EXPECT_LE(run.most_in_flight, max);
+    EXPECT_EQ(run.written.size(), sizes.size());
+  }
+}
+
+// Nothing the writer reads changes while work runs if the caller drains
+// first: after Drain, no work of an earlier batch is running or waiting.
+TEST(OrderedBatchesTest, DrainRunsAndWritesEverything) {
+  OrderedBatches batches({.jobs = 3, .chunk = 1, .max_in_flight = 8, .caller_leaves = 100});
+  std::atomic<int> running{0};
+  std::atomic<int> ran{0};
+  int model = 0;  // what the work reads; the caller changes it between drains
+  bool model_changed_under_work = false;
+  std::vector<uint64_t> written;
+  auto write = [&](uint64_t ticket) {
+    written.push_back(ticket);
+    return absl::OkStatus();
+  };
+  for (int round = 0; round < 5; ++round) {
+    for (int b = 0; b < 4; ++b) {
+      ASSERT_TRUE(batches
+                      .Submit(10,
+                              [&, expected = model](size_t, size_t, size_t) {
+                                ++running;
+                                if (model != expected) model_changed_under_work = true;
+                                std::this_thread::sleep_for(std::chrono::microseconds(50));
+                                ++ran;
+                                --running;
+                              },
+                              write)
+                      .ok());
+    }
+    ASSERT_TRUE(batches.Drain(write).ok());
+    EXPECT_EQ(running.load(), 0);
+    EXPECT_EQ(ran.load(), (round + 1) * 40);
+    EXPECT_EQ(batches.in_flight(), 0u);
+    ++model;
+  }
+  EXPECT_FALSE(model_changed_under_work);
+  ASSERT_EQ(written.size(), 20u);
+  for (uint64_t i = 0; i < written.size(); ++i) EXPECT_EQ(written[i], i);
+}
+
+// A lane is one thread's: state it owns needs no lock (TSan would see the
+// counters race otherwise).
+TEST(OrderedBatchesTest, ALaneIsUsedByOneThread) {
+  constexpr size_t kJobs = 3;
+  OrderedBatches batches({.jobs = kJobs, .chunk = 1, .max_in_flight = 2, .caller_leaves = 2});
+  std::vector<uint64_t> per_lane(kJobs, 0);
+  std::mutex mu;
+  std::set<std::pair<size_t, std::thread::id>> seen;
+  auto write = [](uint64_t) { return absl::OkStatus(); };
+  for (int b = 0; b < 50; ++b) {
+    ASSERT_TRUE(batches
+                    .Submit(20,
+                            [&](size_t lane, size_t begin, size_t end) {
+                              per_lane[lane] += end - begin;
+                              std::lock_guard<std::mutex> lock(mu);
+                              seen.insert({lane, std::this_thread::get_id()});
+                            },
+                            write)
+                    .ok());
+  }
+  ASSERT_TRUE(batches.Drain(write).ok());
+  uint64_t total = 0;
+  for (uint64_t n : per_lane) total += n;
+  EXPECT_EQ(total, 50u * 20);
+  std::set<size_t> lanes;
+  for (const auto& [lane, id] : seen) {
+    EXPECT_TRUE(lanes.insert(lane).second) << "lane " << lane << " ran on two threads";
+    if (lane == batches.caller_lane()) {
+      EXPECT_EQ(id, std::this_thread::get_id());
+    }
+  }
+}
+
+TEST(OrderedBatchesTest, AWritersErrorStopsTheStage) {
+  OrderedBatches batches({.jobs = 2, .chunk = 1, .max_in_flight = 0});
+  std::atomic<int> ran{0};
+  std::vector<uint64_t> written;
+  auto write = [&](uint64_t ticket) {
+    written.push_back(ticket);
+    return ticket == 2 ? absl::DataLossError("bad batch") : absl::OkStatus();
+  };
+  auto work = [&](size_t, size_t, size_t) { ++ran; };
+  for (int b = 0; b < 2; ++b) ASSERT_TRUE(batches.Submit(1, work, write).ok());
+  absl::StatusOr<uint64_t> third = batches.Submit(1, work, write);
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(batches.Submit(1, work, write).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(batches.Drain(write).code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(written, (std::vector<uint64_t>{0, 1, 2}));
+  EXPECT_EQ(ran.load(), 3);  // nothing runs after the error
+}
+
+// Abandon returns once the running calls finish, with the waiting ones
+// dropped and their closures gone; nothing is written after it.
+TEST(OrderedBatchesTest, AbandonWhileWorkRuns) {
+  auto batches = std::make_unique<OrderedBatches>(
+      OrderedBatches::Options{.jobs = 3, .chunk = 1, .max_in_flight = 100, .caller_leaves = 1000});
+  std::atomic<bool> release{false};
+  std::atomic<int> started{0};
+  std::atomic<int> finished{0};
+  auto held = std::make_shared<int>(0);
+  int writes = 0;
+  auto write = [&](uint64_t) {
+    ++writes;
+    return absl::OkStatus();
+  };
+  for (int b = 0; b < 10; ++b) {
+    ASSERT_TRUE(batches
+                    ->Submit(5,
+                             [&, held](size_t, size_t, size_t) {
+                               ++started;
+                               while (!release) std::this_thread::yield();
+                               ++finished;
+                             },
+                             write)
+                    .ok());
+  }
+  while (started < 2) std::this_thread::yield();  // both threads are in work
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    release = true;
+  });
+  batches->Abandon();
+  releaser.join();
+  EXPECT_EQ(started.load(), finished.load());
+  EXPECT_LT(finished.load(), 50);
+  EXPECT_EQ(held.use_count(), 1);  // every closure is gone
+  EXPECT_EQ(batches->in_flight(), 0u);
+  EXPECT_EQ(batches->Submit(1, [](size_t, size_t, size_t) {}, write).status().code(),
+            absl::StatusCode::kCancelled);
+  batches.reset();
+  EXPECT_EQ(writes, 0);
+}
+
+TEST(OrderedBatchesTest, DestructorJoinsWithWorkWaiting) {
+  std::atomic<int> ran{0};
+  {
+    OrderedBatches batches({.jobs = 4, .chunk = 3, .max_in_flight = 50, .caller_leaves = 1000});
+    for (int b = 0; b < 20; ++b) {
+      ASSERT_TRUE(batches
+                      .Submit(30, [&](size_t, size_t begin, size_t end) {
+                        ran += static_cast<int>(end - begin);
+                      }, [](uint64_t) { return absl::OkStatus(); })
+                      .ok());
+    }
+  }
+  EXPECT_LE(ran.load(), 600);
+}
+
+}  // namespace
+}  // namespace perftk
