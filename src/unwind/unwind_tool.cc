@@ -85,10 +85,23 @@ uint64_t UnwindStats::not_at_all_total() const {
   return total;
 }
 
+void UnwindStats::Add(const UnwindStats& other) {
+  samples += other.samples;
+  with_stack += other.with_stack;
+  full += other.full;
+  no_registers += other.no_registers;
+  for (size_t i = 0; i < kStops; ++i) {
+    partly[i] += other.partly[i];
+    not_at_all[i] += other.not_at_all[i];
+  }
+  frames += other.frames;
+  frames_taken_over += other.frames_taken_over;
+}
+
 UnwindTool::UnwindTool(UnwindSettings settings) : settings_(std::move(settings)) {}
 
 UnwindTool::~UnwindTool() {
-  workers_.reset();  // no thread may still read the windows
+  batches_.reset();  // no thread may still read the windows
 }
 
 void UnwindTool::ConvertAttr(EventAttr& attr) const {
@@ -113,10 +126,13 @@ absl::Status UnwindTool::Begin(Header& header) {
       ReadBuildIdsByPath(header.features).value_or(std::map<std::string, std::string>());
   lanes_.resize(std::max<size_t>(1, settings_.jobs));
   for (Lane& lane : lanes_) lane.files = std::make_unique<ModuleFiles>(settings_.symfs, build_ids);
-  // The caller's thread has the last lane; the others have a thread each.
-  if (lanes_.size() > 1) {
-    workers_ = std::make_unique<BatchWorkers>(lanes_.size() - 1, kSamplesPerTake);
-  }
+  // The caller unwinds too, but leaves the threads a window's worth to go
+  // on with while it reads the next one.
+  batches_ = std::make_unique<OrderedBatches>(
+      OrderedBatches::Options{.jobs = lanes_.size(),
+                              .chunk = kSamplesPerTake,
+                              .max_in_flight = kWindowsInFlight,
+                              .caller_leaves = SampleWindows::kMaxSamples});
   input_events_ = header.events;
   any_stacks_ = has_stacks;
   passes_all_through_ = !has_stacks && header.layout == DataLayout::kFile;
@@ -191,36 +207,14 @@ void UnwindTool::UnwindSample(Lane& lane, const SampleFormat& format, uint16_t c
   chain.insert(chain.end(), stack.frames.begin(), stack.frames.end());
 }
 
-uint64_t UnwindTool::OldestViewHeld() const {
-  uint64_t oldest = UINT64_MAX;
-  auto look_in = [&oldest](const Window& window) {
-    for (size_t i : window.samples) {
-      const Pending& pending = window.records[i];
-      if (pending.stack_in_input) oldest = std::min(oldest, pending.file_offset);
-    }
-  };
-  look_in(*window_);
-  for (const std::unique_ptr<Window>& window : in_flight_) look_in(*window);
-  return oldest;
-}
-
 UnwindStats UnwindTool::stats() const {
   UnwindStats total = stats_;
-  for (const Lane& lane : lanes_) {
-    total.full += lane.stats.full;
-    total.no_registers += lane.stats.no_registers;
-    total.frames += lane.stats.frames;
-    total.frames_taken_over += lane.stats.frames_taken_over;
-    for (size_t i = 0; i < UnwindStats::kStops; ++i) {
-      total.partly[i] += lane.stats.partly[i];
-      total.not_at_all[i] += lane.stats.not_at_all[i];
-    }
-  }
+  for (const Lane& lane : lanes_) total.Add(lane.stats);
   return total;
 }
 
 absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
-  if (!any_stacks_ && !Busy()) {
+  if (!any_stacks_ && windows_.empty()) {
     ++stats_.samples;
     return out.Emit(record);
   }
@@ -229,15 +223,11 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
   const SampleFormat& format = input_events_.format(*index);
   ++stats_.samples;
   if (!HasStack(format.sample_type)) {
-    if (!Busy()) return out.Emit(record);
+    if (windows_.empty()) return out.Emit(record);
     return KeepInWindow(record, out);
   }
   if (!arch_.ok()) return Fail(record, arch_.status());
-  Sample sample;
-  if (!spare_samples_.empty()) {
-    sample = std::move(spare_samples_.back());
-    spare_samples_.pop_back();
-  }
+  Sample sample = windows_.TakeSpareSample();
   // The stack copy (most of the sample) is read where it lies when the
   // record stays valid and the output drops it.
   const bool stack_in_input = record.lasting() && !settings_.keep_stack;
@@ -249,9 +239,9 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
     return Fail(record, s);
   }
   ++stats_.with_stack;
-  Window& window = *window_;
+  SampleWindow& window = windows_.open();
   window.samples.push_back(window.records.size());
-  Pending& pending = window.records.emplace_back();
+  PendingRecord& pending = window.records.emplace_back();
   pending.unwind = true;
   pending.event = *index;
   pending.misc = record.misc();
@@ -260,19 +250,15 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
   pending.stack_in_input = stack_in_input && at.stack_user != SampleFieldOffsets::kAbsent;
   pending.stack =
       pending.stack_in_input ? record.body().subspan(at.stack_user, at.stack_user_size) : Bytes();
-  if (window.samples.size() >= kWindowSamples || window.records.size() >= kWindowRecords) {
-    return Flush(out);
-  }
-  return absl::OkStatus();
+  return windows_.OpenIsFull() ? Flush(out) : absl::OkStatus();
 }
 
 absl::Status UnwindTool::KeepInWindow(const Record& record, RecordSink& out) {
-  window_->records.push_back(Pending::Kept(record));
-  if (window_->records.size() >= kWindowRecords) return Flush(out);
-  return absl::OkStatus();
+  windows_.Keep(record);
+  return windows_.OpenIsFull() ? Flush(out) : absl::OkStatus();
 }
 
-absl::Status UnwindTool::WritePending(const Pending& pending, RecordSink& out) {
+absl::Status UnwindTool::WritePending(const PendingRecord& pending, RecordSink& out) {
   if (!pending.unwind) return out.Emit(pending.record.view());
   record_.assign(kRecordHeaderSize, std::byte{0});
   EncodeSample(output_events_.format(pending.event), pending.sample, record_);
@@ -283,9 +269,10 @@ absl::Status UnwindTool::WritePending(const Pending& pending, RecordSink& out) {
   return out.Emit(Record(record_, pending.file_offset));
 }
 
-void UnwindTool::UnwindWindowPart(size_t lane, Window& window, size_t begin, size_t end) {
+void UnwindTool::UnwindWindowPart(size_t lane, SampleWindow& window, size_t begin,
+                                  size_t end) {
   for (size_t i = begin; i < end; ++i) {
-    Pending& pending = window.records[window.samples[i]];
+    PendingRecord& pending = window.records[window.samples[i]];
     const UserStack& copy = pending.sample.stack_user;
     const Bytes stack = pending.stack_in_input
                             ? pending.stack
@@ -296,59 +283,30 @@ void UnwindTool::UnwindWindowPart(size_t lane, Window& window, size_t begin, siz
   }
 }
 
-absl::Status UnwindTool::WriteWindow(Window& window, RecordSink& out) {
-  for (Pending& pending : window.records) {
+absl::Status UnwindTool::WriteOldestWindow(RecordSink& out) {
+  for (const PendingRecord& pending : windows_.oldest().records) {
     if (absl::Status s = WritePending(pending, out); !s.ok()) return s;
-    // The sample's buffers (a stack copy above all) serve a later sample.
-    if (pending.unwind && spare_samples_.size() < kSpareSamples) {
-      spare_samples_.push_back(std::move(pending.sample));
-    }
   }
-  window.records.clear();
-  window.samples.clear();
+  windows_.RetireOldest();
   return absl::OkStatus();
 }
 
 absl::Status UnwindTool::Flush(RecordSink& out) {
-  if (window_->records.empty()) return absl::OkStatus();
-  std::unique_ptr<Window> window = std::move(window_);
-  window_ = spare_ != nullptr ? std::move(spare_) : std::make_unique<Window>();
-  if (workers_ == nullptr) {
-    UnwindWindowPart(0, *window, 0, window->samples.size());
-    absl::Status written = WriteWindow(*window, out);
-    spare_ = std::move(window);
-    return written;
-  }
-  Window* unwound = window.get();
-  window->ticket = workers_->Submit(
-      window->samples.size(), [this, unwound](size_t lane, size_t begin, size_t end) {
-        UnwindWindowPart(lane, *unwound, begin, end);
-      });
-  in_flight_.push_back(std::move(window));
-  // The caller unwinds too, but leaves the threads a window's worth to go on
-  // with while it reads the next one.
-  workers_->Help(CallerLane(), kWindowSamples);
-  return WriteDone(out, kWindowsInFlight);
-}
-
-absl::Status UnwindTool::WriteDone(RecordSink& out, size_t keep) {
-  while (!in_flight_.empty()) {
-    Window& oldest = *in_flight_.front();
-    if (in_flight_.size() > keep) {
-      workers_->Wait(oldest.ticket, CallerLane());
-    } else if (!workers_->Finished(oldest.ticket)) {
-      break;
-    }
-    if (absl::Status s = WriteWindow(oldest, out); !s.ok()) return s;
-    spare_ = std::move(in_flight_.front());
-    in_flight_.pop_front();
-  }
-  return absl::OkStatus();
+  if (windows_.open().records.empty()) return absl::OkStatus();
+  SampleWindow* window = &windows_.Close();
+  return batches_
+      ->Submit(
+          window->samples.size(),
+          [this, window](size_t lane, size_t begin, size_t end) {
+            UnwindWindowPart(lane, *window, begin, end);
+          },
+          [this, &out](uint64_t) { return WriteOldestWindow(out); })
+      .status();
 }
 
 absl::Status UnwindTool::Drain(RecordSink& out) {
   if (absl::Status s = Flush(out); !s.ok()) return s;
-  return WriteDone(out, 0);
+  return batches_->Drain([this, &out](uint64_t) { return WriteOldestWindow(out); });
 }
 
 absl::Status UnwindTool::RewriteHeaderAttr(const Record& record, RecordSink& out) {
@@ -384,7 +342,7 @@ absl::Status UnwindTool::FollowMachine(const Record& record, RecordSink& out) {
 
 absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
   if (record.type() == PERF_RECORD_SAMPLE) return QueueSample(record, out);
-  if (Busy()) {
+  if (!windows_.empty()) {
     const bool changes_unwinding = machine::ChangesMachines(record.type()) ||
                                    record.type() == PERF_RECORD_HEADER_ATTR ||
                                    record.type() == PERF_RECORD_HEADER_FEATURE;
@@ -400,10 +358,8 @@ absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
 }
 
 void UnwindTool::Abandon() {
-  workers_.reset();
-  in_flight_.clear();
-  window_->records.clear();
-  window_->samples.clear();
+  if (batches_ != nullptr) batches_->Abandon();
+  windows_.Clear();
 }
 
 absl::Status UnwindTool::End(RecordSink& out, FeatureSet& features) {

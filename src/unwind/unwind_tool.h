@@ -8,21 +8,18 @@
 // FORK, EXIT and KSYMBOL build the machine model; each process unwinds with
 // its own ProcessUnwinder, dropped when the process exits.
 //
-// Samples are unwound a window at a time; each lane (thread) has its own
-// unwinders and open files. With jobs 1 the caller's thread unwinds each
-// window when it is full. With more, `jobs - 1` threads unwind the samples
-// of full windows while the caller goes on reading and decoding the next
-// ones, unwinds with them on a lane of its own (leaving them a window's
-// worth while it reads), and writes the windows out, in their order, as
-// they are done: `jobs` threads in all, one per CPU asked for. A window
-// ends before any record that changes the machine model, and such a record
-// is only applied once every window before it is unwound, so every sample is
-// unwound with the maps of its time; records are written in their order: the
-// output does not depend on the number of jobs. Memory: a window holds at
-// most kWindowSamples decoded samples and kWindowRecords records in all, and
-// at most kWindowsInFlight windows wait for the threads, whatever the
-// recording's size; a record that comes while nothing waits (every record
-// of a recording without stack copies) passes straight through.
+// Samples are unwound a window at a time (sample_windows.h) on an ordered
+// parallel stage (inject/ordered_batches.h): `jobs - 1` threads and the
+// caller, each lane with its own unwinders and open files, unwind the
+// samples of closed windows while the caller goes on reading the next ones,
+// and the caller writes the windows out in their order. A window ends
+// before any record that changes the machine model, and such a record is
+// only applied once every window before it is unwound and written (Drain),
+// so every sample is unwound with the maps of its time; records are written
+// in their order: the output does not depend on the number of jobs. Memory:
+// at most kWindowsInFlight closed windows wait, whatever the recording's
+// size; a record that comes while nothing waits (every record of a
+// recording without stack copies) passes straight through.
 //
 // A sample's new PERF_SAMPLE_CALLCHAIN is the kernel part as recorded (a
 // recorded user part is replaced), then PERF_CONTEXT_USER and the unwound
@@ -41,18 +38,17 @@
 #include <string>
 #include <vector>
 
-#include <deque>
-
 #include "absl/container/flat_hash_map.h"
+#include "inject/ordered_batches.h"
 #include "inject/tool.h"
 #include "machine/machines.h"
 #include "perf/header.h"
 #include "perf/record.h"
 #include "perf/sample.h"
-#include "unwind/batch_workers.h"
 #include "unwind/module_files.h"
 #include "unwind/process_unwinder.h"
 #include "unwind/registers.h"
+#include "unwind/sample_windows.h"
 
 namespace perftk::unwind {
 
@@ -80,6 +76,8 @@ struct UnwindStats {
   uint64_t frames_taken_over = 0;  // of them, taken over from an earlier sample
   uint64_t partly_total() const;
   uint64_t not_at_all_total() const;  // including no_registers
+  // Adds every count of `other`.
+  void Add(const UnwindStats& other);
 };
 
 class UnwindTool : public Tool {
@@ -97,7 +95,7 @@ class UnwindTool : public Tool {
   // A file-layout recording without stack copies: no attr can add them later.
   bool PassesAllThrough() const override { return passes_all_through_; }
   // The oldest sample whose stack copy waits to be read in the input.
-  uint64_t OldestViewHeld() const override;
+  uint64_t OldestViewHeld() const override { return windows_.OldestViewHeld(); }
 
   UnwindStats stats() const;
 
@@ -108,56 +106,19 @@ class UnwindTool : public Tool {
     absl::flat_hash_map<int32_t, std::unique_ptr<ProcessUnwinder>> unwinders;  // by pid
     UnwindStats stats;  // its counts of unwinding outcomes
   };
-  // A record waiting in the window: `record` written as read, or, when
-  // `unwind`, a sample record made of `misc` and `sample` once its stack is
-  // unwound (the sample's bytes are not kept twice).
-  struct Pending {
-    OwnedRecord record;
-    bool unwind = false;
-    size_t event = 0;
-    uint16_t misc = 0;
-    uint64_t file_offset = 0;
-    Sample sample;
-    // The valid part of the stack copy, when it was left in a lasting input
-    // record rather than copied into `sample` (unless keep_stack).
-    bool stack_in_input = false;
-    Bytes stack;
-
-    static Pending Kept(const Record& record) {
-      Pending pending;
-      pending.record = OwnedRecord(record);
-      return pending;
-    }
-  };
-  // Records in their order, and which of them are samples to unwind.
-  struct Window {
-    std::vector<Pending> records;
-    std::vector<size_t> samples;  // indexes into records
-    uint64_t ticket = 0;          // of its batch, once handed to the workers
-  };
-  static constexpr size_t kWindowSamples = 256;
-  static constexpr size_t kWindowRecords = 4 * kWindowSamples;
   static constexpr size_t kWindowsInFlight = 4;
-  static constexpr size_t kSamplesPerTake = 32;  // a worker's share at a time
-
-  // Whether records wait in the open window or in windows being unwound.
-  bool Busy() const { return !window_->records.empty() || !in_flight_.empty(); }
-  // Keeps `record` in the open window, which is unwound when full.
-  absl::Status KeepInWindow(const Record& record, RecordSink& out);
+  static constexpr size_t kSamplesPerTake = 32;  // a lane's share at a time
 
   absl::Status QueueSample(const Record& record, RecordSink& out);
-  // Hands the open window to the lanes (or, with jobs 1, unwinds it here)
-  // and writes the windows that are done, waiting for the oldest while more
-  // than `kWindowsInFlight` are unwound.
+  // Keeps `record` in the open window, which is unwound when full.
+  absl::Status KeepInWindow(const Record& record, RecordSink& out);
+  // Hands the open window to the stage, which writes the windows done.
   absl::Status Flush(RecordSink& out);
   // Unwinds every waiting window and writes it.
   absl::Status Drain(RecordSink& out);
-  // Writes the oldest windows in flight that are done; waits for them while
-  // more than `keep` are in flight.
-  absl::Status WriteDone(RecordSink& out, size_t keep);
-  absl::Status WriteWindow(Window& window, RecordSink& out);
-  void UnwindWindowPart(size_t lane, Window& window, size_t begin, size_t end);
-  absl::Status WritePending(const Pending& pending, RecordSink& out);
+  absl::Status WriteOldestWindow(RecordSink& out);
+  void UnwindWindowPart(size_t lane, SampleWindow& window, size_t begin, size_t end);
+  absl::Status WritePending(const PendingRecord& pending, RecordSink& out);
   absl::Status RewriteHeaderAttr(const Record& record, RecordSink& out);
   absl::Status FollowMachine(const Record& record, RecordSink& out);
   // A pipe's ARCH feature comes as a record: the registers follow it.
@@ -175,23 +136,16 @@ class UnwindTool : public Tool {
   EventList input_events_;
   EventList output_events_;
   machine::Machines machines_;
-  std::vector<Lane> lanes_;
-  std::unique_ptr<Window> window_ = std::make_unique<Window>();  // the open window
-  std::deque<std::unique_ptr<Window>> in_flight_;  // handed to the workers, oldest first
-  std::unique_ptr<Window> spare_;                   // a written window, for reuse
+  std::vector<Lane> lanes_;  // the stage's lanes, the caller's last
+  SampleWindows windows_{kWindowsInFlight};
   UnwindStats stats_;  // samples seen; the lanes count the outcomes
   // Whether an event has stack copies; while none has, samples pass through
-  // as read (after what the window holds).
+  // as read (after what the windows hold).
   bool any_stacks_ = false;
   bool passes_all_through_ = false;
-  // Samples written out, kept for their buffers: as many as can wait (the
-  // open window's and those in flight), enough for the steady state.
-  static constexpr size_t kSpareSamples = kWindowSamples * (kWindowsInFlight + 1);
-  std::vector<Sample> spare_samples_;
   std::vector<std::byte> record_;  // the sample record being written
   // Last: stopped and joined before the windows they read go away.
-  std::unique_ptr<BatchWorkers> workers_;  // jobs - 1 threads; null with jobs 1
-  size_t CallerLane() const { return lanes_.size() - 1; }
+  std::unique_ptr<OrderedBatches> batches_;
 };
 
 // The name the summary gives a stop reason, e.g. "no CFI".
