@@ -39,14 +39,22 @@ void OrderedBatches::Abandon() {
   if (failed_.ok()) failed_ = absl::CancelledError("the batches were abandoned");
 }
 
-absl::StatusOr<uint64_t> OrderedBatches::Submit(size_t items, Work work, Writer write) {
+absl::StatusOr<uint64_t> OrderedBatches::Submit(size_t items, Work work, Writer write,
+                                                absl::Span<const uint64_t> after) {
   if (!failed_.ok()) return failed_;
   const uint64_t ticket = next_ticket_++;
   {
     base::MutexLock lock(mu_);
     left_.push_back(items);
     if (items != 0) {
-      queue_.push_back(std::make_shared<const Batch>(Batch{ticket, items, std::move(work)}));
+      auto batch = std::make_shared<Batch>();
+      batch->ticket = ticket;
+      batch->items = items;
+      batch->work = std::move(work);
+      for (uint64_t earlier : after) {
+        if (earlier < ticket && !HasRun(earlier)) batch->after.push_back(earlier);
+      }
+      queue_.push_back(Queued{std::move(batch), 0});
       waiting_items_ += items;
     }
   }
@@ -85,53 +93,66 @@ absl::Status OrderedBatches::WriteFinished(Writer write, size_t keep) {
 
 size_t& OrderedBatches::Left(uint64_t ticket) { return left_[ticket - left_base_]; }
 
+bool OrderedBatches::HasRun(uint64_t ticket) {
+  return ticket < left_base_ || Left(ticket) == 0;  // written, or every item run
+}
+
 bool OrderedBatches::Finished(uint64_t ticket) {
   base::MutexLock lock(mu_);
-  return Left(ticket) == 0;
+  return HasRun(ticket);
+}
+
+bool OrderedBatches::MayRun(const Batch& batch) {
+  for (uint64_t earlier : batch.after) {
+    if (!HasRun(earlier)) return false;
+  }
+  return true;
 }
 
 void OrderedBatches::WaitFor(uint64_t ticket) {
   base::MutexLock lock(mu_);
-  while (Left(ticket) != 0) {
-    if (queue_.empty()) {
-      batch_done_.Wait(mu_);
-    } else {
-      RunChunk(caller_lane());
-    }
+  while (!HasRun(ticket)) {
+    if (!RunChunk(caller_lane())) batch_done_.Wait(mu_);
   }
 }
 
 void OrderedBatches::Help(size_t leave) {
   base::MutexLock lock(mu_);
-  while (waiting_items_ > leave) RunChunk(caller_lane());
+  while (waiting_items_ > leave && RunChunk(caller_lane())) {
+  }
 }
 
 void OrderedBatches::RunThread(size_t lane) {
   base::MutexLock lock(mu_);
-  while (true) {
-    while (!stopping_ && queue_.empty()) work_ready_.Wait(mu_);
-    if (stopping_) return;
-    RunChunk(lane);
+  while (!stopping_) {
+    if (!RunChunk(lane)) work_ready_.Wait(mu_);
   }
 }
 
-void OrderedBatches::RunChunk(size_t lane) {
-  std::shared_ptr<const Batch> batch = queue_.front();
-  const size_t begin = front_next_;
+bool OrderedBatches::RunChunk(size_t lane) {
+  auto queued = queue_.begin();
+  while (queued != queue_.end() && !MayRun(*queued->batch)) ++queued;
+  if (queued == queue_.end()) return false;
+  std::shared_ptr<const Batch> batch = queued->batch;
+  const size_t begin = queued->next;
   const size_t end = std::min(batch->items, begin + chunk_);
   waiting_items_ -= end - begin;
   if (end == batch->items) {
-    queue_.pop_front();
-    front_next_ = 0;
+    queue_.erase(queued);
   } else {
-    front_next_ = end;
+    queued->next = end;
   }
   mu_.Unlock();
   batch->work(lane, begin, end);
   mu_.Lock();
   size_t& left = Left(batch->ticket);
   left -= end - begin;
-  if (left == 0) batch_done_.NotifyAll();
+  if (left == 0) {
+    batch_done_.NotifyAll();
+    // Batches that wait for this one may run now.
+    if (!queue_.empty()) work_ready_.NotifyAll();
+  }
+  return true;
 }
 
 }  // namespace perftk

@@ -9,6 +9,11 @@
 // work does runs concurrently, and whatever the writer does (output, the
 // state that must change in order) does not.
 //
+// A batch may name earlier tickets it must run after: no lane takes its
+// items before every item of those has run. So batches that share state
+// (a decoder that must see its blocks in order) run one after another
+// while others run beside them.
+//
 // Lanes: `jobs - 1` threads have lanes 0 .. jobs - 2 and the caller has
 // caller_lane() = jobs - 1. A lane is only ever used by one thread, so the
 // state a lane owns needs no lock. The caller works too: after queueing a
@@ -46,6 +51,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "base/mutex.h"
 
 namespace perftk {
@@ -69,11 +75,13 @@ class OrderedBatches {
   OrderedBatches(const OrderedBatches&) = delete;
   OrderedBatches& operator=(const OrderedBatches&) = delete;
 
-  // Queues items [0, items) of `work` as the next batch, then writes the
+  // Queues items [0, items) of `work` as the next batch, to run once the
+  // batches of `after` (earlier tickets) have run, then writes the
   // finished batches at the front with `write`, waiting for the oldest
   // while more than max_in_flight are not written. Its ticket, or the
   // writer's error.
-  absl::StatusOr<uint64_t> Submit(size_t items, Work work, Writer write);
+  absl::StatusOr<uint64_t> Submit(size_t items, Work work, Writer write,
+                                  absl::Span<const uint64_t> after = {});
   // Runs and writes every batch submitted.
   absl::Status Drain(Writer write);
   // Joins the threads (running work finishes) and drops every batch not
@@ -91,12 +99,20 @@ class OrderedBatches {
     uint64_t ticket = 0;
     size_t items = 0;
     Work work;
+    std::vector<uint64_t> after;
+  };
+  // A batch with items no lane has taken yet, from `next` on.
+  struct Queued {
+    std::shared_ptr<const Batch> batch;
+    size_t next = 0;
   };
 
   void RunThread(size_t lane);
-  // Runs the next chunk of the oldest batch with items waiting on `lane`,
-  // without the lock, and counts it run.
-  void RunChunk(size_t lane) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs on `lane`, without the lock, the next chunk of the oldest batch
+  // that may run, and counts it run; false if no batch may run.
+  bool RunChunk(size_t lane) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool MayRun(const Batch& batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool HasRun(uint64_t ticket) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The caller runs items while more than `leave` wait.
   void Help(size_t leave);
   // The caller runs items, or sleeps when none wait, until every item of
@@ -114,12 +130,10 @@ class OrderedBatches {
   const size_t caller_leaves_;
 
   base::Mutex mu_;
-  base::CondVar work_ready_;  // items wait, or stopping_
+  base::CondVar work_ready_;  // items may run, or stopping_
   base::CondVar batch_done_;  // a batch's last item has run
-  // Batches with items no lane has taken, oldest first, and the first item
-  // of the front one no lane has taken.
-  std::deque<std::shared_ptr<const Batch>> queue_ ABSL_GUARDED_BY(mu_);
-  size_t front_next_ ABSL_GUARDED_BY(mu_) = 0;
+  // Batches with items no lane has taken, oldest first.
+  std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
   size_t waiting_items_ ABSL_GUARDED_BY(mu_) = 0;  // items of queue_ not taken
   // Items not yet run of every batch not written, from ticket left_base_.
   std::deque<size_t> left_ ABSL_GUARDED_BY(mu_);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -173,6 +174,47 @@ TEST(OrderedBatchesTest, ALaneIsUsedByOneThread) {
     if (lane == batches.caller_lane()) {
       EXPECT_EQ(id, std::this_thread::get_id());
     }
+  }
+}
+
+// Batches that run after the last one of their key see their key's
+// batches one at a time, in order, while other keys' run beside them.
+TEST(OrderedBatchesTest, BatchesRunAfterTheTicketsTheyName) {
+  constexpr size_t kKeys = 3;
+  for (size_t jobs : {1, 2, 4}) {
+    OrderedBatches batches({.jobs = jobs, .chunk = 1, .max_in_flight = 6, .caller_leaves = 1});
+    std::vector<std::atomic<int>> running(kKeys);
+    std::vector<int64_t> last_run(kKeys, -1);  // per key: no lock, one batch at a time
+    std::atomic<bool> bad{false};
+    std::vector<std::optional<uint64_t>> last_ticket(kKeys);
+    std::mt19937 random(static_cast<uint32_t>(jobs));
+    std::vector<uint64_t> written;
+    auto write = [&](uint64_t ticket) {
+      written.push_back(ticket);
+      return absl::OkStatus();
+    };
+    for (int64_t b = 0; b < 90; ++b) {
+      const size_t key = random() % kKeys;
+      const int delay = static_cast<int>(random() % 300);
+      std::vector<uint64_t> after;
+      if (last_ticket[key]) after.push_back(*last_ticket[key]);
+      absl::StatusOr<uint64_t> ticket = batches.Submit(
+          1,
+          [&, key, b, delay](size_t, size_t, size_t) {
+            if (running[key]++ != 0) bad = true;
+            std::this_thread::sleep_for(std::chrono::microseconds(delay));
+            if (last_run[key] >= b) bad = true;
+            last_run[key] = b;
+            --running[key];
+          },
+          write, after);
+      ASSERT_TRUE(ticket.ok());
+      last_ticket[key] = *ticket;
+    }
+    ASSERT_TRUE(batches.Drain(write).ok());
+    EXPECT_FALSE(bad) << jobs;
+    ASSERT_EQ(written.size(), 90u);
+    for (uint64_t i = 0; i < written.size(); ++i) EXPECT_EQ(written[i], i);
   }
 }
 
