@@ -32,10 +32,14 @@ BlockScheduler::BlockScheduler(const DecodeOptions& options, BinaryImages& image
       output_(output),
       jobs_(static_cast<size_t>(std::max(options.jobs, 1))),
       any_lane_(IsProfile(options.format) || !FlowsCarryAcrossBlocks(options.itrace)),
-      pool_(std::make_unique<LanePool>(jobs_ > 1 ? jobs_ : 0)) {}
+      batches_(std::make_unique<OrderedBatches>(
+          OrderedBatches::Options{.jobs = jobs_,
+                                  .chunk = 1,
+                                  .max_in_flight = 2 * jobs_,
+                                  .caller_leaves = jobs_ - 1})) {}
 
 BlockScheduler::~BlockScheduler() {
-  pool_.reset();  // no lane runs once it is gone
+  batches_.reset();  // no lane runs once it is gone
 }
 
 absl::Status BlockScheduler::Submit(const TraceBlock& block,
@@ -65,32 +69,37 @@ absl::Status BlockScheduler::Submit(const TraceBlock& block,
     if (!flows) flows = std::make_unique<TraceFlows>();
     job->flows = flows.get();
   }
+  std::vector<uint64_t> after;  // the blocks this one must run after
   uint64_t lane_key;
   if (any_lane_) {
     lane_key = next_block_ % jobs_;
   } else if (block.formatted) {
-    lane_key = FormattedLaneFor(*job);
+    lane_key = FormattedLaneFor(*job, after);
   } else {
     lane_key = static_cast<uint64_t>(job->source);
   }
   ++next_block_;
-  std::unique_ptr<DecodeLane>& lane = lanes_[lane_key];
-  if (!lane) lane = std::make_unique<DecodeLane>(inputs_);
-  DecodeLane* runner = lane.get();
+  Lane& lane = lanes_[lane_key];
+  if (!lane.lane) lane.lane = std::make_unique<DecodeLane>(inputs_);
+  if (lane.last) after.push_back(*lane.last);
+  DecodeLane* runner = lane.lane.get();
   BlockJob* raw = job.get();
-  slots_.push_back(Slot{std::move(job), 0, std::nullopt});
-  Slot& slot = slots_.back();
-  ++blocks_in_flight_;
-  slot.ticket = pool_->Submit(lane_key, [runner, raw] { runner->Run(*raw); });
+  const std::optional<TraceIdSet> ids = raw->ids;  // the job may be written in Submit
+  slots_.push_back(Slot{std::move(job), std::nullopt});
+  absl::StatusOr<uint64_t> ticket = batches_->Submit(
+      1, [runner, raw](size_t, size_t, size_t) { runner->Run(*raw); },
+      [this](uint64_t) { return WriteOldest(); }, after);
+  if (!ticket.ok()) return ticket.status();
+  lane.last = *ticket;
   if (block.formatted && !any_lane_) {
     for (size_t id = 0; id < last_use_of_id_.size(); ++id) {
-      if (!raw->ids || raw->ids->test(id)) last_use_of_id_[id] = {lane_key, slot.ticket};
+      if (!ids || ids->test(id)) last_use_of_id_[id] = std::make_pair(lane_key, *ticket);
     }
   }
   return absl::OkStatus();
 }
 
-uint64_t BlockScheduler::FormattedLaneFor(BlockJob& job) {
+uint64_t BlockScheduler::FormattedLaneFor(BlockJob& job, std::vector<uint64_t>& after) {
   // The ids the block can feed: those its frames switch to that name a
   // trace source of the decoder.
   job.ids = TraceIdsOfFrames(job.block.data);
@@ -102,8 +111,8 @@ uint64_t BlockScheduler::FormattedLaneFor(BlockJob& job) {
     *job.ids &= known;
   }
   // One id: that id's lane, where its blocks follow each other. Several,
-  // any, or none: the first id's lane or the shared one, after waiting for
-  // the blocks of the other ids that run elsewhere.
+  // any, or none: the first id's lane or the shared one, after the blocks
+  // of the other ids that run elsewhere.
   uint64_t lane = kFormattedLanes + kSharedFormattedLane;
   if (job.ids && job.ids->any()) {
     size_t first = 0;
@@ -112,46 +121,40 @@ uint64_t BlockScheduler::FormattedLaneFor(BlockJob& job) {
   }
   for (size_t id = 0; id < last_use_of_id_.size(); ++id) {
     if (job.ids && !job.ids->test(id)) continue;
-    const auto [last_lane, ticket] = last_use_of_id_[id];
-    if (ticket != 0 && last_lane != lane) pool_->Wait(ticket);
+    if (!last_use_of_id_[id]) continue;
+    const auto [last_lane, ticket] = *last_use_of_id_[id];
+    if (last_lane != lane) after.push_back(ticket);
   }
   return lane;
 }
 
 absl::Status BlockScheduler::Pass(const Record& record) {
   if (slots_.empty()) return output_.WriteRecord(record);
-  slots_.push_back(Slot{nullptr, 0, OwnedRecord(record)});
+  slots_.push_back(Slot{nullptr, OwnedRecord(record)});
   // Records waiting behind blocks are copies: bound them too.
-  return slots_.size() > kMaxQueuedSlots ? Flush(0) : absl::OkStatus();
+  return slots_.size() > kMaxQueuedSlots ? WriteAll() : absl::OkStatus();
 }
 
-absl::Status BlockScheduler::WriteDone() { return Flush(2 * jobs_); }
-
-absl::Status BlockScheduler::WriteAll() { return Flush(0); }
+absl::Status BlockScheduler::WriteAll() {
+  return batches_->Drain([this](uint64_t) { return WriteOldest(); });
+}
 
 absl::Status BlockScheduler::ChangeModel(absl::FunctionRef<void(machine::Machines&)> change) {
   // Blocks in flight read the model: let them finish first.
-  if (absl::Status s = Flush(0); !s.ok()) return s;
+  if (absl::Status s = WriteAll(); !s.ok()) return s;
   ++model_generation_;
   change(model_);
   return absl::OkStatus();
 }
 
-absl::Status BlockScheduler::Flush(size_t max_in_flight) {
-  while (!slots_.empty()) {
-    Slot& front = slots_.front();
-    if (front.record) {
-      absl::Status status = output_.WriteRecord(front.record->view());
-      slots_.pop_front();
-      if (!status.ok()) return status;
-      continue;
-    }
-    if (blocks_in_flight_ <= max_in_flight && !pool_->Done(front.ticket)) break;
-    pool_->Wait(front.ticket);
-    std::unique_ptr<BlockJob> job = std::move(front.job);
+absl::Status BlockScheduler::WriteOldest() {
+  std::unique_ptr<BlockJob> job = std::move(slots_.front().job);
+  slots_.pop_front();
+  if (absl::Status s = output_.WriteBlock(*job); !s.ok()) return s;
+  while (!slots_.empty() && slots_.front().record) {
+    absl::Status status = output_.WriteRecord(slots_.front().record->view());
     slots_.pop_front();
-    --blocks_in_flight_;
-    if (absl::Status s = output_.WriteBlock(*job); !s.ok()) return s;
+    if (!status.ok()) return status;
   }
   return absl::OkStatus();
 }
@@ -159,7 +162,7 @@ absl::Status BlockScheduler::Flush(size_t max_in_flight) {
 std::vector<const BranchProfile*> BlockScheduler::Profiles() const {
   std::vector<const BranchProfile*> profiles;
   for (const auto& [key, lane] : lanes_) {
-    if (lane->profile() != nullptr) profiles.push_back(lane->profile());
+    if (lane.lane->profile() != nullptr) profiles.push_back(lane.lane->profile());
   }
   return profiles;
 }

@@ -18,12 +18,14 @@
 // Profiles keep nothing from block to block: any lane, each with its own
 // profile (Profiles() gives them to be added up).
 //
-// With jobs > 1 lanes run on jobs worker threads (lane_pool.h) and each
-// block keeps a copy of its trace; with 1 they run on the calling thread,
-// through the same code. Either way the output is the same bytes: results
-// are written in block order and records passed after a block wait behind
-// it. At most 2 x jobs blocks are in flight (WriteDone), and at most 4096
-// slots wait (then Pass waits for all blocks).
+// Blocks run on an ordered parallel stage (inject/ordered_batches.h): a
+// block runs after the last block of its lane (and of the trace ids it
+// feeds on other lanes), on jobs - 1 worker threads and the caller's; with
+// jobs > 1 each block keeps a copy of its trace; with 1 the caller runs
+// them, through the same code. Either way the output is the same bytes:
+// results are written in block order and records passed after a block wait
+// behind it. At most 2 x jobs blocks are in flight, and at most 4096 slots
+// wait (then Pass waits for all blocks).
 //
 // The scheduler owns the machine model the lanes read code through: lanes
 // get it const, and ChangeModel, the only way to change it, first waits for
@@ -47,10 +49,10 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "cs_etm/decode_lane.h"
-#include "cs_etm/lane_pool.h"
 #include "cs_etm/profile.h"
 #include "cs_etm/synthesizer.h"
 #include "cs_etm/trace_blocks.h"
+#include "inject/ordered_batches.h"
 #include "machine/machines.h"
 #include "perf/record.h"
 
@@ -85,9 +87,6 @@ class BlockScheduler {
   absl::Status ChangeModel(absl::FunctionRef<void(machine::Machines&)> change);
   // Writes `record` now if nothing waits to be written, else queues a copy.
   absl::Status Pass(const Record& record);
-  // Writes what is finished at the front, waiting for the oldest blocks
-  // while more than 2 x jobs are in flight.
-  absl::Status WriteDone();
   // Waits for every block and writes everything.
   absl::Status WriteAll();
   // The lanes' profiles (kAutoFdo, kBolt), in lane order.
@@ -97,18 +96,20 @@ class BlockScheduler {
   // A block in flight, or a record that waits to be written behind one.
   struct Slot {
     std::unique_ptr<BlockJob> job;
-    uint64_t ticket = 0;
     std::optional<OwnedRecord> record;
   };
+  // A decode lane and the ticket of the last block submitted to it.
+  struct Lane {
+    std::unique_ptr<DecodeLane> lane;
+    std::optional<uint64_t> last;
+  };
 
-  // The lane of a formatted block whose flows carry across blocks, after
-  // waiting for the blocks on other lanes that feed the same trace ids;
-  // sets job.ids.
-  uint64_t FormattedLaneFor(BlockJob& job);
-  // Writes, in order, the results of the finished blocks at the front and
-  // the records behind them; waits for the oldest blocks while more than
-  // `max_in_flight` are in flight (0: waits for all).
-  absl::Status Flush(size_t max_in_flight);
+  // The lane of a formatted block whose flows carry across blocks; sets
+  // job.ids, and adds to `after` the last blocks on other lanes that fed
+  // the same trace ids.
+  uint64_t FormattedLaneFor(BlockJob& job, std::vector<uint64_t>& after);
+  // Writes the oldest block (finished) and the records behind it.
+  absl::Status WriteOldest();
 
   // Lane keys of formatted trace: kFormattedLanes + trace id, or + the
   // shared lane for blocks of several ids.
@@ -122,14 +123,14 @@ class BlockScheduler {
   const size_t jobs_;
   // Whether blocks may go to any lane (no flow carries from block to block).
   const bool any_lane_;
-  std::map<uint64_t, std::unique_ptr<DecodeLane>> lanes_;
+  std::map<uint64_t, Lane> lanes_;
   std::map<int64_t, std::unique_ptr<TraceFlows>> flows_;  // by source
   // The lane and ticket of the last formatted block submitted per trace id.
-  std::array<std::pair<uint64_t, uint64_t>, 256> last_use_of_id_{};
-  std::unique_ptr<LanePool> pool_;  // after lanes_: joined before they go
-  std::deque<Slot> slots_;          // blocks in flight and records behind them
-  size_t blocks_in_flight_ = 0;
+  std::array<std::optional<std::pair<uint64_t, uint64_t>>, 256> last_use_of_id_{};
+  std::deque<Slot> slots_;  // blocks in flight, the oldest first, and records behind them
   uint64_t next_block_ = 0;
+  // After lanes_ and slots_: joined before they go.
+  std::unique_ptr<OrderedBatches> batches_;
 };
 
 }  // namespace perftk::cs_etm

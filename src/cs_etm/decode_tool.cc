@@ -52,8 +52,7 @@ absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
     case PERF_RECORD_AUXTRACE_INFO:
       return reader_->ReadAuxtraceInfo(record);
     case PERF_RECORD_AUXTRACE:
-      if (absl::Status s = SubmitBlocks(record); !s.ok()) return s;
-      return scheduler_->WriteDone();
+      return SubmitBlocks(record);
     case PERF_RECORD_AUX:
       return reader_->ReadAux(record);
     case PERF_RECORD_ITRACE_START:
