@@ -2,8 +2,8 @@
 // work went in.
 //
 // The caller submits batches of items; each batch gets a ticket, counting
-// from 0. Worker threads run the items a chunk at a time, oldest batch
-// first, each calling work(lane, begin, end) with a lane of its own; the
+// from 0. Worker threads run the items a chunk at a time, the oldest batch
+// that may run first, each calling work(lane, begin, end) with a lane of its own; the
 // caller writes the finished batches, in ticket order and on its own
 // thread, through the Writer it passes to Submit and Drain. So whatever the
 // work does runs concurrently, and whatever the writer does (output, the
@@ -17,9 +17,10 @@
 // Lanes: `jobs - 1` threads have lanes 0 .. jobs - 2 and the caller has
 // caller_lane() = jobs - 1. A lane is only ever used by one thread, so the
 // state a lane owns needs no lock. The caller works too: after queueing a
-// batch it runs items while more than `caller_leaves` wait (leaving the
-// threads something to go on with while it reads the next batch), and it
-// runs items rather than sleep while it waits for a batch to write. With
+// batch it runs items that may run while more than `caller_leaves` wait
+// (leaving the threads something to go on with while it reads the next
+// batch), and it runs items rather than sleep while it waits for a batch
+// to write. With
 // jobs 1 there are no threads and the caller runs everything, through the
 // same code; a system that starts fewer threads than asked for gets the
 // work done on those it started and the caller.
