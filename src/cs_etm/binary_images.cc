@@ -12,10 +12,8 @@
 #include <cstring>
 #include <optional>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
-#include "elf/build_id.h"
 #include "elf/build_id_cache.h"
 #include "elf/elf_file.h"
 
@@ -42,10 +40,11 @@ bool IsRegularFile(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// The id as perf prints it: zero padding past 16 bytes left out.
-std::string TrimBuildId(std::string id) {
-  while (id.size() > 16 && id.back() == '\0') id.pop_back();
-  return id;
+// `expected` matches a file's id in hex (ElfFile::BuildId), as perf compares.
+bool MatchesHex(const BuildId& expected, const std::optional<std::string>& actual_hex) {
+  if (!actual_hex) return false;
+  std::optional<BuildId> actual = BuildId::FromHex(*actual_hex);
+  return actual && expected.Matches(*actual);
 }
 
 }  // namespace
@@ -64,7 +63,7 @@ thread_local ThreadCacheEntry thread_cache[kThreadCacheSize];
 thread_local size_t thread_cache_next = 0;
 std::atomic<uint64_t> last_table_id{0};
 
-BinaryImages::BinaryImages(std::string symfs, std::map<std::string, std::string> build_ids,
+BinaryImages::BinaryImages(std::string symfs, BuildIdsByPath build_ids,
                            KernelSources kernel)
     : symfs_(std::move(symfs)),
       build_ids_(std::move(build_ids)),
@@ -122,8 +121,8 @@ std::vector<std::string> VmlinuxCandidates(const std::string& build_id_hex) {
 std::unique_ptr<KernelCode> BinaryImages::LoadKernel(const machine::Dso& kernel,
                                                      std::string& warning) const {
   auto code = std::make_unique<KernelCode>();
-  const std::string expected = ExpectedBuildId(kernel);
-  const std::string expected_hex = absl::BytesToHexString(expected);
+  const BuildId expected = ExpectedBuildId(kernel);
+  const std::string expected_hex = expected.ToHex();
   if (!kernel_sources_.kcore.empty()) {
     code->path = kernel_sources_.kcore;
     absl::StatusOr<int> fd = base::OpenInputFile(code->path, "kcore (--kcore)");
@@ -166,7 +165,7 @@ std::unique_ptr<KernelCode> BinaryImages::LoadKernel(const machine::Dso& kernel,
       continue;
     }
     std::optional<std::string> actual = (*elf)->BuildId();
-    if (!expected.empty() && (!actual || !elf::SameBuildIdHex(*actual, expected_hex))) {
+    if (!expected.empty() && !MatchesHex(expected, actual)) {
       if (!kernel_sources_.vmlinux.empty()) {
         warning = absl::StrCat(path, " has build id ", actual.value_or("(none)"),
                                " but the recording's kernel has ", expected_hex,
@@ -237,10 +236,10 @@ std::vector<std::string> BinaryImages::TakeWarnings() {
   return out;
 }
 
-std::string BinaryImages::ExpectedBuildId(const machine::Dso& dso) const {
-  if (!dso.build_id.empty()) return TrimBuildId(dso.build_id);
+BuildId BinaryImages::ExpectedBuildId(const machine::Dso& dso) const {
+  if (!dso.build_id.empty()) return dso.build_id.Printable();
   auto it = build_ids_.find(dso.name);
-  return it == build_ids_.end() ? std::string() : TrimBuildId(it->second);
+  return it == build_ids_.end() ? BuildId() : it->second.Printable();
 }
 
 std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso,
@@ -248,17 +247,16 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   // As perf: the build-id cache first (the file the recording saw, kept by
   // perf record or perf archive), then the recorded path (under --symfs).
   // The vDSO has no path: only the cache holds it.
-  const std::string expected = ExpectedBuildId(dso);
+  const BuildId expected = ExpectedBuildId(dso);
   std::vector<std::string> candidates;
   if (!expected.empty()) {
     // A short id recorded zero-padded is cached under its own length.
-    std::string unpadded = expected;
-    while (!unpadded.empty() && unpadded.back() == '\0') unpadded.pop_back();
-    std::vector<std::string> ids = {expected};
+    const BuildId unpadded = expected.Unpadded();
+    std::vector<BuildId> ids = {expected};
     if (!unpadded.empty() && unpadded != expected) ids.push_back(unpadded);
     const std::string cache = elf::BuildIdCacheDir();
-    for (const std::string& id : ids) {
-      for (std::string& path : elf::BuildIdCachePaths(cache, dso.name, absl::BytesToHexString(id))) {
+    for (const BuildId& id : ids) {
+      for (std::string& path : elf::BuildIdCachePaths(cache, dso.name, id.ToHex())) {
         candidates.push_back(std::move(path));
       }
     }
@@ -300,10 +298,9 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   if (!expected.empty()) {
     absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(*path);
     std::optional<std::string> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;
-    std::string expected_hex = absl::BytesToHexString(expected);
-    if (!actual || !elf::SameBuildIdHex(*actual, expected_hex)) {
+    if (!MatchesHex(expected, actual)) {
       warning = absl::StrCat(*path, " has build id ", actual.value_or("(none)"),
-                             " but the recording's ", dso.name, " has ", expected_hex,
+                             " but the recording's ", dso.name, " has ", expected.ToHex(),
                              ": trace in it is skipped");
       return nullptr;
     }

@@ -46,6 +46,7 @@
 #include "elf/kernel_image.h"
 #include "elf/module_layout.h"
 #include "machine/dso.h"
+#include "perf/features.h"
 #include "base/bytes.h"
 
 namespace perftk::cs_etm {
@@ -76,8 +77,8 @@ struct KernelSources {
 };
 class BinaryImages {
  public:
-  // `build_ids`: recorded file name -> raw build id bytes (BUILD_ID feature).
-  BinaryImages(std::string symfs, std::map<std::string, std::string> build_ids,
+  // `build_ids`: recorded file name -> build id (BUILD_ID feature).
+  BinaryImages(std::string symfs, BuildIdsByPath build_ids,
                KernelSources kernel = {});
   ~BinaryImages();
   BinaryImages(const BinaryImages&) = delete;
@@ -96,11 +97,12 @@ class BinaryImages {
   const Image* FindShared(const machine::Dso& dso);
   // The Dso's file, found, checked and mapped; null with `warning` set.
   std::unique_ptr<Mapped> Load(const machine::Dso& dso, std::string& warning) const;
-  std::string ExpectedBuildId(const machine::Dso& dso) const;
+  // The recorded id as perf prints it (BuildId::Printable).
+  BuildId ExpectedBuildId(const machine::Dso& dso) const;
   std::unique_ptr<KernelCode> LoadKernel(const machine::Dso& kernel, std::string& warning) const;
 
   const std::string symfs_;
-  const std::map<std::string, std::string> build_ids_;
+  const BuildIdsByPath build_ids_;
   const KernelSources kernel_sources_;
   const uint64_t id_;  // names this table in the threads' caches
   std::mutex mu_;

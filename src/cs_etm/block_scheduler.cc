@@ -26,7 +26,7 @@ bool FlowsCarryAcrossBlocks(const ItraceOptions& itrace) {
 
 BlockScheduler::BlockScheduler(const DecodeOptions& options, BinaryImages& images,
                                const SampleEncoder& encoder,
-                               const std::map<std::string, std::string>& build_ids,
+                               const BuildIdsByPath& build_ids,
                                InOrderOutput& output)
     : inputs_{options, model_, images, encoder, build_ids},
       output_(output),

@@ -72,7 +72,7 @@ class BlockScheduler {
   // The lanes read `options`, `images`, `encoder` and `build_ids` (see
   // LaneInputs), which must outlive the scheduler, as must `output`.
   BlockScheduler(const DecodeOptions& options, BinaryImages& images, const SampleEncoder& encoder,
-                 const std::map<std::string, std::string>& build_ids, InOrderOutput& output);
+                 const BuildIdsByPath& build_ids, InOrderOutput& output);
   // Lets the running blocks finish, drops the others.
   ~BlockScheduler();
   BlockScheduler(const BlockScheduler&) = delete;

@@ -45,7 +45,7 @@ struct LaneInputs {
   const machine::Machines& machines;
   BinaryImages& images;           // thread-safe
   const SampleEncoder& encoder;   // thread-safe
-  const std::map<std::string, std::string>& build_ids;  // by path, for profiles
+  const BuildIdsByPath& build_ids;  // by path, for profiles
 };
 
 // One block to decode, and what decoding it gave.

@@ -36,8 +36,7 @@ absl::Status CsEtmDecodeTool::Begin(Header& header) {
 }
 
 void CsEtmDecodeTool::LoadBuildIds(const Header& header) {
-  absl::StatusOr<std::map<std::string, std::string>> build_ids =
-      ReadBuildIdsByPath(header.features);
+  absl::StatusOr<BuildIdsByPath> build_ids = ReadBuildIdsByPath(header.features);
   if (build_ids.ok()) {
     build_ids_ = *std::move(build_ids);
   } else if (header.features.count(HEADER_BUILD_ID)) {

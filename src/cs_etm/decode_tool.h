@@ -90,7 +90,7 @@ class CsEtmDecodeTool : public Tool, private InOrderOutput {
   absl::Status WriteBlock(BlockJob& job) override;
 
   const DecodeOptions options_;
-  std::map<std::string, std::string> build_ids_;
+  BuildIdsByPath build_ids_;
   // Made by Begin; the scheduler last, as its lanes read the others.
   std::unique_ptr<TraceRecordReader> reader_;
   std::unique_ptr<BinaryImages> images_;

@@ -4,7 +4,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "profile/autofdo_text.h"
@@ -107,13 +106,12 @@ void BranchProfile::Count(const machine::Dso* dso, const Branch& branch) {
 }
 
 profile::BinaryKey BranchProfile::KeyOf(const machine::Dso& dso) const {
-  std::string id = dso.build_id;
+  BuildId id = dso.build_id;
   if (id.empty()) {
     auto it = build_ids_.find(dso.name);
     if (it != build_ids_.end()) id = it->second;
   }
-  if (!id.empty()) id.resize(20, '\0');  // as simpleperf writes it
-  return profile::BinaryKey{dso.name, absl::BytesToHexString(id)};
+  return profile::BinaryKey{dso.name, id.PaddedTo20().ToHex()};  // as simpleperf writes it
 }
 
 profile::Profile BranchProfile::ToProfile(profile::Format format) const {

@@ -52,6 +52,7 @@
 
 #include "cs_etm/packet.h"
 #include "machine/dso.h"
+#include "perf/features.h"
 #include "profile/profile.h"
 
 namespace perftk::cs_etm {
@@ -95,7 +96,7 @@ class BranchProfile : public PacketSink {
   absl::Status EndBlock() override;
 
   // Build ids by recorded file name, for binaries whose MMAP2 had none.
-  void SetBuildIds(std::map<std::string, std::string> build_ids) {
+  void SetBuildIds(BuildIdsByPath build_ids) {
     build_ids_ = std::move(build_ids);
   }
   // Layouts of binaries for the texts; a binary without one keeps offsets.
@@ -145,7 +146,7 @@ class BranchProfile : public PacketSink {
   CodeLocator& locator_;
   const BinaryLayout& LayoutOf(const machine::Dso* dso) const;
 
-  std::map<std::string, std::string> build_ids_;
+  BuildIdsByPath build_ids_;
   std::map<const machine::Dso*, BinaryLayout> layouts_;
   std::map<uint8_t, Pending> pending_;
   std::map<const machine::Dso*, Binary> binaries_;

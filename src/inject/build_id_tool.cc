@@ -133,7 +133,7 @@ absl::Status BuildIdTool::Cover(const machine::Dso& dso, RecordSink& out) {
     return absl::OkStatus();
   }
   std::string why;
-  std::string id = FindId(dso, why);
+  BuildId id = FindId(dso, why);
   if (id.empty()) {
     if (!why.empty()) {
       ++stats_.without;
@@ -145,8 +145,7 @@ absl::Status BuildIdTool::Cover(const machine::Dso& dso, RecordSink& out) {
   BuildIdEntry entry;
   entry.pid = machine::kHostMachinePid;
   entry.misc = dso.kernel_space ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-  entry.build_id.assign(reinterpret_cast<const std::byte*>(id.data()),
-                        reinterpret_cast<const std::byte*>(id.data() + id.size()));
+  entry.build_id = id;
   entry.filename = dso.name;
   std::vector<std::byte> bytes;
   AppendBuildIdEntry(entry, bytes);
@@ -155,21 +154,21 @@ absl::Status BuildIdTool::Cover(const machine::Dso& dso, RecordSink& out) {
   return out.Emit(Record(bytes, 0));
 }
 
-std::string BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
+BuildId BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
   if (!dso.build_id.empty()) return dso.build_id;  // the MMAP2 carried it
   if (dso.kernel_space) return KernelId(dso, why);
   if (dso.name == "[vdso]") {
     // The kernel maps the same vDSO into every process: this one's is the
     // recorded one when the recording was made on this kernel.
-    if (!recorded_here_) return "";
-    return elf::OwnVdsoBuildId().value_or("");
+    if (!recorded_here_) return BuildId();
+    return BuildId::FromBytes(elf::OwnVdsoBuildId().value_or(""));
   }
-  if (HasNoFile(dso.name)) return "";
+  if (HasNoFile(dso.name)) return BuildId();
   const std::string path = settings_.symfs + dso.name;
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
     why = absl::StrCat(base::Printable(path), " is not there");
-    return "";
+    return BuildId();
   }
   const machine::FileId& recorded = dso.file_id;
   if (recorded.ino != 0 && settings_.symfs.empty() &&
@@ -177,25 +176,25 @@ std::string BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const
        minor(st.st_dev) != recorded.min)) {
     why = absl::StrCat(base::Printable(path),
                        " was replaced since the recording: not the inode it mapped");
-    return "";
+    return BuildId();
   }
   absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(path);
   if (!elf.ok()) {
     why = std::string(elf.status().message());
-    return "";
+    return BuildId();
   }
   std::optional<std::string> hex = (*elf)->BuildId();
   if (!hex) {
     why = absl::StrCat(base::Printable(path), " has no build-id note");
-    return "";
+    return BuildId();
   }
-  return absl::HexStringToBytes(*hex);
+  return BuildId::FromHex(*hex).value_or(BuildId());
 }
 
-std::string BuildIdTool::KernelId(const machine::Dso& dso, std::string& why) const {
+BuildId BuildIdTool::KernelId(const machine::Dso& dso, std::string& why) const {
   if (!recorded_here_) {
     why = "recorded on another machine or kernel: give the recording made with build ids";
-    return "";
+    return BuildId();
   }
   std::string notes_path;
   if (absl::StartsWith(dso.name, kKernelMapPrefix)) {
@@ -203,19 +202,19 @@ std::string BuildIdTool::KernelId(const machine::Dso& dso, std::string& why) con
   } else if (std::string module = ModuleName(dso.name); !module.empty()) {
     notes_path = absl::StrCat(settings_.sys_root, "/module/", module, "/notes/.note.gnu.build-id");
   } else {
-    return "";  // bpf programs, kernel symbols without a file
+    return BuildId();  // bpf programs, kernel symbols without a file
   }
   std::string notes;
   if (!ReadWholeFile(notes_path, notes)) {
     why = absl::StrCat(notes_path, " cannot be read");
-    return "";
+    return BuildId();
   }
   std::optional<std::string> id = elf::GnuBuildIdInNotes(notes);
   if (!id) {
     why = absl::StrCat(notes_path, " has no build-id note");
-    return "";
+    return BuildId();
   }
-  return *id;
+  return BuildId::FromBytes(*id);
 }
 
 }  // namespace perftk

@@ -28,6 +28,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "base/build_id.h"
 #include "inject/tool.h"
 #include "machine/machines.h"
 #include "perf/header.h"
@@ -70,9 +71,9 @@ class BuildIdTool : public Tool {
   // Emits the DSO's HEADER_BUILD_ID record if it is the first time it is met
   // and an id is found.
   absl::Status Cover(const machine::Dso& dso, RecordSink& out);
-  // The id of `dso` (raw bytes), or "" with the reason in `why`.
-  std::string FindId(const machine::Dso& dso, std::string& why) const;
-  std::string KernelId(const machine::Dso& dso, std::string& why) const;
+  // The id of `dso`, or an empty one with the reason in `why`.
+  BuildId FindId(const machine::Dso& dso, std::string& why) const;
+  BuildId KernelId(const machine::Dso& dso, std::string& why) const;
   absl::Status CoverSampleDso(const Record& record, RecordSink& out);
 
   BuildIdSettings settings_;

@@ -469,8 +469,7 @@ void JitTool::AddBuildIdEntries(FeatureSet& features) const {
     BuildIdEntry entry;
     entry.pid = kHostMachinePid;
     entry.misc = PERF_RECORD_MISC_USER;
-    entry.build_id.assign(reinterpret_cast<const std::byte*>(build_id.data()),
-                          reinterpret_cast<const std::byte*>(build_id.data() + build_id.size()));
+    entry.build_id = BuildId::FromBytes(std::span<const uint8_t>(build_id));
     entry.filename = path;
     AppendBuildIdEntry(entry, section);
   }

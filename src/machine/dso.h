@@ -17,6 +17,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "base/build_id.h"
 
 namespace perftk::machine {
 
@@ -36,7 +37,7 @@ struct FileId {
 
 struct Dso {
   std::string name;      // the MMAP filename, kernel mmap name or ksymbol name
-  std::string build_id;  // raw bytes; empty when the record carried none
+  BuildId build_id;      // empty when the record carried none
   FileId file_id;
   bool kernel_space = false;
 };
@@ -46,12 +47,12 @@ struct Dso {
 // are immutable and safe to share.
 class DsoTable {
  public:
-  const Dso* Intern(absl::string_view name, absl::string_view build_id, const FileId& file_id,
+  const Dso* Intern(absl::string_view name, const BuildId& build_id, const FileId& file_id,
                     bool kernel_space);
   size_t size() const { return dsos_.size(); }
 
  private:
-  using Key = std::tuple<std::string, std::string, FileId, bool>;
+  using Key = std::tuple<std::string, BuildId, FileId, bool>;
   absl::flat_hash_map<Key, std::unique_ptr<const Dso>> dsos_;
 };
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "base/build_id.h"
 #include "perftk/perf_abi.h"
 
 namespace perftk::machine {
@@ -19,8 +20,8 @@ inline uint16_t CpumodeOf(uint16_t misc) { return misc & PERF_RECORD_MISC_CPUMOD
 
 // PERF_RECORD_MMAP and PERF_RECORD_MMAP2. For MMAP, which has no prot field,
 // set prot to PROT_EXEC unless misc has PERF_RECORD_MISC_MMAP_DATA (perf's
-// rule). build_id holds the raw bytes when misc has
-// PERF_RECORD_MISC_MMAP_BUILD_ID, and is empty otherwise.
+// rule). build_id holds the id when misc has PERF_RECORD_MISC_MMAP_BUILD_ID,
+// and is empty otherwise.
 struct MmapEvent {
   uint16_t misc = 0;
   int32_t pid = 0;
@@ -32,7 +33,7 @@ struct MmapEvent {
   uint32_t min = 0;
   uint64_t ino = 0;
   uint64_t ino_generation = 0;
-  std::string build_id;
+  BuildId build_id;
   uint32_t prot = 0;
   uint32_t flags = 0;
   std::string filename;

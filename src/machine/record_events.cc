@@ -36,8 +36,7 @@ absl::StatusOr<MmapEvent> MmapEventOf(const Record& record) {
   if (!m.ok()) return m.status();
   MmapEvent e = CommonMmapFields(record, *m);
   if (m->has_build_id()) {
-    Bytes id = m->build_id();
-    e.build_id.assign(reinterpret_cast<const char*>(id.data()), id.size());
+    e.build_id = BuildId::FromBytes(m->build_id());
   } else {
     e.maj = m->maj();
     e.min = m->min();

@@ -315,7 +315,7 @@ std::vector<Field> DescribeFeature(int feature, const FeatureSet& features) {
         break;
       }
       for (const BuildIdEntry& e : *ids) {
-        out.push_back(Field::Text(Hex(e.build_id), e.filename));
+        out.push_back(Field::Text(e.build_id.ToHex(), e.filename));
       }
       break;
     }

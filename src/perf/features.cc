@@ -83,14 +83,14 @@ absl::StatusOr<std::vector<std::string>> ReadCmdline(const FeatureSet& features)
 }
 
 void AppendBuildIdEntry(const BuildIdEntry& entry, std::vector<std::byte>& section) {
-  constexpr size_t kIdField = 20, kNameAlign = 64;
-  const size_t id_size = std::min(entry.build_id.size(), kIdField);
+  constexpr size_t kIdField = BuildId::kMaxSize, kNameAlign = 64;
+  const size_t id_size = entry.build_id.size();
   const size_t name_size = AlignUp(entry.filename.size() + 1, kNameAlign);
   Append<uint32_t>(section, 0);  // type: unused in the feature section
   Append<uint16_t>(section, entry.misc | PERF_RECORD_MISC_BUILD_ID_SIZE);
   Append<uint16_t>(section, static_cast<uint16_t>(kRecordHeaderSize + 4 + 24 + name_size));
   Append<int32_t>(section, entry.pid);
-  AppendBytes(section, Bytes(entry.build_id.data(), id_size));
+  AppendBytes(section, entry.build_id.bytes());
   section.resize(section.size() + kIdField - id_size, std::byte{0});
   Append<uint8_t>(section, static_cast<uint8_t>(id_size));
   section.resize(section.size() + 3, std::byte{0});  // padding of the 24-byte id field
@@ -114,7 +114,7 @@ absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& feature
     BuildIdEntry e;
     e.misc = view->record().misc();
     e.pid = view->pid();
-    e.build_id.assign(view->build_id().begin(), view->build_id().end());
+    e.build_id = BuildId::FromBytes(view->build_id());
     e.filename = std::string(view->filename());
     entries.push_back(std::move(e));
     pos += size;
@@ -122,14 +122,11 @@ absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& feature
   return entries;
 }
 
-absl::StatusOr<std::map<std::string, std::string>> ReadBuildIdsByPath(const FeatureSet& features) {
+absl::StatusOr<BuildIdsByPath> ReadBuildIdsByPath(const FeatureSet& features) {
   absl::StatusOr<std::vector<BuildIdEntry>> entries = ReadBuildIds(features);
   if (!entries.ok()) return entries.status();
-  std::map<std::string, std::string> ids;
-  for (const BuildIdEntry& entry : *entries) {
-    ids[entry.filename] =
-        std::string(reinterpret_cast<const char*>(entry.build_id.data()), entry.build_id.size());
-  }
+  BuildIdsByPath ids;
+  for (const BuildIdEntry& entry : *entries) ids[entry.filename] = entry.build_id;
   return ids;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/build_id.h"
 #include "perf/header.h"
 
 namespace perftk {
@@ -31,15 +32,16 @@ absl::StatusOr<std::vector<std::string>> ReadCmdline(const FeatureSet& features)
 struct BuildIdEntry {
   int32_t pid = 0;
   uint16_t misc = 0;  // cpumode of the dso
-  std::vector<std::byte> build_id;
+  BuildId build_id;
   std::string filename;
 };
 absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& features);
-// The same as a map: recorded file name -> the id's raw bytes (a name
-// listed twice keeps its last id), as the readers of binaries look ids up.
-absl::StatusOr<std::map<std::string, std::string>> ReadBuildIdsByPath(const FeatureSet& features);
+// The same as a map: recorded file name -> its id (a name listed twice
+// keeps its last id), as the readers of binaries look ids up.
+using BuildIdsByPath = std::map<std::string, BuildId>;
+absl::StatusOr<BuildIdsByPath> ReadBuildIdsByPath(const FeatureSet& features);
 // Appends `entry` to a BUILD_ID feature section as perf writes it: the id
-// (at most 20 bytes) with its size (PERF_RECORD_MISC_BUILD_ID_SIZE set in
+// with its size (PERF_RECORD_MISC_BUILD_ID_SIZE set in
 // misc), the file name padded to 64 bytes. The header's type is 0, as in
 // a file's section (the writer sets HEADER_BUILD_ID for a pipe).
 void AppendBuildIdEntry(const BuildIdEntry& entry, std::vector<std::byte>& section);

@@ -12,10 +12,8 @@
 #include <optional>
 #include <utility>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
-#include "elf/build_id.h"
 #include "elf/build_id_cache.h"
 #include "elf/vdso.h"
 
@@ -53,13 +51,12 @@ std::optional<std::vector<ModuleFile::Load>> ReadLoads(Elf* elf) {
 }
 
 // The recorded build id matches the file's, as perf compares them.
-bool HasBuildId(Elf* elf, const std::string& recorded) {
+bool HasBuildId(Elf* elf, const BuildId& recorded) {
   const void* bytes = nullptr;
   const ssize_t size = dwelf_elf_gnu_build_id(elf, &bytes);
   if (size <= 0) return false;
-  return elf::SameBuildId(absl::string_view(static_cast<const char*>(bytes),
-                                            static_cast<size_t>(size)),
-                          recorded);
+  return recorded.Matches(BuildId::FromBytes(
+      std::span<const uint8_t>(static_cast<const uint8_t*>(bytes), static_cast<size_t>(size))));
 }
 
 }  // namespace
@@ -86,13 +83,13 @@ uint64_t ModuleFile::LoadBias(const machine::Map& map) const {
   return map.start - map.pgoff + chosen->offset - chosen->vaddr;
 }
 
-ModuleFiles::ModuleFiles(std::string symfs, std::map<std::string, std::string> build_ids)
+ModuleFiles::ModuleFiles(std::string symfs, BuildIdsByPath build_ids)
     : symfs_(std::move(symfs)), build_ids_(std::move(build_ids)) {
   elf_version(EV_CURRENT);  // here, not in Open: lanes open files at once
 }
 
 std::unique_ptr<ModuleFile> ModuleFiles::Open(const std::string& path,
-                                              const std::string& build_id) const {
+                                              const BuildId& build_id) const {
   absl::StatusOr<int> opened = base::OpenInputFile(path, "binary");
   if (!opened.ok()) return nullptr;
   const int fd = *opened;
@@ -108,7 +105,7 @@ std::unique_ptr<ModuleFile> ModuleFiles::Open(const std::string& path,
 }
 
 std::unique_ptr<ModuleFile> ModuleFiles::Locate(const machine::Dso& dso) const {
-  std::string build_id = dso.build_id;
+  BuildId build_id = dso.build_id;
   if (build_id.empty()) {
     if (auto it = build_ids_.find(dso.name); it != build_ids_.end()) build_id = it->second;
   }
@@ -118,8 +115,8 @@ std::unique_ptr<ModuleFile> ModuleFiles::Locate(const machine::Dso& dso) const {
     candidates.push_back(dso.name);
   }
   if (!build_id.empty()) {
-    for (std::string& path : elf::BuildIdCachePaths(elf::BuildIdCacheDir(), dso.name,
-                                                     absl::BytesToHexString(build_id))) {
+    for (std::string& path :
+         elf::BuildIdCachePaths(elf::BuildIdCacheDir(), dso.name, build_id.ToHex())) {
       candidates.push_back(std::move(path));
     }
   }

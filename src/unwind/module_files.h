@@ -25,6 +25,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "machine/dso.h"
 #include "machine/map.h"
+#include "perf/features.h"
 
 namespace perftk::unwind {
 
@@ -58,8 +59,8 @@ class ModuleFile {
 
 class ModuleFiles {
  public:
-  // `build_ids`: file name -> raw build id, from the recording's header.
-  ModuleFiles(std::string symfs, std::map<std::string, std::string> build_ids);
+  // `build_ids`: file name -> build id, from the recording's header.
+  ModuleFiles(std::string symfs, BuildIdsByPath build_ids);
 
   // The file of `dso`, or null when none is found or it is not an ELF file
   // of the recorded build id.
@@ -68,11 +69,11 @@ class ModuleFiles {
  private:
   // The file at `path` if it is an ELF file with build id `build_id` (any
   // when empty); null otherwise.
-  std::unique_ptr<ModuleFile> Open(const std::string& path, const std::string& build_id) const;
+  std::unique_ptr<ModuleFile> Open(const std::string& path, const BuildId& build_id) const;
   std::unique_ptr<ModuleFile> Locate(const machine::Dso& dso) const;
 
   std::string symfs_;
-  std::map<std::string, std::string> build_ids_;
+  BuildIdsByPath build_ids_;
   absl::flat_hash_map<const machine::Dso*, std::unique_ptr<ModuleFile>> files_;
 };
 

@@ -122,8 +122,7 @@ absl::Status UnwindTool::Begin(Header& header) {
   if (!arch.ok() && has_stacks) return arch.status();
   arch_ = arch;
   // Without a readable BUILD_ID feature, binaries are taken by path alone.
-  const std::map<std::string, std::string> build_ids =
-      ReadBuildIdsByPath(header.features).value_or(std::map<std::string, std::string>());
+  const BuildIdsByPath build_ids = ReadBuildIdsByPath(header.features).value_or(BuildIdsByPath());
   lanes_.resize(std::max<size_t>(1, settings_.jobs));
   for (Lane& lane : lanes_) lane.files = std::make_unique<ModuleFiles>(settings_.symfs, build_ids);
   // The caller unwinds too, but leaves the threads a window's worth to go

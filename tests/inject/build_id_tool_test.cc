@@ -207,7 +207,7 @@ TEST_F(BuildIdToolTest, AnInputThatNamesTheDsoKeepsItsOwn) {
   BuildIdEntry entry;
   entry.pid = -1;
   entry.misc = PERF_RECORD_MISC_USER;
-  entry.build_id = {std::byte{1}, std::byte{2}};
+  entry.build_id = *BuildId::FromHex("0102");
   entry.filename = self.path;
   AppendBuildIdEntry(entry, header_.features[HEADER_BUILD_ID]);
   Start({});
@@ -220,7 +220,7 @@ TEST_F(BuildIdToolTest, AnInputThatNamesTheDsoKeepsItsOwn) {
 
 TEST_F(BuildIdToolTest, OnlyWithoutIdsPassesAnInputWithIdsThrough) {
   BuildIdEntry entry;
-  entry.build_id = {std::byte{1}};
+  entry.build_id = *BuildId::FromHex("01");
   entry.filename = "/usr/bin/other";
   AppendBuildIdEntry(entry, header_.features[HEADER_BUILD_ID]);
   Start(OnlyWithoutIds());

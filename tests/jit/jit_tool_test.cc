@@ -628,9 +628,7 @@ TEST_F(JitToolTest, BuildIdTableListsEveryFileWritten) {
     names.push_back(e.filename);
     auto elf = elf::ElfFile::Open(e.filename);
     ASSERT_TRUE(elf.ok()) << elf.status();
-    std::vector<uint8_t> id(e.build_id.size());
-    std::memcpy(id.data(), e.build_id.data(), id.size());
-    EXPECT_EQ((*elf)->BuildId(), BuildIdHex(id)) << e.filename;
+    EXPECT_EQ((*elf)->BuildId(), e.build_id.ToHex()) << e.filename;
     EXPECT_EQ(e.pid, -1);
     EXPECT_EQ(e.misc & PERF_RECORD_MISC_CPUMODE_MASK, PERF_RECORD_MISC_USER);
   }

@@ -12,10 +12,10 @@
 namespace perftk {
 namespace {
 
-std::vector<std::byte> Id(size_t size) {
+BuildId Id(size_t size) {
   std::vector<std::byte> id(size);
   for (size_t i = 0; i < size; ++i) id[i] = std::byte(0xa0 + i);
-  return id;
+  return BuildId::FromBytes(id);
 }
 
 TEST(BuildIdEntry, WrittenAsPerfLaysItOutAndReadBack) {
@@ -32,7 +32,7 @@ TEST(BuildIdEntry, WrittenAsPerfLaysItOutAndReadBack) {
     const std::byte* p = section.data() + start;
     EXPECT_EQ(Load<uint16_t>(p + 6), section.size() - start);
     EXPECT_EQ((section.size() - start - 36) % 64, 0u) << "name padded to 64";
-    EXPECT_EQ(std::memcmp(p + 12, entry.build_id.data(), size), 0);
+    EXPECT_EQ(std::memcmp(p + 12, entry.build_id.bytes().data(), size), 0);
     EXPECT_EQ(static_cast<uint8_t>(p[32]), size) << "the id's size at offset 32";
     for (size_t i = 12 + size; i < 32; ++i) EXPECT_EQ(p[i], std::byte{0});
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(p + 36)), entry.filename);

@@ -201,7 +201,7 @@ TEST(ReaderTest, FileLayoutReadsBackRecordForRecord) {
   EXPECT_EQ((*ids)[0].filename, "/usr/bin/true");
   EXPECT_EQ((*ids)[0].build_id.size(), 20u);
   EXPECT_EQ((*ids)[1].pid, 1234);
-  EXPECT_EQ((*ids)[1].build_id, ToBytes({0xaa, 0xbb, 0xcc}));
+  EXPECT_EQ((*ids)[1].build_id, BuildId::FromBytes(ToBytes({0xaa, 0xbb, 0xcc})));
   EXPECT_EQ((*ids)[1].filename, "/tmp/jitted-1234-1.so");
 }
 
@@ -402,7 +402,7 @@ TEST(ReaderTest, PipePreambleIsFoldedIntoTheHeader) {
     ASSERT_TRUE(ids.ok()) << ids.status();
     ASSERT_EQ(ids->size(), 1u);
     EXPECT_EQ((*ids)[0].filename, "/bin/true");
-    EXPECT_EQ((*ids)[0].build_id, ToBytes({1, 2, 3, 4}));
+    EXPECT_EQ((*ids)[0].build_id, BuildId::FromBytes(ToBytes({1, 2, 3, 4})));
     ASSERT_EQ(back->records.size(), 3u);
     EXPECT_EQ(back->records[0].view().type(), PERF_RECORD_COMM);
     EXPECT_EQ(back->records[1].view().type(), PERF_RECORD_HEADER_ATTR);

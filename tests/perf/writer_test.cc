@@ -251,7 +251,7 @@ TEST_F(WriterTest, PipeToFileToPipeKeepsTracingDataAndBuildIds) {
   ids = ReadBuildIds(pipe->header.features);
   ASSERT_TRUE(ids.ok()) << ids.status();
   ASSERT_EQ(ids->size(), 1u);
-  EXPECT_EQ((*ids)[0].build_id, ToBytes({0xab, 0xcd}));
+  EXPECT_EQ((*ids)[0].build_id, BuildId::FromBytes(ToBytes({0xab, 0xcd})));
 }
 
 TEST_F(WriterTest, AttrsOfOldAndFutureSizesRoundTrip) {

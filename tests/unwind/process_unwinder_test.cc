@@ -147,7 +147,8 @@ TEST_F(ProcessUnwinderTest, AMappingThatChangedUnderAModuleIsReportedAfresh) {
   // Another object (another inode) mapped where the test binary's code was:
   // the module reported for it is stale and must not be used again.
   const machine::Dso* code = self_->maps->Find(before.frames[0])->dso;
-  MapOver(before.frames[0], self_->dsos.Intern(code->name, "", machine::FileId{1, 2, 3, 4}, false));
+  MapOver(before.frames[0],
+          self_->dsos.Intern(code->name, BuildId(), machine::FileId{1, 2, 3, 4}, false));
   Capture again;
   UnwoundStack after = UnwindOwnStack(64 * 1024, 127, again);
   EXPECT_EQ(unwinder_.rebuilds(), 1u);
@@ -161,7 +162,8 @@ TEST_F(ProcessUnwinderTest, AMappingThatChangedUnderAModuleIsReportedAfresh) {
 TEST_F(ProcessUnwinderTest, AFileNotFoundUnwindsNothing) {
   Capture capture;
   const InitialRegisters registers = CaptureRegisters(4096, capture);
-  MapOver(registers.pc, self_->dsos.Intern("/nonexistent/prog", "", machine::FileId{}, false));
+  MapOver(registers.pc,
+          self_->dsos.Intern("/nonexistent/prog", BuildId(), machine::FileId{}, false));
   UnwoundStack stack = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
   EXPECT_TRUE(stack.frames.empty());
   EXPECT_EQ(stack.stop, UnwindStop::kUnknownMap);

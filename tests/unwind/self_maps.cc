@@ -24,7 +24,7 @@ std::unique_ptr<SelfMaps> ReadSelfMaps() {
     map.pgoff = std::stoull(offset, nullptr, 16);
     if (path.empty()) path = "//anon";
     map.kind = machine::UserMapKind(path, 0);
-    map.dso = self->dsos.Intern(path, "", machine::FileId{}, false);
+    map.dso = self->dsos.Intern(path, BuildId(), machine::FileId{}, false);
     if (map.IsIdentity()) map.pgoff = map.start;
     self->maps->Mutate([&](machine::Maps::Editor& e) { return e.Insert(map); }).IgnoreError();
   }
