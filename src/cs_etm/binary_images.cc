@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
+#include "elf/build_id.h"
 #include "elf/build_id_cache.h"
 #include "elf/elf_file.h"
 
@@ -38,13 +39,6 @@ std::string Basename(const std::string& path) {
 bool IsRegularFile(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-// `expected` matches a file's id in hex (ElfFile::BuildId), as perf compares.
-bool MatchesHex(const BuildId& expected, const std::optional<std::string>& actual_hex) {
-  if (!actual_hex) return false;
-  std::optional<BuildId> actual = BuildId::FromHex(*actual_hex);
-  return actual && expected.Matches(*actual);
 }
 
 }  // namespace
@@ -164,10 +158,9 @@ std::unique_ptr<KernelCode> BinaryImages::LoadKernel(const machine::Dso& kernel,
       }
       continue;
     }
-    std::optional<std::string> actual = (*elf)->BuildId();
-    if (!expected.empty() && !MatchesHex(expected, actual)) {
+    if (!expected.empty() && !elf::HasBuildId(**elf, expected)) {
       if (!kernel_sources_.vmlinux.empty()) {
-        warning = absl::StrCat(path, " has build id ", actual.value_or("(none)"),
+        warning = absl::StrCat(path, " has build id ", (*elf)->BuildId().value_or("(none)"),
                                " but the recording's kernel has ", expected_hex,
                                ": kernel trace is skipped");
         return nullptr;
@@ -297,8 +290,8 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   }
   if (!expected.empty()) {
     absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(*path);
-    std::optional<std::string> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;
-    if (!MatchesHex(expected, actual)) {
+    if (!elf.ok() || !elf::HasBuildId(**elf, expected)) {
+      const std::optional<std::string> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;
       warning = absl::StrCat(*path, " has build id ", actual.value_or("(none)"),
                              " but the recording's ", dso.name, " has ", expected.ToHex(),
                              ": trace in it is skipped");

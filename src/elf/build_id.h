@@ -1,32 +1,26 @@
-// Build ids compared the way perf compares them.
-//
-// A build id is 1 to 20 bytes (20 for SHA-1, 16 for MD5, 8 for xxhash or
-// a kernel module's short id). perf stores ids in a 20-byte field: a
-// recording without BUILD_ID_SIZE holds a shorter id zero-padded to 20
-// bytes (or trimmed back to 16). Two ids are the same when they agree on
-// the bytes of the shorter and every further byte of the longer is zero.
-// An empty id matches nothing.
+// Build ids in ELF files and notes, as BuildId values (base/build_id.h has
+// the value and perf's comparison rule).
 #ifndef PERFTK_ELF_BUILD_ID_H_
 #define PERFTK_ELF_BUILD_ID_H_
 
 #include <optional>
-#include <string>
 
 #include "absl/strings/string_view.h"
+#include "base/build_id.h"
+#include "elf/elf_file.h"
 
 namespace perftk::elf {
 
-// `a` and `b` are raw bytes.
-bool SameBuildId(absl::string_view a, absl::string_view b);
+// The GNU build id in a run of ELF notes in this machine's byte order, as
+// /sys/kernel/notes and /sys/module/NAME/notes/.note.gnu.build-id hold
+// them; nullopt when there is none or the notes are cut short.
+std::optional<BuildId> GnuBuildIdInNotes(absl::string_view notes);
 
-// The same for ids in lower- or upper-case hex (as ElfFile::BuildId gives);
-// false for text that is not hex.
-bool SameBuildIdHex(absl::string_view a, absl::string_view b);
+// The GNU build id of `file` (ElfFile::BuildId); nullopt without one.
+std::optional<BuildId> BuildIdOf(const ElfFile& file);
 
-// The GNU build id (raw bytes) in a run of ELF notes in this machine's byte
-// order, as /sys/kernel/notes and /sys/module/NAME/notes/.note.gnu.build-id
-// hold them; nullopt when there is none or the notes are cut short.
-std::optional<std::string> GnuBuildIdInNotes(absl::string_view notes);
+// `file` has a build id and it matches `expected` as perf compares them.
+bool HasBuildId(const ElfFile& file, const BuildId& expected);
 
 }  // namespace perftk::elf
 

@@ -61,7 +61,7 @@ absl::StatusOr<uint32_t> FileCrc(const std::string& path) {
 // never a hang.
 absl::StatusOr<std::unique_ptr<ElfFile>> OpenIfMatching(
     const ElfFile& binary, const std::string& candidate,
-    const std::optional<std::string>& build_id) {
+    const std::optional<BuildId>& build_id) {
   struct stat st;
   if (candidate == binary.path() || stat(candidate.c_str(), &st) != 0) return nullptr;
   if (!S_ISREG(st.st_mode)) {
@@ -71,7 +71,7 @@ absl::StatusOr<std::unique_ptr<ElfFile>> OpenIfMatching(
   }
   absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(candidate);
   if (!file.ok()) return nullptr;
-  if (build_id.has_value() && !SameBuildIdHex((*file)->BuildId().value_or(""), *build_id)) {
+  if (build_id.has_value() && !HasBuildId(**file, *build_id)) {
     return nullptr;
   }
   if ((*file)->machine() != binary.machine()) return nullptr;
@@ -112,10 +112,12 @@ uint32_t DebuglinkCrc(uint32_t crc, absl::string_view bytes) {
 
 absl::StatusOr<std::unique_ptr<ElfFile>> FindDebugFile(const ElfFile& binary,
                                                        const std::string& debug_root) {
-  const std::optional<std::string> build_id = binary.BuildId();
-  if (build_id.has_value() && build_id->size() > 2) {
-    const std::string candidate = absl::StrCat(debug_root, "/.build-id/", build_id->substr(0, 2),
-                                               "/", build_id->substr(2), ".debug");
+  // The path names the whole note, as the tools that make debug files do.
+  const std::optional<std::string> hex = binary.BuildId();
+  const std::optional<BuildId> build_id = hex ? BuildId::FromHex(*hex) : std::nullopt;
+  if (hex.has_value() && hex->size() > 2) {
+    const std::string candidate = absl::StrCat(debug_root, "/.build-id/", hex->substr(0, 2), "/",
+                                               hex->substr(2), ".debug");
     absl::StatusOr<std::unique_ptr<ElfFile>> file = OpenIfMatching(binary, candidate, build_id);
     if (!file.ok() || *file != nullptr) return file;
   }

@@ -41,7 +41,7 @@ absl::string_view OwnVdsoImage() {
   return absl::string_view(reinterpret_cast<const char*>(header), end);
 }
 
-std::optional<std::string> OwnVdsoBuildId() {
+std::optional<BuildId> OwnVdsoBuildId() {
   const Elf64_Ehdr* header = OwnVdsoHeader();
   if (header == nullptr) return std::nullopt;
   const auto base = reinterpret_cast<uintptr_t>(header);
@@ -51,7 +51,7 @@ std::optional<std::string> OwnVdsoBuildId() {
     // The vDSO is mapped whole from its start: file offsets are offsets from base.
     absl::string_view notes(reinterpret_cast<const char*>(base + segment.p_offset),
                             segment.p_filesz);
-    if (std::optional<std::string> id = GnuBuildIdInNotes(notes)) return id;
+    if (std::optional<BuildId> id = GnuBuildIdInNotes(notes)) return id;
   }
   return std::nullopt;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "base/build_id.h"
 
 namespace perftk::elf {
 
@@ -15,8 +16,8 @@ namespace perftk::elf {
 // headers or segments, whichever is further); empty without a vDSO.
 absl::string_view OwnVdsoImage();
 
-// Its GNU build id (raw bytes); nullopt without one.
-std::optional<std::string> OwnVdsoBuildId();
+// Its GNU build id; nullopt without one.
+std::optional<BuildId> OwnVdsoBuildId();
 
 }  // namespace perftk::elf
 

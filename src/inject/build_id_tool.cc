@@ -161,7 +161,7 @@ BuildId BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
     // The kernel maps the same vDSO into every process: this one's is the
     // recorded one when the recording was made on this kernel.
     if (!recorded_here_) return BuildId();
-    return BuildId::FromBytes(elf::OwnVdsoBuildId().value_or(""));
+    return elf::OwnVdsoBuildId().value_or(BuildId());
   }
   if (HasNoFile(dso.name)) return BuildId();
   const std::string path = settings_.symfs + dso.name;
@@ -183,12 +183,12 @@ BuildId BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
     why = std::string(elf.status().message());
     return BuildId();
   }
-  std::optional<std::string> hex = (*elf)->BuildId();
-  if (!hex) {
+  std::optional<BuildId> id = elf::BuildIdOf(**elf);
+  if (!id) {
     why = absl::StrCat(base::Printable(path), " has no build-id note");
     return BuildId();
   }
-  return BuildId::FromHex(*hex).value_or(BuildId());
+  return *id;
 }
 
 BuildId BuildIdTool::KernelId(const machine::Dso& dso, std::string& why) const {
@@ -209,12 +209,12 @@ BuildId BuildIdTool::KernelId(const machine::Dso& dso, std::string& why) const {
     why = absl::StrCat(notes_path, " cannot be read");
     return BuildId();
   }
-  std::optional<std::string> id = elf::GnuBuildIdInNotes(notes);
+  std::optional<BuildId> id = elf::GnuBuildIdInNotes(notes);
   if (!id) {
     why = absl::StrCat(notes_path, " has no build-id note");
     return BuildId();
   }
-  return BuildId::FromBytes(*id);
+  return *id;
 }
 
 }  // namespace perftk

@@ -263,7 +263,8 @@ TEST_F(BuildIdToolTest, TheKernelOfAnotherMachineGetsNoIdFromThisOne) {
 }
 
 TEST(GnuBuildIdInNotes, FindsTheGnuNoteAmongOthersAndRefusesCutShortOnes) {
-  EXPECT_EQ(elf::GnuBuildIdInNotes(GnuNote("\x01\x02\x03", 1) + GnuNote("\xaa\xbb")), "\xaa\xbb");
+  EXPECT_EQ(elf::GnuBuildIdInNotes(GnuNote("\x01\x02\x03", 1) + GnuNote("\xaa\xbb")),
+            BuildId::FromHex("aabb"));
   EXPECT_EQ(elf::GnuBuildIdInNotes(GnuNote("\x01\x02\x03", 1)), std::nullopt);
   std::string cut = GnuNote("\xaa\xbb\xcc\xdd\xee");
   EXPECT_EQ(elf::GnuBuildIdInNotes(cut.substr(0, cut.size() - 4)), std::nullopt);
