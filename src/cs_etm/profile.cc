@@ -111,7 +111,7 @@ profile::BinaryKey BranchProfile::KeyOf(const machine::Dso& dso) const {
     auto it = build_ids_.find(dso.name);
     if (it != build_ids_.end()) id = it->second;
   }
-  return profile::BinaryKey{dso.name, id.PaddedTo20().ToHex()};  // as simpleperf writes it
+  return profile::BinaryKey{dso.name, id.PaddedTo20()};  // as simpleperf writes it
 }
 
 profile::Profile BranchProfile::ToProfile(profile::Format format) const {

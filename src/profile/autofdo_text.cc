@@ -25,7 +25,9 @@ void AppendAutoFdoText(const BinaryKey& key, const BinaryCounts& counts, std::st
   for (const auto& [branch, count] : counts.branches) {
     absl::StrAppendFormat(&out, "%x->%x:%d\n", branch.first, branch.second, count.taken);
   }
-  if (!key.build_id.empty()) absl::StrAppend(&out, "// build_id: 0x", key.build_id, "\n");
+  if (!key.build_id.empty()) {
+    absl::StrAppend(&out, "// build_id: 0x", key.build_id.ToHex(), "\n");
+  }
   absl::StrAppend(&out, "// ", key.path, "\n\n");
 }
 
@@ -155,12 +157,12 @@ absl::Status ReadBinary(LineReader& lines, uint64_t range_lines, Profile& into) 
     if (have_path) return lines.Error("a comment line after the binary's path");
     std::optional<absl::string_view> id_field = comment == 0 ? BuildIdField(**line) : std::nullopt;
     if (id_field) {
-      std::optional<std::string> id = ParseBuildId(*id_field);
+      std::optional<BuildId> id = ParseBuildId(*id_field);
       if (!id) {
         return lines.Error(absl::StrCat("build id \"", absl::CHexEscape(*id_field),
                                         "\" is not 1 to 20 bytes in hex"));
       }
-      key.build_id = *std::move(id);
+      key.build_id = *id;
       continue;
     }
     if (!absl::StartsWith(**line, "// ")) return lines.Error("expected \"// PATH\"");

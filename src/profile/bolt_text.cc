@@ -16,7 +16,7 @@ namespace perftk::profile {
 std::string BoltText(const BinaryKey& key, const BinaryCounts& counts) {
   std::string out;
   // The build id goes on the first address of the first line only.
-  std::string id = key.build_id.empty() ? "" : absl::StrCat(key.build_id, ":");
+  std::string id = key.build_id.empty() ? "" : absl::StrCat(key.build_id.ToHex(), ":");
   for (const auto& [range, count] : counts.ranges) {
     absl::StrAppendFormat(&out, "F %s%x %x %d\n", id, range.first, range.second, count);
     id.clear();
@@ -48,11 +48,11 @@ void AddFallThroughs(BinaryCounts& counts) {
 
 namespace {
 
-// "ID:ADDRESS" or "ADDRESS"; sets `id` (lower case) when there is one.
-std::optional<uint64_t> ParseLocation(absl::string_view field, std::string& id) {
+// "ID:ADDRESS" or "ADDRESS"; sets `id` when there is one.
+std::optional<uint64_t> ParseLocation(absl::string_view field, BuildId& id) {
   size_t colon = field.find(':');
   if (colon != absl::string_view::npos) {
-    std::optional<std::string> parsed = ParseBuildId(field.substr(0, colon));
+    std::optional<BuildId> parsed = ParseBuildId(field.substr(0, colon));
     if (!parsed) return std::nullopt;
     id = *std::move(parsed);
     field.remove_prefix(colon + 1);
@@ -84,7 +84,7 @@ absl::Status ReadBoltText(LineReader& lines, Profile& into) {
                                                    FormatName(*into.format()), " is expected"));
   }
   BinaryCounts counts;
-  std::string build_id;
+  BuildId build_id;
   uint64_t build_id_line = 0;
   while (true) {
     absl::StatusOr<std::optional<absl::string_view>> line = lines.Next();
@@ -103,7 +103,7 @@ absl::Status ReadBoltText(LineReader& lines, Profile& into) {
                                              : "expected 'F START END COUNT'",
                                       ", got '", **line, "'"));
     }
-    std::string ids[2];
+    BuildId ids[2];
     std::optional<uint64_t> first = ParseLocation(fields[1], ids[0]);
     std::optional<uint64_t> second = ParseLocation(fields[2], ids[1]);
     std::optional<uint64_t> count = ParseDecimal(fields[3]);
@@ -112,14 +112,14 @@ absl::Status ReadBoltText(LineReader& lines, Profile& into) {
       return lines.Error(absl::StrCat("a field is not a number (hex addresses, decimal counts): '",
                                       **line, "'"));
     }
-    for (const std::string& id : ids) {
+    for (const BuildId& id : ids) {
       if (id.empty()) continue;
       if (build_id.empty()) {
         build_id = id;
         build_id_line = lines.line_number();
       } else if (id != build_id) {
-        return lines.Error(absl::StrCat("build id ", id, ", but line ", build_id_line,
-                                        " gave ", build_id,
+        return lines.Error(absl::StrCat("build id ", id.ToHex(), ", but line ", build_id_line,
+                                        " gave ", build_id.ToHex(),
                                         ": a BOLT text is the profile of one binary"));
       }
     }

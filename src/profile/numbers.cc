@@ -34,10 +34,9 @@ std::optional<uint64_t> ParseDecimal(absl::string_view text) {
                [](absl::string_view t, uint64_t* v) { return absl::SimpleAtoi(t, v); });
 }
 
-std::optional<std::string> ParseBuildId(absl::string_view text) {
-  if (text.empty() || text.size() > 40 || text.size() % 2 != 0) return std::nullopt;
-  if (!std::all_of(text.begin(), text.end(), absl::ascii_isxdigit)) return std::nullopt;
-  return absl::AsciiStrToLower(text);
+std::optional<BuildId> ParseBuildId(absl::string_view text) {
+  if (text.empty() || text.size() > 2 * BuildId::kMaxSize) return std::nullopt;
+  return BuildId::FromHex(text);
 }
 
 uint64_t AddClamped(uint64_t a, uint64_t b) {

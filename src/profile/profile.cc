@@ -12,7 +12,7 @@ const char* FormatName(Format format) {
 
 std::string Describe(const BinaryKey& key) {
   return absl::StrCat(key.path.empty() ? "a binary" : key.path, " (build id ",
-                      key.build_id.empty() ? "unknown" : key.build_id, ")");
+                      key.build_id.empty() ? "unknown" : key.build_id.ToHex(), ")");
 }
 
 uint64_t Profile::Sum(uint64_t a, uint64_t b) {

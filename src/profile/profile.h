@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "base/build_id.h"
 
 namespace perftk::profile {
 
@@ -32,7 +33,7 @@ inline constexpr uint64_t kMaxCount = std::numeric_limits<int64_t>::max();
 
 struct BinaryKey {
   std::string path;      // as recorded; empty when the text names none (BOLT)
-  std::string build_id;  // lower-case hex, no 0x; empty when unknown
+  BuildId build_id;      // empty when unknown; texts write it in lower-case hex
   auto operator<=>(const BinaryKey&) const = default;
 };
 

@@ -39,8 +39,8 @@ absl::Status AddProfileText(LineReader& lines, Profile& into) {
   if (!text.binaries().empty() && !into.binaries().empty() &&
       text.binaries().begin()->first != into.binaries().begin()->first) {
     return absl::InvalidArgumentError(absl::StrCat(
-        lines.name(), ": a BOLT profile of build id ", text.binaries().begin()->first.build_id,
-        ", but the inputs before it are of build id ", into.binaries().begin()->first.build_id,
+        lines.name(), ": a BOLT profile of build id ", text.binaries().begin()->first.build_id.ToHex(),
+        ", but the inputs before it are of build id ", into.binaries().begin()->first.build_id.ToHex(),
         ": a BOLT text holds one binary, and two builds are never summed"));
   }
   return into.Add(text);

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cpu_tracer.h"
@@ -758,9 +757,7 @@ profile::Profile QemuRecorder::Truth(profile::Format format) const {
   const bool autofdo = format == profile::Format::kAutoFdo;
   profile::Profile out(format);
   for (const auto& [image, c] : impl_->counts) {
-    std::string id = image->build_id;
-    if (!id.empty()) id.resize(20, '\0');
-    const profile::BinaryKey key{image->path, absl::BytesToHexString(id)};
+    const profile::BinaryKey key{image->path, BuildId::FromBytes(image->build_id).PaddedTo20()};
     auto address = [&, image = image](uint64_t offset) {
       return autofdo ? image->AutoFdoAddress(offset) : image->Vaddr(offset);
     };

@@ -37,7 +37,7 @@ TEST(AutoFdoText, SimpleperfsTextReadsAndWritesBackTheSame) {
   ASSERT_EQ(profile.binaries().size(), 1u);
   const BinaryKey& key = profile.binaries().begin()->first;
   EXPECT_EQ(key.path, "/data/local/tmp/etm_test_loop");
-  EXPECT_EQ(key.build_id, "0c9a20bf9c009d0e4e8bbf9fad0300ae00000000");
+  EXPECT_EQ(key.build_id.ToHex(), "0c9a20bf9c009d0e4e8bbf9fad0300ae00000000");
   EXPECT_EQ(AutoFdoText(profile), text);
 }
 
@@ -123,10 +123,10 @@ TEST(AutoFdoText, BuildIdMustBeHexAndComesBeforeThePath) {
   // After the build id, a path that looks like one is the path.
   ASSERT_TRUE(AddText("1\n10-20:5\n0\n0\n// build_id: 0xAB\n// build_id: 0xcd\n", profile).ok());
   ASSERT_EQ(profile.binaries().size(), 1u);
-  EXPECT_EQ(profile.binaries().begin()->first, (BinaryKey{"build_id: 0xcd", "ab"}));
+  EXPECT_EQ(profile.binaries().begin()->first, (BinaryKey{"build_id: 0xcd", *BuildId::FromHex("ab")}));
 }
 
-const BinaryKey kLoop{"", "0c9a20bf9c009d0e4e8bbf9fad0300ae00000000"};
+const BinaryKey kLoop{"", *BuildId::FromHex("0c9a20bf9c009d0e4e8bbf9fad0300ae00000000")};
 
 TEST(BoltText, BuildIdOnTheFirstAddressOnly) {
   BinaryCounts counts;
