@@ -87,19 +87,8 @@ absl::StatusOr<std::string> DefaultBuildIdCacheDir() {
   return absl::StrCat(home, "/.debug");
 }
 
-std::string BuildIdHex(std::span<const uint8_t> build_id) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(build_id.size() * 2);
-  for (uint8_t b : build_id) {
-    hex.push_back(kDigits[b >> 4]);
-    hex.push_back(kDigits[b & 15]);
-  }
-  return hex;
-}
-
 absl::Status AddToBuildIdCache(const std::string& dir, const std::string& path,
-                               std::span<const uint8_t> build_id,
+                               const BuildId& build_id,
                                std::vector<base::PendingFile>& made) {
   if (path.empty() || path[0] != '/') {
     return absl::InvalidArgumentError(
@@ -108,7 +97,7 @@ absl::Status AddToBuildIdCache(const std::string& dir, const std::string& path,
   if (build_id.size() < 2) {
     return absl::InvalidArgumentError(absl::StrCat("build-id cache: ", path, " has no build id"));
   }
-  std::string hex = BuildIdHex(build_id);
+  std::string hex = build_id.ToHex();
   std::string entry_dir = absl::StrCat(dir, path, "/", hex);
   if (absl::Status s = MakeDirectories(entry_dir, made); !s.ok()) return s;
   std::string elf = entry_dir + "/elf";

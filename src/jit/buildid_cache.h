@@ -16,12 +16,12 @@
 #define PERFTK_JIT_BUILDID_CACHE_H_
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/build_id.h"
 #include "base/pending_file.h"
 
 namespace perftk::jit {
@@ -29,13 +29,10 @@ namespace perftk::jit {
 // $HOME/.debug, perf's default; an error when HOME is not set.
 absl::StatusOr<std::string> DefaultBuildIdCacheDir();
 
-// Lower-case hex of the build id.
-std::string BuildIdHex(std::span<const uint8_t> build_id);
-
 // Adds the file at `path` (absolute) with its build id to the cache in `dir`;
 // appends what it creates to `made`.
 absl::Status AddToBuildIdCache(const std::string& dir, const std::string& path,
-                               std::span<const uint8_t> build_id,
+                               const BuildId& build_id,
                                std::vector<base::PendingFile>& made);
 
 }  // namespace perftk::jit

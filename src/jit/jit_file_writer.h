@@ -33,7 +33,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "elf/sha1.h"
+#include "base/build_id.h"
 #include "jit/file_creator.h"
 
 namespace perftk::jit {
@@ -44,7 +44,7 @@ class JitFileWriter {
   static constexpr size_t kMaxQueuedBytes = size_t{32} << 20;
 
   // `tag` is the caller's, given back with the file.
-  using OnWritten = std::function<void(const std::string& path, const elf::Sha1::Digest& build_id,
+  using OnWritten = std::function<void(const std::string& path, const BuildId& build_id,
                                        const struct stat& st, uint64_t tag)>;
 
   // How far ahead to create files by default: `wanted`, lowered so that the
@@ -54,7 +54,7 @@ class JitFileWriter {
   JitFileWriter(size_t ahead, OnWritten on_written);
 
   absl::Status Add(std::string path, std::vector<std::byte> bytes,
-                   const elf::Sha1::Digest& build_id, uint64_t tag);
+                   const BuildId& build_id, uint64_t tag);
   absl::Status Flush();
   // Keeps every file written so far (the run that wrote them succeeded).
   void KeepFiles();
@@ -63,7 +63,7 @@ class JitFileWriter {
   struct Queued {
     std::string path;
     std::vector<std::byte> bytes;
-    elf::Sha1::Digest build_id;
+    BuildId build_id;
     uint64_t tag;
   };
 

@@ -337,7 +337,7 @@ absl::StatusOr<JitTool::FileId> JitTool::FinishMergedFile(const DumpContext& con
   if (base::PendingFile pending = merged.TakePending(); pending.listed()) {
     made_.push_back(std::move(pending));
   }
-  written_.emplace_back(context.merged_path, merged.build_id());
+  written_.emplace_back(context.merged_path, BuildId::FromBytes(merged.build_id()));
   ++stats_.files_written;
   return FileId{st->st_dev, st->st_ino};
 }
@@ -367,7 +367,7 @@ absl::Status JitTool::QueueMmaps(const DumpContext& context, const std::string& 
 JitFileWriter& JitTool::FileWriter() {
   if (!file_writer_) {
     file_writer_ = std::make_unique<JitFileWriter>(
-        options_.create_ahead, [this](const std::string& path, const elf::Sha1::Digest& build_id,
+        options_.create_ahead, [this](const std::string& path, const BuildId& build_id,
                                       const struct stat& st, uint64_t index) {
           written_.emplace_back(path, build_id);
           ++stats_.files_written;
@@ -416,7 +416,7 @@ absl::StatusOr<JitTool::CodeFile> JitTool::WriteLoad(const DumpContext& context,
                                      "; the load keeps a file of its own"));
   }
   std::vector<std::byte> bytes;
-  elf::Sha1::Digest build_id = elf::BuildJitElf(context.target, function, bytes);
+  const BuildId build_id = BuildId::FromBytes(elf::BuildJitElf(context.target, function, bytes));
   std::string name = FunctionFileName(context.file_pid, load.code_index);
   if (absl::Status s = CheckNotAnOutput(context, name); !s.ok()) return s;
   CodeFile file{absl::StrCat(context.dir, "/", name), context.target.text_offset(),
@@ -469,7 +469,7 @@ void JitTool::AddBuildIdEntries(FeatureSet& features) const {
     BuildIdEntry entry;
     entry.pid = kHostMachinePid;
     entry.misc = PERF_RECORD_MISC_USER;
-    entry.build_id = BuildId::FromBytes(std::span<const uint8_t>(build_id));
+    entry.build_id = build_id;
     entry.filename = path;
     AppendBuildIdEntry(entry, section);
   }

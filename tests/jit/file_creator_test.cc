@@ -143,12 +143,12 @@ struct WrittenFile {
 class JitFileWriterTest : public TempDirTest, public ::testing::WithParamInterface<size_t> {
  protected:
   JitFileWriter MakeWriter(size_t ahead) {
-    return JitFileWriter(ahead, [this](const std::string& path, const elf::Sha1::Digest& id,
+    return JitFileWriter(ahead, [this](const std::string& path, const BuildId& id,
                                        const struct stat& st, uint64_t tag) {
       struct stat now;
       EXPECT_EQ(stat(path.c_str(), &now), 0) << path << " reported before it exists";
       EXPECT_EQ(now.st_ino, st.st_ino);
-      EXPECT_EQ(id[0], static_cast<uint8_t>(tag));
+      EXPECT_EQ(id.bytes()[0], static_cast<std::byte>(tag));
       written_.push_back(WrittenFile{path, tag});
     });
   }
@@ -157,10 +157,9 @@ class JitFileWriterTest : public TempDirTest, public ::testing::WithParamInterfa
     std::memcpy(b.data(), s.data(), s.size());
     return b;
   }
-  static elf::Sha1::Digest Id(uint64_t tag) {
-    elf::Sha1::Digest id{};
-    id[0] = static_cast<uint8_t>(tag);
-    return id;
+  static BuildId Id(uint64_t tag) {
+    const uint8_t id[BuildId::kMaxSize] = {static_cast<uint8_t>(tag)};
+    return BuildId::FromBytes(std::span<const uint8_t>(id));
   }
 
   std::vector<WrittenFile> written_;
@@ -281,7 +280,7 @@ INSTANTIATE_TEST_SUITE_P(Ahead, JitFileWriterTest, ::testing::Values(0, 1, 8, 12
 
 TEST_F(TempDirTest, JitFileWriterBoundsTheBytesItHolds) {
   size_t written = 0;
-  JitFileWriter writer(128, [&](const std::string&, const elf::Sha1::Digest&, const struct stat&,
+  JitFileWriter writer(128, [&](const std::string&, const BuildId&, const struct stat&,
                                 uint64_t) { ++written; });
   size_t size = JitFileWriter::kMaxQueuedBytes / 2 + 1;
   ASSERT_TRUE(writer.Add(Path(0), std::vector<std::byte>(size), {}, 0).ok());
