@@ -4,7 +4,7 @@
 // place the vDSO is found), then by path (under --symfs DIR when given,
 // first as DIR/<recorded path>, then as DIR/<file name>), and checked against
 // the build id the recording gives for them (the MMAP2 build id, or the
-// BUILD_ID feature's), compared as perf compares them (elf/build_id.h: a
+// BUILD_ID feature's), compared as perf compares them (BuildId::Matches: a
 // short id, such as a kernel module's 8 bytes, recorded zero-padded matches
 // its short ELF note).
 //
