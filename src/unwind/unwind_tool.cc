@@ -149,9 +149,7 @@ absl::Status UnwindTool::Begin(Header& header) {
 }
 
 absl::Status UnwindTool::Fail(const Record& record, const absl::Status& status) const {
-  return absl::Status(status.code(),
-                      absl::StrFormat("offset %#x: %s record: %s", record.file_offset(),
-                                      RecordTypeName(record.type()), status.message()));
+  return RecordError(record, status);
 }
 
 ProcessUnwinder* UnwindTool::UnwinderFor(Lane& lane, uint16_t cpumode, int32_t pid) const {
