@@ -17,28 +17,6 @@ source "$LIB_DIR/jit_node.bash"
 require_perf
 require_node
 
-# perf report --children with each entry's call chains folded to one line,
-# as a sorted list of entries with their sorted chains: perf orders chains of
-# equal weight by dso pointer (heap order), and entries of equal weight by
-# address, which differ between merged and per-load files, so only the set
-# of entries and chains is compared.
-children_report_of() {
-  report_of "$1" --children --sort sym -g folded,0.5,caller,function,percent |
-    python3 -c '
-import sys
-blocks, block = [], []
-def flush():
-    if block:
-        blocks.append("".join(block[:1] + sorted(block[1:])))
-    block.clear()
-for line in sys.stdin:
-    if line[:1].isspace():
-        flush()
-    block.append(line)
-flush()
-sys.stdout.writelines(sorted(blocks))'
-}
-
 # Call chains without each frame's address: "<tab><symbol>" (merged code has
 # other file-relative addresses than per-load files).
 chain_symbols_of() {

@@ -8,24 +8,6 @@ source "$LIB_DIR/jit_node.bash"
 require_perf
 require_node
 
-# perf report --children with each entry's call chains folded to one line
-# and sorted: perf orders chains of equal weight by dso pointer (heap order),
-# which differs from run to run, so only the set of chains is compared.
-children_report_of() {
-  report_of "$1" --children --sort sym -g folded,0.5,caller,function,percent |
-    python3 -c '
-import sys
-block = []
-def flush():
-    sys.stdout.writelines(block[:1] + sorted(block[1:]))
-    block.clear()
-for line in sys.stdin:
-    if line[:1].isspace():
-        flush()
-    block.append(line)
-flush()'
-}
-
 check_mode() {
   local name=$1
   shift

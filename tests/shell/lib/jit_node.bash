@@ -55,3 +55,26 @@ samples_of() {
   # carry pc ranges perf's lack (addr2line then answers differently).
   perf script -i "$1" -F tid,time,ip,sym --no-inline "${@:2}" 2>"$1.script.err"
 }
+
+# `children_report_of FILE`: perf report --children with each entry's call
+# chains folded to one line, as a sorted list of entries with their sorted
+# chains: perf orders chains of equal weight by dso pointer (heap order,
+# which differs from run to run), and entries of equal weight by address
+# (which differs between merged and per-load files), so only the set of
+# entries and chains is compared.
+children_report_of() {
+  report_of "$1" --children --sort sym -g folded,0.5,caller,function,percent |
+    python3 -c '
+import sys
+blocks, block = [], []
+def flush():
+    if block:
+        blocks.append("".join(block[:1] + sorted(block[1:])))
+    block.clear()
+for line in sys.stdin:
+    if line[:1].isspace():
+        flush()
+    block.append(line)
+flush()
+sys.stdout.writelines(sorted(blocks))'
+}
