@@ -1,7 +1,6 @@
 #include "base/build_id.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -11,7 +10,7 @@ namespace perftk {
 BuildId BuildId::FromBytes(std::span<const std::byte> bytes) {
   BuildId id;
   id.size_ = static_cast<uint8_t>(std::min(bytes.size(), kMaxSize));
-  std::memcpy(id.bytes_.data(), bytes.data(), id.size_);
+  std::copy_n(bytes.begin(), id.size_, id.bytes_.begin());  // no memcpy: data() may be null
   return id;
 }
 
