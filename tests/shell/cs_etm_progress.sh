@@ -10,7 +10,11 @@ source "$LIB_DIR/checks.bash"
 command -v script >/dev/null || skip "no script(1) (Debian: bsdutils)"
 GEN=${ETM_GEN:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_etm_gen}
 [ -x "$GEN" ] || skip "no perftk_etm_gen at $GEN"
-"$GEN" --cpus 2 --trace-mb 20 --out gen >/dev/null || fail "perftk_etm_gen failed"
+# 20 MB: about 0.7 s of decode on 2 idle cores; an ASan build takes as long
+# over 4 MB.
+mb=20
+if asan_build; then mb=4; fi
+"$GEN" --cpus 2 --trace-mb "$mb" --out gen >/dev/null || fail "perftk_etm_gen failed"
 on_tty() { script -qfec "$1" /dev/null | tr '\r' '\n'; }
 # The percentages drawn, in order, one per line.
 percents() { sed -nE 's/^perftk cs-etm-decode: +([0-9]+)% .*/\1/p' "$1"; }
@@ -24,7 +28,7 @@ for jobs in 1 2; do
   check "--jobs $jobs: it never goes back" cmp -s pct.$jobs <(sort -n pct.$jobs)
   check "--jobs $jobs: it ends past half way" test "$(tail -1 pct.$jobs)" -ge 50
   check "--jobs $jobs: the summary follows on a cleared line" \
-    has -F 'perftk cs-etm-decode: 75 trace blocks' tty.$jobs
+    has -E 'perftk cs-etm-decode: [0-9]+ trace blocks' tty.$jobs
 done
 check "the output is the same with and without a terminal" \
   cmp -s il64.1.data <("$PERFTK" cs-etm-decode -q -i gen/perf.data --itrace=il64 -o - | cat >il64.pipe.data;
