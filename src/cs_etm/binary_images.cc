@@ -243,16 +243,7 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   const BuildId expected = ExpectedBuildId(dso);
   std::vector<std::string> candidates;
   if (!expected.empty()) {
-    // A short id recorded zero-padded is cached under its own length.
-    const BuildId unpadded = expected.Unpadded();
-    std::vector<BuildId> ids = {expected};
-    if (!unpadded.empty() && unpadded != expected) ids.push_back(unpadded);
-    const std::string cache = elf::BuildIdCacheDir();
-    for (const BuildId& id : ids) {
-      for (std::string& path : elf::BuildIdCachePaths(cache, dso.name, id.ToHex())) {
-        candidates.push_back(std::move(path));
-      }
-    }
+    candidates = elf::BuildIdCachePaths(elf::BuildIdCacheDir(), dso.name, expected);
   }
   const size_t from_cache = candidates.size();
   if (dso.name != elf::kVdsoName) {

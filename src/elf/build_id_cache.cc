@@ -1,6 +1,7 @@
 #include "elf/build_id_cache.h"
 
 #include <cstdlib>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -27,6 +28,17 @@ std::vector<std::string> BuildIdCachePaths(absl::string_view cache_dir, absl::st
     paths.push_back(absl::StrCat(link, "/elf"));
   }
   paths.push_back(link);
+  return paths;
+}
+
+std::vector<std::string> BuildIdCachePaths(absl::string_view cache_dir, absl::string_view name,
+                                           const BuildId& id) {
+  std::vector<std::string> paths = BuildIdCachePaths(cache_dir, name, id.ToHex());
+  if (const BuildId unpadded = id.Unpadded(); !unpadded.empty() && unpadded != id) {
+    for (std::string& path : BuildIdCachePaths(cache_dir, name, unpadded.ToHex())) {
+      paths.push_back(std::move(path));
+    }
+  }
   return paths;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "base/build_id.h"
 
 namespace perftk::elf {
 
@@ -29,6 +30,12 @@ std::string BuildIdCacheDir();
 // `cache_dir` or `hex` is empty or `hex` is shorter than two digits.
 std::vector<std::string> BuildIdCachePaths(absl::string_view cache_dir, absl::string_view name,
                                            absl::string_view hex);
+
+// The same for a recorded id, then, for a short id the recording padded
+// with zeros, for the id without them: perf keeps a file under its own
+// id's length.
+std::vector<std::string> BuildIdCachePaths(absl::string_view cache_dir, absl::string_view name,
+                                           const BuildId& id);
 
 }  // namespace perftk::elf
 

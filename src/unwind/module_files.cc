@@ -115,8 +115,7 @@ std::unique_ptr<ModuleFile> ModuleFiles::Locate(const machine::Dso& dso) const {
     candidates.push_back(dso.name);
   }
   if (!build_id.empty()) {
-    for (std::string& path :
-         elf::BuildIdCachePaths(elf::BuildIdCacheDir(), dso.name, build_id.ToHex())) {
+    for (std::string& path : elf::BuildIdCachePaths(elf::BuildIdCacheDir(), dso.name, build_id)) {
       candidates.push_back(std::move(path));
     }
   }

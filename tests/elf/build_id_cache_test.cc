@@ -27,6 +27,16 @@ TEST(BuildIdCachePaths, TheVdsoIsKeptAsVdsoAndUnderItsOwnName) {
                           "/c/.build-id/0a/1b2c"));
 }
 
+TEST(BuildIdCachePaths, APaddedShortIdIsAlsoLookedUpUnpadded) {
+  const BuildId padded = BuildId::FromBytes(absl::string_view("\x0a\x1b\x2c\0\0\0\0\0", 8));
+  EXPECT_THAT(BuildIdCachePaths("/c", "/m.ko", padded),
+              ElementsAre("/c/.build-id/0a/1b2c0000000000/elf", "/c/.build-id/0a/1b2c0000000000",
+                          "/c/.build-id/0a/1b2c/elf", "/c/.build-id/0a/1b2c"));
+  const BuildId whole = BuildId::FromBytes(absl::string_view("\x0a\x1b\x2c", 3));
+  EXPECT_THAT(BuildIdCachePaths("/c", "/m.ko", whole),
+              ElementsAre("/c/.build-id/0a/1b2c/elf", "/c/.build-id/0a/1b2c"));
+}
+
 TEST(BuildIdCachePaths, NoCacheOrNoIdGivesNothing) {
   EXPECT_THAT(BuildIdCachePaths("", "/bin/true", "0a1b2c"), IsEmpty());
   EXPECT_THAT(BuildIdCachePaths("/c", "/bin/true", ""), IsEmpty());
