@@ -48,11 +48,8 @@ PY
 check_mode() {
   local name=$1
   shift
-  mkdir "$name" && cd "$name"
-  record_node perf.data "$@"
-  perf_inject_jit perf.data perf.jit.data
-  mkdir ours merged
-  perftk_jit -i perf.data -o ours.data --jit-dir ours
+  record_and_inject "$name" "$@"
+  mkdir merged
   perftk_jit -i perf.data -o merged.data --jit-dir merged --merge
 
   local dumps

@@ -11,11 +11,7 @@ require_node
 check_mode() {
   local name=$1
   shift
-  mkdir "$name" && cd "$name"
-  record_node perf.data "$@"
-  perf_inject_jit perf.data perf.jit.data
-  mkdir ours
-  perftk_jit -i perf.data -o ours.data --jit-dir ours
+  record_and_inject "$name" "$@"
   samples_of perf.jit.data >expected.samples
   samples_of ours.data >ours.samples
   grep -q 'JS:' expected.samples || fail "$name: no JS frames in the oracle's call chains"

@@ -78,3 +78,14 @@ for line in sys.stdin:
 flush()
 sys.stdout.writelines(sorted(blocks))'
 }
+
+# `record_and_inject NAME RECORD_ARGS...`: in a new folder NAME, which the
+# shell enters, a Node recording perf.data (record_node RECORD_ARGS), perf
+# inject --jit's perf.jit.data and perftk jit's ours.data (files in ours/).
+record_and_inject() {
+  mkdir "$1" && cd "$1"
+  record_node perf.data "${@:2}"
+  perf_inject_jit perf.data perf.jit.data
+  mkdir ours
+  perftk_jit -i perf.data -o ours.data --jit-dir ours
+}
