@@ -59,7 +59,11 @@ for rec in records:
         continue
     m = head.match(rec)
     if not m:
-        out.append(rec.decode('latin-1'))
+        # Junk that starts no record (after an empty line, say): neither it
+        # nor what is nested under it can be trusted.
+        if rec:
+            stats['dropped'] += 1
+            skip_deeper = indent
         continue
     pad, loc, rest = m.group(1).decode(), m.group(2).decode(), m.group(3)
     body = re.match(rb'^(\d+)((?: .*)?)$', rest, re.S)
@@ -80,5 +84,5 @@ for rec in records:
         skip_deeper = indent
         continue
     out.append(f'{pad}{loc}: {name}:{int(call.group(2))}')
-open(dst, 'w').write('\n'.join(out))
+open(dst, 'w').write(''.join(line + '\n' for line in out))
 print(f"{stats['dropped']} junk names dropped, {stats['completed']} completed")
