@@ -142,6 +142,15 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   absl::StatusOr<cs_etm::OutputFormat> format =
       ParseFormat(llvm_sample ? std::string("autofdo") : options.format);
   if (!format.ok()) return UsageError(format.status().message());
+  if (options.every_taken != 0) {
+    if (!itrace->instructions) {
+      return UsageError("--every-taken needs i in --itrace (it sets when instruction samples are taken)");
+    }
+    if (*format != cs_etm::OutputFormat::kPerf && *format != cs_etm::OutputFormat::kScript) {
+      return UsageError("--every-taken is for --format=perf or script (profiles count every branch)");
+    }
+    itrace->taken_period = options.every_taken;
+  }
   if (!options.dso.empty() && *format != cs_etm::OutputFormat::kBolt &&
       *format != cs_etm::OutputFormat::kAutoFdo) {
     return UsageError("--dso is for --format=bolt or autofdo");
@@ -221,6 +230,16 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "l[N] a stack of the last N taken branches (default 64, newest first); b one\n"
       "branch sample per taken branch. A change of thread ends a branch stack: no\n"
       "stack mixes two threads.\n\n"
+      "--every-taken N takes the instruction samples at the target of every Nth taken\n"
+      "branch instead (their period counts taken branches), each stack holding the\n"
+      "branches since the previous sample plus the one that sample ended on. With N\n"
+      "below l's size every taken range is in exactly one stack, the way AutoFDO's\n"
+      "create_llvm_prof --profiler=perf and perf2bolt -p count them; sampling by\n"
+      "instructions over-counts code where branches are sparse (a stack of 64 branches\n"
+      "spans more of it). On Intel the same comes from LBR sampled on taken branches.\n"
+      "Debian's create_llvm_prof 0.19 maps perf.data addresses as file offsets plus the\n"
+      "first PT_LOAD's vaddr: right for GNU ld's layout, wrong for lld's separate\n"
+      "read-only segment (link with -Wl,--no-rosegment, or use --format=autofdo).\n\n"
       "Code is read from the files the recording mapped (under --symfs DIR when given:\n"
       "DIR/<recorded path>, then DIR/<file name>), checked against recorded build ids.\n"
       "A missing binary is named in a warning and the trace in it is skipped.\n"
@@ -267,6 +286,8 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "  perftk cs-etm-decode -i perf.data --format=autofdo --symfs ./binaries -o prog.afdo\n"
       "  perftk cs-etm-decode -i perf.data --format=bolt --dso prog -o prog.fdata\n"
       "  perf2bolt --pa -p prog.fdata -o prog.bolt.fdata prog\n"
+      "  perftk cs-etm-decode -i perf.data --itrace=il64 --every-taken 63 -o lbr.data\n"
+      "  create_llvm_prof --profiler=perf --binary=prog --profile=lbr.data --out=prog.afdo\n"
       "  perftk cs-etm-decode -i perf.data --itrace=i100il64 --format=script\n"
       "  perftk cs-etm-decode -i perf.data --format=autofdo -j 2 -o prog.afdo\n"
       "  perftk cs-etm-decode -i @recordings.txt --format=autofdo --binary '/prog$' -j 2 -o all.afdo");
@@ -289,6 +310,10 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
             return parsed.ok() ? std::string() : std::string(parsed.status().message());
           },
           "i[N]l[N]b", "itrace"));
+  sub->add_option("--every-taken", options->every_taken,
+                  "Instruction samples every N taken branches instead of every N instructions "
+                  "(perf, script; see below)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
   sub->add_option("--format", options->format, "Output format")
       ->capture_default_str()
       ->check(CLI::IsMember({"perf", "autofdo", "bolt", "script", "llvm-sample"}));

@@ -3,6 +3,7 @@
 #ifndef PERFTK_CLI_CS_ETM_DECODE_COMMAND_H_
 #define PERFTK_CLI_CS_ETM_DECODE_COMMAND_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct CsEtmDecodeOptions {
   std::vector<std::string> inputs = {"perf.data"};
   std::string output;  // perf.data for --format=perf; text file ("-" or empty: stdout) otherwise
   std::string itrace = "il64";
+  uint64_t every_taken = 0;  // nonzero: i samples every N taken branches
   std::string format = "perf";
   std::string symfs;
   std::string vmlinux;  // the kernel image (an ELF with symbols)

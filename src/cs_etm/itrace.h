@@ -7,6 +7,7 @@
 //               (default 64, at most 1024);
 //   b           one branch sample per taken branch (and per trace start).
 // Letters may come in any order; any other letter is an error that names it.
+// `taken_period` is perftk's own (--every-taken), outside perf's syntax.
 #ifndef PERFTK_CS_ETM_ITRACE_H_
 #define PERFTK_CS_ETM_ITRACE_H_
 
@@ -28,6 +29,11 @@ struct ItraceOptions {
   bool last_branch = false;
   uint32_t last_branch_size = kDefaultLastBranchSize;
   bool branches = false;
+  // Nonzero: instruction samples every `taken_period` taken branches, at the
+  // target of the last, instead of every `period` instructions; with l, a
+  // stack holds only the branches since the previous sample plus the one
+  // that sample ended on (see SampleSynthesizer).
+  uint64_t taken_period = 0;
 
   bool operator==(const ItraceOptions&) const = default;
 };

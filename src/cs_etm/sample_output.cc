@@ -91,7 +91,10 @@ absl::Status SampleEncoder::AddEvents(const ItraceOptions& itrace, Header& heade
     return attr;
   };
   if (itrace.instructions) {
-    header.events.Add(make(PERF_COUNT_HW_INSTRUCTIONS, itrace.period));
+    // Sampled every N taken branches, the event keeps its name (consumers
+    // look for instruction samples) and states N as its period.
+    header.events.Add(make(PERF_COUNT_HW_INSTRUCTIONS,
+                           itrace.taken_period != 0 ? itrace.taken_period : itrace.period));
     instructions_event_ = header.events.size() - 1;
   }
   if (itrace.branches) {

@@ -1,5 +1,7 @@
 #include "cs_etm/synthesizer.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 
 #include "absl/strings/str_format.h"
@@ -10,7 +12,9 @@ struct TraceFlows::State {
   uint8_t trace_id = 0;
   // The previous flow packet: a range, a discontinuity, or nothing yet.
   std::optional<Packet> prev;
-  uint64_t period_instructions = 0;
+  // Counted toward the next sample: instructions, or taken branches with
+  // --every-taken.
+  uint64_t counted = 0;
   // Ring of taken branches, written backwards from `pos`; `count` valid.
   std::vector<BranchEntry> ring;
   size_t pos = 0;
@@ -96,15 +100,7 @@ absl::Status SampleSynthesizer::EndBlock() {
     if (block_ids_ && !block_ids_->test(id)) continue;
     std::unique_ptr<State>& state = flows_->states_[id];
     if (!state) continue;
-    if (options_.last_branch && options_.instructions && state->prev &&
-        state->prev->kind == PacketKind::kRange) {
-      if (absl::Status s = EmitInstruction(*state, *state->prev, state->prev->last_address(),
-                                           state->period_instructions);
-          !s.ok()) {
-        return s;
-      }
-      state->period_instructions = 0;
-    }
+    if (absl::Status s = EmitFlowEnd(*state); !s.ok()) return s;
     // A new block starts from a reset decoder: no flow continues into it.
     state->prev.reset();
   }
@@ -117,16 +113,17 @@ absl::Status SampleSynthesizer::OnRange(State& state, const Packet& packet) {
   if (options_.last_branch && prev_taken_range) {
     PushBranch(state, state.prev->last_address(), packet.start);
   }
-  const uint64_t before = state.period_instructions;
-  state.period_instructions += packet.instr_count;
-  if (options_.instructions && state.period_instructions >= options_.period) {
-    uint64_t offset = options_.period - before;  // 1-based index in this packet
-    while (state.period_instructions >= options_.period) {
-      uint64_t ip = AddressOfInstruction(packet, offset - 1);
-      if (absl::Status s = EmitInstruction(state, packet, ip, options_.period); !s.ok()) return s;
-      offset += options_.period;
-      state.period_instructions -= options_.period;
+  if (options_.instructions && options_.taken_period != 0) {
+    if (prev_taken_range && ++state.counted >= options_.taken_period) {
+      if (absl::Status s = EmitInstruction(state, packet, packet.start, state.counted,
+                                           state.counted + 1);
+          !s.ok()) {
+        return s;
+      }
+      state.counted = 0;
     }
+  } else if (options_.instructions) {
+    if (absl::Status s = CountInstructions(state, packet); !s.ok()) return s;
   }
   if (options_.branches && state.prev) {
     if (state.prev->kind == PacketKind::kDiscontinuity) {
@@ -143,21 +140,39 @@ absl::Status SampleSynthesizer::OnRange(State& state, const Packet& packet) {
   return absl::OkStatus();
 }
 
+absl::Status SampleSynthesizer::CountInstructions(State& state, const Packet& packet) {
+  const uint64_t before = state.counted;
+  state.counted += packet.instr_count;
+  uint64_t offset = options_.period - before;  // 1-based index in this packet
+  while (state.counted >= options_.period) {
+    uint64_t ip = AddressOfInstruction(packet, offset - 1);
+    if (absl::Status s = EmitInstruction(state, packet, ip, options_.period); !s.ok()) return s;
+    offset += options_.period;
+    state.counted -= options_.period;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SampleSynthesizer::EmitFlowEnd(State& state) {
+  if (!options_.last_branch || !options_.instructions || !state.prev ||
+      state.prev->kind != PacketKind::kRange) {
+    return absl::OkStatus();
+  }
+  // Sampling by taken branches: with none since the last sample, the stack
+  // would only repeat that sample's newest branch.
+  if (options_.taken_period != 0 && state.counted == 0) return absl::OkStatus();
+  const size_t max_branches = options_.taken_period != 0 ? state.counted + 1 : SIZE_MAX;
+  absl::Status s = EmitInstruction(state, *state.prev, state.prev->last_address(), state.counted,
+                                   max_branches);
+  state.counted = 0;
+  return s;
+}
+
 absl::Status SampleSynthesizer::Flush(State& state, bool reset_ring) {
-  if (state.prev && state.prev->kind == PacketKind::kRange) {
-    if (options_.last_branch && options_.instructions) {
-      if (absl::Status s = EmitInstruction(state, *state.prev, state.prev->last_address(),
-                                           state.period_instructions);
-          !s.ok()) {
-        return s;
-      }
-      state.period_instructions = 0;
-    }
-    if (options_.branches) {
-      if (absl::Status s = EmitBranch(state, *state.prev, state.prev->last_address(), 0);
-          !s.ok()) {
-        return s;
-      }
+  if (absl::Status s = EmitFlowEnd(state); !s.ok()) return s;
+  if (options_.branches && state.prev && state.prev->kind == PacketKind::kRange) {
+    if (absl::Status s = EmitBranch(state, *state.prev, state.prev->last_address(), 0); !s.ok()) {
+      return s;
     }
   }
   if (reset_ring) {
@@ -186,13 +201,14 @@ SynthesizedSample SampleSynthesizer::NewSample(const State& state, SynthesizedSa
 }
 
 absl::Status SampleSynthesizer::EmitInstruction(State& state, const Packet& at, uint64_t ip,
-                                                uint64_t period) {
+                                                uint64_t period, size_t max_branches) {
   SynthesizedSample sample = NewSample(state, SynthesizedSample::Kind::kInstruction, at);
   sample.ip = ip;
   sample.period = period;
   if (options_.last_branch) {
-    sample.branches.reserve(state.count);
-    for (size_t i = 0; i < state.count; ++i) {
+    const size_t count = std::min(state.count, max_branches);
+    sample.branches.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
       sample.branches.push_back(state.ring[(state.pos + i) % state.ring.size()]);
     }
   }

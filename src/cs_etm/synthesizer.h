@@ -8,6 +8,15 @@
 //    (perf 6.1 also writes, at the trace-on that starts the next block, a
 //    period-0 copy of that end-of-block sample, from a stale packet; perftk
 //    does not: a branch stack counted twice weighs double in perf2bolt);
+//  - every N taken branches (perftk's --every-taken, instead of every N
+//    instructions): one sample at the target of each Nth taken branch, and
+//    at a discontinuity or block end one more when a branch was taken since
+//    the last; with l, a stack holds the branches since the previous sample
+//    plus the one that sample ended on (at most the l size). With N below the
+//    l size, each taken range (from one branch's target to the next branch)
+//    is in exactly one stack, as AutoFDO's --profiler=perf counts them: a
+//    profile without the bias of sampling by instructions, where a stack of
+//    N branches spans more code where branches are sparse;
 //  - last branch: each taken branch from one range to the next is pushed on a
 //    ring of N entries (newest first in a sample); a discontinuity empties
 //    it, the end of a block does not;
@@ -111,7 +120,14 @@ class SampleSynthesizer : public PacketSink {
   // A sample of `kind` stamped with the packet's context, the block's cpu and time.
   SynthesizedSample NewSample(const State& state, SynthesizedSample::Kind kind,
                               const Packet& packet) const;
-  absl::Status EmitInstruction(State& state, const Packet& at, uint64_t ip, uint64_t period);
+  // An instruction sample at `ip` of `at` with the newest `max_branches` of
+  // the ring (when l is on).
+  absl::Status EmitInstruction(State& state, const Packet& at, uint64_t ip, uint64_t period,
+                               size_t max_branches = SIZE_MAX);
+  // The sample that ends a flow (discontinuity, change of thread, block end)
+  // at the last instruction of the previous range, when l and i are on.
+  absl::Status EmitFlowEnd(State& state);
+  absl::Status CountInstructions(State& state, const Packet& packet);
   absl::Status EmitBranch(State& state, const Packet& from_packet, uint64_t from, uint64_t to);
   void PushBranch(State& state, uint64_t from, uint64_t to);
   uint64_t AddressOfInstruction(const Packet& packet, uint64_t index);

@@ -2,6 +2,7 @@
 #include "cs_etm/synthesizer.h"
 
 #include <initializer_list>
+#include <map>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -61,9 +62,15 @@ TraceIdSet Ids(std::initializer_list<int> ids) {
   return set;
 }
 
+ItraceOptions EveryTaken(const char* itrace, uint64_t n) {
+  ItraceOptions options = *ParseItrace(itrace);
+  options.taken_period = n;
+  return options;
+}
+
 struct Fixture {
-  explicit Fixture(const char* itrace)
-      : synth(*ParseItrace(itrace), {{0x10, 3}}, memory, out) {
+  explicit Fixture(const char* itrace) : Fixture(*ParseItrace(itrace)) {}
+  explicit Fixture(const ItraceOptions& options) : synth(options, {{0x10, 3}}, memory, out) {
     synth.BeginBlock(kNoCpu, 777);
   }
   NoMemory memory;
@@ -112,6 +119,76 @@ TEST(Synthesizer, RingKeepsTheNewestN) {
   ASSERT_TRUE(f.synth.EndBlock().ok());
   ASSERT_EQ(f.out.samples.size(), 2u);
   EXPECT_EQ(f.out.samples[1].branches.size(), 1u);
+}
+
+// --every-taken 3 with l4: a sample at the target of every third taken
+// branch, its stack the three branches since the previous sample plus the
+// one that sample ended on, so every range between two taken branches is in
+// exactly one stack (AutoFDO counts a range from entry i's target to entry
+// i-1's source).
+TEST(Synthesizer, EveryTakenStacksChainWithoutOverlap) {
+  Fixture f(EveryTaken("il4", 3));
+  PacketContext a = Thread(1, 1);
+  // Eight ranges of varied length, each ending in a taken branch: seven
+  // branches between them.
+  auto length = [](uint64_t start) { return static_cast<uint32_t>(1 + (start / 0x1000) % 3); };
+  auto last_of = [&](uint64_t start) { return start + 4 * (length(start) - 1); };
+  std::vector<Packet> packets;
+  for (uint64_t start = 0x1000; start <= 0x8000; start += 0x1000) {
+    packets.push_back(Range(start, length(start), a));
+  }
+  ASSERT_TRUE(f.synth.Consume(packets).ok());
+  ASSERT_TRUE(f.synth.EndBlock().ok());
+  // Samples after branches 3 and 6 (at 0x4000 and 0x7000); the block end
+  // adds one for branch 7.
+  ASSERT_EQ(f.out.samples.size(), 3u);
+  EXPECT_EQ(f.out.samples[0].ip, 0x4000u);
+  EXPECT_EQ(f.out.samples[0].period, 3u);
+  EXPECT_EQ(f.out.samples[1].ip, 0x7000u);
+  EXPECT_EQ(f.out.samples[2].period, 1u);
+  EXPECT_EQ(f.out.samples[2].ip, last_of(0x8000));
+  ASSERT_EQ(f.out.samples[0].branches.size(), 3u);  // the ring had only three
+  ASSERT_EQ(f.out.samples[1].branches.size(), 4u);
+  ASSERT_EQ(f.out.samples[2].branches.size(), 2u);
+  EXPECT_EQ(f.out.samples[1].branches[3].to, f.out.samples[0].branches[0].to);
+  EXPECT_EQ(f.out.samples[2].branches[1].to, f.out.samples[1].branches[0].to);
+  // The ranges AutoFDO takes from these stacks: each of the six between the
+  // seven branches once.
+  std::map<uint64_t, int> ranges;  // by start
+  for (const SynthesizedSample& s : f.out.samples) {
+    for (size_t i = 1; i < s.branches.size(); ++i) {
+      ++ranges[s.branches[i].to];
+      EXPECT_EQ(s.branches[i - 1].from, last_of(s.branches[i].to));
+    }
+  }
+  ASSERT_EQ(ranges.size(), 6u);
+  for (const auto& [start, count] : ranges) EXPECT_EQ(count, 1) << std::hex << start;
+}
+
+// No flow-end sample when no branch was taken since the last sample: its
+// stack would only repeat that sample's newest branch. Without l, samples
+// still come every N taken branches.
+TEST(Synthesizer, EveryTakenFlowEnds) {
+  PacketContext a = Thread(1, 1);
+  {
+    Fixture f(EveryTaken("il8", 2));
+    std::vector<Packet> packets = {Range(0x1000, 2, a), Range(0x2000, 2, a),
+                                   Range(0x3000, 5, a, /*taken=*/false), Discontinuity()};
+    ASSERT_TRUE(f.synth.Consume(packets).ok());
+    ASSERT_EQ(f.out.samples.size(), 1u);
+    EXPECT_EQ(f.out.samples[0].ip, 0x3000u);
+  }
+  {
+    Fixture f(EveryTaken("i", 2));
+    std::vector<Packet> packets;
+    for (uint64_t i = 0; i < 7; ++i) packets.push_back(Range(0x1000 * (i + 1), 2, a));
+    ASSERT_TRUE(f.synth.Consume(packets).ok());
+    ASSERT_TRUE(f.synth.EndBlock().ok());
+    ASSERT_EQ(f.out.samples.size(), 3u);
+    EXPECT_EQ(f.out.samples[2].ip, 0x7000u);
+    EXPECT_EQ(f.out.samples[2].period, 2u);
+    EXPECT_TRUE(f.out.samples[2].branches.empty());
+  }
 }
 
 // A context switch inside a buffer: everything before it belongs to the old
