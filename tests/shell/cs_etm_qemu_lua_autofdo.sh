@@ -20,6 +20,15 @@
 # calls) it overlaps create_llvm_prof's by >= 99%; its rebuild passes with
 # fewer instructions and 10% fewer taken branches. --format=llvm-sample
 # without --dso is a usage error.
+# The perf route: perftk's perf.data with branch stacks sampled every 63
+# taken branches (--every-taken: each taken range in exactly one stack), read
+# by create_llvm_prof --profiler=perf: the profile overlaps the truth's by
+# >= 99%, --jobs 2 writes the same file, and its rebuild passes with fewer
+# instructions and 10% fewer taken branches. (create_llvm_prof 0.19 reads
+# perf.data addresses as file offsets plus the first PT_LOAD's vaddr: Lua is
+# linked with --no-rosegment so that text lies in that segment, as GNU ld
+# lays it out; with lld's separate read-only segment every address would be
+# 64 KiB off.)
 # Controls: the profile of lua's addresses moved by 16 instructions (a
 # profile of a shifted binary) overlaps the truth's, and (own bodies)
 # perftk's llvm-sample profile, by less than 90%.
@@ -44,7 +53,7 @@ FIX=$SRC/scripts/fix_llvm_prof.py
 build() {
   local out=$1
   shift
-  clang --target=aarch64-linux-gnu -fuse-ld=lld -std=gnu99 -O2 -g -gdwarf-4 \
+  clang --target=aarch64-linux-gnu -fuse-ld=lld -Wl,--no-rosegment -std=gnu99 -O2 -g -gdwarf-4 \
     -fdebug-info-for-profiling -no-pie -DLUA_USE_POSIX '-Dluai_makeseed(L)=0' "$@" \
     -o "$out" "$SRC/third_party/lua/src/onelua.c" -lm
 }
@@ -66,9 +75,10 @@ expect_output() {
 }
 instructions() { sed -nE 's/.* ([0-9]+) instructions.*/\1/p' "$1"; }
 taken() { sed -nE 's/.*waypoints \(([0-9]+) taken.*/\1/p' "$1"; }
-# profile AFDO OUT: create_llvm_prof on an AutoFDO text of lua, repaired.
+# profile AFDO OUT [PROFILER]: create_llvm_prof on an AutoFDO text of lua (or
+# with PROFILER perf, a perf.data), repaired.
 profile() {
-  create_llvm_prof --profiler=text --binary=lua --profile="$1" --format=text --out="$2.raw" \
+  create_llvm_prof --profiler="${3:-text}" --binary=lua --profile="$1" --format=text --out="$2.raw" \
     2>"$2.err" || fail "create_llvm_prof on $1: $(tail -1 "$2.err")"
   python3 "$FIX" "$2.raw" "$2" names >"$2.fix" || fail "fix_llvm_prof.py on $2.raw failed"
 }
@@ -132,6 +142,31 @@ echo "--format=llvm-sample: overlap with create_llvm_prof's (own bodies) $ours%;
 [ $((ours_t * 10)) -lt $((before_t * 9)) ] ||
   fail "the llvm-sample build takes $ours_t branches: not 10% fewer than $before_t"
 echo "ok: perftk's llvm-sample profile: clang takes it, the build passes and runs faster"
+
+"$PERFTK" cs-etm-decode -q -i lua.18.data --itrace=il64 --every-taken 63 -o lbr.data
+"$PERFTK" cs-etm-decode -q -j 2 -i lua.18.data --itrace=il64 --every-taken 63 -o lbr.j2.data
+cmp -s lbr.data lbr.j2.data || fail "--every-taken 63: --jobs 2 wrote another perf.data"
+profile lbr.data perf.prof perf
+echo "create_llvm_prof --profiler=perf + fix_llvm_prof.py: $(cat perf.prof.fix)"
+has -E '^luaV_execute:[0-9]{6,}:' perf.prof || fail "the perf route's profile has no hot luaV_execute"
+perf_route=$(similarity perf.prof truth.prof)
+awk -v s="$perf_route" 'BEGIN { exit !(s >= 99) }' ||
+  fail "the perf route's profile overlaps the truth's by $perf_route%"
+# For the record: the same stacks sampled every 1000 instructions.
+"$PERFTK" cs-etm-decode -q -i lua.18.data --itrace=i1000il64 -o lbr.i.data
+profile lbr.i.data perf.i.prof perf
+echo "perf route: overlap with the truth's profile $perf_route% (sampled every 1000" \
+  "instructions instead: $(similarity perf.i.prof truth.prof)%)"
+build lua.perf -fprofile-sample-use=perf.prof 2>clang.err || fail "clang on the perf route's profile failed"
+[ ! -s clang.err ] || fail "clang on the perf route's profile: $(head -3 clang.err)"
+run lua.perf 19
+expect_output lua.perf 19 4181
+perf_i=$(instructions lua.perf.19.stats) perf_t=$(taken lua.perf.19.stats)
+echo "perf route: fib(19): $before_i -> $perf_i instructions, $before_t -> $perf_t taken branches"
+[ "$perf_i" -lt "$before_i" ] || fail "the perf route's build runs $perf_i instructions, not fewer"
+[ $((perf_t * 10)) -lt $((before_t * 9)) ] ||
+  fail "the perf route's build takes $perf_t branches: not 10% fewer than $before_t"
+echo "ok: the perf route: the profile matches the truth's, the build passes and runs faster"
 
 # Control: lua's addresses (ranges and branches) 16 instructions later.
 python3 - got.afdo shifted.afdo <<'EOF'
