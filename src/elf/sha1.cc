@@ -4,6 +4,7 @@
 #include <cstring>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define PERFTK_SHA1_X86 1
 #else
@@ -101,7 +102,14 @@ __attribute__((target("sha,sse4.1"))) void ShaNiBlocks(uint32_t state[5], const 
 
 bool Sha1::HasShaNi() {
 #if PERFTK_SHA1_X86
-  static const bool has = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+  // CPUID, not __builtin_cpu_supports("sha"), which clang 14 does not know:
+  // SSE4.1 is leaf 1 ECX bit 19, SHA leaf 7 (subleaf 0) EBX bit 29.
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0 || (ecx & (1u << 19)) == 0) return false;
+    if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return false;
+    return (ebx & (1u << 29)) != 0;
+  }();
   return has;
 #else
   return false;
