@@ -44,7 +44,7 @@ std::optional<BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags, bool
 WithBuildIds::WithBuildIds(const std::optional<BuildIdSettings>& settings, Tool& tool)
     : tool_(tool) {
   if (!settings) return;
-  ids_.emplace(*settings);
+  ids_.emplace(*settings, warnings_);
   chain_.emplace(*ids_, tool_);
 }
 
@@ -62,7 +62,7 @@ void WithBuildIds::PrintSummary(absl::string_view label) const {
     std::fprintf(stderr, ", %llu DSOs without one", static_cast<unsigned long long>(stats.without));
   }
   std::fputc('\n', stderr);
-  PrintWarnings(tool.warnings());
+  PrintWarnings(warnings_.lines());
 }
 
 }  // namespace perftk::cli

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "base/warnings.h"
 #include "inject/build_id_tool.h"
 #include "inject/chained_tool.h"
 #include "inject/tool.h"
@@ -50,6 +51,7 @@ class WithBuildIds {
 
  private:
   Tool& tool_;
+  base::WarningList warnings_;  // printed by PrintSummary, after the run
   std::optional<BuildIdTool> ids_;
   std::optional<ChainedTool> chain_;
 };

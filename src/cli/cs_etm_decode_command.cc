@@ -185,7 +185,9 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   decode.jobs = options.jobs;
   decode.dso = options.dso;
   if (profile_format) return RunProfileDecode(options, *inputs, decode, llvm_sample);
-  cs_etm::CsEtmDecodeTool tool(decode);
+  // Printed after the run, below any progress line.
+  base::WarningList tool_warnings;
+  cs_etm::CsEtmDecodeTool tool(decode, tool_warnings);
   absl::Status status;
   if (*format == cs_etm::OutputFormat::kPerf) {
     if (options.output.empty()) {
@@ -210,7 +212,7 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
     if (status.ok()) status = (*out)->Write(tool.text());
     if (status.ok()) status = (*out)->Commit();
   }
-  PrintWarnings(tool.warnings());
+  PrintWarnings(tool_warnings.lines());
   if (!status.ok()) return status;
   if (!options.quiet) PrintSummary(tool.stats(), 1);
   return absl::OkStatus();

@@ -13,7 +13,8 @@
 
 namespace perftk::cs_etm {
 
-CsEtmDecodeTool::CsEtmDecodeTool(DecodeOptions options) : options_(std::move(options)) {
+CsEtmDecodeTool::CsEtmDecodeTool(DecodeOptions options, base::WarningSink& warnings)
+    : options_(std::move(options)), warnings_(warnings) {
   QuietOpenCsdErrorLog();
 }
 
@@ -40,7 +41,7 @@ void CsEtmDecodeTool::LoadBuildIds(const Header& header) {
   if (build_ids.ok()) {
     build_ids_ = *std::move(build_ids);
   } else if (header.features.count(HEADER_BUILD_ID)) {
-    warnings_.push_back(absl::StrCat("BUILD_ID feature unreadable: ",
+    warnings_.Warn(absl::StrCat("BUILD_ID feature unreadable: ",
                                      build_ids.status().message()));
   }
 }
@@ -61,7 +62,7 @@ absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
       reader_->ReadHwId(record);
       return absl::OkStatus();
     case PERF_RECORD_AUXTRACE_ERROR:
-      warnings_.push_back(absl::StrFormat("the recording has an AUXTRACE_ERROR record at offset %d",
+      warnings_.Warn(absl::StrFormat("the recording has an AUXTRACE_ERROR record at offset %d",
                                           record.file_offset()));
       return absl::OkStatus();
     case PERF_RECORD_SWITCH:
@@ -82,7 +83,7 @@ absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
       if (machine::ChangesMachines(record.type())) {
         absl::Status changed = scheduler_->ChangeModel([&](machine::Machines& model) {
           if (absl::Status s = machine::ApplyRecord(model, record); !s.ok()) {
-            warnings_.push_back(std::string(s.message()));
+            warnings_.Warn(std::string(s.message()));
           }
         });
         if (!changed.ok()) return changed;
@@ -135,15 +136,15 @@ absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
   (void)features;
   sink_ = &out;
   if (absl::Status s = scheduler_->WriteAll(); !s.ok()) return s;
-  for (std::string& note : reader_->Finish()) warnings_.push_back(std::move(note));
+  for (std::string& note : reader_->Finish()) warnings_.Warn(std::move(note));
   for (const auto& [source, errors] : errors_) {
-    warnings_.push_back(absl::StrFormat("%d trace decode errors; the first: %s", errors.count,
+    warnings_.Warn(absl::StrFormat("%d trace decode errors; the first: %s", errors.count,
                                         errors.first));
   }
   // Binaries are first looked up by whichever lane gets there first.
   std::vector<std::string> image_warnings = images_->TakeWarnings();
   std::sort(image_warnings.begin(), image_warnings.end());
-  for (std::string& warning : image_warnings) warnings_.push_back(std::move(warning));
+  for (std::string& warning : image_warnings) warnings_.Warn(std::move(warning));
   if (!reader_->saw_trace_info()) {
     return absl::InvalidArgumentError(
         "the recording has no CoreSight AUXTRACE_INFO record: nothing to decode");

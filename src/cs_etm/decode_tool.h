@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "base/warnings.h"
 #include "cs_etm/binary_images.h"
 #include "cs_etm/block_scheduler.h"
 #include "cs_etm/decode_lane.h"
@@ -57,7 +58,10 @@ namespace perftk::cs_etm {
 
 class CsEtmDecodeTool : public Tool, private InOrderOutput {
  public:
-  explicit CsEtmDecodeTool(DecodeOptions options);
+  // What is skipped or lost goes to `warnings`, one line each, by End;
+  // the warnings of binaries (found by whichever lane gets there first)
+  // sorted, at End. `warnings` must outlive the tool.
+  CsEtmDecodeTool(DecodeOptions options, base::WarningSink& warnings);
   ~CsEtmDecodeTool() override;
 
   absl::Status Begin(Header& header) override;
@@ -72,8 +76,6 @@ class CsEtmDecodeTool : public Tool, private InOrderOutput {
   // after End (profile_text.h writes the text from it).
   const profile::Profile& profile() const { return profile_; }
   const DecodeStats& stats() const { return stats_; }
-  // Things that were skipped or lost, one line each, complete after End.
-  const std::vector<std::string>& warnings() const { return warnings_; }
   bool saw_trace_info() const { return reader_ != nullptr && reader_->saw_trace_info(); }
 
  private:
@@ -102,7 +104,7 @@ class CsEtmDecodeTool : public Tool, private InOrderOutput {
   std::string text_;
   std::string bolt_binary_;
   DecodeStats stats_;
-  std::vector<std::string> warnings_;
+  base::WarningSink& warnings_;
 };
 
 }  // namespace perftk::cs_etm

@@ -51,18 +51,18 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
 
   auto decode_one = [&](size_t i) {
     Outcome& outcome = outcomes[i];
-    CsEtmDecodeTool tool(each);
+    base::WarningList reader_warnings, tool_warnings;
+    CsEtmDecodeTool tool(each, tool_warnings);
     PipelineOptions pipeline;
     pipeline.input = inputs[i];
     pipeline.progress_label = "perftk cs-etm-decode";
     pipeline.show_progress = !several;  // several: the list's progress
-    base::WarningList reader_warnings;
     outcome.status = RunPipeline(tool, pipeline, reader_warnings).status();
     const std::string prefix = several ? absl::StrCat(inputs[i], ": ") : "";
     for (const std::string& warning : reader_warnings.lines()) {
       outcome.warnings.push_back(absl::StrCat(prefix, warning));
     }
-    for (const std::string& warning : tool.warnings()) {
+    for (const std::string& warning : tool_warnings.lines()) {
       outcome.warnings.push_back(absl::StrCat(prefix, warning));
     }
     if (!outcome.status.ok()) {

@@ -88,7 +88,7 @@ void TraceRecordReader::ReadHwId(const Record& record) {
   uint64_t hw_id = hw->hw_id();
   std::optional<SampleId> id = SampleIdOf(record);
   if (!id) {
-    warnings_.push_back(absl::StrFormat(
+    warnings_.Warn(absl::StrFormat(
         "AUX_OUTPUT_HW_ID at offset %d has no CPU: its trace id is ignored", record.file_offset()));
     return;
   }
@@ -119,7 +119,7 @@ absl::StatusOr<std::vector<TraceBlock>> TraceRecordReader::ReadAuxtrace(const Re
   buffer.file_offset = record.file_offset();
   Bytes payload = record.trailing_payload();
   if (payload.size() < buffer.size) {
-    warnings_.push_back(absl::StrFormat(
+    warnings_.Warn(absl::StrFormat(
         "AUXTRACE at offset %d announces %d bytes of trace but has %d", record.file_offset(),
         buffer.size, payload.size()));
   }

@@ -27,6 +27,7 @@
 #include "cs_etm/trace_blocks.h"
 #include "perf/header.h"
 #include "perf/record.h"
+#include "base/warnings.h"
 #include "perf/sample.h"
 
 namespace perftk::cs_etm {
@@ -35,7 +36,7 @@ class TraceRecordReader {
  public:
   // `events` are the input's, to read the sample_id of records;
   // `warnings` must outlive the reader.
-  TraceRecordReader(EventList events, std::vector<std::string>& warnings)
+  TraceRecordReader(EventList events, base::WarningSink& warnings)
       : events_(std::move(events)), warnings_(warnings) {}
 
   // Fails on a record that is not CoreSight's or whose metadata is bad.
@@ -61,7 +62,7 @@ class TraceRecordReader {
   void RenewSetup();
 
   const EventList events_;
-  std::vector<std::string>& warnings_;
+  base::WarningSink& warnings_;
   std::optional<CsEtmInfo> info_;
   std::map<uint32_t, uint8_t> trace_ids_;  // by cpu
   std::shared_ptr<const DecodeSetup> setup_;

@@ -62,7 +62,8 @@ bool HasNoFile(absl::string_view name) {
 
 }  // namespace
 
-BuildIdTool::BuildIdTool(BuildIdSettings settings) : settings_(std::move(settings)) {}
+BuildIdTool::BuildIdTool(BuildIdSettings settings, base::WarningSink& warnings)
+    : settings_(std::move(settings)), warnings_(warnings) {}
 
 absl::Status BuildIdTool::Begin(Header& header) {
   events_ = header.events;
@@ -137,7 +138,7 @@ absl::Status BuildIdTool::Cover(const machine::Dso& dso, RecordSink& out) {
   if (id.empty()) {
     if (!why.empty()) {
       ++stats_.without;
-      warnings_.push_back(absl::StrCat(base::Printable(dso.name), ": no build id (", why, ")"));
+      warnings_.Warn(absl::StrCat(base::Printable(dso.name), ": no build id (", why, ")"));
     }
     return absl::OkStatus();
   }

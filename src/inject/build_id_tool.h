@@ -29,6 +29,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "base/build_id.h"
+#include "base/warnings.h"
 #include "inject/tool.h"
 #include "machine/machines.h"
 #include "perf/header.h"
@@ -57,15 +58,15 @@ struct BuildIdStats {
 
 class BuildIdTool : public Tool {
  public:
-  explicit BuildIdTool(BuildIdSettings settings);
+  // One warning goes to `warnings` per DSO left without an id, when it is
+  // met; `warnings` must outlive the tool.
+  BuildIdTool(BuildIdSettings settings, base::WarningSink& warnings);
 
   absl::Status Begin(Header& header) override;
   absl::Status Process(const Record& record, RecordSink& out) override;
   bool PassesAllThrough() const override { return off_; }
 
   const BuildIdStats& stats() const { return stats_; }
-  // One line per DSO left without an id, in the order they were met.
-  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   // Emits the DSO's HEADER_BUILD_ID record if it is the first time it is met
@@ -85,7 +86,7 @@ class BuildIdTool : public Tool {
   absl::flat_hash_set<const machine::Dso*> met_; // DSOs looked at already
   Sample sample_;
   BuildIdStats stats_;
-  std::vector<std::string> warnings_;
+  base::WarningSink& warnings_;
 };
 
 }  // namespace perftk

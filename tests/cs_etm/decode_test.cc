@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/warnings.h"
 #include "cs_etm/decode_tool.h"
 #include "cs_etm/decoder.h"
 #include "gmock/gmock.h"
@@ -51,7 +52,8 @@ DecodeRun Decode(const std::string& file, const std::string& itrace, OutputForma
   options.itrace = *ParseItrace(itrace);
   options.format = format;
   options.symfs = symfs;
-  CsEtmDecodeTool tool(options);
+  perftk::base::WarningList tool_warnings;
+  CsEtmDecodeTool tool(options, tool_warnings);
   auto reader = PerfDataReader::Open(kEtmDir + file);
   if (!reader.ok()) {
     run.status = reader.status();
@@ -72,7 +74,7 @@ DecodeRun Decode(const std::string& file, const std::string& itrace, OutputForma
   FeatureSet features;
   run.status = tool.End(sink, features);
   run.text = tool.text();
-  run.warnings = tool.warnings();
+  run.warnings = tool_warnings.lines();
   run.waits = tool.stats().decoder_waits;
   for (const OwnedRecord& owned : sink.records) {
     Record record = owned.view();

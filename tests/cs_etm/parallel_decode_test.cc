@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/warnings.h"
 #include "cs_etm/decode_tool.h"
 #include "cs_etm/metadata.h"
 #include "gmock/gmock.h"
@@ -114,7 +115,8 @@ Outcome DecodeWith(const Recording& recording, const std::vector<OwnedRecord>& r
   options.format = format;
   options.symfs = kEtmDir;
   options.jobs = jobs;
-  CsEtmDecodeTool tool(options);
+  perftk::base::WarningList tool_warnings;
+  CsEtmDecodeTool tool(options, tool_warnings);
   Header header = recording.header;
   if (outcome.status = tool.Begin(header); !outcome.status.ok()) return outcome;
   CaptureSink sink;
@@ -125,7 +127,7 @@ Outcome DecodeWith(const Recording& recording, const std::vector<OwnedRecord>& r
   outcome.status = tool.End(sink, features);
   outcome.bytes = format == OutputFormat::kPerf ? sink.bytes : tool.text();
   outcome.records = sink.records;
-  outcome.warnings = tool.warnings();
+  outcome.warnings = tool_warnings.lines();
   outcome.stats = tool.stats();
   return outcome;
 }

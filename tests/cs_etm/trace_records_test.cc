@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/warnings.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "perf/reader.h"
@@ -126,7 +127,7 @@ std::vector<TraceBlock> ReadAll(TraceRecordReader& reader, const Recording& reco
 
 TEST(TraceRecordReader, CutsTheTraceAtItsAuxRecordsWithTheThreadItraceStartNamed) {
   const Recording recording = ReadEtm();
-  std::vector<std::string> warnings;
+  base::WarningList warnings;
   TraceRecordReader reader(recording.header.events, warnings);
   EXPECT_FALSE(reader.saw_trace_info());
   EXPECT_EQ(reader.setup(), nullptr);
@@ -145,12 +146,12 @@ TEST(TraceRecordReader, CutsTheTraceAtItsAuxRecordsWithTheThreadItraceStartNamed
   EXPECT_EQ(blocks[0].time, 1118687117325u);
   EXPECT_EQ(blocks[3].time, 1118693749982u);
   EXPECT_TRUE(reader.Finish().empty());
-  EXPECT_TRUE(warnings.empty());
+  EXPECT_TRUE(warnings.lines().empty());
 }
 
 TEST(TraceRecordReader, ASwitchInNamesTheThreadAndASwitchOutDoesNot) {
   const Recording recording = ReadEtm();
-  std::vector<std::string> warnings;
+  base::WarningList warnings;
   TraceRecordReader reader(recording.header.events, warnings);
   const std::vector<TraceBlock> blocks = ReadAll(
       reader, recording,
@@ -166,7 +167,7 @@ TEST(TraceRecordReader, ASwitchInNamesTheThreadAndASwitchOutDoesNot) {
 
 TEST(TraceRecordReader, TraceBeforeItsInfoIsAnErrorNamingTheOffset) {
   const Recording recording = ReadEtm();
-  std::vector<std::string> warnings;
+  base::WarningList warnings;
   TraceRecordReader reader(recording.header.events, warnings);
   const OwnedRecord* auxtrace = FirstOf(recording, PERF_RECORD_AUXTRACE);
   ASSERT_NE(auxtrace, nullptr);
@@ -178,7 +179,7 @@ TEST(TraceRecordReader, TraceBeforeItsInfoIsAnErrorNamingTheOffset) {
 
 TEST(TraceRecordReader, AHwIdChangesTheSetupOnlyWhenItChangesATraceId) {
   const Recording recording = ReadEtm();
-  std::vector<std::string> warnings;
+  base::WarningList warnings;
   TraceRecordReader reader(recording.header.events, warnings);
   const OwnedRecord* info = FirstOf(recording, PERF_RECORD_AUXTRACE_INFO);
   ASSERT_NE(info, nullptr);
@@ -199,12 +200,12 @@ TEST(TraceRecordReader, AHwIdChangesTheSetupOnlyWhenItChangesATraceId) {
 
   reader.ReadHwId(HwId(recording, other).view());  // the same id again
   EXPECT_EQ(reader.setup(), second);
-  EXPECT_TRUE(warnings.empty());
+  EXPECT_TRUE(warnings.lines().empty());
 
   reader.ReadHwId(HwId(recording, recorded, /*with_id=*/false).view());
   EXPECT_EQ(reader.setup(), second);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_THAT(warnings[0], HasSubstr("AUX_OUTPUT_HW_ID at offset 4096 has no CPU"));
+  ASSERT_EQ(warnings.lines().size(), 1u);
+  EXPECT_THAT(warnings.lines()[0], HasSubstr("AUX_OUTPUT_HW_ID at offset 4096 has no CPU"));
 }
 
 }  // namespace

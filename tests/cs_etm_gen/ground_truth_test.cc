@@ -168,13 +168,14 @@ class GroundTruth : public ::testing::Test {
     options.jobs = jobs;
     options.itrace = *cs_etm::ParseItrace(itrace);
     options.format = cs_etm::OutputFormat::kPerf;
-    cs_etm::CsEtmDecodeTool tool(options);
+    perftk::base::WarningList tool_warnings;
+    cs_etm::CsEtmDecodeTool tool(options, tool_warnings);
     PipelineOptions pipeline;
     pipeline.input = path;
     pipeline.output = path + ".decoded";
     perftk::base::WarningList warnings;
     run.status = RunPipeline(tool, pipeline, warnings).status();
-    run.warnings = tool.warnings();
+    run.warnings = tool_warnings.lines();
     if (!run.status.ok()) return run;
     auto reader = PerfDataReader::Open(pipeline.output);
     if (!reader.ok()) {
@@ -533,12 +534,13 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
   cs_etm::DecodeOptions autofdo = options;
   autofdo.format = cs_etm::OutputFormat::kAutoFdo;
   autofdo.dso = "etm_mod.ko";
-  cs_etm::CsEtmDecodeTool tool(autofdo);
+  perftk::base::WarningList tool_warnings;
+  cs_etm::CsEtmDecodeTool tool(autofdo, tool_warnings);
   PipelineOptions pipeline;
   pipeline.input = path;
   perftk::base::WarningList warnings;
   ASSERT_TRUE(RunPipeline(tool, pipeline, warnings).ok());
-  for (const std::string& w : tool.warnings()) ADD_FAILURE() << "warning: " << w;
+  for (const std::string& w : tool_warnings.lines()) ADD_FAILURE() << "warning: " << w;
   std::string want = absl::StrCat(module_ranges.size(), "\n");
   for (const auto& [range, count] : module_ranges) {
     absl::StrAppendFormat(&want, "%x-%x:%d\n", range.first, range.second, count);
@@ -571,7 +573,8 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
     ASSERT_FALSE(kernel_ranges.empty());
     cs_etm::DecodeOptions kernel_text = autofdo;
     kernel_text.dso = "[kernel.kallsyms]";
-    cs_etm::CsEtmDecodeTool kernel_tool(kernel_text);
+    perftk::base::WarningList kernel_tool_warnings;
+    cs_etm::CsEtmDecodeTool kernel_tool(kernel_text, kernel_tool_warnings);
     perftk::base::WarningList warnings;
     ASSERT_TRUE(RunPipeline(kernel_tool, pipeline, warnings).ok());
     std::string kernel_want = absl::StrCat(kernel_ranges.size(), "\n");

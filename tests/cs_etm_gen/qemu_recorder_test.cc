@@ -90,13 +90,14 @@ class QemuRecorderTest : public ::testing::Test {
   std::string Decode() {
     cs_etm::DecodeOptions options;
     options.format = cs_etm::OutputFormat::kAutoFdo;
-    cs_etm::CsEtmDecodeTool tool(options);
+    perftk::base::WarningList tool_warnings;
+    cs_etm::CsEtmDecodeTool tool(options, tool_warnings);
     PipelineOptions pipeline;
     pipeline.input = (dir_ / "perf.data").string();
     perftk::base::WarningList warnings;
     absl::Status status = RunPipeline(tool, pipeline, warnings).status();
     EXPECT_TRUE(status.ok()) << status;
-    for (const std::string& w : tool.warnings()) ADD_FAILURE() << "warning: " << w;
+    for (const std::string& w : tool_warnings.lines()) ADD_FAILURE() << "warning: " << w;
     return tool.text();
   }
 

@@ -98,7 +98,7 @@ BuildIdSettings SysRoot(const std::string& root) {
 class BuildIdToolTest : public testing::TempDirTest {
  protected:
   void Start(BuildIdSettings settings, bool recorded_here = true) {
-    tool_ = std::make_unique<BuildIdTool>(std::move(settings));
+    tool_ = std::make_unique<BuildIdTool>(std::move(settings), warnings_);
     attr_ = Attr();
     header_.events = EventList({attr_});
     struct utsname here;
@@ -142,6 +142,7 @@ class BuildIdToolTest : public testing::TempDirTest {
     return *bytes;
   }
 
+  base::WarningList warnings_;
   std::unique_ptr<BuildIdTool> tool_;
   Header header_;
   EventAttr attr_;
@@ -179,8 +180,8 @@ TEST_F(BuildIdToolTest, AFileReplacedSinceTheRecordingGetsNoIdButAWarning) {
   Feed(Mmap2(self.path, other, 0x400000));
   Feed(SampleAt(0x401234));
   EXPECT_TRUE(out_.Ids().empty());
-  ASSERT_EQ(tool_->warnings().size(), 1u);
-  EXPECT_NE(tool_->warnings()[0].find("replaced since the recording"), std::string::npos);
+  ASSERT_EQ(warnings_.lines().size(), 1u);
+  EXPECT_NE(warnings_.lines()[0].find("replaced since the recording"), std::string::npos);
   EXPECT_EQ(tool_->stats().without, 1u);
 }
 
@@ -199,7 +200,7 @@ TEST_F(BuildIdToolTest, AnIdInTheMmap2ComesFirst) {
   Feed(mmap);
   Feed(SampleAt(0x401234));
   EXPECT_EQ(out_.Ids(), std::vector<std::string>{self.path + "=a0a1a2a3a4a5a6a7"});
-  EXPECT_TRUE(tool_->warnings().empty());
+  EXPECT_TRUE(warnings_.lines().empty());
 }
 
 TEST_F(BuildIdToolTest, AnInputThatNamesTheDsoKeepsItsOwn) {
@@ -258,8 +259,8 @@ TEST_F(BuildIdToolTest, TheKernelOfAnotherMachineGetsNoIdFromThisOne) {
   Feed(Mmap2("[kernel.kallsyms]_text", none, 0xffffffff81000000, PERF_RECORD_MISC_KERNEL));
   Feed(SampleAt(0xffffffff81001000, PERF_RECORD_MISC_KERNEL));
   EXPECT_TRUE(out_.Ids().empty());
-  ASSERT_EQ(tool_->warnings().size(), 1u);
-  EXPECT_NE(tool_->warnings()[0].find("another machine"), std::string::npos);
+  ASSERT_EQ(warnings_.lines().size(), 1u);
+  EXPECT_NE(warnings_.lines()[0].find("another machine"), std::string::npos);
 }
 
 TEST(GnuBuildIdInNotes, FindsTheGnuNoteAmongOthersAndRefusesCutShortOnes) {
