@@ -52,7 +52,7 @@ absl::Status BlockScheduler::Submit(const TraceBlock& block,
   if (!block.formatted && block.cpu == kNoCpu) {
     if (job->setup->info.sources.size() != 1) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "raw trace at file offset %d names no CPU: cannot tell which trace unit made it",
+          "raw trace at file offset %#x names no CPU: cannot tell which trace unit made it",
           block.file_offset));
     }
     job->source = job->setup->info.sources.front().cpu;

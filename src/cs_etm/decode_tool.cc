@@ -62,7 +62,7 @@ absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
       reader_->ReadHwId(record);
       return absl::OkStatus();
     case PERF_RECORD_AUXTRACE_ERROR:
-      warnings_.Warn(absl::StrFormat("the recording has an AUXTRACE_ERROR record at offset %d",
+      warnings_.Warn(absl::StrFormat("the recording has an AUXTRACE_ERROR record at offset %#x",
                                           record.file_offset()));
       return absl::OkStatus();
     case PERF_RECORD_SWITCH:
@@ -74,7 +74,7 @@ absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
     case PERF_RECORD_SAMPLE:
       if (encoder_->changed_input_attrs()) {
         return absl::UnimplementedError(absl::StrFormat(
-            "sample at offset %d: the input's events identify samples by PERF_SAMPLE_ID and "
+            "sample at offset %#x: the input's events identify samples by PERF_SAMPLE_ID and "
             "have samples of their own, so the synthesized events cannot be added to them",
             record.file_offset()));
       }

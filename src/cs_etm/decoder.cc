@@ -82,7 +82,7 @@ class TraceDecoder::Callbacks {
           if (self->first_error_.empty()) {
             self->first_error_ = absl::StrFormat(
                 "OpenCSD made an impossible range of %d instructions [%#x, %#x) at file offset "
-                "%d (trace byte %d of the block) of cpu %d: taken as a break in the trace",
+                "%#x (trace byte %#x of the block) of cpu %d: taken as a break in the trace",
                 element->num_instr_range, element->st_addr, element->en_addr,
                 source->block_file_offset + index, index, source->config.cpu);
           }
@@ -146,7 +146,7 @@ class TraceDecoder::Callbacks {
     ++self.decode_errors_;
     if (self.first_error_.empty()) {
       self.first_error_ = absl::StrFormat(
-          "OpenCSD crashed (signal %d) near file offset %d (trace byte %d of the block) of cpu "
+          "OpenCSD crashed (signal %d) near file offset %#x (trace byte %#x of the block) of cpu "
           "%d: the rest of the block is skipped",
           signal, block.file_offset + pos, pos, static_cast<int32_t>(block.cpu));
     }
@@ -316,7 +316,7 @@ absl::Status TraceDecoder::Check(int response, uint64_t index, const TraceBlock&
                                                 : "bad or unsynchronized trace data");
   }
   std::string text = absl::StrFormat(
-      "OpenCSD %s at file offset %d (trace byte %d of the block) of cpu %d: %s", op,
+      "OpenCSD %s at file offset %#x (trace byte %#x of the block) of cpu %d: %s", op,
       block.file_offset + index, index, static_cast<int32_t>(block.cpu), message);
   if (OCSD_DATA_RESP_IS_FATAL(resp)) return absl::DataLossError(text);
   ++decode_errors_;
@@ -364,7 +364,7 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
       pos += consumed;
       if (consumed == 0 && !OCSD_DATA_RESP_IS_WAIT(resp)) {
         return absl::DataLossError(absl::StrFormat(
-            "OpenCSD made no progress at file offset %d of cpu %d", block.file_offset + pos,
+            "OpenCSD made no progress at file offset %#x of cpu %d", block.file_offset + pos,
             static_cast<int32_t>(block.cpu)));
       }
     }

@@ -19,13 +19,13 @@ absl::Status TraceRecordReader::ReadAuxtraceInfo(const Record& record) {
   if (!view.ok()) return view.status();
   if (view->auxtrace_type() != kAuxtraceCsEtm) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "AUXTRACE_INFO at offset %d has type %d, not CoreSight (%d)", record.file_offset(),
+        "AUXTRACE_INFO at offset %#x has type %d, not CoreSight (%d)", record.file_offset(),
         view->auxtrace_type(), kAuxtraceCsEtm));
   }
   std::vector<uint64_t> priv = view->priv();
   absl::StatusOr<CsEtmInfo> info = ParseCsEtmInfo(priv);
   if (!info.ok()) {
-    return absl::InvalidArgumentError(absl::StrFormat("AUXTRACE_INFO at offset %d: %s",
+    return absl::InvalidArgumentError(absl::StrFormat("AUXTRACE_INFO at offset %#x: %s",
                                                       record.file_offset(),
                                                       info.status().message()));
   }
@@ -89,7 +89,7 @@ void TraceRecordReader::ReadHwId(const Record& record) {
   std::optional<SampleId> id = SampleIdOf(record);
   if (!id) {
     warnings_.Warn(absl::StrFormat(
-        "AUX_OUTPUT_HW_ID at offset %d has no CPU: its trace id is ignored", record.file_offset()));
+        "AUX_OUTPUT_HW_ID at offset %#x has no CPU: its trace id is ignored", record.file_offset()));
     return;
   }
   uint8_t trace_id = static_cast<uint8_t>(hw_id & 0x7f);
@@ -107,7 +107,7 @@ absl::StatusOr<std::vector<TraceBlock>> TraceRecordReader::ReadAuxtrace(const Re
   if (!view.ok()) return view.status();
   if (!info_) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "AUXTRACE at offset %d comes before any AUXTRACE_INFO: no trace source is known",
+        "AUXTRACE at offset %#x comes before any AUXTRACE_INFO: no trace source is known",
         record.file_offset()));
   }
   AuxtraceBuffer buffer;
@@ -120,7 +120,7 @@ absl::StatusOr<std::vector<TraceBlock>> TraceRecordReader::ReadAuxtrace(const Re
   Bytes payload = record.trailing_payload();
   if (payload.size() < buffer.size) {
     warnings_.Warn(absl::StrFormat(
-        "AUXTRACE at offset %d announces %d bytes of trace but has %d", record.file_offset(),
+        "AUXTRACE at offset %#x announces %d bytes of trace but has %d", record.file_offset(),
         buffer.size, payload.size()));
   }
   return gatherer_.AddAuxtrace(buffer, payload);

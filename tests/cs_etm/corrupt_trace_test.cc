@@ -198,7 +198,7 @@ TEST(CorruptTrace, ImpossibleRangeIsABreak) {
   EXPECT_TRUE(result.status.ok()) << result.status;
   EXPECT_EQ(result.instructions, 0u);
   EXPECT_THAT(result.first_error, HasSubstr("impossible range of 301315037 instructions"));
-  EXPECT_THAT(result.first_error, HasSubstr("at file offset 1131 (trace byte 131 of the block)"));
+  EXPECT_THAT(result.first_error, HasSubstr("at file offset 0x46b (trace byte 0x83 of the block)"));
 }
 
 // A fault in perftk's own callback is a crash, not a decode error: the guard
