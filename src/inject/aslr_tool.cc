@@ -127,12 +127,23 @@ absl::Status AslrTool::ScrubEventDesc(std::vector<std::byte>& section) const {
       section, [this](EventAttr& attr) { StripAttr(attr); }, ScrubEventName);
 }
 
-bool AslrTool::ScrubFeature(int feature, std::vector<std::byte>& section) {
-  if (feature == HEADER_CMDLINE && settings_.strip_cmdline) return false;
-  if (feature == HEADER_HOSTNAME && settings_.strip_hostname) return false;
-  if (feature == HEADER_EVENT_DESC) return ScrubEventDesc(section).ok();
-  if (feature == HEADER_TRACING_DATA) return ScrubTracingData(section).ok();
-  return IsSafeFeature(feature);
+absl::Status AslrTool::ScrubFeature(int feature, std::vector<std::byte>& section) {
+  if (feature == HEADER_CMDLINE && settings_.strip_cmdline) {
+    return absl::CancelledError("--strip-cmdline");
+  }
+  if (feature == HEADER_HOSTNAME && settings_.strip_hostname) {
+    return absl::CancelledError("--strip-hostname");
+  }
+  if (feature == HEADER_EVENT_DESC) return ScrubEventDesc(section);
+  if (feature == HEADER_TRACING_DATA) return ScrubTracingData(section);
+  if (!IsSafeFeature(feature)) {
+    return absl::UnimplementedError("not known to be free of addresses");
+  }
+  return absl::OkStatus();
+}
+
+void AslrTool::NoteRemovedFeature(int feature, const absl::Status& why) {
+  stats_.removed.push_back(absl::StrCat("feature ", FeatureName(feature), " (", why.message(), ")"));
 }
 
 absl::Status AslrTool::Begin(Header& header) {
@@ -153,10 +164,10 @@ absl::Status AslrTool::Begin(Header& header) {
   header.events.Reindex();
   output_events_ = header.events;
   for (auto it = header.features.begin(); it != header.features.end();) {
-    if (ScrubFeature(it->first, it->second)) {
+    if (absl::Status kept = ScrubFeature(it->first, it->second); kept.ok()) {
       ++it;
     } else {
-      stats_.removed.push_back(absl::StrCat("feature ", FeatureName(it->first)));
+      NoteRemovedFeature(it->first, kept);
       it = header.features.erase(it);
     }
   }
@@ -397,8 +408,10 @@ absl::Status AslrTool::RewriteHeaderFeature(const Record& record, RecordSink& ou
   absl::StatusOr<HeaderFeatureRecord> view = HeaderFeatureRecord::From(record);
   if (!view.ok()) return Fail(record, view.status());
   std::vector<std::byte> section(view->data().begin(), view->data().end());
-  if (!ScrubFeature(static_cast<int>(view->feature()), section)) {
+  const int feature = static_cast<int>(view->feature());
+  if (absl::Status kept = ScrubFeature(feature, section); !kept.ok()) {
     Drop(record);
+    NoteRemovedFeature(feature, kept);
     return absl::OkStatus();
   }
   absl::StatusOr<std::vector<std::byte>> bytes =

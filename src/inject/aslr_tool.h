@@ -49,7 +49,7 @@ struct AslrStats {
   uint64_t addresses = 0;          // addresses rewritten, all kinds
   uint64_t unknown_addresses = 0;  // of which no mapping covered
   std::map<std::string, uint64_t> dropped;  // record type name -> count
-  std::vector<std::string> removed;  // sample fields, attr fields, features
+  std::vector<std::string> removed;  // sample fields, attr fields, features (with why)
 };
 
 class AslrTool : public Tool {
@@ -87,10 +87,14 @@ class AslrTool : public Tool {
   uint64_t TranslateUncached(int32_t pid, uint16_t cpumode, uint64_t addr);
   RemapTable::Space SpaceOf(const machine::Machine* machine, int32_t pid, uint16_t cpumode) const;
 
-  // Applies the tool's policy to an attr / a feature section in place;
-  // returns false for a feature section that must be dropped.
+  // Applies the tool's policy to an attr in place.
   void StripAttr(EventAttr& attr) const;
-  bool ScrubFeature(int feature, std::vector<std::byte>& section);
+  // Applies the tool's policy to a feature section in place: OK to keep it,
+  // else why it is dropped (an option, an address it may hold, the scrub's
+  // error), which the summary names.
+  absl::Status ScrubFeature(int feature, std::vector<std::byte>& section);
+  // "feature TRACING_DATA (why)" in the summary's removed list.
+  void NoteRemovedFeature(int feature, const absl::Status& why);
   absl::Status ScrubEventDesc(std::vector<std::byte>& section) const;
 
   absl::Status Emit(const Record& original, Bytes body, RecordSink& out);

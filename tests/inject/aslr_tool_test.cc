@@ -1,5 +1,6 @@
 #include "inject/aslr_tool.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -231,6 +232,32 @@ TEST_F(AslrToolTest, BreakpointAddressAndProbeTargetsAreCleared) {
   EXPECT_EQ(ScrubEventName("mem:0x0000000000404040:w"), "mem:0x0:w");
   EXPECT_EQ(ScrubEventName("mem:0x404040/8:rw"), "mem:0x0/8:rw");
   EXPECT_EQ(ScrubEventName("cpu-clock"), "cpu-clock");
+}
+
+// Each dropped feature section is named with why: the option that asked for
+// it, an unknown feature, or the error that kept it from being scrubbed.
+TEST(AslrTool, DroppedFeaturesSayWhy) {
+  AslrSettings settings;
+  settings.strip_cmdline = true;
+  AslrTool tool(settings);
+  Header header;
+  header.events = EventList({Attr(kSampleType)});
+  auto bytes = [](absl::string_view text) {
+    std::vector<std::byte> out(text.size());
+    std::memcpy(out.data(), text.data(), text.size());
+    return out;
+  };
+  header.features[HEADER_CMDLINE] = bytes("\x01\0\0\0\x08\0\0\0./prog\0\0");
+  header.features[HEADER_TRACING_DATA] = bytes("not tracing data");
+  header.features[HEADER_BPF_PROG_INFO] = bytes("anything");
+  ASSERT_TRUE(tool.Begin(header).ok());
+  EXPECT_TRUE(header.features.empty());
+  const std::vector<std::string>& removed = tool.stats().removed;
+  ASSERT_EQ(removed.size(), 3u);
+  // In feature order: TRACING_DATA (1), CMDLINE (11), BPF_PROG_INFO (25).
+  EXPECT_THAT(removed[0], ::testing::MatchesRegex("feature tracing_data \\(.+\\)"));
+  EXPECT_EQ(removed[1], "feature cmdline (--strip-cmdline)");
+  EXPECT_EQ(removed[2], "feature bpf_prog_info (not known to be free of addresses)");
 }
 
 TEST_F(AslrToolTest, RecordsThatCannotBeRemappedAreDropped) {
