@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 
 namespace perftk::elf {
@@ -20,7 +21,7 @@ constexpr uint8_t kEhPeSdata8 = 0x0c;
 constexpr uint8_t kEhPePcrel = 0x10;
 
 absl::Status Rejected(uint64_t offset, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(".eh_frame offset ", offset, ": ", what));
+  return absl::InvalidArgumentError(absl::StrFormat(".eh_frame offset %#x: %s", offset, what));
 }
 
 // Reads integers of the target's byte order from a table; `failed` once a
@@ -294,7 +295,7 @@ absl::Status EhFrameMerger::Write(uint64_t eh_frame_address, std::vector<std::by
     int64_t value = static_cast<int64_t>(fde.pc_begin - field_address);
     if (!Fits(value, width, IsSigned(cie.fde_encoding))) {
       return absl::OutOfRangeError(absl::StrCat(
-          ".eh_frame offset ", fde.offset, ": pc_begin 0x", absl::Hex(fde.pc_begin),
+          absl::StrFormat(".eh_frame offset %#x", fde.offset), ": pc_begin 0x", absl::Hex(fde.pc_begin),
           " is out of reach of its ", width, "-byte encoding"));
     }
     PutFixed(eh_frame, width, static_cast<uint64_t>(value), big_endian_);

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/input_file.h"
 
 namespace perftk::jit {
@@ -63,7 +64,7 @@ absl::StatusOr<std::unique_ptr<JitDumpReader>> JitDumpReader::Open(const std::st
 }
 
 absl::Status JitDumpReader::Error(uint64_t offset, absl::string_view what) const {
-  return absl::InvalidArgumentError(absl::StrCat(path_, ": offset ", offset, ": ", what));
+  return absl::InvalidArgumentError(absl::StrFormat("%s: offset %#x: %s", path_, offset, what));
 }
 
 absl::StatusOr<Bytes> JitDumpReader::Read(uint64_t offset, uint64_t n) {
@@ -132,7 +133,7 @@ void JitDumpReader::FinishWarnings() {
   if (unknown_records_ == 0) return;
   warnings_.push_back(absl::StrCat(path_, ": skipped ", unknown_records_,
                                    " record(s) of unknown type (first: id ", first_unknown_id_,
-                                   " at offset ", first_unknown_offset_, ")"));
+                                   absl::StrFormat(" at offset %#x)", first_unknown_offset_)));
   unknown_records_ = 0;
 }
 
@@ -141,7 +142,7 @@ absl::StatusOr<std::optional<JitRecord>> JitDumpReader::Next() {
     uint64_t offset = next_offset_;
     if (offset == size_) break;
     if (size_ - offset < kJitRecordPrefixSize) {
-      warnings_.push_back(absl::StrCat(path_, ": offset ", offset, ": ignored ", size_ - offset,
+      warnings_.push_back(absl::StrCat(path_, absl::StrFormat(": offset %#x", offset), ": ignored ", size_ - offset,
                                        " trailing bytes (a record cut short)"));
       break;
     }
@@ -155,7 +156,7 @@ absl::StatusOr<std::optional<JitRecord>> JitDumpReader::Next() {
                                         " is smaller than the record prefix"));
     }
     if (total > size_ - offset) {
-      warnings_.push_back(absl::StrCat(path_, ": offset ", offset, ": ", JitRecordName(id),
+      warnings_.push_back(absl::StrCat(path_, absl::StrFormat(": offset %#x: ", offset), JitRecordName(id),
                                        " record of ", total, " bytes is cut short by the end of "
                                        "the file (", size_ - offset,
                                        " bytes left); the runtime was still writing it"));

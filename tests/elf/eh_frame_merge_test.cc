@@ -134,9 +134,9 @@ TEST(EhFrameMerger, RefusesWhatItCannotRewrite) {
       {"lsda", V8Table(0x40, {.lsda_encoding = 0x1b}), "LSDA"},
       {"absolute", V8Table(0x40, {.fde_encoding = 0x03}), "encoding 0x3"},
       {"uleb", V8Table(0x40, {.fde_encoding = 0x11}), "encoding 0x11"},
-      {"outside", V8Table(0x40, {.fde_start = 0x30, .fde_range_cut = 0}), "offset 24: FDE covers"},
+      {"outside", V8Table(0x40, {.fde_start = 0x30, .fde_range_cut = 0}), "offset 0x18: FDE covers"},
       {"before", V8Table(0x40, {.fde_start = -8}), "outside its 64 bytes"},
-      {"truncated", truncated, "offset 24: record length"},
+      {"truncated", truncated, "offset 0x18: record length"},
       {"cie pointer", bad_cie_pointer, "names no CIE"},
       {"dwarf64", dwarf64, "64-bit"},
   };

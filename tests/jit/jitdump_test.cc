@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "jitdump_builder.h"
@@ -143,7 +144,7 @@ TEST(JitDumpReader, TruncatedLastRecordIsDroppedWithAWarning) {
     std::vector<JitRecord> records = ReadAll(**reader);
     EXPECT_EQ(records.size(), 1u) << "cut at " << cut;
     ASSERT_EQ((*reader)->warnings().size(), 1u);
-    EXPECT_THAT((*reader)->warnings()[0], HasSubstr(absl::StrCat("offset ", second)));
+    EXPECT_THAT((*reader)->warnings()[0], HasSubstr(absl::StrFormat("offset %#x", second)));
     unlink(path.c_str());
   }
 }
@@ -161,7 +162,7 @@ TEST(JitDumpReader, UnknownRecordsAreSkippedWithOneWarning) {
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].id, kJitCodeClose);
   EXPECT_THAT((*reader)->warnings(),
-              ElementsAre(HasSubstr("skipped 2 record(s) of unknown type (first: id 9 at offset 40)")));
+              ElementsAre(HasSubstr("skipped 2 record(s) of unknown type (first: id 9 at offset 0x28)")));
   unlink(path.c_str());
 }
 
@@ -203,23 +204,23 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"magic", [](JitDumpBuilder& d) { d.Patch32(0, 0x12345678); },
                 "offset 0: not a jitdump (magic 0x12345678"},
         BadCase{"version", [](JitDumpBuilder& d) { d.Patch32(4, 2); },
-                "offset 4: jitdump version 2 is not supported"},
+                "offset 0x4: jitdump version 2 is not supported"},
         BadCase{"flags", [](JitDumpBuilder& d) { d.Patch64(32, 6); },
-                "offset 32: unknown header flags 0x6"},
+                "offset 0x20: unknown header flags 0x6"},
         BadCase{"header_size", [](JitDumpBuilder& d) { d.Patch32(8, 12); },
-                "offset 8: header size 12"},
+                "offset 0x8: header size 12"},
         BadCase{"record_size",
                 [](JitDumpBuilder& d) { d.Close(1).Close(2).LastRecordSize(8); },
-                "offset 56: CODE_CLOSE record: size 8 is smaller than the record prefix"},
+                "offset 0x38: CODE_CLOSE record: size 8 is smaller than the record prefix"},
         BadCase{"move_size",
                 [](JitDumpBuilder& d) { d.Raw(1 /* CODE_MOVE */, 1, std::vector<uint8_t>(8, 0)); },
-                "offset 40: CODE_MOVE record: size 24 is too small (64 needed)"},
+                "offset 0x28: CODE_MOVE record: size 24 is too small (64 needed)"},
         BadCase{"code_size",
                 [](JitDumpBuilder& d) {
                   d.Load({.pid = 7, .tid = 7, .code_addr = 1, .name = "f", .code = Code(8, 0)});
                   d.Patch64(d.last_record_offset() + 40, 1u << 30);
                 },
-                "offset 40: CODE_LOAD record: code_size 1073741824 does not fit"},
+                "offset 0x28: CODE_LOAD record: code_size 1073741824 does not fit"},
         BadCase{"name",
                 [](JitDumpBuilder& d) {
                   d.Load({.pid = 7, .tid = 7, .code_addr = 1, .name = "fff", .code = Code(8, 1)});
@@ -231,7 +232,7 @@ INSTANTIATE_TEST_SUITE_P(
                   d.Debug(1, 0x1000, {{0x1000, 1, 0, "x.js"}});
                   d.Patch64(d.last_record_offset() + 24, 1000);
                 },
-                "offset 40: CODE_DEBUG_INFO record: nr_entry 1000 entries cannot fit"},
+                "offset 0x28: CODE_DEBUG_INFO record: nr_entry 1000 entries cannot fit"},
         BadCase{"debug_name",
                 [](JitDumpBuilder& d) {
                   d.Debug(1, 0x1000, {{0x1000, 1, 0, "abcdefghijklmnopqrstuvw"}});
