@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/input_file.h"
 #include "base/interrupt.h"
 
@@ -104,7 +105,7 @@ absl::StatusOr<Bytes> Input::Read(uint64_t n, std::vector<std::byte>& scratch) {
     if (r < 0) {
       if (errno == EINTR) continue;
       return absl::DataLossError(
-          absl::StrCat(name_, ": read error at offset ", position_ + got, ": ", strerror(errno)));
+          absl::StrFormat("%s: read error at offset %#x: %s", name_, position_ + got, strerror(errno)));
     }
     got += r;
   }
