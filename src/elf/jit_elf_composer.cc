@@ -1,6 +1,5 @@
 #include "elf/jit_elf_composer.h"
 
-#include <dwarf.h>
 #include <elf.h>
 
 #include <algorithm>
@@ -60,7 +59,12 @@ void JitElfComposer::Compose(std::vector<std::byte>& head, std::vector<std::byte
   std::vector<std::byte> symtab = SymbolTable();
   std::vector<std::byte> line, info, abbrev;
   bool debug = !lines_.empty();
-  if (debug) DebugSections(line, info, abbrev);
+  if (debug) {
+    DwarfUnit unit = DebugUnit();
+    line = DebugLineSection(target_, unit);
+    info = DebugInfoSection(target_, unit);
+    abbrev = DebugAbbrevSection(target_);
+  }
   hash_.Update(symtab);
   hash_.Update(strtab_);
   hash_.Update(line);
@@ -150,14 +154,14 @@ uint32_t JitElfComposer::FileIndex(absl::string_view file) {
 }
 
 void JitElfComposer::AddLines(const JitFunction& function, uint64_t address) {
-  Sequence sequence{address, function.code.size(), {}};
+  DwarfSequence sequence{address, function.code.size(), {}};
   for (const JitLine& line : function.lines) {
     if (line.offset >= function.code.size()) continue;
-    sequence.rows.push_back(Row{line.offset, FileIndex(line.file), line.line, line.column});
+    sequence.rows.push_back(DwarfRow{line.offset, FileIndex(line.file), line.line, line.column});
   }
   if (sequence.rows.empty()) return;
   std::stable_sort(sequence.rows.begin(), sequence.rows.end(),
-                   [](const Row& a, const Row& b) { return a.offset < b.offset; });
+                   [](const DwarfRow& a, const DwarfRow& b) { return a.offset < b.offset; });
   lines_.push_back(std::move(sequence));
   line_functions_.push_back(symbols_.size() - 1);
 }
@@ -189,119 +193,14 @@ std::vector<std::byte> JitElfComposer::SymbolTable() const {
   return out;
 }
 
-// DWARF 4: one line program with a sequence per function, one compile
-// unit covering .text with a subprogram per function that has lines.
-void JitElfComposer::DebugSections(std::vector<std::byte>& line, std::vector<std::byte>& info,
-                   std::vector<std::byte>& abbrev) {
-  Emitter l(target_, line);
-  l.U32(0);  // unit_length, patched
-  l.U16(4);
-  size_t header_length_at = l.size();
-  l.U32(0);  // header_length, patched
-  l.U8(1);   // minimum_instruction_length
-  l.U8(1);   // maximum_operations_per_instruction
-  l.U8(1);   // default_is_stmt
-  l.U8(static_cast<uint8_t>(-5));  // line_base
-  l.U8(14);                        // line_range
-  l.U8(13);                        // opcode_base
-  for (int n : {0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1}) l.U8(n);
-  l.U8(0);  // no include directories
-  for (const std::string& file : files_) {
-    l.String(file);
-    l.Uleb(0);
-    l.Uleb(0);
-    l.Uleb(0);
-  }
-  l.U8(0);
-  l.Patch32(header_length_at, static_cast<uint32_t>(l.size() - header_length_at - 4));
-  uint8_t address_size = target_.is_64 ? 8 : 4;
-  for (const Sequence& sequence : lines_) {
-    l.U8(0);
-    l.Uleb(1 + address_size);
-    l.U8(DW_LNE_set_address);
-    l.Addr(sequence.address);
-    uint64_t offset = 0;
-    uint32_t file = 1, line_no = 1, column = 0;
-    for (const Row& row : sequence.rows) {
-      if (row.file != file) {
-        l.U8(DW_LNS_set_file);
-        l.Uleb(row.file);
-        file = row.file;
-      }
-      if (row.column != column) {
-        l.U8(DW_LNS_set_column);
-        l.Uleb(row.column);
-        column = row.column;
-      }
-      if (row.offset != offset) {
-        l.U8(DW_LNS_advance_pc);
-        l.Uleb(row.offset - offset);
-        offset = row.offset;
-      }
-      if (row.line != line_no) {
-        l.U8(DW_LNS_advance_line);
-        l.Sleb(static_cast<int64_t>(row.line) - static_cast<int64_t>(line_no));
-        line_no = row.line;
-      }
-      l.U8(DW_LNS_copy);
-    }
-    if (sequence.size > offset) {
-      l.U8(DW_LNS_advance_pc);
-      l.Uleb(sequence.size - offset);
-    }
-    l.U8(0);
-    l.Uleb(1);
-    l.U8(DW_LNE_end_sequence);
-  }
-  l.Patch32(0, static_cast<uint32_t>(l.size() - 4));
-
-  Emitter a(target_, abbrev);
-  a.Uleb(1);
-  a.Uleb(DW_TAG_compile_unit);
-  a.U8(DW_CHILDREN_yes);
-  for (auto [attr, form] : {std::pair{DW_AT_producer, DW_FORM_string},
-                            {DW_AT_name, DW_FORM_string},
-                            {DW_AT_stmt_list, DW_FORM_sec_offset},
-                            {DW_AT_low_pc, DW_FORM_addr},
-                            {DW_AT_high_pc, DW_FORM_data8}}) {
-    a.Uleb(attr);
-    a.Uleb(form);
-  }
-  a.U8(0);
-  a.U8(0);
-  a.Uleb(2);
-  a.Uleb(DW_TAG_subprogram);
-  a.U8(DW_CHILDREN_no);
-  for (auto [attr, form] : {std::pair{DW_AT_name, DW_FORM_string},
-                            {DW_AT_low_pc, DW_FORM_addr},
-                            {DW_AT_high_pc, DW_FORM_data8}}) {
-    a.Uleb(attr);
-    a.Uleb(form);
-  }
-  a.U8(0);
-  a.U8(0);
-  a.U8(0);
-
-  Emitter d(target_, info);
-  d.U32(0);  // unit_length, patched
-  d.U16(4);
-  d.U32(0);  // abbrev offset
-  d.U8(address_size);
-  d.Uleb(1);
-  d.String("perftk jit");
-  d.String(files_.front());
-  d.U32(0);  // stmt_list
-  d.Addr(text_start_);
-  d.U64(text_end_ - text_start_);
+DwarfUnit JitElfComposer::DebugUnit() const {
+  DwarfUnit unit{files_, text_start_, text_end_ - text_start_, lines_, {}};
   for (size_t index : line_functions_) {
     const Symbol& s = symbols_[index];
-    d.Uleb(2);
-    d.String(reinterpret_cast<const char*>(strtab_.data() + s.name));
-    d.Addr(s.value);
-    d.U64(s.size);
+    unit.subprograms.push_back(
+        DwarfSubprogram{reinterpret_cast<const char*>(strtab_.data() + s.name), s.value, s.size});
   }
-  d.U8(0);
-  d.Patch32(0, static_cast<uint32_t>(d.size() - 4));
+  return unit;
 }
 
 void JitElfComposer::FileHeader(Emitter& h, uint64_t shoff, size_t shnum, size_t shstrndx) const {

@@ -25,6 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "base/bytes.h"
 #include "elf/jit_code.h"
+#include "elf/jit_dwarf.h"
 #include "elf/jit_emitter.h"
 #include "elf/sha1.h"
 
@@ -71,25 +72,14 @@ class JitElfComposer {
     uint64_t value;
     uint64_t size;
   };
-  struct Row {
-    uint64_t offset;
-    uint32_t file;
-    uint32_t line;
-    uint32_t column;
-  };
-  struct Sequence {
-    uint64_t address;
-    uint64_t size;
-    std::vector<Row> rows;
-  };
 
   void AppendRegion(std::vector<std::byte>& region, Bytes bytes, uint64_t zeros);
   static void AlignTail(Emitter& t, uint64_t base, uint64_t alignment);
   uint32_t FileIndex(absl::string_view file);
   void AddLines(const JitFunction& function, uint64_t address);
   std::vector<std::byte> SymbolTable() const;
-  void DebugSections(std::vector<std::byte>& line, std::vector<std::byte>& info,
-                     std::vector<std::byte>& abbrev);
+  // What the DWARF sections describe (jit_dwarf.h); only with lines.
+  DwarfUnit DebugUnit() const;
   void FileHeader(Emitter& h, uint64_t shoff, size_t shnum, size_t shstrndx) const;
   void ProgramHeader(Emitter& h) const;
   void SectionHeaderBytes(Emitter& t, const SectionHeader& s, uint32_t name) const;
@@ -102,7 +92,7 @@ class JitElfComposer {
   SectionHeader eh_frame_, eh_frame_hdr_;
   std::vector<Symbol> symbols_;
   std::vector<std::byte> strtab_;
-  std::vector<Sequence> lines_;
+  std::vector<DwarfSequence> lines_;
   std::vector<size_t> line_functions_;
   std::vector<std::string> files_;
   absl::flat_hash_map<std::string, uint32_t> file_index_;
