@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,6 @@
 #include "base/bytes.h"
 #include "elf/jit_code.h"
 #include "elf/jit_dwarf.h"
-#include "elf/jit_emitter.h"
 #include "elf/sha1.h"
 
 namespace perftk::elf {
@@ -55,41 +55,33 @@ class JitElfComposer {
   void Compose(std::vector<std::byte>& head, std::vector<std::byte>& tail);
 
  private:
-  struct SectionHeader {
-    std::string name;
-    uint32_t type = 0;
-    uint64_t flags = 0;
-    uint64_t addr = 0;
-    uint64_t offset = 0;
-    uint64_t size = 0;
-    uint32_t link = 0;
-    uint32_t info = 0;
-    uint64_t align = 1;
-    uint64_t entsize = 0;
-  };
   struct Symbol {
-    uint32_t name;
+    uint32_t name;  // in strtab_
     uint64_t value;
     uint64_t size;
   };
+  struct Range {
+    uint64_t start = 0;
+    uint64_t size = 0;
+  };
 
+  // Appends `zeros` zero bytes then `bytes` to the region, hashing them.
   void AppendRegion(std::vector<std::byte>& region, Bytes bytes, uint64_t zeros);
-  static void AlignTail(Emitter& t, uint64_t base, uint64_t alignment);
+  // The file's number in the line program (from 1), listing it if new.
   uint32_t FileIndex(absl::string_view file);
   void AddLines(const JitFunction& function, uint64_t address);
   std::vector<std::byte> SymbolTable() const;
   // What the DWARF sections describe (jit_dwarf.h); only with lines.
   DwarfUnit DebugUnit() const;
-  void FileHeader(Emitter& h, uint64_t shoff, size_t shnum, size_t shstrndx) const;
-  void ProgramHeader(Emitter& h) const;
-  void SectionHeaderBytes(Emitter& t, const SectionHeader& s, uint32_t name) const;
+  // Hashes the tail's `sections` after the region: the build id.
+  void FinishBuildId(std::initializer_list<Bytes> sections);
 
   JitElfTarget target_;
   uint64_t region_end_;
   uint64_t text_start_ = 0;
   uint64_t text_end_ = 0;
   bool has_unwinding_ = false;
-  SectionHeader eh_frame_, eh_frame_hdr_;
+  Range eh_frame_, eh_frame_hdr_;
   std::vector<Symbol> symbols_;
   std::vector<std::byte> strtab_;
   std::vector<DwarfSequence> lines_;
