@@ -19,7 +19,7 @@ GeneratedFile::GeneratedFile(std::string path, int fd, PendingFile pending)
 GeneratedFile::GeneratedFile(GeneratedFile&& other) noexcept
     : path_(std::move(other.path_)),
       fd_(std::exchange(other.fd_, -1)),
-      replaces_(other.replaces_),
+      staged_(other.staged_),
       pending_(std::move(other.pending_)) {}
 
 GeneratedFile& GeneratedFile::operator=(GeneratedFile&& other) noexcept {
@@ -27,7 +27,7 @@ GeneratedFile& GeneratedFile::operator=(GeneratedFile&& other) noexcept {
     if (fd_ >= 0) close(fd_);
     path_ = std::move(other.path_);
     fd_ = std::exchange(other.fd_, -1);
-    replaces_ = other.replaces_;
+    staged_ = other.staged_;
     pending_ = std::move(other.pending_);
   }
   return *this;
@@ -43,18 +43,23 @@ absl::StatusOr<GeneratedFile> GeneratedFile::Create(const std::string& path) {
   absl::StatusOr<PendingFile> created = PendingFile::CreateNew(path, &fd);
   if (created.ok()) return GeneratedFile(path, fd, std::move(*created));
   if (!absl::IsAlreadyExists(created.status())) return created.status();
+  return CreateStaged(path);
+}
+
+absl::StatusOr<GeneratedFile> GeneratedFile::CreateStaged(const std::string& path) {
   struct stat existing;
   if (lstat(path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode)) {
     return absl::PermissionDeniedError(absl::StrCat(path, ": cannot create: ", std::strerror(EISDIR)));
   }
+  int fd = -1;
   absl::StatusOr<PendingFile> temp =
       PendingFile::CreateNew(absl::StrCat(path, ".tmp.", getpid()), &fd);
   if (!temp.ok()) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        path, ": cannot create a file beside it to replace it: ", temp.status().message()));
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot create a file beside it: ", temp.status().message()));
   }
   GeneratedFile file(path, fd, std::move(*temp));
-  file.replaces_ = true;
+  file.staged_ = true;
   return file;
 }
 
@@ -67,12 +72,22 @@ absl::Status GeneratedFile::Write(std::span<const std::byte> bytes) {
   return absl::OkStatus();
 }
 
+absl::Status GeneratedFile::WriteAt(std::span<const std::byte> bytes, uint64_t offset) {
+  if (int error = WriteAllAt(fd_, bytes, offset); error != 0) return Error("write failed", error);
+  return absl::OkStatus();
+}
+
+absl::Status GeneratedFile::Sync() {
+  if (fsync(fd_) != 0) return Error("sync failed", errno);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<struct stat> GeneratedFile::Close() {
   struct stat st;
   if (fstat(fd_, &st) != 0) return Error("fstat failed", errno);
   int fd = std::exchange(fd_, -1);
   if (close(fd) != 0) return Error("close failed", errno);
-  if (replaces_) {
+  if (staged_) {
     if (absl::Status s = pending_.RenameOver(path_); !s.ok()) return s;
   }
   return st;

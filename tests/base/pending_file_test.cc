@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <string>
+
 #include "base/generated_file.h"
 #include "../testing/temp_dir_test.h"
 #include "gmock/gmock.h"
@@ -116,6 +119,38 @@ TEST_F(PendingFileTest, AGeneratedFileNotClosedIsRemoved) {
   }
   EXPECT_THAT(Files(), ElementsAre("f"));
   EXPECT_EQ(Contents(Path("f")), "old");
+}
+
+TEST_F(PendingFileTest, AStagedFileIsAtItsNewPathOnlyWhenClosed) {
+  {
+    absl::StatusOr<GeneratedFile> abandoned = GeneratedFile::CreateStaged(Path("a"));
+    ASSERT_TRUE(abandoned.ok()) << abandoned.status();
+  }
+  EXPECT_THAT(Files(), IsEmpty());
+  absl::StatusOr<GeneratedFile> file = GeneratedFile::CreateStaged(Path("f"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_TRUE(file->Write(std::as_bytes(std::span<const char>("new", 3))).ok());
+  EXPECT_THAT(Files(), ElementsAre("f.tmp." + std::to_string(getpid())));
+  ASSERT_TRUE(file->Close().ok());
+  EXPECT_THAT(Files(), ElementsAre("f"));
+  PendingFile pending = file->TakePending();
+  EXPECT_TRUE(pending.listed()) << "a new file of the run";
+  EXPECT_EQ(pending.path(), Path("f"));
+  pending.Keep();
+  EXPECT_EQ(Contents(Path("f")), "new");
+}
+
+TEST_F(PendingFileTest, AGeneratedFileWritesOverItsStartAndGoesOnAtItsEnd) {
+  absl::StatusOr<GeneratedFile> file = GeneratedFile::Create(Path("f"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  auto bytes = [](const char* s) { return std::as_bytes(std::span<const char>(s, strlen(s))); };
+  ASSERT_TRUE(file->Write(bytes("....body")).ok());
+  ASSERT_TRUE(file->WriteAt(bytes("head"), 0).ok());
+  ASSERT_TRUE(file->Write(bytes(" tail")).ok());
+  ASSERT_TRUE(file->Sync().ok());
+  ASSERT_TRUE(file->Close().ok());
+  file->TakePending().Keep();
+  EXPECT_EQ(Contents(Path("f")), "headbody tail");
 }
 
 }  // namespace
