@@ -20,7 +20,8 @@
 //
 // BuildJitElf makes one file's bytes in memory (written with one write);
 // MergedJitElfWriter streams any number of functions into one file with
-// bounded memory (the code is not kept) and writes it atomically.
+// bounded memory (the code is not kept). Both lay the file out with
+// JitElfComposer (jit_elf_composer.h); their files are base::GeneratedFile.
 #ifndef PERFTK_ELF_JIT_ELF_WRITER_H_
 #define PERFTK_ELF_JIT_ELF_WRITER_H_
 
@@ -62,8 +63,9 @@ absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes)
 // .eh_frame_hdr after the code (see eh_frame_merge.h); once any function came
 // with unwinding info, even empty, the file has both sections, and says "no
 // tables here" for the code without FDEs, as a JIT does. The file appears at
-// `path` only when Finish succeeds, and is a pending file of the run
-// (base/pending_file.h) when it is new.
+// `path` only when Finish succeeds (base::GeneratedFile::CreateStaged: it is
+// written beside `path`, flushed to the disk and renamed), and is a pending
+// file of the run (base/pending_file.h) when it is new.
 class MergedJitElfWriter {
  public:
   static absl::StatusOr<std::unique_ptr<MergedJitElfWriter>> Create(const std::string& path,
@@ -76,21 +78,19 @@ class MergedJitElfWriter {
   absl::StatusOr<uint64_t> Add(const JitFunction& function);
   absl::StatusOr<struct stat> Finish();
   // After Finish: the file's pending entry (see base::GeneratedFile).
-  base::PendingFile TakePending() { return std::move(pending_); }
+  base::PendingFile TakePending() { return file_.TakePending(); }
 
   size_t functions() const;
   // The file's build id, once Finish has succeeded.
   const Sha1::Digest& build_id() const;
 
  private:
-  MergedJitElfWriter(std::string path, std::string temp_path, int fd, base::PendingFile pending,
-                     std::unique_ptr<JitElfComposer> composer);
+  MergedJitElfWriter(base::GeneratedFile file, std::unique_ptr<JitElfComposer> composer);
   absl::Status FlushRegion();
+  // Merges the tables Add took into .eh_frame and .eh_frame_hdr after the code.
+  absl::Status AddMergedUnwinding();
 
-  std::string path_;
-  std::string temp_path_;
-  int fd_;
-  base::PendingFile pending_;  // the temporary file, then the finished one
+  base::GeneratedFile file_;
   std::unique_ptr<JitElfComposer> composer_;
   std::vector<std::byte> region_;
   EhFrameMerger unwinding_;
