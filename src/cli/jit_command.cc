@@ -49,7 +49,9 @@ absl::Status RunJit(const JitOptions& options) {
   }
   jit::JitToolOptions tool_options{options.jit_dir, options.merge, cache_dir};
   if (jobs == 2) tool_options.create_ahead = jit::JitFileWriter::AheadWithinFileLimit(kCreateAhead);
-  jit::JitTool tool(tool_options);
+  // Printed after the run, below any progress line.
+  base::WarningList tool_warnings;
+  jit::JitTool tool(tool_options, tool_warnings);
   PipelineOptions pipeline;
   pipeline.input = options.input;
   pipeline.output = options.output;
@@ -59,7 +61,7 @@ absl::Status RunJit(const JitOptions& options) {
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false), tool);
   StderrWarnings warnings;
   absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline, warnings);
-  PrintWarnings(tool.warnings());
+  PrintWarnings(tool_warnings.lines());
   if (!stats.ok()) return stats.status();
   tool.Commit();
   if (!options.quiet) {

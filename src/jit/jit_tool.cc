@@ -173,12 +173,12 @@ std::optional<JitTool::FoundDump> JitTool::FindDump(const Record& marker,
     return FoundDump{path, namespaced};
   }
   if (namespaced) {
-    warnings_.push_back(absl::StrCat(
+    warnings_.Warn(absl::StrCat(
         absl::StrFormat("offset %#x: ", marker.file_offset()), filename, " is mapped by pid ", pid,
         ", and no readable jitdump there has pid ", name_pid,
         " in its header (a process in a pid namespace); the mmap is kept"));
   } else {
-    warnings_.push_back(absl::StrCat(absl::StrFormat("offset %#x: jitdump ", marker.file_offset()),
+    warnings_.Warn(absl::StrCat(absl::StrFormat("offset %#x: jitdump ", marker.file_offset()),
                                      filename,
                                      " cannot be read (", std::strerror(recorded_path_errno),
                                      "); its marker mmap is kept"));
@@ -265,7 +265,7 @@ absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, u
   }
   absl::StatusOr<DumpCode> code = WriteDumpCode(*context, **reader, merged.get());
   if (!code.ok()) return code.status();
-  for (const std::string& warning : (*reader)->warnings()) warnings_.push_back(warning);
+  for (const std::string& warning : (*reader)->warnings()) warnings_.Warn(warning);
   FileId merged_id;
   if (merged && merged->functions() > 0) {
     absl::StatusOr<FileId> id = FinishMergedFile(*context, *merged);
@@ -347,7 +347,7 @@ absl::Status JitTool::QueueMmaps(const DumpContext& context, const std::string& 
   for (const PlannedMmap& p : code.planned) {
     auto file = code.files.find(p.code_index);
     if (file == code.files.end()) {
-      warnings_.push_back(absl::StrCat(dump_path, ": CODE_MOVE of code_index ", p.code_index,
+      warnings_.Warn(absl::StrCat(dump_path, ": CODE_MOVE of code_index ", p.code_index,
                                        " that was never loaded; ignored"));
       continue;
     }
@@ -410,10 +410,10 @@ absl::StatusOr<JitTool::CodeFile> JitTool::WriteLoad(const DumpContext& context,
     if (offset.status().code() != absl::StatusCode::kInvalidArgument) return offset.status();
     // Tables the merged file cannot take: the load keeps a file of its own.
     ++stats_.own_files_for_unwinding;
-    warnings_.push_back(absl::StrCat(context.dump_path, " offset ", info.unwinding_offset,
-                                     ": UNWINDING_INFO of code_index ", load.code_index, ": ",
-                                     offset.status().message(),
-                                     "; the load keeps a file of its own"));
+    warnings_.Warn(absl::StrCat(context.dump_path,
+                                absl::StrFormat(" offset %#x", info.unwinding_offset),
+                                ": UNWINDING_INFO of code_index ", load.code_index, ": ",
+                                offset.status().message(), "; the load keeps a file of its own"));
   }
   std::vector<std::byte> bytes;
   const BuildId build_id = BuildId::FromBytes(elf::BuildJitElf(context.target, function, bytes));

@@ -62,6 +62,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "base/pending_file.h"
+#include "base/warnings.h"
 #include "elf/jit_elf_writer.h"
 #include "inject/tool.h"
 #include "jit/jit_file_writer.h"
@@ -103,7 +104,10 @@ std::vector<std::string> DumpCandidates(absl::string_view filename, uint32_t pid
 
 class JitTool : public Tool {
  public:
-  explicit JitTool(JitToolOptions options) : options_(std::move(options)) {}
+  // What is skipped (a dump unreadable, a record out of place) goes to
+  // `warnings`, one line each; `warnings` must outlive the tool.
+  JitTool(JitToolOptions options, base::WarningSink& warnings)
+      : options_(std::move(options)), warnings_(warnings) {}
   ~JitTool() override;
 
   absl::Status Begin(Header& header) override;
@@ -114,7 +118,6 @@ class JitTool : public Tool {
   void Commit();
 
   const JitToolStats& stats() const { return stats_; }
-  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   struct Pending {
@@ -240,7 +243,7 @@ class JitTool : public Tool {
   // file writer as it writes them (WriteDumpCode clears it).
   std::vector<FileId> file_ids_;
   std::vector<elf::JitLine> lines_buffer_;  // WriteLoad's, kept for its allocation
-  std::vector<std::string> warnings_;
+  base::WarningSink& warnings_;
   JitToolStats stats_;
 };
 
