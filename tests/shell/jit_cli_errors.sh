@@ -54,7 +54,7 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 1 ] || fail "exit status $rc on a broken dump (expected 1)"
-grep -q "$dump: offset [0-9]*: .*size 8 is smaller than the record prefix" err.txt ||
+grep -q "$dump: offset 0x[0-9a-f]*: .*size 8 is smaller than the record prefix" err.txt ||
   fail "the error does not name the dump, offset and field: $(cat err.txt)"
 [ ! -e out.data ] || fail "an output file was written"
 [ -z "$(ls out)" ] || fail ".so files were left: $(ls out | head -3)"
