@@ -1,14 +1,18 @@
 #include "elf/elf_file.h"
 
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
@@ -70,6 +74,69 @@ absl::Status CheckRange(const std::string& path, absl::string_view what, uint64_
         path, std::string(what), offset, size, file_size));
   }
   return absl::OkStatus();
+}
+
+// libelf's data for `section`, converted to native byte order and layout.
+absl::StatusOr<Elf_Data*> NativeData(Elf* elf, const std::string& path, const Section& section) {
+  Elf_Scn* scn = elf_getscn(elf, section.index);
+  Elf_Data* data = scn != nullptr ? elf_getdata(scn, nullptr) : nullptr;
+  if (data == nullptr) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: section %s at offset 0x%x: cannot read its data: %s", path, section.name,
+        section.offset, LibelfError()));
+  }
+  return data;
+}
+
+// The entries of table section `section`, each decoded by `read(data,
+// index)`: sh_size / sh_entsize of them, or fewer when `read` finds the
+// data ends sooner (returns nullopt).
+template <typename Entry, typename Read>
+absl::StatusOr<std::vector<Entry>> ReadEntries(Elf* elf, const std::string& path,
+                                               const Section& section, Read read) {
+  if (section.entry_size == 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: section %s at offset 0x%x: sh_entsize is 0, it holds no table", path,
+        section.name, section.offset));
+  }
+  absl::StatusOr<Elf_Data*> data = NativeData(elf, path, section);
+  if (!data.ok()) return data.status();
+  const size_t count = section.size / section.entry_size;
+  std::vector<Entry> entries;
+  entries.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    std::optional<Entry> entry = read(*data, static_cast<int>(i));
+    if (!entry.has_value()) break;
+    entries.push_back(*entry);
+  }
+  return entries;
+}
+
+std::optional<Symbol> ReadSymbol(Elf_Data* data, int index) {
+  GElf_Sym sym;
+  if (gelf_getsym(data, index, &sym) == nullptr) return std::nullopt;
+  return Symbol{sym.st_name, sym.st_value, sym.st_size, sym.st_info, sym.st_shndx};
+}
+
+// libelf widens a 32-bit r_info to the 64-bit layout, so GELF_R_* suit both
+// classes.
+std::optional<Relocation> ReadRelocation(Elf_Data* data, int index, bool with_addend) {
+  if (with_addend) {
+    GElf_Rela rela;
+    if (gelf_getrela(data, index, &rela) == nullptr) return std::nullopt;
+    return Relocation{rela.r_offset, static_cast<uint32_t>(GELF_R_TYPE(rela.r_info)),
+                      static_cast<uint32_t>(GELF_R_SYM(rela.r_info)), rela.r_addend};
+  }
+  GElf_Rel rel;
+  if (gelf_getrel(data, index, &rel) == nullptr) return std::nullopt;
+  return Relocation{rel.r_offset, static_cast<uint32_t>(GELF_R_TYPE(rel.r_info)),
+                    static_cast<uint32_t>(GELF_R_SYM(rel.r_info)), 0};
+}
+
+std::optional<DynamicEntry> ReadDynamicEntry(Elf_Data* data, int index) {
+  GElf_Dyn dyn;
+  if (gelf_getdyn(data, index, &dyn) == nullptr) return std::nullopt;
+  return DynamicEntry{dyn.d_tag, dyn.d_un.d_val};
 }
 
 }  // namespace
@@ -272,14 +339,88 @@ const Section* ElfFile::SectionContaining(uint64_t vaddr) const {
 }
 
 absl::StatusOr<Elf_Data*> ElfFile::SectionData(const Section& section) const {
-  Elf_Scn* scn = elf_getscn(elf_, section.index);
-  Elf_Data* data = scn != nullptr ? elf_getdata(scn, nullptr) : nullptr;
-  if (data == nullptr) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: section %s at offset 0x%x: cannot read its data: %s", path_, section.name,
-        section.offset, LibelfError()));
+  return NativeData(elf_, path_, section);
+}
+
+absl::StatusOr<std::vector<Symbol>> ElfFile::Symbols(const Section& table) const {
+  return ReadEntries<Symbol>(elf_, path_, table, ReadSymbol);
+}
+
+absl::StatusOr<std::vector<Relocation>> ElfFile::Relocations(const Section& section) const {
+  const bool with_addend = section.type == SHT_RELA;
+  return ReadEntries<Relocation>(elf_, path_, section, [with_addend](Elf_Data* data, int index) {
+    return ReadRelocation(data, index, with_addend);
+  });
+}
+
+absl::StatusOr<std::vector<DynamicEntry>> ElfFile::DynamicEntries(const Section& section) const {
+  return ReadEntries<DynamicEntry>(elf_, path_, section, ReadDynamicEntry);
+}
+
+absl::StatusOr<std::vector<uint16_t>> ElfFile::SymbolVersionIndices(const Section& versym) const {
+  absl::StatusOr<Elf_Data*> data = NativeData(elf_, path_, versym);
+  if (!data.ok()) return data.status();
+  const auto* values = static_cast<const uint16_t*>((*data)->d_buf);
+  return std::vector<uint16_t>(values, values + (*data)->d_size / sizeof(uint16_t));
+}
+
+absl::StatusOr<std::vector<VersionDefinition>> ElfFile::VersionDefinitions(
+    const Section& verdef) const {
+  absl::StatusOr<Elf_Data*> data = NativeData(elf_, path_, verdef);
+  if (!data.ok()) return data.status();
+  std::vector<VersionDefinition> definitions;
+  size_t offset = 0;
+  for (size_t n = 0; n < verdef.info; ++n) {
+    GElf_Verdef def;
+    GElf_Verdaux aux;
+    if (gelf_getverdef(*data, offset, &def) == nullptr ||
+        gelf_getverdaux(*data, offset + def.vd_aux, &aux) == nullptr) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: section .gnu.version_d at offset 0x%x: bad version definition at +0x%x", path_,
+          verdef.offset, offset));
+    }
+    absl::StatusOr<absl::string_view> name = StringViewAt(verdef.link, aux.vda_name);
+    if (!name.ok()) return name.status();
+    definitions.push_back({def.vd_ndx, def.vd_flags, *name});
+    if (def.vd_next == 0) break;
+    offset += def.vd_next;
   }
-  return data;
+  return definitions;
+}
+
+absl::StatusOr<std::vector<VersionRequirement>> ElfFile::VersionRequirements(
+    const Section& verneed) const {
+  absl::StatusOr<Elf_Data*> data = NativeData(elf_, path_, verneed);
+  if (!data.ok()) return data.status();
+  std::vector<VersionRequirement> requirements;
+  size_t offset = 0;
+  for (size_t n = 0; n < verneed.info; ++n) {
+    GElf_Verneed need;
+    if (gelf_getverneed(*data, offset, &need) == nullptr) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: section .gnu.version_r at offset 0x%x: bad version requirement at +0x%x", path_,
+          verneed.offset, offset));
+    }
+    absl::StatusOr<absl::string_view> library = StringViewAt(verneed.link, need.vn_file);
+    if (!library.ok()) return library.status();
+    size_t aux_offset = offset + need.vn_aux;
+    for (size_t a = 0; a < need.vn_cnt; ++a) {
+      GElf_Vernaux aux;
+      if (gelf_getvernaux(*data, aux_offset, &aux) == nullptr) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s: section .gnu.version_r at offset 0x%x: bad requirement entry at +0x%x", path_,
+            verneed.offset, aux_offset));
+      }
+      absl::StatusOr<absl::string_view> name = StringViewAt(verneed.link, aux.vna_name);
+      if (!name.ok()) return name.status();
+      requirements.push_back({aux.vna_other, *name, *library});
+      if (aux.vna_next == 0) break;
+      aux_offset += aux.vna_next;
+    }
+    if (need.vn_next == 0) break;
+    offset += need.vn_next;
+  }
+  return requirements;
 }
 
 absl::StatusOr<absl::string_view> ElfFile::SectionBytes(const Section& section) const {
@@ -314,7 +455,7 @@ absl::StatusOr<absl::string_view> ElfFile::StringViewAt(size_t strtab_index,
 std::optional<std::string> ElfFile::BuildId() const {
   for (const Section& section : sections_) {
     if (section.type != SHT_NOTE) continue;
-    absl::StatusOr<Elf_Data*> data = SectionData(section);
+    absl::StatusOr<Elf_Data*> data = NativeData(elf_, path_, section);
     if (!data.ok()) continue;
     size_t offset = 0;
     GElf_Nhdr note;

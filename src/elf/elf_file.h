@@ -54,6 +54,47 @@ struct Section {
   bool has_file_bytes() const { return type != SHT_NOBITS; }
 };
 
+// One entry of a SHT_SYMTAB or SHT_DYNSYM section.
+struct Symbol {
+  uint32_t name_offset = 0;  // st_name, into the string table section the table links to
+  uint64_t value = 0;
+  uint64_t size = 0;
+  uint8_t info = 0;             // st_info: type and binding
+  uint16_t section_index = 0;  // st_shndx: a section index or SHN_UNDEF, SHN_ABS, ...
+
+  uint8_t type() const { return ELF64_ST_TYPE(info); }
+  uint8_t binding() const { return ELF64_ST_BIND(info); }
+  bool defined() const { return section_index != SHN_UNDEF; }
+};
+
+// One entry of a SHT_REL or SHT_RELA section.
+struct Relocation {
+  uint64_t offset = 0;  // r_offset
+  uint32_t type = 0;    // R_<machine>_*
+  uint32_t symbol = 0;  // index into the symbol table the section links to
+  int64_t addend = 0;   // r_addend; 0 in a SHT_REL section
+};
+
+// One entry of a SHT_DYNAMIC section.
+struct DynamicEntry {
+  int64_t tag = 0;     // DT_*
+  uint64_t value = 0;  // d_val or d_ptr
+};
+
+// A version that a SHT_GNU_verdef section defines.
+struct VersionDefinition {
+  uint16_t index = 0;  // what SHT_GNU_versym entries name it by
+  uint16_t flags = 0;  // VER_FLG_*
+  absl::string_view name;
+};
+
+// A version that a SHT_GNU_verneed section requires of a library.
+struct VersionRequirement {
+  uint16_t index = 0;  // what SHT_GNU_versym entries name it by
+  absl::string_view name;
+  absl::string_view library;  // the library's soname
+};
+
 class ElfFile {
  public:
   // Opens `path`; errors name the path and what is wrong (missing, a
@@ -85,6 +126,27 @@ class ElfFile {
 
   // libelf's data for a section, converted to native byte order.
   absl::StatusOr<Elf_Data*> SectionData(const Section& section) const;
+
+  // The entries of a table section below are read in native byte order.
+  // Each reads sh_size / sh_entsize entries (an error when sh_entsize is 0),
+  // or fewer when the section's data ends sooner.
+  //
+  // Every entry of symbol table `table`, the null symbol at index 0 included.
+  absl::StatusOr<std::vector<Symbol>> Symbols(const Section& table) const;
+  // Every entry of a SHT_REL or SHT_RELA section.
+  absl::StatusOr<std::vector<Relocation>> Relocations(const Section& section) const;
+  // Every entry of a SHT_DYNAMIC section, its DT_NULL terminator included.
+  absl::StatusOr<std::vector<DynamicEntry>> DynamicEntries(const Section& section) const;
+
+  // The version index of each dynamic symbol, from a SHT_GNU_versym section.
+  absl::StatusOr<std::vector<uint16_t>> SymbolVersionIndices(const Section& versym) const;
+  // The versions a SHT_GNU_verdef section defines; names are views into the
+  // file, like StringViewAt's.
+  absl::StatusOr<std::vector<VersionDefinition>> VersionDefinitions(const Section& verdef) const;
+  // The versions a SHT_GNU_verneed section requires, one per library and
+  // version.
+  absl::StatusOr<std::vector<VersionRequirement>> VersionRequirements(
+      const Section& verneed) const;
   // The section's bytes as stored in the file (no conversion).
   absl::StatusOr<absl::string_view> SectionBytes(const Section& section) const;
   // A NUL-terminated string from string table section `strtab_index`.

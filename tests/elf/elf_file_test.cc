@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_format.h"
 #include "fixture_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -89,6 +90,65 @@ TEST(ElfFile, ReadsBothClassesAndByteOrdersLikeReadelf) {
       EXPECT_EQ((*file)->BuildId().value_or(""), id.substr(0, id.size() - 1)) << name;
     }
   }
+}
+
+// The typed table readers against readelf, on both classes and byte orders:
+// the symbol tables' sizes and defined counts, each relocation's r_info
+// (rebuilt from type and symbol in the file's own class) and the DT_NEEDED
+// count.
+TEST(ElfFile, TablesMatchReadelf) {
+  for (const char* name : {"t_pie", "tiny32", "s390x_pie", "a64_pie"}) {
+    if (std::string reason = testing::MissingReason(name); !reason.empty()) continue;
+    const std::string path = FixtureDir() + "/" + std::string(name);
+    auto file = ElfFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.status();
+
+    size_t listed = 0;
+    size_t defined = 0;
+    for (const Section& section : (*file)->sections()) {
+      if (section.type != SHT_SYMTAB && section.type != SHT_DYNSYM) continue;
+      auto symbols = (*file)->Symbols(section);
+      ASSERT_TRUE(symbols.ok()) << symbols.status();
+      listed += symbols->size();
+      for (const Symbol& symbol : *symbols) defined += symbol.defined() ? 1 : 0;
+    }
+    const std::string symbols = "readelf -sW '" + path + "' | awk '$1 ~ /^[0-9]+:$/";
+    EXPECT_EQ(listed, std::stoul(RunShell(symbols + "' | wc -l"))) << name;
+    EXPECT_EQ(defined, std::stoul(RunShell(symbols + " && $7 != \"UND\"' | wc -l"))) << name;
+
+    std::string infos;
+    for (const Section& section : (*file)->sections()) {
+      if (section.type != SHT_REL && section.type != SHT_RELA) continue;
+      auto relocations = (*file)->Relocations(section);
+      ASSERT_TRUE(relocations.ok()) << relocations.status();
+      for (const Relocation& relocation : *relocations) {
+        const uint64_t info = (*file)->is_64bit()
+                                  ? ELF64_R_INFO(uint64_t{relocation.symbol}, relocation.type)
+                                  : ELF32_R_INFO(relocation.symbol, relocation.type);
+        infos += absl::StrFormat((*file)->is_64bit() ? "%016x\n" : "%08x\n", info);
+      }
+    }
+    EXPECT_EQ(infos, RunShell("readelf -rW '" + path + "' | awk '$2 ~ /^[0-9a-f]+$/ {print $2}'"))
+        << name;
+
+    const Section* dynamic = (*file)->FindSectionByType(SHT_DYNAMIC);
+    if (dynamic == nullptr) continue;  // static
+    auto entries = (*file)->DynamicEntries(*dynamic);
+    ASSERT_TRUE(entries.ok()) << entries.status();
+    size_t needed = 0;
+    for (const DynamicEntry& entry : *entries) needed += entry.tag == DT_NEEDED ? 1 : 0;
+    EXPECT_EQ(needed, std::stoul(RunShell("readelf -d '" + path + "' | grep -c NEEDED || true")))
+        << name;
+  }
+}
+
+TEST(ElfFile, TableWithoutEntrySize) {
+  auto file = ElfFile::Open(FixtureDir() + "/t_pie");
+  ASSERT_TRUE(file.ok()) << file.status();
+  Section text = *(*file)->FindSection(".text");
+  auto symbols = (*file)->Symbols(text);
+  ASSERT_FALSE(symbols.ok());
+  EXPECT_THAT(symbols.status().message(), AllOf(HasSubstr("t_pie"), HasSubstr("sh_entsize is 0")));
 }
 
 }  // namespace
