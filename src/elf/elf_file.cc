@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -88,23 +89,29 @@ absl::StatusOr<Elf_Data*> NativeData(Elf* elf, const std::string& path, const Se
   return data;
 }
 
+// sh_size / sh_entsize: how many entries table section `section` holds.
+absl::StatusOr<size_t> EntryCount(const std::string& path, const Section& section) {
+  if (section.entry_size == 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: section %s at offset 0x%x: sh_entsize is 0, it holds no table", path,
+        section.name, section.offset));
+  }
+  return section.size / section.entry_size;
+}
+
 // The entries of table section `section`, each decoded by `read(data,
 // index)`: sh_size / sh_entsize of them, or fewer when `read` finds the
 // data ends sooner (returns nullopt).
 template <typename Entry, typename Read>
 absl::StatusOr<std::vector<Entry>> ReadEntries(Elf* elf, const std::string& path,
                                                const Section& section, Read read) {
-  if (section.entry_size == 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: section %s at offset 0x%x: sh_entsize is 0, it holds no table", path,
-        section.name, section.offset));
-  }
+  absl::StatusOr<size_t> count = EntryCount(path, section);
+  if (!count.ok()) return count.status();
   absl::StatusOr<Elf_Data*> data = NativeData(elf, path, section);
   if (!data.ok()) return data.status();
-  const size_t count = section.size / section.entry_size;
   std::vector<Entry> entries;
-  entries.reserve(count);
-  for (size_t i = 0; i < count; ++i) {
+  entries.reserve(*count);
+  for (size_t i = 0; i < *count; ++i) {
     std::optional<Entry> entry = read(*data, static_cast<int>(i));
     if (!entry.has_value()) break;
     entries.push_back(*entry);
@@ -112,10 +119,21 @@ absl::StatusOr<std::vector<Entry>> ReadEntries(Elf* elf, const std::string& path
   return entries;
 }
 
-std::optional<Symbol> ReadSymbol(Elf_Data* data, int index) {
-  GElf_Sym sym;
-  if (gelf_getsym(data, index, &sym) == nullptr) return std::nullopt;
-  return Symbol{sym.st_name, sym.st_value, sym.st_size, sym.st_info, sym.st_shndx};
+// Up to `count` symbols from libelf's converted array of `Sym` (Elf32_Sym
+// or Elf64_Sym), read directly: what gelf_getsym returns, without its call
+// and checks per entry (a symbol table can have a million entries).
+template <typename Sym>
+std::vector<Symbol> SymbolArray(const Elf_Data& data, size_t count) {
+  count = std::min(count, data.d_size / sizeof(Sym));
+  std::vector<Symbol> symbols;
+  symbols.reserve(count);
+  const char* entries = static_cast<const char*>(data.d_buf);
+  for (size_t i = 0; i < count; ++i) {
+    Sym sym;
+    std::memcpy(&sym, entries + i * sizeof(Sym), sizeof(Sym));  // may be unaligned
+    symbols.push_back({sym.st_name, sym.st_value, sym.st_size, sym.st_info, sym.st_shndx});
+  }
+  return symbols;
 }
 
 // libelf widens a 32-bit r_info to the 64-bit layout, so GELF_R_* suit both
@@ -343,7 +361,16 @@ absl::StatusOr<Elf_Data*> ElfFile::SectionData(const Section& section) const {
 }
 
 absl::StatusOr<std::vector<Symbol>> ElfFile::Symbols(const Section& table) const {
-  return ReadEntries<Symbol>(elf_, path_, table, ReadSymbol);
+  absl::StatusOr<size_t> count = EntryCount(path_, table);
+  if (!count.ok()) return count.status();
+  absl::StatusOr<Elf_Data*> data = NativeData(elf_, path_, table);
+  if (!data.ok()) return data.status();
+  if ((*data)->d_type != ELF_T_SYM) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: section %s at offset 0x%x: not a symbol table", path_, table.name, table.offset));
+  }
+  return is_64bit_ ? SymbolArray<Elf64_Sym>(**data, *count)
+                   : SymbolArray<Elf32_Sym>(**data, *count);
 }
 
 absl::StatusOr<std::vector<Relocation>> ElfFile::Relocations(const Section& section) const {
