@@ -69,15 +69,13 @@ std::optional<std::pair<uint64_t, uint64_t>> KernelImage::FileRange(uint64_t add
 std::optional<uint64_t> SymbolValue(const ElfFile& file, absl::string_view name) {
   const Section* table = file.FindSectionByType(SHT_SYMTAB);
   if (table == nullptr) return std::nullopt;
-  absl::StatusOr<Elf_Data*> data = file.SectionData(*table);
-  if (!data.ok() || table->entry_size == 0) return std::nullopt;
-  const size_t count = table->size / table->entry_size;
-  for (size_t i = 1; i < count; ++i) {
-    GElf_Sym sym;
-    if (gelf_getsym(*data, static_cast<int>(i), &sym) == nullptr) break;
-    if (sym.st_shndx == SHN_UNDEF) continue;
-    absl::StatusOr<absl::string_view> symbol = file.StringViewAt(table->link, sym.st_name);
-    if (symbol.ok() && *symbol == name) return sym.st_value;
+  absl::StatusOr<std::vector<Symbol>> symbols = file.Symbols(*table);
+  if (!symbols.ok()) return std::nullopt;
+  for (size_t i = 1; i < symbols->size(); ++i) {
+    const Symbol& symbol = (*symbols)[i];
+    if (!symbol.defined()) continue;
+    absl::StatusOr<absl::string_view> text = file.StringViewAt(table->link, symbol.name_offset);
+    if (text.ok() && *text == name) return symbol.value;
   }
   return std::nullopt;
 }

@@ -54,7 +54,7 @@ absl::Status ModuleLayout::Relocate(const ElfFile& module,
                                     const std::vector<int>& placed_by_index) {
   const Section* symtab = module.FindSectionByType(SHT_SYMTAB);
   if (symtab == nullptr) return absl::OkStatus();
-  absl::StatusOr<Elf_Data*> symbols = module.SectionData(*symtab);
+  absl::StatusOr<std::vector<Symbol>> symbols = module.Symbols(*symtab);
   if (!symbols.ok()) return absl::OkStatus();
   auto placed_at = [&placed_by_index](size_t index) {
     return index < placed_by_index.size() ? placed_by_index[index] : -1;
@@ -62,31 +62,26 @@ absl::Status ModuleLayout::Relocate(const ElfFile& module,
   for (const Section& rela : module.sections()) {
     if (rela.type != SHT_RELA || placed_at(rela.info) < 0) continue;
     PlacedSection& target = text_[placed_at(rela.info)];
-    absl::StatusOr<Elf_Data*> data = module.SectionData(rela);
-    if (!data.ok() || rela.entry_size == 0) continue;
-    for (size_t i = 0; i < rela.size / rela.entry_size; ++i) {
-      GElf_Rela entry;
-      if (gelf_getrela(*data, static_cast<int>(i), &entry) == nullptr) break;
-      const uint32_t type = GELF_R_TYPE(entry.r_info);
-      if (type != R_AARCH64_CALL26 && type != R_AARCH64_JUMP26) continue;
-      GElf_Sym sym;
-      if (gelf_getsym(*symbols, static_cast<int>(GELF_R_SYM(entry.r_info)), &sym) == nullptr) {
-        continue;
-      }
-      const int defined_in = placed_at(sym.st_shndx);
-      if (defined_in < 0 || entry.r_offset > target.code.size() ||
-          target.code.size() - entry.r_offset < 4) {
+    absl::StatusOr<std::vector<Relocation>> relocations = module.Relocations(rela);
+    if (!relocations.ok()) continue;
+    for (const Relocation& entry : *relocations) {
+      if (entry.type != R_AARCH64_CALL26 && entry.type != R_AARCH64_JUMP26) continue;
+      if (entry.symbol >= symbols->size()) continue;
+      const Symbol& symbol = (*symbols)[entry.symbol];
+      const int defined_in = placed_at(symbol.section_index);
+      if (defined_in < 0 || entry.offset > target.code.size() ||
+          target.code.size() - entry.offset < 4) {
         continue;  // the kernel's symbol, or init code: not known here
       }
-      const uint64_t to = text_[defined_in].memory_offset + sym.st_value +
-                          static_cast<uint64_t>(entry.r_addend);
-      const uint64_t at = target.memory_offset + entry.r_offset;
+      const uint64_t to = text_[defined_in].memory_offset + symbol.value +
+                          static_cast<uint64_t>(entry.addend);
+      const uint64_t at = target.memory_offset + entry.offset;
       const int64_t delta = static_cast<int64_t>(to - at);
       if (delta % 4 != 0 || delta >= (int64_t{1} << 27) || delta < -(int64_t{1} << 27)) continue;
       uint32_t insn;
-      std::memcpy(&insn, target.code.data() + entry.r_offset, 4);
+      std::memcpy(&insn, target.code.data() + entry.offset, 4);
       insn = (insn & 0xfc000000u) | (static_cast<uint32_t>(delta / 4) & 0x03ffffffu);
-      std::memcpy(target.code.data() + entry.r_offset, &insn, 4);
+      std::memcpy(target.code.data() + entry.offset, &insn, 4);
       ++relocated_;
     }
   }

@@ -147,18 +147,17 @@ absl::StatusOr<uint64_t> UsdtResolver::SymbolFetchOffset(const UsdtProbe& probe,
   for (uint32_t table_type : {SHT_SYMTAB, SHT_DYNSYM}) {
     const Section* table = file_->FindSectionByType(table_type);
     if (table == nullptr || table->entry_size == 0) continue;
-    absl::StatusOr<Elf_Data*> data = file_->SectionData(*table);
-    if (!data.ok()) return data.status();
-    const size_t count = table->size / table->entry_size;
-    for (size_t i = 1; i < count; ++i) {
-      GElf_Sym sym;
-      if (gelf_getsym(*data, static_cast<int>(i), &sym) == nullptr) break;
-      if (sym.st_shndx == SHN_UNDEF) continue;
-      absl::StatusOr<absl::string_view> name = file_->StringViewAt(table->link, sym.st_name);
+    absl::StatusOr<std::vector<Symbol>> symbols = file_->Symbols(*table);
+    if (!symbols.ok()) return symbols.status();
+    for (size_t i = 1; i < symbols->size(); ++i) {
+      const Symbol& candidate = (*symbols)[i];
+      if (!candidate.defined()) continue;
+      absl::StatusOr<absl::string_view> name =
+          file_->StringViewAt(table->link, candidate.name_offset);
       if (!name.ok() || *name != symbol) continue;
       // The kernel reads "@+X" at (probe's mapped address - probe's file
       // offset + X).
-      return sym.st_value - probe.address + probe.offset;
+      return candidate.value - probe.address + probe.offset;
     }
   }
   return absl::NotFoundError(
