@@ -51,19 +51,17 @@ absl::StatusOr<DynamicInfo> ReadDynamicInfo(const ElfFile& file) {
   DynamicInfo info;
   const Section* dynamic = file.FindSectionByType(SHT_DYNAMIC);
   if (dynamic == nullptr || dynamic->entry_size == 0) return info;
-  absl::StatusOr<Elf_Data*> data = file.SectionData(*dynamic);
-  if (!data.ok()) return data.status();
-  const size_t count = dynamic->size / dynamic->entry_size;
-  for (size_t i = 0; i < count; ++i) {
-    GElf_Dyn dyn;
-    if (gelf_getdyn(*data, static_cast<int>(i), &dyn) == nullptr || dyn.d_tag == DT_NULL) break;
-    if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RPATH && dyn.d_tag != DT_RUNPATH) continue;
-    absl::StatusOr<std::string> text = file.StringAt(dynamic->link, dyn.d_un.d_val);
+  absl::StatusOr<std::vector<DynamicEntry>> entries = file.DynamicEntries(*dynamic);
+  if (!entries.ok()) return entries.status();
+  for (const DynamicEntry& entry : *entries) {
+    if (entry.tag == DT_NULL) break;
+    if (entry.tag != DT_NEEDED && entry.tag != DT_RPATH && entry.tag != DT_RUNPATH) continue;
+    absl::StatusOr<std::string> text = file.StringAt(dynamic->link, entry.value);
     if (!text.ok()) return text.status();
     const std::string origin = Directory(file.path());
-    if (dyn.d_tag == DT_NEEDED) info.needed.push_back(*text);
-    if (dyn.d_tag == DT_RPATH) AppendPathList(*text, origin, info.rpath);
-    if (dyn.d_tag == DT_RUNPATH) AppendPathList(*text, origin, info.runpath);
+    if (entry.tag == DT_NEEDED) info.needed.push_back(*text);
+    if (entry.tag == DT_RPATH) AppendPathList(*text, origin, info.rpath);
+    if (entry.tag == DT_RUNPATH) AppendPathList(*text, origin, info.runpath);
   }
   return info;
 }

@@ -13,7 +13,7 @@ namespace {
 // GOT slot address -> .dynsym index, from the dynamic relocations.
 using SlotMap = absl::flat_hash_map<uint64_t, size_t>;
 
-bool IsSlotRelocation(uint16_t machine, uint64_t type) {
+bool IsSlotRelocation(uint16_t machine, uint32_t type) {
   switch (machine) {
     case EM_X86_64:
       return type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT;
@@ -32,26 +32,12 @@ absl::StatusOr<SlotMap> ReadSlots(const ElfFile& binary) {
         binary.sections()[section.link].type != SHT_DYNSYM || section.entry_size == 0) {
       continue;
     }
-    absl::StatusOr<Elf_Data*> data = binary.SectionData(section);
-    if (!data.ok()) return data.status();
-    const size_t count = section.size / section.entry_size;
-    for (size_t i = 0; i < count; ++i) {
-      uint64_t offset;
-      uint64_t info;
-      if (section.type == SHT_RELA) {
-        GElf_Rela rela;
-        if (gelf_getrela(*data, static_cast<int>(i), &rela) == nullptr) break;
-        offset = rela.r_offset;
-        info = rela.r_info;
-      } else {
-        GElf_Rel rel;
-        if (gelf_getrel(*data, static_cast<int>(i), &rel) == nullptr) break;
-        offset = rel.r_offset;
-        info = rel.r_info;
+    absl::StatusOr<std::vector<Relocation>> relocations = binary.Relocations(section);
+    if (!relocations.ok()) return relocations.status();
+    for (const Relocation& relocation : *relocations) {
+      if (relocation.symbol != 0 && IsSlotRelocation(binary.machine(), relocation.type)) {
+        slots[relocation.offset] = relocation.symbol;
       }
-      const uint64_t type = binary.is_64bit() ? GELF_R_TYPE(info) : ELF32_R_TYPE(info);
-      const uint64_t symbol = binary.is_64bit() ? GELF_R_SYM(info) : ELF32_R_SYM(info);
-      if (symbol != 0 && IsSlotRelocation(binary.machine(), type)) slots[offset] = symbol;
     }
   }
   return slots;
