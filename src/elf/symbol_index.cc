@@ -25,56 +25,21 @@ struct VersionTables {
 };
 
 absl::Status ReadVerdef(const ElfFile& file, const Section& section, VersionTables& tables) {
-  absl::StatusOr<Elf_Data*> data = file.SectionData(section);
-  if (!data.ok()) return data.status();
-  size_t offset = 0;
-  for (size_t n = 0; n < section.info; ++n) {
-    GElf_Verdef def;
-    GElf_Verdaux aux;
-    if (gelf_getverdef(*data, offset, &def) == nullptr ||
-        gelf_getverdaux(*data, offset + def.vd_aux, &aux) == nullptr) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: section .gnu.version_d at offset 0x%x: bad version definition at +0x%x",
-          file.path(), section.offset, offset));
-    }
-    absl::StatusOr<absl::string_view> name = file.StringViewAt(section.link, aux.vda_name);
-    if (!name.ok()) return name.status();
-    if ((def.vd_flags & VER_FLG_BASE) == 0) tables.names[def.vd_ndx] = {*name, ""};
-    if (def.vd_next == 0) break;
-    offset += def.vd_next;
+  absl::StatusOr<std::vector<VersionDefinition>> definitions = file.VersionDefinitions(section);
+  if (!definitions.ok()) return definitions.status();
+  for (const VersionDefinition& definition : *definitions) {
+    if ((definition.flags & VER_FLG_BASE) != 0) continue;  // the file's own name
+    tables.names[definition.index] = {definition.name, ""};
   }
   return absl::OkStatus();
 }
 
 absl::Status ReadVerneed(const ElfFile& file, const Section& section, VersionTables& tables) {
-  absl::StatusOr<Elf_Data*> data = file.SectionData(section);
-  if (!data.ok()) return data.status();
-  size_t offset = 0;
-  for (size_t n = 0; n < section.info; ++n) {
-    GElf_Verneed need;
-    if (gelf_getverneed(*data, offset, &need) == nullptr) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: section .gnu.version_r at offset 0x%x: bad version requirement at +0x%x",
-          file.path(), section.offset, offset));
-    }
-    absl::StatusOr<absl::string_view> library = file.StringViewAt(section.link, need.vn_file);
-    if (!library.ok()) return library.status();
-    size_t aux_offset = offset + need.vn_aux;
-    for (size_t a = 0; a < need.vn_cnt; ++a) {
-      GElf_Vernaux aux;
-      if (gelf_getvernaux(*data, aux_offset, &aux) == nullptr) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s: section .gnu.version_r at offset 0x%x: bad requirement entry at +0x%x",
-            file.path(), section.offset, aux_offset));
-      }
-      absl::StatusOr<absl::string_view> name = file.StringViewAt(section.link, aux.vna_name);
-      if (!name.ok()) return name.status();
-      tables.names[aux.vna_other] = {*name, *library};
-      if (aux.vna_next == 0) break;
-      aux_offset += aux.vna_next;
-    }
-    if (need.vn_next == 0) break;
-    offset += need.vn_next;
+  absl::StatusOr<std::vector<VersionRequirement>> requirements =
+      file.VersionRequirements(section);
+  if (!requirements.ok()) return requirements.status();
+  for (const VersionRequirement& requirement : *requirements) {
+    tables.names[requirement.index] = {requirement.name, requirement.library};
   }
   return absl::OkStatus();
 }
@@ -84,10 +49,9 @@ absl::StatusOr<VersionTables> ReadVersionTables(const ElfFile& file) {
   for (const Section& section : file.sections()) {
     absl::Status status;
     if (section.type == SHT_GNU_versym) {
-      absl::StatusOr<Elf_Data*> data = file.SectionData(section);
-      if (!data.ok()) return data.status();
-      const auto* values = static_cast<const uint16_t*>((*data)->d_buf);
-      tables.versym.assign(values, values + (*data)->d_size / sizeof(uint16_t));
+      absl::StatusOr<std::vector<uint16_t>> indices = file.SymbolVersionIndices(section);
+      if (!indices.ok()) return indices.status();
+      tables.versym = *std::move(indices);
     } else if (section.type == SHT_GNU_verdef) {
       status = ReadVerdef(file, section, tables);
     } else if (section.type == SHT_GNU_verneed) {
@@ -179,24 +143,24 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
     if (!read.ok()) return read.status();
     versions = *std::move(read);
   }
-  absl::StatusOr<Elf_Data*> data = file.SectionData(table);
-  if (!data.ok()) return data.status();
+  absl::StatusOr<std::vector<Symbol>> entries = file.Symbols(table);
+  if (!entries.ok()) return entries.status();
   const size_t count = table.size / table.entry_size;
   const absl::string_view stored_label = labels_.emplace_back(label);
   symbols_.reserve(symbols_.size() + count);
   for (size_t i = 1; i < count; ++i) {
-    GElf_Sym sym;
-    if (gelf_getsym(*data, static_cast<int>(i), &sym) == nullptr) {
+    if (i >= entries->size()) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s: symbol table %s at offset 0x%x: cannot read symbol %d",
                           file.path(), table.name, table.offset, i));
     }
-    const uint8_t type = GELF_ST_TYPE(sym.st_info);
-    const bool undefined = sym.st_shndx == SHN_UNDEF;
+    const Symbol& sym = (*entries)[i];
+    const uint8_t type = sym.type();
+    const bool undefined = !sym.defined();
     if (!IsFunctionType(type) && !(dynamic && undefined && type == STT_NOTYPE)) continue;
-    if (sym.st_shndx == SHN_ABS || sym.st_shndx == SHN_COMMON) continue;
+    if (sym.section_index == SHN_ABS || sym.section_index == SHN_COMMON) continue;
     if (undefined && !dynamic) continue;
-    absl::StatusOr<absl::string_view> raw = file.StringViewAt(table.link, sym.st_name);
+    absl::StatusOr<absl::string_view> raw = file.StringViewAt(table.link, sym.name_offset);
     if (!raw.ok()) return raw.status();
     if (raw->empty()) continue;
 
@@ -218,20 +182,20 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
     }
 
     if (undefined) {
-      imports_.push_back({name, version, library, i, sym.st_value});
+      imports_.push_back({name, version, library, i, sym.value});
       continue;
     }
     FunctionSymbol symbol;
     symbol.name = name;
     symbol.version = version;
     symbol.default_version = default_version;
-    symbol.value = sym.st_value;
-    symbol.size = sym.st_size;
-    symbol.bind = GELF_ST_BIND(sym.st_info);
+    symbol.value = sym.value;
+    symbol.size = sym.size;
+    symbol.bind = sym.binding();
     symbol.type = type;
-    symbol.section_index = sym.st_shndx;
-    symbol.section = sym.st_shndx < file.sections().size()
-                         ? absl::string_view(file.sections()[sym.st_shndx].name)
+    symbol.section_index = sym.section_index;
+    symbol.section = sym.section_index < file.sections().size()
+                         ? absl::string_view(file.sections()[sym.section_index].name)
                          : absl::string_view("<bad section index>");
     symbol.table = stored_label;
     symbol.from_binary = from_binary;
