@@ -356,10 +356,6 @@ const Section* ElfFile::SectionContaining(uint64_t vaddr) const {
   return nullptr;
 }
 
-absl::StatusOr<Elf_Data*> ElfFile::SectionData(const Section& section) const {
-  return NativeData(elf_, path_, section);
-}
-
 absl::StatusOr<std::vector<Symbol>> ElfFile::Symbols(const Section& table) const {
   absl::StatusOr<size_t> count = EntryCount(path_, table);
   if (!count.ok()) return count.status();

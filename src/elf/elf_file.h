@@ -9,8 +9,7 @@
 #ifndef PERFTK_ELF_ELF_FILE_H_
 #define PERFTK_ELF_ELF_FILE_H_
 
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 
 #include <cstdint>
 #include <memory>
@@ -20,6 +19,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+
+struct Elf;  // libelf's handle, opaque outside elf_file.cc
 
 namespace perftk::elf {
 
@@ -124,9 +125,6 @@ class ElfFile {
   // The allocated section with file bytes whose address range holds `vaddr`.
   const Section* SectionContaining(uint64_t vaddr) const;
 
-  // libelf's data for a section, converted to native byte order.
-  absl::StatusOr<Elf_Data*> SectionData(const Section& section) const;
-
   // The entries of a table section below are read in native byte order.
   // Each reads sh_size / sh_entsize entries (an error when sh_entsize is 0),
   // or fewer when the section's data ends sooner.
@@ -147,6 +145,7 @@ class ElfFile {
   // version.
   absl::StatusOr<std::vector<VersionRequirement>> VersionRequirements(
       const Section& verneed) const;
+
   // The section's bytes as stored in the file (no conversion).
   absl::StatusOr<absl::string_view> SectionBytes(const Section& section) const;
   // A NUL-terminated string from string table section `strtab_index`.
@@ -158,8 +157,6 @@ class ElfFile {
   // The GNU build id (hex), if the file has one.
   std::optional<std::string> BuildId() const;
 
-  Elf* handle() const { return elf_; }
-
  private:
   ElfFile() = default;
   absl::Status Load();
@@ -169,7 +166,7 @@ class ElfFile {
   std::string path_;
   int fd_ = -1;
   std::string memory_;
-  Elf* elf_ = nullptr;
+  ::Elf* elf_ = nullptr;
   uint64_t file_size_ = 0;
   bool is_64bit_ = true;
   bool big_endian_ = false;
