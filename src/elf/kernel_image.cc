@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace perftk::elf {
 
@@ -44,7 +45,7 @@ absl::StatusOr<KernelImage> KernelImage::OfCore(int fd, const std::string& path)
     if (::pread(fd, &phdr, sizeof(phdr), static_cast<off_t>(at)) !=
         static_cast<ssize_t>(sizeof(phdr))) {
       return absl::InvalidArgumentError(
-          absl::StrCat(path, ": offset ", at, ": program header ", i, " cannot be read"));
+          absl::StrFormat("%s: offset %#x: program header %d cannot be read", path, at, i));
     }
     if (phdr.p_type == PT_LOAD && phdr.p_filesz != 0) {
       image.loads_.push_back({phdr.p_vaddr, phdr.p_offset, phdr.p_filesz});
