@@ -164,29 +164,29 @@ inline constexpr uint32_t PERF_ATTR_SIZE_VER8 = 136;
 
 // Byte offsets of perf_event_attr fields.
 namespace attr_offset {
-inline constexpr size_t kType = 0;                 // u32
-inline constexpr size_t kSize = 4;                 // u32
-inline constexpr size_t kConfig = 8;               // u64
-inline constexpr size_t kSamplePeriod = 16;        // u64
-inline constexpr size_t kSampleType = 24;          // u64
-inline constexpr size_t kReadFormat = 32;          // u64
-inline constexpr size_t kFlags = 40;               // u64 bitfield
-inline constexpr size_t kWakeupEvents = 48;        // u32
-inline constexpr size_t kBpType = 52;              // u32
-inline constexpr size_t kConfig1 = 56;             // u64, also bp_addr, kprobe_func, uprobe_path
-inline constexpr size_t kConfig2 = 64;             // u64, also bp_len, kprobe_addr, probe_offset
-inline constexpr size_t kBranchSampleType = 72;    // u64
-inline constexpr size_t kSampleRegsUser = 80;      // u64
-inline constexpr size_t kSampleStackUser = 88;     // u32
-inline constexpr size_t kClockid = 92;             // s32
-inline constexpr size_t kSampleRegsIntr = 96;      // u64
-inline constexpr size_t kAuxWatermark = 104;       // u32
-inline constexpr size_t kSampleMaxStack = 108;     // u16
-inline constexpr size_t kReserved2 = 110;          // u16
-inline constexpr size_t kAuxSampleSize = 112;      // u32
-inline constexpr size_t kReserved3 = 116;          // u32
-inline constexpr size_t kSigData = 120;            // u64
-inline constexpr size_t kConfig3 = 128;            // u64
+inline constexpr size_t kType = 0;               // u32
+inline constexpr size_t kSize = 4;               // u32
+inline constexpr size_t kConfig = 8;             // u64
+inline constexpr size_t kSamplePeriod = 16;      // u64
+inline constexpr size_t kSampleType = 24;        // u64
+inline constexpr size_t kReadFormat = 32;        // u64
+inline constexpr size_t kFlags = 40;             // u64 bitfield
+inline constexpr size_t kWakeupEvents = 48;      // u32
+inline constexpr size_t kBpType = 52;            // u32
+inline constexpr size_t kConfig1 = 56;           // u64, also bp_addr, kprobe_func, uprobe_path
+inline constexpr size_t kConfig2 = 64;           // u64, also bp_len, kprobe_addr, probe_offset
+inline constexpr size_t kBranchSampleType = 72;  // u64
+inline constexpr size_t kSampleRegsUser = 80;    // u64
+inline constexpr size_t kSampleStackUser = 88;   // u32
+inline constexpr size_t kClockid = 92;           // s32
+inline constexpr size_t kSampleRegsIntr = 96;    // u64
+inline constexpr size_t kAuxWatermark = 104;     // u32
+inline constexpr size_t kSampleMaxStack = 108;   // u16
+inline constexpr size_t kReserved2 = 110;        // u16
+inline constexpr size_t kAuxSampleSize = 112;    // u32
+inline constexpr size_t kReserved3 = 116;        // u32
+inline constexpr size_t kSigData = 120;          // u64
+inline constexpr size_t kConfig3 = 128;          // u64
 }  // namespace attr_offset
 
 // Bits of the perf_event_attr flags word (little-endian bitfield numbering).

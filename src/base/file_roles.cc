@@ -1,5 +1,4 @@
 #include "base/file_roles.h"
-#include "base/printable.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -12,14 +11,15 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "base/printable.h"
 
 namespace perftk::base {
 namespace {
 
 struct Claim {
   uint64_t id = 0;
-  std::string path;      // as the user gave it
-  std::string absolute;  // ResolvedPath(path)
+  std::string path;                             // as the user gave it
+  std::string absolute;                         // ResolvedPath(path)
   std::optional<std::pair<dev_t, ino_t>> file;  // when it existed at the claim
   std::string role;
   absl::Status conflict;
@@ -178,8 +178,7 @@ void NoteInput(const std::string& path, const struct stat& st, absl::string_view
   Claims& claims = TheClaims();
   std::lock_guard<std::mutex> lock(claims.mu);
   if (claims.run_scopes == 0) return;
-  claims.inputs.try_emplace(std::make_pair(st.st_dev, st.st_ino),
-                            Input{path, std::string(role)});
+  claims.inputs.try_emplace(std::make_pair(st.st_dev, st.st_ino), Input{path, std::string(role)});
 }
 
 }  // namespace perftk::base

@@ -49,7 +49,8 @@ absl::StatusOr<GeneratedFile> GeneratedFile::Create(const std::string& path) {
 absl::StatusOr<GeneratedFile> GeneratedFile::CreateStaged(const std::string& path) {
   struct stat existing;
   if (lstat(path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode)) {
-    return absl::PermissionDeniedError(absl::StrCat(path, ": cannot create: ", std::strerror(EISDIR)));
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot create: ", std::strerror(EISDIR)));
   }
   int fd = -1;
   absl::StatusOr<PendingFile> temp =

@@ -33,8 +33,8 @@ const char* DescribeFileType(mode_t mode) {
   return "not a regular file";
 }
 
-absl::StatusOr<int> OpenInputFile(const std::string& path, absl::string_view role,
-                                  InputKind kind, struct stat* st_out) {
+absl::StatusOr<int> OpenInputFile(const std::string& path, absl::string_view role, InputKind kind,
+                                  struct stat* st_out) {
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return OpenError(path, role, errno);
   struct stat st;

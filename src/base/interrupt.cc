@@ -25,7 +25,7 @@ namespace {
 // thread takes them. A SIGXFSZ the kernel sends for a write past `ulimit -f`
 // goes to the writing thread, where it stays blocked: the write fails with
 // EFBIG and the run ends as any failed write does.
-constexpr std::array kWaitedSignals = {SIGINT, SIGTERM, SIGHUP,  SIGQUIT,
+constexpr std::array kWaitedSignals = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
                                        SIGUSR1, SIGUSR2, SIGALRM, SIGXFSZ};
 
 // A mapped input, as the SIGBUS handler reads it (no lock there).

@@ -11,8 +11,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "base/write_all.h"
 #include "base/printable.h"
+#include "base/write_all.h"
 
 namespace perftk::base {
 namespace {
@@ -56,9 +56,9 @@ absl::StatusOr<std::string> RenameTarget(const std::string& path, absl::string_v
                                       : absl::StrCat(at.substr(0, slash + 1), target);
     }
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      path, ": the ", role, " is a loop of symbolic links (or a chain of more than ", kMaxLinks,
-      "); refused"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": the ", role, " is a loop of symbolic links (or a chain of more than ",
+                   kMaxLinks, "); refused"));
 }
 
 }  // namespace
@@ -144,8 +144,8 @@ absl::Status OutputFile::WriteAt(std::span<const std::byte> bytes, uint64_t offs
   }
   size_t done = 0;
   while (done < bytes.size()) {
-    ssize_t n = pwrite(fd_, bytes.data() + done, bytes.size() - done,
-                       static_cast<off_t>(offset + done));
+    ssize_t n =
+        pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Error("write", errno);
     done += static_cast<size_t>(n);
@@ -175,7 +175,8 @@ absl::Status OutputFile::Commit() {
 
 absl::Status WriteToStandardOutput(absl::string_view text) {
   if (std::fflush(stdout) != 0) {
-    return absl::InternalError(absl::StrCat("standard output: cannot write: ", std::strerror(errno)));
+    return absl::InternalError(
+        absl::StrCat("standard output: cannot write: ", std::strerror(errno)));
   }
   absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open("-");
   if (!out.ok()) return out.status();

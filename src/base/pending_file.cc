@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <chrono>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -167,8 +167,8 @@ absl::Status PendingFile::RenameAndKeep(const std::string& to) {
     return absl::FailedPreconditionError(absl::StrCat(to, ": its temporary file is gone"));
   }
   if (rename(List().at(slot_).path.c_str(), to.c_str()) != 0) {
-    return absl::InternalError(absl::StrCat(to, ": cannot move the finished file into place: ",
-                                            std::strerror(errno)));
+    return absl::InternalError(
+        absl::StrCat(to, ": cannot move the finished file into place: ", std::strerror(errno)));
   }
   TakeEntry(nullptr, nullptr);
   return absl::OkStatus();
@@ -182,8 +182,8 @@ absl::Status PendingFile::RenameOver(const std::string& to) {
   struct stat st;
   const bool replaces = lstat(to.c_str(), &st) == 0;
   if (rename(List().at(slot_).path.c_str(), to.c_str()) != 0) {
-    return absl::InternalError(absl::StrCat(to, ": cannot move the finished file into place: ",
-                                            std::strerror(errno)));
+    return absl::InternalError(
+        absl::StrCat(to, ": cannot move the finished file into place: ", std::strerror(errno)));
   }
   if (replaces) {
     TakeEntry(nullptr, nullptr);

@@ -1,10 +1,10 @@
 #include "cli/build_id_flags.h"
-#include "cli/warnings.h"
 
 #include <cstdio>
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "cli/warnings.h"
 
 namespace perftk::cli {
 

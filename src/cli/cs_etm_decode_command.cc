@@ -30,7 +30,6 @@ namespace {
 
 constexpr int kMaxJobs = 256;
 
-
 absl::StatusOr<cs_etm::OutputFormat> ParseFormat(const std::string& name) {
   if (name == "perf") return cs_etm::OutputFormat::kPerf;
   if (name == "autofdo") return cs_etm::OutputFormat::kAutoFdo;
@@ -43,11 +42,11 @@ absl::StatusOr<cs_etm::OutputFormat> ParseFormat(const std::string& name) {
 // The inputs with each "@FILE" replaced by the paths FILE lists.
 absl::StatusOr<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& inputs) {
   std::vector<std::string> paths;
-  absl::Status listed = ForEachInput(inputs, "list of inputs (-i @FILE)",
-                                     [&paths](const std::string& path) {
-                                       paths.push_back(path);
-                                       return absl::OkStatus();
-                                     });
+  absl::Status listed =
+      ForEachInput(inputs, "list of inputs (-i @FILE)", [&paths](const std::string& path) {
+        paths.push_back(path);
+        return absl::OkStatus();
+      });
   if (!listed.ok()) return listed;
   if (paths.empty()) return UsageError("no input: -i @FILE lists no recording");
   return paths;
@@ -87,8 +86,8 @@ absl::Status RunProfileDecode(const CsEtmDecodeOptions& options,
     try {
       pattern = std::make_shared<const std::regex>(options.binary);
     } catch (const std::regex_error& e) {
-      return UsageError(absl::StrCat("--binary=", options.binary, ": not a regular expression (",
-                                     e.what(), ")"));
+      return UsageError(
+          absl::StrCat("--binary=", options.binary, ": not a regular expression (", e.what(), ")"));
     }
     keep = [pattern](const profile::BinaryKey& key) {
       return std::regex_search(key.path, *pattern);
@@ -103,9 +102,9 @@ absl::Status RunProfileDecode(const CsEtmDecodeOptions& options,
   PrintWarnings(run.warnings);
   if (!run.status.ok()) return run.status;
   if (keep && run.profile.binaries().empty() && !run.dropped.empty()) {
-    StderrWarnings().Warn(absl::StrCat("--binary=", options.binary,
-                                       " matches none of the binaries the trace ran in: ",
-                                       absl::StrJoin(run.dropped, ", ")));
+    StderrWarnings().Warn(absl::StrCat(
+        "--binary=", options.binary,
+        " matches none of the binaries the trace ran in: ", absl::StrJoin(run.dropped, ", ")));
   }
   if (run.profile.saturated() > 0) {
     WarnSaturated(run.profile.saturated());
@@ -144,10 +143,12 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   if (!format.ok()) return UsageError(format.status().message());
   if (options.every_taken != 0) {
     if (!itrace->instructions) {
-      return UsageError("--every-taken needs i in --itrace (it sets when instruction samples are taken)");
+      return UsageError(
+          "--every-taken needs i in --itrace (it sets when instruction samples are taken)");
     }
     if (*format != cs_etm::OutputFormat::kPerf && *format != cs_etm::OutputFormat::kScript) {
-      return UsageError("--every-taken is for --format=perf or script (profiles count every branch)");
+      return UsageError(
+          "--every-taken is for --format=perf or script (profiles count every branch)");
     }
     itrace->taken_period = options.every_taken;
   }
@@ -172,7 +173,8 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
       *format == cs_etm::OutputFormat::kAutoFdo || *format == cs_etm::OutputFormat::kBolt;
   if (inputs->size() > 1 && !profile_format) {
     return UsageError(absl::StrCat(
-        inputs->size(), " inputs: several recordings add up only into one profile "
+        inputs->size(),
+        " inputs: several recordings add up only into one profile "
         "(--format=autofdo, llvm-sample or bolt); decode them one at a time for --format=",
         options.format));
   }
@@ -292,11 +294,13 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "  create_llvm_prof --profiler=perf --binary=prog --profile=lbr.data --out=prog.afdo\n"
       "  perftk cs-etm-decode -i perf.data --itrace=i100il64 --format=script\n"
       "  perftk cs-etm-decode -i perf.data --format=autofdo -j 2 -o prog.afdo\n"
-      "  perftk cs-etm-decode -i @recordings.txt --format=autofdo --binary '/prog$' -j 2 -o all.afdo");
-  sub->add_option("-i,--input", options->inputs,
-                  "Input perf.data ('-' for stdin); repeat it, or @FILE for the paths FILE lists "
-                  "(one per line), to add several recordings into one profile (autofdo, llvm-sample, "
-                  "bolt)")
+      "  perftk cs-etm-decode -i @recordings.txt --format=autofdo --binary '/prog$' -j 2 -o "
+      "all.afdo");
+  sub->add_option(
+         "-i,--input", options->inputs,
+         "Input perf.data ('-' for stdin); repeat it, or @FILE for the paths FILE lists "
+         "(one per line), to add several recordings into one profile (autofdo, llvm-sample, "
+         "bolt)")
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)

@@ -26,8 +26,8 @@ struct CsEtmDecodeOptions {
   std::string symfs;
   std::string vmlinux;  // the kernel image (an ELF with symbols)
   std::string kcore;    // a kcore file (/proc/kcore on the recorded machine)
-  std::string dso;  // --format=bolt or autofdo: the one binary to write
-  std::string binary;  // --format=bolt or autofdo: a regex binaries' paths must match
+  std::string dso;      // --format=bolt or autofdo: the one binary to write
+  std::string binary;   // --format=bolt or autofdo: a regex binaries' paths must match
   int jobs = 1;
   bool quiet = false;  // no summary line on stderr
 };

@@ -1,5 +1,4 @@
 #include "cli/dump_command.h"
-#include "cli/warnings.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -12,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/json.h"
+#include "cli/warnings.h"
 #include "machine/machines.h"
 #include "machine/record_events.h"
 #include "perf/describe.h"
@@ -81,9 +81,9 @@ void AddSampleMap(const machine::Machines& machines, const Record& record, const
   if (!format.has(PERF_SAMPLE_IP) || !format.has(PERF_SAMPLE_TID)) return;
   absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
   if (!sample.ok()) return;
-  std::optional<machine::Map> map = machines.FindMap(
-      static_cast<int32_t>(sample->pid), static_cast<int32_t>(sample->pid), record.cpumode(),
-      sample->ip);
+  std::optional<machine::Map> map =
+      machines.FindMap(static_cast<int32_t>(sample->pid), static_cast<int32_t>(sample->pid),
+                       record.cpumode(), sample->ip);
   if (!map || map->dso == nullptr) {
     fields.push_back(Field::Text("dso", "[unknown]"));
     return;
@@ -120,8 +120,8 @@ absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
       Field::Number("features", header.features.size())};
   if (absl::Status s = Emit(out, Line("header", file, options.json)); !s.ok()) return s;
   for (size_t i = 0; i < header.events.size(); ++i) {
-    if (absl::Status s = Emit(out, Line("attr", DescribeAttr(header.events.attrs()[i], i),
-                                        options.json));
+    if (absl::Status s =
+            Emit(out, Line("attr", DescribeAttr(header.events.attrs()[i], i), options.json));
         !s.ok()) {
       return s;
     }
@@ -148,7 +148,8 @@ absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
         if (absl::Status s = machine::ApplyRecord(machines, **record); !s.ok()) {
           fields.push_back(Field::Text("error", std::string(s.message())));
         }
-        if ((*record)->type() == PERF_RECORD_SAMPLE) AddSampleMap(machines, **record, events, fields);
+        if ((*record)->type() == PERF_RECORD_SAMPLE)
+          AddSampleMap(machines, **record, events, fields);
       }
       if (absl::Status s = Emit(out, Line("record", fields, options.json)); !s.ok()) return s;
     }

@@ -113,8 +113,7 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
       "  perf record -k 1 -o - node --perf-prof app.js | perftk jit -i - -o jit.data");
   sub->add_option("-i,--input", options->input, "Input perf.data ('-' for stdin)")
       ->capture_default_str();
-  sub->add_option("-o,--output", options->output, "Output perf.data ('-' for stdout)")
-      ->required();
+  sub->add_option("-o,--output", options->output, "Output perf.data ('-' for stdout)")->required();
   sub->add_option("--jit-dir", options->jit_dir,
                   "Write the jitted-*.so files here instead of beside each dump");
   sub->add_flag("--merge", options->merge, "One ELF file per dump instead of one per function");

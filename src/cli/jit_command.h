@@ -26,7 +26,7 @@ struct JitOptions {
   bool quiet = false;  // no summary line on stderr
   // --jobs: 1 = one thread; 2 = a second thread creates the .so files ahead
   // (the default with more than one CPU). The output is the same.
-  int jobs = 0;  // 0: the default
+  int jobs = 0;            // 0: the default
   BuildIdFlags build_ids;  // of the recording's own DSOs (the .so files have theirs)
 };
 

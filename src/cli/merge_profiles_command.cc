@@ -1,5 +1,4 @@
 #include "cli/merge_profiles_command.h"
-#include "cli/warnings.h"
 
 #include <cstdio>
 #include <memory>
@@ -11,6 +10,7 @@
 #include "base/output_file.h"
 #include "cli/input_list.h"
 #include "cli/usage.h"
+#include "cli/warnings.h"
 #include "profile/autofdo_text.h"
 #include "profile/bolt_text.h"
 #include "profile/profile.h"
@@ -24,8 +24,8 @@ absl::Status RunMergeProfiles(const MergeProfilesOptions& options) {
     try {
       pattern = std::make_shared<const std::regex>(options.binary);
     } catch (const std::regex_error& e) {
-      return UsageError(absl::StrCat("--binary=", options.binary, ": not a regular expression (",
-                                     e.what(), ")"));
+      return UsageError(
+          absl::StrCat("--binary=", options.binary, ": not a regular expression (", e.what(), ")"));
     }
   }
   // The output first: an input that is the output is then refused.
@@ -43,9 +43,8 @@ absl::Status RunMergeProfiles(const MergeProfilesOptions& options) {
       return UsageError(absl::StrCat(
           "--binary: ", path, " is a BOLT text, which names no path (only a build id) to match"));
     }
-    one.KeepBinaries([&](const profile::BinaryKey& key) {
-      return std::regex_search(key.path, *pattern);
-    });
+    one.KeepBinaries(
+        [&](const profile::BinaryKey& key) { return std::regex_search(key.path, *pattern); });
     return sum.Add(one);
   };
   if (absl::Status s = ForEachInput(options.inputs, "list of inputs (@FILE)", add); !s.ok()) {
@@ -74,10 +73,10 @@ absl::Status RunMergeProfiles(const MergeProfilesOptions& options) {
 
 void RegisterMergeProfilesCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<MergeProfilesOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "merge-profiles",
-      "Add up AutoFDO or BOLT profile texts (from perftk cs-etm-decode on many\n"
-      "machines, or earlier merges) into one profile.");
+  CLI::App* sub =
+      app.add_subcommand("merge-profiles",
+                         "Add up AutoFDO or BOLT profile texts (from perftk cs-etm-decode on many\n"
+                         "machines, or earlier merges) into one profile.");
   sub->footer(
       "Counts are summed per binary: its recorded path and build id, so two builds of one\n"
       "path are never summed. AutoFDO text (simpleperf's, as --format=autofdo writes it)\n"

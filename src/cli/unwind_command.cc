@@ -20,9 +20,11 @@ void PrintSummary(const unwind::UnwindStats& stats, const PipelineStats& pipelin
                static_cast<unsigned long long>(pipeline.records_written),
                unwind::DescribeUnwindStats(stats).c_str());
   if (stats.frames != 0) {
-    std::fprintf(stderr, "perftk unwind: %llu user frames, %.0f%% taken over from a thread's previous sample\n",
-                 static_cast<unsigned long long>(stats.frames),
-                 100.0 * static_cast<double>(stats.frames_taken_over) / static_cast<double>(stats.frames));
+    std::fprintf(
+        stderr,
+        "perftk unwind: %llu user frames, %.0f%% taken over from a thread's previous sample\n",
+        static_cast<unsigned long long>(stats.frames),
+        100.0 * static_cast<double>(stats.frames_taken_over) / static_cast<double>(stats.frames));
   }
 }
 

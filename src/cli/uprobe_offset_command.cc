@@ -1,5 +1,4 @@
 #include "cli/uprobe_offset_command.h"
-#include "cli/warnings.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -20,6 +19,7 @@
 #include "base/json.h"
 #include "base/output_file.h"
 #include "cli/usage.h"
+#include "cli/warnings.h"
 #include "elf/uprobe_resolver.h"
 #include "elf/usdt_resolver.h"
 
@@ -110,11 +110,11 @@ std::string UprobeEventLine(const ProbeSite& site, const std::string& event,
 std::string JsonArguments(const ProbeSite& site) {
   std::vector<std::string> objects;
   for (const elf::UsdtArgument& argument : site.arguments) {
-    objects.push_back(absl::StrCat(
-        "{\"spec\": ", JsonString(argument.spec), ", ",
-        argument.fetch.empty() ? absl::StrCat("\"problem\": ", JsonString(argument.problem))
-                               : absl::StrCat("\"fetch\": ", JsonString(argument.fetch)),
-        "}"));
+    objects.push_back(absl::StrCat("{\"spec\": ", JsonString(argument.spec), ", ",
+                                   argument.fetch.empty()
+                                       ? absl::StrCat("\"problem\": ", JsonString(argument.problem))
+                                       : absl::StrCat("\"fetch\": ", JsonString(argument.fetch)),
+                                   "}"));
   }
   return absl::StrCat("[", absl::StrJoin(objects, ", "), "]");
 }
@@ -290,7 +290,8 @@ absl::Status PrintUsdtListing(const UprobeOffsetOptions& options) {
   absl::StatusOr<std::unique_ptr<elf::UsdtResolver>> resolver =
       elf::UsdtResolver::Open(options.binary);
   if (!resolver.ok()) return resolver.status();
-  if (options.format == "hex") return base::WriteToStandardOutput(FormatUsdtListing((*resolver)->probes()));
+  if (options.format == "hex")
+    return base::WriteToStandardOutput(FormatUsdtListing((*resolver)->probes()));
   const std::vector<ProbeSite> sites = (*resolver)->Sites();
   if (options.format == "json") return base::WriteToStandardOutput(FormatJson(sites, options));
   for (const ProbeSite& site : sites) {
@@ -388,8 +389,8 @@ void RegisterUprobeOffsetCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_option("--format", options->format, "Output format")
       ->capture_default_str()
       ->check(CLI::IsMember({"hex", "uprobe-events", "json"}));
-  sub->add_flag_callback("--json", [options] { options->format = "json"; },
-                         "Same as --format=json");
+  sub->add_flag_callback(
+      "--json", [options] { options->format = "json"; }, "Same as --format=json");
   sub->add_option("--string", options->string_arguments,
                   "With usdt: probes: read argument N (from 1) as the C string it points to "
                   "(+0(LOCATION):string); repeatable")

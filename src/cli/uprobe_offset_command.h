@@ -17,7 +17,7 @@ struct UprobeOffsetOptions {
   std::string binary;
   std::vector<std::string> functions;
   std::vector<int> string_arguments;  // USDT arguments read as C strings (from 1)
-  std::string format = "hex";  // "hex", "uprobe-events" or "json"
+  std::string format = "hex";         // "hex", "uprobe-events" or "json"
   bool list = false;
   bool list_usdt = false;
   bool return_probe = false;

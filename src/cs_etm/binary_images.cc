@@ -6,9 +6,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -57,8 +56,7 @@ thread_local ThreadCacheEntry thread_cache[kThreadCacheSize];
 thread_local size_t thread_cache_next = 0;
 std::atomic<uint64_t> last_table_id{0};
 
-BinaryImages::BinaryImages(std::string symfs, BuildIdsByPath build_ids,
-                           KernelSources kernel)
+BinaryImages::BinaryImages(std::string symfs, BuildIdsByPath build_ids, KernelSources kernel)
     : symfs_(std::move(symfs)),
       build_ids_(std::move(build_ids)),
       kernel_sources_(std::move(kernel)),
@@ -170,8 +168,8 @@ std::unique_ptr<KernelCode> BinaryImages::LoadKernel(const machine::Dso& kernel,
     absl::StatusOr<elf::KernelImage> image = elf::KernelImage::Of(**elf);
     if (!image.ok()) {
       if (!kernel_sources_.vmlinux.empty()) {
-        warning = absl::StrCat("--vmlinux: ", image.status().message(),
-                               ": kernel trace is skipped");
+        warning =
+            absl::StrCat("--vmlinux: ", image.status().message(), ": kernel trace is skipped");
         return nullptr;
       }
       continue;
@@ -283,9 +281,9 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
     absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(*path);
     if (!elf.ok() || !elf::HasBuildId(**elf, expected)) {
       const std::optional<std::string> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;
-      warning = absl::StrCat(*path, " has build id ", actual.value_or("(none)"),
-                             " but the recording's ", dso.name, " has ", expected.ToHex(),
-                             ": trace in it is skipped");
+      warning =
+          absl::StrCat(*path, " has build id ", actual.value_or("(none)"), " but the recording's ",
+                       dso.name, " has ", expected.ToHex(), ": trace in it is skipped");
       return nullptr;
     }
   }

@@ -43,17 +43,17 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/bytes.h"
 #include "elf/kernel_image.h"
 #include "elf/module_layout.h"
 #include "machine/dso.h"
 #include "perf/features.h"
-#include "base/bytes.h"
 
 namespace perftk::cs_etm {
 
 struct Image {
-  std::string path;  // where the file was found
-  Bytes bytes;       // the whole file
+  std::string path;                         // where the file was found
+  Bytes bytes;                              // the whole file
   std::optional<elf::ModuleLayout> module;  // an ET_REL kernel module's text
 };
 
@@ -78,8 +78,7 @@ struct KernelSources {
 class BinaryImages {
  public:
   // `build_ids`: recorded file name -> build id (BUILD_ID feature).
-  BinaryImages(std::string symfs, BuildIdsByPath build_ids,
-               KernelSources kernel = {});
+  BinaryImages(std::string symfs, BuildIdsByPath build_ids, KernelSources kernel = {});
   ~BinaryImages();
   BinaryImages(const BinaryImages&) = delete;
   BinaryImages& operator=(const BinaryImages&) = delete;

@@ -25,18 +25,14 @@ bool FlowsCarryAcrossBlocks(const ItraceOptions& itrace) {
 }  // namespace
 
 BlockScheduler::BlockScheduler(const DecodeOptions& options, BinaryImages& images,
-                               const SampleEncoder& encoder,
-                               const BuildIdsByPath& build_ids,
+                               const SampleEncoder& encoder, const BuildIdsByPath& build_ids,
                                InOrderOutput& output)
     : inputs_{options, model_, images, encoder, build_ids},
       output_(output),
       jobs_(static_cast<size_t>(std::max(options.jobs, 1))),
       any_lane_(IsProfile(options.format) || !FlowsCarryAcrossBlocks(options.itrace)),
-      batches_(std::make_unique<OrderedBatches>(
-          OrderedBatches::Options{.jobs = jobs_,
-                                  .chunk = 1,
-                                  .max_in_flight = 2 * jobs_,
-                                  .caller_leaves = jobs_ - 1})) {}
+      batches_(std::make_unique<OrderedBatches>(OrderedBatches::Options{
+          .jobs = jobs_, .chunk = 1, .max_in_flight = 2 * jobs_, .caller_leaves = jobs_ - 1})) {}
 
 BlockScheduler::~BlockScheduler() {
   batches_.reset();  // no lane runs once it is gone

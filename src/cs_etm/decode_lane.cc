@@ -45,9 +45,9 @@ absl::StatusOr<TraceDecoder*> DecodeLane::DecoderFor(const BlockJob& job) {
   }
   DropDecoder(job.source);
   std::lock_guard lock(OpenCsdSetupMutex());
-  absl::StatusOr<std::unique_ptr<TraceDecoder>> decoder = TraceDecoder::Create(
-      job.setup->info, job.setup->trace_ids, job.block.formatted,
-      static_cast<uint32_t>(job.source), *this, inputs_.options.packet_batch);
+  absl::StatusOr<std::unique_ptr<TraceDecoder>> decoder =
+      TraceDecoder::Create(job.setup->info, job.setup->trace_ids, job.block.formatted,
+                           static_cast<uint32_t>(job.source), *this, inputs_.options.packet_batch);
   if (!decoder.ok()) return decoder.status();
   KeyedDecoder& entry = decoders_[job.source];
   entry.generation = job.setup->generation;
@@ -77,9 +77,9 @@ absl::Status DecodeLane::Decode(BlockJob& job) {
   if (!IsProfile(format) && (!synthesizer_ || synthesizer_generation_ != job.setup->generation)) {
     std::map<uint8_t, uint32_t> cpu_of_trace_id;
     for (const auto& [cpu, id] : job.setup->trace_ids) cpu_of_trace_id[id] = cpu;
-    synthesizer_ = std::make_unique<SampleSynthesizer>(
-        inputs_.options.itrace, cpu_of_trace_id, static_cast<DecodeEnvironment&>(*this),
-        static_cast<SampleOutput&>(*this));
+    synthesizer_ = std::make_unique<SampleSynthesizer>(inputs_.options.itrace, cpu_of_trace_id,
+                                                       static_cast<DecodeEnvironment&>(*this),
+                                                       static_cast<SampleOutput&>(*this));
     synthesizer_generation_ = job.setup->generation;
   }
   if (!profile_ && IsProfile(format)) {
@@ -125,7 +125,9 @@ uint64_t DecodeLane::KernelSlide(const machine::Map& text, const KernelCode& cod
   uint64_t runtime = text.start;
   if (symbol) {
     runtime = symbol->address;
-    link = symbol->name == "_stext" ? code.stext : symbol->name == "_text" ? code.text : std::nullopt;
+    link = symbol->name == "_stext"  ? code.stext
+           : symbol->name == "_text" ? code.text
+                                     : std::nullopt;
   } else if (text.start != 0) {  // a map of the whole space ([kernel.kallsyms]) says nothing
     link = code.stext ? code.stext : code.text;
   }
@@ -138,8 +140,7 @@ uint32_t DecodeLane::ReadCode(const PacketContext& context, uint64_t address, ui
   std::optional<machine::Map> map = FindMap(context, address);
   if (!map || map->dso == nullptr) return 0;
   BinaryImages& images = inputs_.images;
-  if (map->kind == machine::MapKind::kKernel ||
-      (images.has_kcore() && map->dso->kernel_space)) {
+  if (map->kind == machine::MapKind::kKernel || (images.has_kcore() && map->dso->kernel_space)) {
     // The kernel text (from vmlinux or kcore); with a kcore, modules too.
     const KernelCode* code = images.Kernel(*map->dso);
     if (code == nullptr) return 0;

@@ -43,19 +43,19 @@ namespace perftk::cs_etm {
 struct LaneInputs {
   const DecodeOptions& options;  // format, itrace, packet_batch
   const machine::Machines& machines;
-  BinaryImages& images;           // thread-safe
-  const SampleEncoder& encoder;   // thread-safe
+  BinaryImages& images;             // thread-safe
+  const SampleEncoder& encoder;     // thread-safe
   const BuildIdsByPath& build_ids;  // by path, for profiles
 };
 
 // One block to decode, and what decoding it gave.
 struct BlockJob {
   TraceBlock block;
-  std::vector<std::byte> data;  // the block's trace when it outlives its record
-  int64_t source = -1;          // -1: formatted; else the raw trace's cpu
-  TraceFlows* flows = nullptr;  // of the source, or own_flows
+  std::vector<std::byte> data;            // the block's trace when it outlives its record
+  int64_t source = -1;                    // -1: formatted; else the raw trace's cpu
+  TraceFlows* flows = nullptr;            // of the source, or own_flows
   std::unique_ptr<TraceFlows> own_flows;  // when no flow carries from block to block
-  std::optional<TraceIdSet> ids;  // the trace ids the block may feed; nullopt: any
+  std::optional<TraceIdSet> ids;          // the trace ids the block may feed; nullopt: any
   std::shared_ptr<const DecodeSetup> setup;
   uint64_t model_generation = 0;  // changes of the machine model before it
   // Results, written by the lane; read once its task is done.

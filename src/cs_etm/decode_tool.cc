@@ -41,8 +41,7 @@ void CsEtmDecodeTool::LoadBuildIds(const Header& header) {
   if (build_ids.ok()) {
     build_ids_ = *std::move(build_ids);
   } else if (header.features.count(HEADER_BUILD_ID)) {
-    warnings_.Warn(absl::StrCat("BUILD_ID feature unreadable: ",
-                                     build_ids.status().message()));
+    warnings_.Warn(absl::StrCat("BUILD_ID feature unreadable: ", build_ids.status().message()));
   }
 }
 
@@ -63,7 +62,7 @@ absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
       return absl::OkStatus();
     case PERF_RECORD_AUXTRACE_ERROR:
       warnings_.Warn(absl::StrFormat("the recording has an AUXTRACE_ERROR record at offset %#x",
-                                          record.file_offset()));
+                                     record.file_offset()));
       return absl::OkStatus();
     case PERF_RECORD_SWITCH:
     case PERF_RECORD_SWITCH_CPU_WIDE:
@@ -138,8 +137,8 @@ absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
   if (absl::Status s = scheduler_->WriteAll(); !s.ok()) return s;
   for (std::string& note : reader_->Finish()) warnings_.Warn(std::move(note));
   for (const auto& [source, errors] : errors_) {
-    warnings_.Warn(absl::StrFormat("%d trace decode errors; the first: %s", errors.count,
-                                        errors.first));
+    warnings_.Warn(
+        absl::StrFormat("%d trace decode errors; the first: %s", errors.count, errors.first));
   }
   // Binaries are first looked up by whichever lane gets there first.
   std::vector<std::string> image_warnings = images_->TakeWarnings();

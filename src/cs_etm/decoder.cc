@@ -138,8 +138,8 @@ class TraceDecoder::Callbacks {
 
   // After a crash in OpenCSD: the tree is left alone for good, the block's
   // rest is skipped and the crash counted as a decode error.
-  static absl::Status Abandon(TraceDecoder& self, int signal, size_t pos,
-                              const TraceBlock& block, PacketSink& sink) {
+  static absl::Status Abandon(TraceDecoder& self, int signal, size_t pos, const TraceBlock& block,
+                              PacketSink& sink) {
     AbandonTree(self.tree_);
     self.tree_ = nullptr;
     self.batch_.clear();
@@ -273,7 +273,8 @@ absl::Status TraceDecoder::AddSource(const TraceSource& source, uint8_t trace_id
       cfg.arch_ver = ARCH_V7;
       cfg.core_prof = profile_CortexA;
       err = ocsd_dt_create_decoder(
-          tree, source.protocol == TraceProtocol::kPtm ? OCSD_BUILTIN_DCD_PTM : OCSD_BUILTIN_DCD_ETMV3,
+          tree,
+          source.protocol == TraceProtocol::kPtm ? OCSD_BUILTIN_DCD_PTM : OCSD_BUILTIN_DCD_ETMV3,
           OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
       break;
     }
@@ -281,9 +282,9 @@ absl::Status TraceDecoder::AddSource(const TraceSource& source, uint8_t trace_id
   if (err != OCSD_OK) {
     char text[256];
     ocsd_err_str(err, text, sizeof(text));
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "OpenCSD could not create the decoder of cpu %d (trace id %#x): %s", source.cpu,
-        trace_id, text));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("OpenCSD could not create the decoder of cpu %d (trace id %#x): %s",
+                        source.cpu, trace_id, text));
   }
   auto entry = std::make_unique<Source>();
   entry->config = source;
@@ -336,7 +337,8 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
     source->block_file_offset = block.file_offset;
     if (block.seed_tid >= 0) {
       source->context.tid = block.seed_tid;
-      source->context.pid = block.seed_pid >= 0 ? block.seed_pid : environment_.PidOf(block.seed_tid);
+      source->context.pid =
+          block.seed_pid >= 0 ? block.seed_pid : environment_.PidOf(block.seed_tid);
     } else if (block.cpu == kNoCpu && block.tid != 0) {
       source->context.tid = static_cast<int32_t>(block.tid);
       source->context.pid = environment_.PidOf(source->context.tid);
@@ -363,9 +365,9 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
       if (absl::Status s = Check(resp, pos, block, "decode"); !s.ok()) return s;
       pos += consumed;
       if (consumed == 0 && !OCSD_DATA_RESP_IS_WAIT(resp)) {
-        return absl::DataLossError(absl::StrFormat(
-            "OpenCSD made no progress at file offset %#x of cpu %d", block.file_offset + pos,
-            static_cast<int32_t>(block.cpu)));
+        return absl::DataLossError(
+            absl::StrFormat("OpenCSD made no progress at file offset %#x of cpu %d",
+                            block.file_offset + pos, static_cast<int32_t>(block.cpu)));
       }
     }
     if (absl::Status s = Drain(sink); !s.ok()) return s;

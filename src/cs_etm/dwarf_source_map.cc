@@ -6,7 +6,6 @@
 #include <libelf.h>
 #include <unistd.h>
 
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
@@ -146,7 +145,8 @@ absl::Status DwarfSourceMap::Load() {
       } else if (tag == DW_TAG_inlined_subroutine && function >= 0) {
         Dwarf_Attribute attr;
         Dwarf_Word call_line = 0, discriminator = 0;
-        if (dwarf_attr(&child, DW_AT_call_line, &attr) != nullptr) dwarf_formudata(&attr, &call_line);
+        if (dwarf_attr(&child, DW_AT_call_line, &attr) != nullptr)
+          dwarf_formudata(&attr, &call_line);
         if (dwarf_attr(&child, kAtGnuDiscriminator, &attr) != nullptr) {
           dwarf_formudata(&attr, &discriminator);
         }
@@ -156,9 +156,12 @@ absl::Status DwarfSourceMap::Load() {
         dwarf_decl_line(&child, &callee_line);
         if (inlined_.size() <= depth) inlined_.resize(depth + 1);
         ForEachRange(&child, [&](uint64_t start, uint64_t end) {
-          inlined_[depth][start] =
-              Span{end, static_cast<size_t>(function), static_cast<int>(call_line),
-                   BaseDiscriminator(static_cast<uint32_t>(discriminator)), callee, callee_line};
+          inlined_[depth][start] = Span{end,
+                                        static_cast<size_t>(function),
+                                        static_cast<int>(call_line),
+                                        BaseDiscriminator(static_cast<uint32_t>(discriminator)),
+                                        callee,
+                                        callee_line};
         });
         self(self, &child, function, depth + 1);
       } else if (tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||

@@ -55,16 +55,16 @@ class DwarfSourceMap : public profile::SourceMap {
     std::string name;
     int decl_line = 0;
     uint64_t entry = 0;
-    uint64_t unit = 0;  // the offset of its unit's DIE
+    uint64_t unit = 0;                                // the offset of its unit's DIE
     std::vector<std::pair<uint64_t, uint64_t>> code;  // its address ranges, [first, end)
   };
   struct Span {
-    uint64_t end = 0;      // exclusive
-    size_t function = 0;   // index into functions_: the out-of-line function
-    int call_line = 0;     // inlined calls only, as the rest
+    uint64_t end = 0;     // exclusive
+    size_t function = 0;  // index into functions_: the out-of-line function
+    int call_line = 0;    // inlined calls only, as the rest
     uint32_t discriminator = 0;
     std::string callee;
-    int callee_line = 0;   // the callee's first line
+    int callee_line = 0;  // the callee's first line
   };
   DwarfSourceMap() = default;
   absl::Status Load();
@@ -74,7 +74,7 @@ class DwarfSourceMap : public profile::SourceMap {
   void* dwarf_ = nullptr;  // Dwarf*
   uint64_t first_load_ = 0;
   std::vector<Function> functions_;
-  std::map<uint64_t, Span> code_;     // function ranges by start
+  std::map<uint64_t, Span> code_;                  // function ranges by start
   std::vector<std::map<uint64_t, Span>> inlined_;  // by depth, then start
   std::map<uint64_t, size_t> entries_;
 };

@@ -63,8 +63,8 @@ absl::StatusOr<ItraceOptions> ParseItrace(absl::string_view text) {
         options.last_branch = true;
         if (ReadNumber(text, pos, number)) {
           if (number == 0 || number > kMaxLastBranchSize) {
-            return Error(text, pos, absl::StrCat("the branch stack size must be 1..",
-                                                 kMaxLastBranchSize));
+            return Error(text, pos,
+                         absl::StrCat("the branch stack size must be 1..", kMaxLastBranchSize));
           }
           options.last_branch_size = static_cast<uint32_t>(number);
         }
@@ -82,7 +82,8 @@ absl::StatusOr<ItraceOptions> ParseItrace(absl::string_view text) {
     }
   }
   if (!options.instructions && !options.branches) {
-    if (options.last_branch) return Error(text, pos, "l needs i (stacks go on instruction samples)");
+    if (options.last_branch)
+      return Error(text, pos, "l needs i (stacks go on instruction samples)");
     return Error(text, pos, "nothing to synthesize: give i and/or b");
   }
   if (options.last_branch && !options.instructions) {

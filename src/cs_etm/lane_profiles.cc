@@ -36,8 +36,9 @@ std::map<const machine::Dso*, BinaryLayout> LayoutsOf(const BranchProfile& profi
       if (module != nullptr && module->module) {
         const uint64_t text = module->module->text_start();
         layouts[dso].loads.push_back({text, 0, std::numeric_limits<uint64_t>::max() - text});
-      } else if (const KernelCode* code =
-                     absl::StartsWith(dso->name, "[kernel.kallsyms") ? images.Kernel(*dso) : nullptr;
+      } else if (const KernelCode* code = absl::StartsWith(dso->name, "[kernel.kallsyms")
+                                              ? images.Kernel(*dso)
+                                              : nullptr;
                  code != nullptr && !code->image.is_core()) {
         const uint64_t first = code->image.first_load_vaddr();
         layouts[dso].loads.push_back({first, first, std::numeric_limits<uint64_t>::max() - first});
@@ -61,8 +62,8 @@ std::map<const machine::Dso*, BinaryLayout> LayoutsOf(const BranchProfile& profi
 }  // namespace
 
 profile::Profile AddUpLaneProfiles(const std::vector<const BranchProfile*>& lanes,
-                                   const BuildIdsByPath& build_ids,
-                                   BinaryImages& images, profile::Format format) {
+                                   const BuildIdsByPath& build_ids, BinaryImages& images,
+                                   profile::Format format) {
   NoCode no_code;
   BranchProfile total(no_code);
   total.SetBuildIds(build_ids);

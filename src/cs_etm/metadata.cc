@@ -78,9 +78,9 @@ const TraceSource* CsEtmInfo::FindCpu(uint32_t cpu) const {
 
 absl::StatusOr<CsEtmInfo> ParseCsEtmInfo(std::span<const uint64_t> priv) {
   if (priv.size() < kHeaderWords) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "cs_etm AUXTRACE_INFO: %d private words, the header alone needs %d", priv.size(),
-        kHeaderWords));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("cs_etm AUXTRACE_INFO: %d private words, the header alone needs %d",
+                        priv.size(), kHeaderWords));
   }
   CsEtmInfo info;
   info.version = priv[0];
@@ -93,8 +93,7 @@ absl::StatusOr<CsEtmInfo> ParseCsEtmInfo(std::span<const uint64_t> priv) {
   info.snapshot = priv[2] != 0;
   if (nr_cpus > priv.size()) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "cs_etm AUXTRACE_INFO: %d CPUs announced but only %d private words", nr_cpus,
-        priv.size()));
+        "cs_etm AUXTRACE_INFO: %d CPUs announced but only %d private words", nr_cpus, priv.size()));
   }
   size_t pos = kHeaderWords;
   for (uint32_t block = 0; block < nr_cpus; ++block) {
@@ -121,8 +120,9 @@ absl::StatusOr<CsEtmInfo> ParseCsEtmInfo(std::span<const uint64_t> priv) {
     if (info.version >= 1) {
       uint64_t declared = priv[pos + 2];
       if (declared < known) {
-        return BlockError(block, pos, absl::StrFormat("%d trace parameters, at least %d needed",
-                                                      declared, known));
+        return BlockError(
+            block, pos,
+            absl::StrFormat("%d trace parameters, at least %d needed", declared, known));
       }
       if (declared > priv.size() - pos - common) {
         return BlockError(block, pos,

@@ -51,14 +51,14 @@ struct Packet {
   PacketKind kind = PacketKind::kRange;
   Isa isa = Isa::kA64;
   BranchKind last_branch = BranchKind::kNone;  // of the range's last instruction
-  bool last_taken = false;  // the last instruction is a branch and was taken
+  bool last_taken = false;                     // the last instruction is a branch and was taken
   bool last_cond = false;
   uint8_t last_size = 4;
   uint8_t trace_id = 0;
   uint32_t instr_count = 0;
   uint32_t exception_number = 0;
   uint64_t start = 0;
-  uint64_t end = 0;  // exclusive
+  uint64_t end = 0;           // exclusive
   uint64_t cs_timestamp = 0;  // the last CoreSight timestamp seen before it, 0 if none
   PacketContext context;
 

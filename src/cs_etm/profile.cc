@@ -124,7 +124,8 @@ profile::Profile BranchProfile::ToProfile(profile::Format format) const {
     };
     profile::BinaryCounts counts;
     for (const auto& [range, count] : binary.ranges) {
-      uint64_t& sum = profile::EntryOf(counts.ranges, {address(range.first), address(range.second)});
+      uint64_t& sum =
+          profile::EntryOf(counts.ranges, {address(range.first), address(range.second)});
       sum = profile::AddClamped(sum, count);
     }
     for (const auto& [branch, count] : binary.branches) {

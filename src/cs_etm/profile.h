@@ -84,8 +84,8 @@ class CodeLocator {
   virtual ~CodeLocator() = default;
   virtual std::optional<CodeLocation> Locate(const PacketContext& context, uint64_t address) = 0;
   // The target of the direct branch at `address`, if it can be read.
-  virtual std::optional<uint64_t> DirectBranchTarget(const PacketContext& context,
-                                                     uint64_t address, Isa isa) = 0;
+  virtual std::optional<uint64_t> DirectBranchTarget(const PacketContext& context, uint64_t address,
+                                                     Isa isa) = 0;
 };
 
 class BranchProfile : public PacketSink {
@@ -96,9 +96,7 @@ class BranchProfile : public PacketSink {
   absl::Status EndBlock() override;
 
   // Build ids by recorded file name, for binaries whose MMAP2 had none.
-  void SetBuildIds(BuildIdsByPath build_ids) {
-    build_ids_ = std::move(build_ids);
-  }
+  void SetBuildIds(BuildIdsByPath build_ids) { build_ids_ = std::move(build_ids); }
   // Layouts of binaries for the texts; a binary without one keeps offsets.
   void SetLayouts(std::map<const machine::Dso*, BinaryLayout> layouts) {
     layouts_ = std::move(layouts);

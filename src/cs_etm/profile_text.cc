@@ -35,9 +35,9 @@ absl::StatusOr<Binaries::const_iterator> ChooseBinary(const Binaries& binaries,
     return absl::InvalidArgumentError(
         absl::StrCat("--dso=", wanted, ": the trace ran in no such binary; it ran in: ", covered));
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--format=bolt writes one binary, and the trace ran in ", names.size(), ": ", covered,
-      "; choose one with --dso"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--format=bolt writes one binary, and the trace ran in ", names.size(), ": ",
+                   covered, "; choose one with --dso"));
 }
 
 }  // namespace
@@ -73,8 +73,8 @@ absl::StatusOr<ProfileText> WriteLlvmSampleText(const profile::Profile& profile,
     file = absl::StrCat(symfs, "/", key.path);
     if (access(file.c_str(), R_OK) != 0) {
       const size_t slash = key.path.rfind('/');
-      file = absl::StrCat(symfs, "/", slash == std::string::npos ? key.path
-                                                                   : key.path.substr(slash + 1));
+      file = absl::StrCat(symfs, "/",
+                          slash == std::string::npos ? key.path : key.path.substr(slash + 1));
     }
   }
   absl::StatusOr<std::unique_ptr<DwarfSourceMap>> map = DwarfSourceMap::Open(file);

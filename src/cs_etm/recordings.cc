@@ -37,9 +37,8 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
                                   const std::function<bool(const profile::BinaryKey&)>& keep) {
   RecordingsDecode result;
   const bool several = inputs.size() > 1;
-  const size_t at_once =
-      std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(options.jobs, 1)),
-                                           inputs.size()));
+  const size_t at_once = std::max<size_t>(
+      1, std::min<size_t>(static_cast<size_t>(std::max(options.jobs, 1)), inputs.size()));
   DecodeOptions each = options;
   each.jobs = std::max(1, options.jobs / static_cast<int>(at_once));
   each.profile_text = false;
@@ -67,8 +66,8 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
     }
     if (!outcome.status.ok()) {
       if (several && !absl::StartsWith(outcome.status.message(), inputs[i])) {
-        outcome.status = absl::Status(outcome.status.code(),
-                                      absl::StrCat(prefix, outcome.status.message()));
+        outcome.status =
+            absl::Status(outcome.status.code(), absl::StrCat(prefix, outcome.status.message()));
       }
       failed = true;
       return;

@@ -13,12 +13,11 @@ namespace perftk::cs_etm {
 namespace {
 
 // sample_type bits that place the id of a sample, counted from its start.
-constexpr uint64_t kBitsBeforeId = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                                   PERF_SAMPLE_ADDR;
+constexpr uint64_t kBitsBeforeId =
+    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR;
 // sample_type bits of the sample_id trailer.
 constexpr uint64_t kTrailerBits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-                                  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-                                  PERF_SAMPLE_IDENTIFIER;
+                                  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
 // attr flag bits copied to the synthesized events: exclude_user/kernel/hv/idle,
 // sample_id_all, exclude_host/guest.
 constexpr uint64_t kCopiedFlags =
@@ -27,8 +26,7 @@ constexpr uint64_t kCopiedFlags =
 
 // perf 6.1's layout for -F pid,tid,ip,brstack.
 void AppendScriptLine(const SynthesizedSample& sample, std::string& text) {
-  absl::StrAppendFormat(&text, "%5d/%-5d  %16x", sample.context.pid, sample.context.tid,
-                        sample.ip);
+  absl::StrAppendFormat(&text, "%5d/%-5d  %16x", sample.context.pid, sample.context.tid, sample.ip);
   for (const BranchEntry& entry : sample.branches) {
     absl::StrAppendFormat(&text, " 0x%x/0x%x/P/-/-/0/ ", entry.from, entry.to);
   }
@@ -139,8 +137,8 @@ absl::StatusOr<std::vector<std::byte>> SampleEncoder::SampleRecord(
   if (format.has(PERF_SAMPLE_BRANCH_STACK)) out.branch_stack.entries = sample.branches;
   std::vector<std::byte> body;
   EncodeSample(format, out, body);
-  uint16_t misc = IsKernel(sample.context, sample.ip) ? PERF_RECORD_MISC_KERNEL
-                                                      : PERF_RECORD_MISC_USER;
+  uint16_t misc =
+      IsKernel(sample.context, sample.ip) ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
   return MakeRecordBytes(PERF_RECORD_SAMPLE, misc, body);
 }
 

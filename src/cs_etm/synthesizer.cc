@@ -63,8 +63,7 @@ absl::Status SampleSynthesizer::Consume(std::span<const Packet> packets) {
       // flow may be in the middle of a block on another thread.
       if (packet.kind == PacketKind::kDiscontinuity) continue;
       return absl::InternalError(absl::StrFormat(
-          "trace id 0x%x decoded from a block whose frames never switch to it",
-          packet.trace_id));
+          "trace id 0x%x decoded from a block whose frames never switch to it", packet.trace_id));
     }
     State& state = StateOf(packet.trace_id);
     switch (packet.kind) {
@@ -115,8 +114,8 @@ absl::Status SampleSynthesizer::OnRange(State& state, const Packet& packet) {
   }
   if (options_.instructions && options_.taken_period != 0) {
     if (prev_taken_range && ++state.counted >= options_.taken_period) {
-      if (absl::Status s = EmitInstruction(state, packet, packet.start, state.counted,
-                                           state.counted + 1);
+      if (absl::Status s =
+              EmitInstruction(state, packet, packet.start, state.counted, state.counted + 1);
           !s.ok()) {
         return s;
       }
@@ -129,8 +128,7 @@ absl::Status SampleSynthesizer::OnRange(State& state, const Packet& packet) {
     if (state.prev->kind == PacketKind::kDiscontinuity) {
       if (absl::Status s = EmitBranch(state, packet, 0, packet.start); !s.ok()) return s;
     } else if (prev_taken_range) {
-      if (absl::Status s =
-              EmitBranch(state, *state.prev, state.prev->last_address(), packet.start);
+      if (absl::Status s = EmitBranch(state, *state.prev, state.prev->last_address(), packet.start);
           !s.ok()) {
         return s;
       }
@@ -162,8 +160,8 @@ absl::Status SampleSynthesizer::EmitFlowEnd(State& state) {
   // would only repeat that sample's newest branch.
   if (options_.taken_period != 0 && state.counted == 0) return absl::OkStatus();
   const size_t max_branches = options_.taken_period != 0 ? state.counted + 1 : SIZE_MAX;
-  absl::Status s = EmitInstruction(state, *state.prev, state.prev->last_address(), state.counted,
-                                   max_branches);
+  absl::Status s =
+      EmitInstruction(state, *state.prev, state.prev->last_address(), state.counted, max_branches);
   state.counted = 0;
   return s;
 }
@@ -190,7 +188,7 @@ void SampleSynthesizer::PushBranch(State& state, uint64_t from, uint64_t to) {
 }
 
 SynthesizedSample SampleSynthesizer::NewSample(const State& state, SynthesizedSample::Kind kind,
-                                                const Packet& packet) const {
+                                               const Packet& packet) const {
   SynthesizedSample sample;
   sample.kind = kind;
   sample.context = packet.context;
@@ -234,8 +232,8 @@ uint64_t SampleSynthesizer::AddressOfInstruction(const Packet& packet, uint64_t 
     uint8_t half[2] = {0, 0};
     if (environment_.ReadCode(packet.context, address, 2, half) != 2) return address;
     uint16_t first = static_cast<uint16_t>(half[0] | (half[1] << 8));
-    bool wide = (first & 0xf800) == 0xf800 || (first & 0xf800) == 0xf000 ||
-                (first & 0xf800) == 0xe800;
+    bool wide =
+        (first & 0xf800) == 0xf800 || (first & 0xf800) == 0xf000 || (first & 0xf800) == 0xe800;
     address += wide ? 4 : 2;
   }
   return address;

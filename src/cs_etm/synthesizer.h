@@ -105,8 +105,7 @@ class SampleSynthesizer : public PacketSink {
   // trace ids in `ids` (nullopt: any). Of other ids, discontinuities (the
   // end of trace of decoders that got no data) are skipped and any other
   // packet is an error; the end of the block touches only those ids' flows.
-  void BeginBlock(uint32_t cpu, uint64_t time, TraceFlows& flows,
-                  std::optional<TraceIdSet> ids);
+  void BeginBlock(uint32_t cpu, uint64_t time, TraceFlows& flows, std::optional<TraceIdSet> ids);
   absl::Status Consume(std::span<const Packet> packets) override;
   absl::Status EndBlock() override;
 
@@ -137,7 +136,7 @@ class SampleSynthesizer : public PacketSink {
   DecodeEnvironment& environment_;
   SampleOutput& output_;
   TraceFlows own_flows_;
-  TraceFlows* flows_ = &own_flows_;        // of the current block
+  TraceFlows* flows_ = &own_flows_;      // of the current block
   std::optional<TraceIdSet> block_ids_;  // of the current block; nullopt: any
   uint32_t block_cpu_ = 0xffffffffu;
   uint64_t block_time_ = 0;

@@ -20,8 +20,7 @@ void TraceBlockGatherer::AddAux(const AuxFragment& fragment) {
     notes_.push_back(absl::StrFormat(
         "AUX record at file offset %#x (cpu %d, AUX offset %#x, size %#x) is marked %s: "
         "trace was lost there",
-        fragment.file_offset, static_cast<int32_t>(fragment.cpu), fragment.offset,
-        fragment.size,
+        fragment.file_offset, static_cast<int32_t>(fragment.cpu), fragment.offset, fragment.size,
         (fragment.flags & kAuxFlagTruncated) ? "truncated" : "collided"));
   }
   if (fragment.size == 0) return;
@@ -92,8 +91,7 @@ std::vector<std::string> TraceBlockGatherer::Finish() {
     notes.push_back(absl::StrFormat(
         "%d AUX records (%d bytes of trace) have no AUXTRACE data in the file, the first at "
         "file offset %#x (cpu %d, AUX offset %#x): that trace cannot be decoded",
-        pending_.size(), bytes, first.file_offset, static_cast<int32_t>(first.cpu),
-        first.offset));
+        pending_.size(), bytes, first.file_offset, static_cast<int32_t>(first.cpu), first.offset));
   }
   pending_.clear();
   return notes;

@@ -92,7 +92,7 @@ class TraceBlockGatherer {
   // Whether `fragment` belongs to the queue of `buffer`.
   static bool SameQueue(const AuxFragment& fragment, const AuxtraceBuffer& buffer);
 
-  std::deque<AuxFragment> pending_;  // in arrival order
+  std::deque<AuxFragment> pending_;      // in arrival order
   std::map<uint32_t, bool> raw_by_cpu_;  // the format the last AUX record of a CPU gave
   std::vector<std::string> notes_;
   uint64_t missing_ = 0;

@@ -18,16 +18,15 @@ absl::Status TraceRecordReader::ReadAuxtraceInfo(const Record& record) {
   absl::StatusOr<AuxtraceInfoRecord> view = AuxtraceInfoRecord::From(record);
   if (!view.ok()) return view.status();
   if (view->auxtrace_type() != kAuxtraceCsEtm) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "AUXTRACE_INFO at offset %#x has type %d, not CoreSight (%d)", record.file_offset(),
-        view->auxtrace_type(), kAuxtraceCsEtm));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("AUXTRACE_INFO at offset %#x has type %d, not CoreSight (%d)",
+                        record.file_offset(), view->auxtrace_type(), kAuxtraceCsEtm));
   }
   std::vector<uint64_t> priv = view->priv();
   absl::StatusOr<CsEtmInfo> info = ParseCsEtmInfo(priv);
   if (!info.ok()) {
-    return absl::InvalidArgumentError(absl::StrFormat("AUXTRACE_INFO at offset %#x: %s",
-                                                      record.file_offset(),
-                                                      info.status().message()));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "AUXTRACE_INFO at offset %#x: %s", record.file_offset(), info.status().message()));
   }
   info_ = std::move(*info);
   for (const TraceSource& source : info_->sources) {
@@ -88,8 +87,9 @@ void TraceRecordReader::ReadHwId(const Record& record) {
   uint64_t hw_id = hw->hw_id();
   std::optional<SampleId> id = SampleIdOf(record);
   if (!id) {
-    warnings_.Warn(absl::StrFormat(
-        "AUX_OUTPUT_HW_ID at offset %#x has no CPU: its trace id is ignored", record.file_offset()));
+    warnings_.Warn(
+        absl::StrFormat("AUX_OUTPUT_HW_ID at offset %#x has no CPU: its trace id is ignored",
+                        record.file_offset()));
     return;
   }
   uint8_t trace_id = static_cast<uint8_t>(hw_id & 0x7f);
@@ -119,9 +119,8 @@ absl::StatusOr<std::vector<TraceBlock>> TraceRecordReader::ReadAuxtrace(const Re
   buffer.file_offset = record.file_offset();
   Bytes payload = record.trailing_payload();
   if (payload.size() < buffer.size) {
-    warnings_.Warn(absl::StrFormat(
-        "AUXTRACE at offset %#x announces %d bytes of trace but has %d", record.file_offset(),
-        buffer.size, payload.size()));
+    warnings_.Warn(absl::StrFormat("AUXTRACE at offset %#x announces %d bytes of trace but has %d",
+                                   record.file_offset(), buffer.size, payload.size()));
   }
   return gatherer_.AddAuxtrace(buffer, payload);
 }

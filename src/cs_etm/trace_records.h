@@ -22,12 +22,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/warnings.h"
 #include "cs_etm/decoder.h"
 #include "cs_etm/metadata.h"
 #include "cs_etm/trace_blocks.h"
 #include "perf/header.h"
 #include "perf/record.h"
-#include "base/warnings.h"
 #include "perf/sample.h"
 
 namespace perftk::cs_etm {

@@ -19,8 +19,8 @@ std::optional<BuildId> GnuBuildIdInNotes(absl::string_view notes) {
     const uint64_t desc_at = name_at + align4(name_size);
     const uint64_t end = desc_at + align4(desc_size);
     if (desc_at + desc_size > notes.size()) return std::nullopt;
-    if (type == kGnuBuildId && name_size == 4 && notes.substr(name_at, 4) == absl::string_view("GNU\0", 4) &&
-        desc_size > 0) {
+    if (type == kGnuBuildId && name_size == 4 &&
+        notes.substr(name_at, 4) == absl::string_view("GNU\0", 4) && desc_size > 0) {
       return BuildId::FromBytes(notes.substr(desc_at, desc_size));
     }
     if (end > notes.size()) return std::nullopt;

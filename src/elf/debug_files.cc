@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstring>
 #include <cerrno>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -59,9 +59,9 @@ absl::StatusOr<uint32_t> FileCrc(const std::string& path) {
 // Opens `candidate` if it is a usable debug file for `binary` (null if not);
 // something there that is not a regular file (a FIFO, a device) is an error,
 // never a hang.
-absl::StatusOr<std::unique_ptr<ElfFile>> OpenIfMatching(
-    const ElfFile& binary, const std::string& candidate,
-    const std::optional<BuildId>& build_id) {
+absl::StatusOr<std::unique_ptr<ElfFile>> OpenIfMatching(const ElfFile& binary,
+                                                        const std::string& candidate,
+                                                        const std::optional<BuildId>& build_id) {
   struct stat st;
   if (candidate == binary.path() || stat(candidate.c_str(), &st) != 0) return nullptr;
   if (!S_ISREG(st.st_mode)) {
@@ -116,8 +116,8 @@ absl::StatusOr<std::unique_ptr<ElfFile>> FindDebugFile(const ElfFile& binary,
   const std::optional<std::string> hex = binary.BuildId();
   const std::optional<BuildId> build_id = hex ? BuildId::FromHex(*hex) : std::nullopt;
   if (hex.has_value() && hex->size() > 2) {
-    const std::string candidate = absl::StrCat(debug_root, "/.build-id/", hex->substr(0, 2), "/",
-                                               hex->substr(2), ".debug");
+    const std::string candidate =
+        absl::StrCat(debug_root, "/.build-id/", hex->substr(0, 2), "/", hex->substr(2), ".debug");
     absl::StatusOr<std::unique_ptr<ElfFile>> file = OpenIfMatching(binary, candidate, build_id);
     if (!file.ok() || *file != nullptr) return file;
   }

@@ -148,8 +148,7 @@ struct ParsedCie {
   bool lsda = false;
 };
 
-absl::Status ParseCie(Bytes record, uint64_t offset, bool is_64, bool big_endian,
-                      ParsedCie& cie) {
+absl::Status ParseCie(Bytes record, uint64_t offset, bool is_64, bool big_endian, ParsedCie& cie) {
   Reader r(record, big_endian);
   r.Skip(8);  // length, id
   uint8_t version = static_cast<uint8_t>(r.Fixed(1));
@@ -178,8 +177,8 @@ absl::Status ParseCie(Bytes record, uint64_t offset, bool is_64, bool big_endian
     } else if (c == 'L') {
       cie.lsda = static_cast<uint8_t>(r.Fixed(1)) != kEhPeOmit;
     } else if (c != 'S') {
-      return Rejected(offset, absl::StrCat("CIE augmentation \"", augmentation,
-                                           "\": '", std::string(1, c), "' is not supported"));
+      return Rejected(offset, absl::StrCat("CIE augmentation \"", augmentation, "\": '",
+                                           std::string(1, c), "' is not supported"));
     }
   }
   if (r.failed()) return Rejected(offset, "CIE truncated");
@@ -247,9 +246,9 @@ absl::Status EhFrameMerger::Add(Bytes eh_frame, uint64_t code_size, uint64_t cod
       int64_t start = static_cast<int64_t>(table_at + field_at) + value;
       if (start < 0 || static_cast<uint64_t>(start) > code_size ||
           range > code_size - static_cast<uint64_t>(start)) {
-        return Rejected(pos, absl::StrCat("FDE covers [", start, ", ", start + range,
-                                          ") from the code's start, outside its ", code_size,
-                                          " bytes"));
+        return Rejected(pos,
+                        absl::StrCat("FDE covers [", start, ", ", start + range,
+                                     ") from the code's start, outside its ", code_size, " bytes"));
       }
       Fde fde;
       fde.cie = cies_.size() + found->second;
@@ -295,8 +294,8 @@ absl::Status EhFrameMerger::Write(uint64_t eh_frame_address, std::vector<std::by
     int64_t value = static_cast<int64_t>(fde.pc_begin - field_address);
     if (!Fits(value, width, IsSigned(cie.fde_encoding))) {
       return absl::OutOfRangeError(absl::StrCat(
-          absl::StrFormat(".eh_frame offset %#x", fde.offset), ": pc_begin 0x", absl::Hex(fde.pc_begin),
-          " is out of reach of its ", width, "-byte encoding"));
+          absl::StrFormat(".eh_frame offset %#x", fde.offset), ": pc_begin 0x",
+          absl::Hex(fde.pc_begin), " is out of reach of its ", width, "-byte encoding"));
     }
     PutFixed(eh_frame, width, static_cast<uint64_t>(value), big_endian_);
     AppendBytes(eh_frame, fde.after_pc_begin);

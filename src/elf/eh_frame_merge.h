@@ -66,10 +66,10 @@ class EhFrameMerger {
     uint64_t offset = 0;  // in the merged .eh_frame
   };
   struct Fde {
-    size_t cie = 0;          // index in cies_
-    uint64_t pc_begin = 0;   // the new address
+    size_t cie = 0;                         // index in cies_
+    uint64_t pc_begin = 0;                  // the new address
     std::vector<std::byte> after_pc_begin;  // pc_range on, padded to 4
-    uint64_t offset = 0;     // in the merged .eh_frame
+    uint64_t offset = 0;                    // in the merged .eh_frame
   };
 
   bool is_64_;

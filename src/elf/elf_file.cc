@@ -18,8 +18,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "base/input_file.h"
 #include "absl/strings/str_format.h"
+#include "base/input_file.h"
 
 namespace perftk::elf {
 namespace {
@@ -37,19 +37,19 @@ std::string LibelfError() { return elf_errmsg(elf_errno()); }
 absl::Status CheckIdent(const std::string& path, absl::string_view head, uint64_t size) {
   if (size < 4 || head.substr(0, 4) != absl::string_view(ELFMAG, SELFMAG)) {
     std::string shown = absl::CHexEscape(head.substr(0, 4));
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": not an ELF file (starts with \"", shown, "\", expected \"\\177ELF\")"));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file (starts with \"", shown,
+                                                   "\", expected \"\\177ELF\")"));
   }
   if (size < EI_NIDENT) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": truncated ELF file: ", size, " bytes, the identification alone needs ",
-                     EI_NIDENT));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": truncated ELF file: ", size,
+                                                   " bytes, the identification alone needs ",
+                                                   EI_NIDENT));
   }
   const auto elf_class = static_cast<unsigned char>(head[EI_CLASS]);
   if (elf_class != ELFCLASS32 && elf_class != ELFCLASS64) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: offset 0x%x: unknown ELF class %d (expected 1 = 32-bit or 2 = 64-bit)", path,
-        EI_CLASS, elf_class));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: offset 0x%x: unknown ELF class %d (expected 1 = 32-bit or 2 = 64-bit)",
+                        path, EI_CLASS, elf_class));
   }
   const auto data = static_cast<unsigned char>(head[EI_DATA]);
   if (data != ELFDATA2LSB && data != ELFDATA2MSB) {
@@ -82,9 +82,9 @@ absl::StatusOr<Elf_Data*> NativeData(Elf* elf, const std::string& path, const Se
   Elf_Scn* scn = elf_getscn(elf, section.index);
   Elf_Data* data = scn != nullptr ? elf_getdata(scn, nullptr) : nullptr;
   if (data == nullptr) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: section %s at offset 0x%x: cannot read its data: %s", path, section.name,
-        section.offset, LibelfError()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: section %s at offset 0x%x: cannot read its data: %s", path,
+                        section.name, section.offset, LibelfError()));
   }
   return data;
 }
@@ -92,9 +92,9 @@ absl::StatusOr<Elf_Data*> NativeData(Elf* elf, const std::string& path, const Se
 // sh_size / sh_entsize: how many entries table section `section` holds.
 absl::StatusOr<size_t> EntryCount(const std::string& path, const Section& section) {
   if (section.entry_size == 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: section %s at offset 0x%x: sh_entsize is 0, it holds no table", path,
-        section.name, section.offset));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: section %s at offset 0x%x: sh_entsize is 0, it holds no table", path,
+                        section.name, section.offset));
   }
   return section.size / section.entry_size;
 }
@@ -164,7 +164,8 @@ absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path) 
   std::unique_ptr<ElfFile> file(new ElfFile());
   file->path_ = path;
   struct stat st {};
-  absl::StatusOr<int> fd = base::OpenInputFile(path, "ELF file", base::InputKind::kRegularFile, &st);
+  absl::StatusOr<int> fd =
+      base::OpenInputFile(path, "ELF file", base::InputKind::kRegularFile, &st);
   if (!fd.ok()) return fd.status();
   file->fd_ = *fd;
   file->file_size_ = static_cast<uint64_t>(st.st_size);
@@ -186,15 +187,13 @@ absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path) 
   return file;
 }
 
-absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::FromMemory(std::string name,
-                                                             std::string bytes) {
+absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::FromMemory(std::string name, std::string bytes) {
   if (absl::Status ready = EnsureLibelfReady(); !ready.ok()) return ready;
   std::unique_ptr<ElfFile> file(new ElfFile());
   file->path_ = std::move(name);
   file->memory_ = std::move(bytes);
   file->file_size_ = file->memory_.size();
-  if (absl::Status ident = CheckIdent(file->path_, file->memory_, file->file_size_);
-      !ident.ok()) {
+  if (absl::Status ident = CheckIdent(file->path_, file->memory_, file->file_size_); !ident.ok()) {
     return ident;
   }
   file->elf_ = elf_memory(file->memory_.data(), file->memory_.size());
@@ -267,8 +266,8 @@ absl::Status ElfFile::LoadSegments() {
       return absl::InvalidArgumentError(
           absl::StrCat(path_, ": program header ", i, ": ", LibelfError()));
     }
-    Segment segment{phdr.p_type,   phdr.p_flags,  phdr.p_offset,
-                    phdr.p_vaddr,  phdr.p_filesz, phdr.p_memsz};
+    Segment segment{phdr.p_type,  phdr.p_flags,  phdr.p_offset,
+                    phdr.p_vaddr, phdr.p_filesz, phdr.p_memsz};
     if (segment.type == PT_LOAD) {
       if (absl::Status s = CheckRange(path_, absl::StrCat("PT_LOAD segment ", i), segment.offset,
                                       segment.file_size, file_size_);
@@ -323,8 +322,8 @@ absl::Status ElfFile::LoadSections() {
     section.entry_size = shdr.sh_entsize;
     section.alignment = shdr.sh_addralign;
     if (i != 0 && section.has_file_bytes()) {
-      if (absl::Status s = CheckRange(path_, absl::StrCat("section ", section.name),
-                                      section.offset, section.size, file_size_);
+      if (absl::Status s = CheckRange(path_, absl::StrCat("section ", section.name), section.offset,
+                                      section.size, file_size_);
           !s.ok()) {
         return s;
       }
@@ -451,9 +450,9 @@ absl::StatusOr<absl::string_view> ElfFile::SectionBytes(const Section& section) 
   Elf_Scn* scn = elf_getscn(elf_, section.index);
   Elf_Data* data = scn != nullptr ? elf_rawdata(scn, nullptr) : nullptr;
   if (data == nullptr || data->d_buf == nullptr) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: section %s at offset 0x%x: cannot read its bytes: %s", path_, section.name,
-        section.offset, LibelfError()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: section %s at offset 0x%x: cannot read its bytes: %s", path_,
+                        section.name, section.offset, LibelfError()));
   }
   return absl::string_view(static_cast<const char*>(data->d_buf), data->d_size);
 }
@@ -464,13 +463,12 @@ absl::StatusOr<std::string> ElfFile::StringAt(size_t strtab_index, size_t offset
   return std::string(*text);
 }
 
-absl::StatusOr<absl::string_view> ElfFile::StringViewAt(size_t strtab_index,
-                                                        size_t offset) const {
+absl::StatusOr<absl::string_view> ElfFile::StringViewAt(size_t strtab_index, size_t offset) const {
   const char* text = elf_strptr(elf_, strtab_index, offset);
   if (text == nullptr) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: string table section %d: bad string offset 0x%x: %s", path_, strtab_index, offset,
-        LibelfError()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: string table section %d: bad string offset 0x%x: %s", path_,
+                        strtab_index, offset, LibelfError()));
   }
   return absl::string_view(text);
 }

@@ -60,7 +60,7 @@ struct Symbol {
   uint32_t name_offset = 0;  // st_name, into the string table section the table links to
   uint64_t value = 0;
   uint64_t size = 0;
-  uint8_t info = 0;             // st_info: type and binding
+  uint8_t info = 0;            // st_info: type and binding
   uint16_t section_index = 0;  // st_shndx: a section index or SHN_UNDEF, SHN_ABS, ...
 
   uint8_t type() const { return ELF64_ST_TYPE(info); }
@@ -103,8 +103,7 @@ class ElfFile {
   static absl::StatusOr<std::unique_ptr<ElfFile>> Open(const std::string& path);
   // An ELF image held in memory (e.g. decompressed MiniDebugInfo); `name`
   // is used in messages.
-  static absl::StatusOr<std::unique_ptr<ElfFile>> FromMemory(std::string name,
-                                                             std::string bytes);
+  static absl::StatusOr<std::unique_ptr<ElfFile>> FromMemory(std::string name, std::string bytes);
 
   ElfFile(const ElfFile&) = delete;
   ElfFile& operator=(const ElfFile&) = delete;
@@ -143,8 +142,7 @@ class ElfFile {
   absl::StatusOr<std::vector<VersionDefinition>> VersionDefinitions(const Section& verdef) const;
   // The versions a SHT_GNU_verneed section requires, one per library and
   // version.
-  absl::StatusOr<std::vector<VersionRequirement>> VersionRequirements(
-      const Section& verneed) const;
+  absl::StatusOr<std::vector<VersionRequirement>> VersionRequirements(const Section& verneed) const;
 
   // The section's bytes as stored in the file (no conversion).
   absl::StatusOr<absl::string_view> SectionBytes(const Section& section) const;

@@ -17,10 +17,10 @@ uint8_t AddressSize(const JitElfTarget& target) { return target.is_64 ? 8 : 4; }
 void LineProgramHeader(Emitter& l, std::span<const std::string> files) {
   l.U16(4);
   size_t header_length_at = l.size();
-  l.U32(0);  // header_length, patched
-  l.U8(1);   // minimum_instruction_length
-  l.U8(1);   // maximum_operations_per_instruction
-  l.U8(1);   // default_is_stmt
+  l.U32(0);                        // header_length, patched
+  l.U8(1);                         // minimum_instruction_length
+  l.U8(1);                         // maximum_operations_per_instruction
+  l.U8(1);                         // default_is_stmt
   l.U8(static_cast<uint8_t>(-5));  // line_base
   l.U8(14);                        // line_range
   l.U8(13);                        // opcode_base
@@ -151,10 +151,9 @@ std::vector<std::byte> DebugAbbrevSection(const JitElfTarget& target) {
                 {DW_AT_stmt_list, DW_FORM_sec_offset},
                 {DW_AT_low_pc, DW_FORM_addr},
                 {DW_AT_high_pc, DW_FORM_data8}});
-  Abbreviation(a, kSubprogramCode, DW_TAG_subprogram, DW_CHILDREN_no,
-               {{DW_AT_name, DW_FORM_string},
-                {DW_AT_low_pc, DW_FORM_addr},
-                {DW_AT_high_pc, DW_FORM_data8}});
+  Abbreviation(
+      a, kSubprogramCode, DW_TAG_subprogram, DW_CHILDREN_no,
+      {{DW_AT_name, DW_FORM_string}, {DW_AT_low_pc, DW_FORM_addr}, {DW_AT_high_pc, DW_FORM_data8}});
   a.U8(0);
   return abbrev;
 }

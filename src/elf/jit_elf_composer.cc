@@ -164,7 +164,7 @@ void FileHeader(Emitter& h, const JitElfTarget& target, const SectionTable& tabl
   h.U16(ET_DYN);
   h.U16(target.machine);
   h.U32(EV_CURRENT);
-  h.Addr(target.text_offset());  // e_entry
+  h.Addr(target.text_offset());                                    // e_entry
   h.Addr(target.is_64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr));  // e_phoff
   h.Addr(table.offset);
   h.U32(0);  // e_flags
@@ -220,8 +220,7 @@ uint64_t JitElfComposer::AddCode(const JitFunction& function, uint64_t alignment
   AppendRegion(region, function.code, 0);
   if (symbols_.empty()) text_start_ = address;
   text_end_ = region_end_;
-  symbols_.push_back(Symbol{static_cast<uint32_t>(strtab_.size()), address,
-                            function.code.size()});
+  symbols_.push_back(Symbol{static_cast<uint32_t>(strtab_.size()), address, function.code.size()});
   AppendBytes(strtab_, AsBytes(function.name.data(), function.name.size()));
   strtab_.push_back(std::byte{0});
   AddLines(function, address);
@@ -245,10 +244,9 @@ void JitElfComposer::Compose(std::vector<std::byte>& head, std::vector<std::byte
   if (!lines_.empty()) debug = DwarfSections(target_, DebugUnit());
   FinishBuildId({symtab, strtab_, debug.line, debug.info, debug.abbrev});
 
-  std::vector<SectionHeader> region{
-      SectionHeader{},
-      LoadedSection(".text", SHF_ALLOC | SHF_EXECINSTR, text_start_, text_end_ - text_start_,
-                    kFunctionAlign)};
+  std::vector<SectionHeader> region{SectionHeader{},
+                                    LoadedSection(".text", SHF_ALLOC | SHF_EXECINSTR, text_start_,
+                                                  text_end_ - text_start_, kFunctionAlign)};
   if (has_unwinding_) {
     region.push_back(LoadedSection(".eh_frame", SHF_ALLOC, eh_frame_.start, eh_frame_.size, 8));
     region.push_back(

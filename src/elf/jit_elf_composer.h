@@ -46,8 +46,7 @@ class JitElfComposer {
 
   // Appends the function's code to `region` (after alignment padding) and
   // returns its address.
-  uint64_t AddCode(const JitFunction& function, uint64_t alignment,
-                   std::vector<std::byte>& region);
+  uint64_t AddCode(const JitFunction& function, uint64_t alignment, std::vector<std::byte>& region);
   // Places .eh_frame then .eh_frame_hdr at the next 8-byte boundary.
   void AddUnwinding(Bytes eh_frame, Bytes eh_frame_hdr, std::vector<std::byte>& region);
   // The bytes before the region (ELF header, program header, padding) and

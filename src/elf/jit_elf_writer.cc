@@ -19,10 +19,11 @@ Sha1::Digest BuildJitElf(const JitElfTarget& target, const JitFunction& function
                          std::vector<std::byte>& out) {
   JitElfComposer composer(target);
   std::vector<std::byte> region;
-  region.reserve(function.code.size() + function.eh_frame.size() +
-                 function.eh_frame_hdr.size() + 16);
+  region.reserve(function.code.size() + function.eh_frame.size() + function.eh_frame_hdr.size() +
+                 16);
   composer.AddCode(function, kFunctionAlign, region);
-  if (function.has_unwinding) composer.AddUnwinding(function.eh_frame, function.eh_frame_hdr, region);
+  if (function.has_unwinding)
+    composer.AddUnwinding(function.eh_frame, function.eh_frame_hdr, region);
   std::vector<std::byte> tail;
   composer.Compose(out, tail);
   out.reserve(out.size() + region.size() + tail.size());
@@ -46,7 +47,8 @@ absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes)
 
 MergedJitElfWriter::MergedJitElfWriter(base::GeneratedFile file,
                                        std::unique_ptr<JitElfComposer> composer)
-    : file_(std::move(file)), composer_(std::move(composer)),
+    : file_(std::move(file)),
+      composer_(std::move(composer)),
       unwinding_(composer_->target().is_64, composer_->target().big_endian) {}
 
 // The file, if not finished and kept, goes with file_.
@@ -91,8 +93,8 @@ absl::StatusOr<uint64_t> MergedJitElfWriter::Add(const JitFunction& function) {
 
 absl::Status MergedJitElfWriter::AddMergedUnwinding() {
   std::vector<std::byte> eh_frame, eh_frame_hdr;
-  if (absl::Status s = unwinding_.Write(AlignUp(composer_->region_end(), 8), eh_frame,
-                                        eh_frame_hdr);
+  if (absl::Status s =
+          unwinding_.Write(AlignUp(composer_->region_end(), 8), eh_frame, eh_frame_hdr);
       !s.ok()) {
     return absl::OutOfRangeError(absl::StrCat(file_.path(), ": ", s.message()));
   }

@@ -29,13 +29,12 @@ absl::StatusOr<KernelImage> KernelImage::OfCore(int fd, const std::string& path)
       std::memcmp(ehdr.e_ident, ELFMAG, SELFMAG) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": offset 0: not an ELF file"));
   }
-  const bool native = ehdr.e_ident[EI_DATA] == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                                                     ? ELFDATA2LSB
-                                                     : ELFDATA2MSB);
+  const bool native = ehdr.e_ident[EI_DATA] ==
+                      (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);
   if (ehdr.e_ident[EI_CLASS] != ELFCLASS64 || !native || ehdr.e_type != ET_CORE ||
       ehdr.e_phentsize != sizeof(Elf64_Phdr)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": offset 0: not a 64-bit native-endian ELF core file (a kcore)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": offset 0: not a 64-bit native-endian ELF core file (a kcore)"));
   }
   KernelImage image;
   image.is_core_ = true;

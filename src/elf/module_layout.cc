@@ -9,9 +9,8 @@ namespace perftk::elf {
 
 absl::StatusOr<ModuleLayout> ModuleLayout::Of(const ElfFile& module) {
   if (module.type() != ET_REL) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(module.path(), ": not a kernel module (ELF type ", module.type(),
-                     ", a module is ET_REL)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        module.path(), ": not a kernel module (ELF type ", module.type(), ", a module is ET_REL)"));
   }
   ModuleLayout layout;
   std::vector<int> placed_by_index(module.sections().size() + 1, -1);
@@ -73,8 +72,8 @@ absl::Status ModuleLayout::Relocate(const ElfFile& module,
           target.code.size() - entry.offset < 4) {
         continue;  // the kernel's symbol, or init code: not known here
       }
-      const uint64_t to = text_[defined_in].memory_offset + symbol.value +
-                          static_cast<uint64_t>(entry.addend);
+      const uint64_t to =
+          text_[defined_in].memory_offset + symbol.value + static_cast<uint64_t>(entry.addend);
       const uint64_t at = target.memory_offset + entry.offset;
       const int64_t delta = static_cast<int64_t>(to - at);
       if (delta % 4 != 0 || delta >= (int64_t{1} << 27) || delta < -(int64_t{1} << 27)) continue;

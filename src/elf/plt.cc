@@ -60,7 +60,8 @@ void Record(PltStubs& stubs, size_t symbol, uint64_t vaddr, const Section& secti
 uint32_t Load32(absl::string_view bytes, size_t at, bool big_endian) {
   uint8_t b[4];
   std::memcpy(b, bytes.data() + at, 4);
-  if (big_endian) return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
+  if (big_endian)
+    return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
   return (uint32_t{b[3]} << 24) | (uint32_t{b[2]} << 16) | (uint32_t{b[1]} << 8) | b[0];
 }
 
@@ -95,8 +96,8 @@ void ScanAarch64(const Section& section, absl::string_view bytes, bool big_endia
     const uint64_t pc = section.addr + i;
     int64_t page = static_cast<int64_t>((((adrp >> 5) & 0x7ffff) << 2) | ((adrp >> 29) & 3));
     if (page & (int64_t{1} << 20)) page -= int64_t{1} << 21;
-    const uint64_t slot = (pc & ~uint64_t{0xfff}) + static_cast<uint64_t>(page << 12) +
-                          ((ldr >> 10) & 0xfff) * 8;
+    const uint64_t slot =
+        (pc & ~uint64_t{0xfff}) + static_cast<uint64_t>(page << 12) + ((ldr >> 10) & 0xfff) * 8;
     auto found = slots.find(slot);
     if (found == slots.end()) continue;
     size_t start = i;
@@ -109,9 +110,10 @@ void ScanAarch64(const Section& section, absl::string_view bytes, bool big_endia
 
 absl::StatusOr<PltStubs> FindPltStubs(const ElfFile& binary) {
   if (binary.machine() != EM_X86_64 && binary.machine() != EM_AARCH64) {
-    return absl::UnimplementedError(absl::StrCat(
-        binary.path(), ": finding PLT stubs is supported for x86_64 and aarch64 files, this one is ",
-        MachineName(binary.machine())));
+    return absl::UnimplementedError(
+        absl::StrCat(binary.path(),
+                     ": finding PLT stubs is supported for x86_64 and aarch64 files, this one is ",
+                     MachineName(binary.machine())));
   }
   absl::StatusOr<SlotMap> slots = ReadSlots(binary);
   if (!slots.ok()) return slots.status();

@@ -17,9 +17,9 @@ namespace perftk::elf {
 struct Query {
   std::string text;  // as given
   std::string name;
-  std::string version;             // empty: no version asked for
+  std::string version;                // empty: no version asked for
   bool default_version_only = false;  // NAME@@VER
-  uint64_t offset = 0;             // +OFFSET
+  uint64_t offset = 0;                // +OFFSET
 };
 
 absl::StatusOr<Query> ParseQuery(absl::string_view text);

@@ -72,22 +72,31 @@ __attribute__((target("sha,sse4.1"))) void ShaNiBlocks(uint32_t state[5], const 
     for (int k = 0; k < 20; ++k) {
       __m128i& words = m[k % 4];
       if (k < 4) {
-        words = _mm_shuffle_epi8(
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + 16 * k)), reverse_bytes);
+        words = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(data + 16 * k)),
+                                 reverse_bytes);
       } else {
         words = _mm_sha1msg2_epu32(
             _mm_xor_si128(_mm_sha1msg1_epu32(m[k % 4], m[(k + 1) % 4]), m[(k + 2) % 4]),
             m[(k + 3) % 4]);
       }
-      __m128i words_and_e = k == 0 ? _mm_add_epi32(e, words) : _mm_sha1nexte_epu32(step_start, words);
+      __m128i words_and_e =
+          k == 0 ? _mm_add_epi32(e, words) : _mm_sha1nexte_epu32(step_start, words);
       step_start = abcd;
       // The round function and constant change every 20 rounds; the
       // instruction takes their number as an immediate.
       switch (k / 5) {
-        case 0: abcd = _mm_sha1rnds4_epu32(abcd, words_and_e, 0); break;
-        case 1: abcd = _mm_sha1rnds4_epu32(abcd, words_and_e, 1); break;
-        case 2: abcd = _mm_sha1rnds4_epu32(abcd, words_and_e, 2); break;
-        default: abcd = _mm_sha1rnds4_epu32(abcd, words_and_e, 3); break;
+        case 0:
+          abcd = _mm_sha1rnds4_epu32(abcd, words_and_e, 0);
+          break;
+        case 1:
+          abcd = _mm_sha1rnds4_epu32(abcd, words_and_e, 1);
+          break;
+        case 2:
+          abcd = _mm_sha1rnds4_epu32(abcd, words_and_e, 2);
+          break;
+        default:
+          abcd = _mm_sha1rnds4_epu32(abcd, words_and_e, 3);
+          break;
       }
     }
     e = _mm_sha1nexte_epu32(step_start, e_before);

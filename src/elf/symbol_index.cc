@@ -5,9 +5,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "elf/near_names.h"
 
 namespace perftk::elf {
@@ -35,8 +35,7 @@ absl::Status ReadVerdef(const ElfFile& file, const Section& section, VersionTabl
 }
 
 absl::Status ReadVerneed(const ElfFile& file, const Section& section, VersionTables& tables) {
-  absl::StatusOr<std::vector<VersionRequirement>> requirements =
-      file.VersionRequirements(section);
+  absl::StatusOr<std::vector<VersionRequirement>> requirements = file.VersionRequirements(section);
   if (!requirements.ok()) return requirements.status();
   for (const VersionRequirement& requirement : *requirements) {
     tables.names[requirement.index] = {requirement.name, requirement.library};
@@ -82,8 +81,8 @@ void FunctionSymbol::AppendDisplayName(std::string* out) const {
   out->append(version.data(), version.size());
 }
 
-void SplitVersionedName(absl::string_view raw, absl::string_view* name,
-                        absl::string_view* version, bool* default_version) {
+void SplitVersionedName(absl::string_view raw, absl::string_view* name, absl::string_view* version,
+                        bool* default_version) {
   const size_t at = raw.find('@');
   *default_version = true;
   if (at == absl::string_view::npos || at == 0) {
@@ -132,9 +131,9 @@ absl::Status SymbolIndex::AddSymtab(const ElfFile& file, absl::string_view label
 absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
                                    absl::string_view label, bool from_binary) {
   if (table.entry_size == 0 || table.link >= file.sections().size()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: symbol table %s at offset 0x%x: bad sh_entsize %d or sh_link %d", file.path(),
-        table.name, table.offset, table.entry_size, table.link));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: symbol table %s at offset 0x%x: bad sh_entsize %d or sh_link %d",
+                        file.path(), table.name, table.offset, table.entry_size, table.link));
   }
   const bool dynamic = table.type == SHT_DYNSYM;
   VersionTables versions;
@@ -151,8 +150,8 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
   for (size_t i = 1; i < count; ++i) {
     if (i >= entries->size()) {
       return absl::InvalidArgumentError(
-          absl::StrFormat("%s: symbol table %s at offset 0x%x: cannot read symbol %d",
-                          file.path(), table.name, table.offset, i));
+          absl::StrFormat("%s: symbol table %s at offset 0x%x: cannot read symbol %d", file.path(),
+                          table.name, table.offset, i));
     }
     const Symbol& sym = (*entries)[i];
     const uint8_t type = sym.type();

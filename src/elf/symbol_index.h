@@ -101,8 +101,8 @@ class SymbolIndex {
 
 // Splits a raw .symtab name "name@VER" / "name@@VER" into its parts, which
 // are views into `raw`.
-void SplitVersionedName(absl::string_view raw, absl::string_view* name,
-                        absl::string_view* version, bool* default_version);
+void SplitVersionedName(absl::string_view raw, absl::string_view* name, absl::string_view* version,
+                        bool* default_version);
 
 }  // namespace perftk::elf
 

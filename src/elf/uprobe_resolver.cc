@@ -161,7 +161,8 @@ std::string IfuncImplementations(const SymbolIndex& index, const std::string& na
            "symbols: install the library's debug symbols (e.g. libc6-dbg) to see them.";
   }
   std::vector<std::string> lines;
-  for (const auto& [impl, value] : found) lines.push_back(absl::StrFormat("  %s (0x%x)", impl, value));
+  for (const auto& [impl, value] : found)
+    lines.push_back(absl::StrFormat("  %s (0x%x)", impl, value));
   return absl::StrCat("Implementations found by name; probe the ones you care about:\n",
                       absl::StrJoin(lines, "\n"));
 }
@@ -190,14 +191,14 @@ absl::Status CheckOffsetInside(const std::string& path, const Query& query, cons
   if (query.offset == 0) return absl::OkStatus();
   const uint64_t size = match.size();
   if (size == 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: '%s': %s has no size in the symbol table, so +0x%x cannot be checked", path,
-        query.text, query.name, query.offset));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: '%s': %s has no size in the symbol table, so +0x%x cannot be checked",
+                        path, query.text, query.name, query.offset));
   }
   if (query.offset >= size) {
-    return absl::OutOfRangeError(absl::StrFormat(
-        "%s: '%s': offset 0x%x is past the end of %s (size 0x%x)", path, query.text,
-        query.offset, query.name, size));
+    return absl::OutOfRangeError(
+        absl::StrFormat("%s: '%s': offset 0x%x is past the end of %s (size 0x%x)", path, query.text,
+                        query.offset, query.name, size));
   }
   return absl::OkStatus();
 }
@@ -216,9 +217,10 @@ absl::StatusOr<std::unique_ptr<UprobeResolver::Binary>> UprobeResolver::LoadBina
   if (!file.ok()) return file.status();
   binary->file = *std::move(file);
   if (binary->file->segments().empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": has no program headers (a relocatable object or a debug-only file?); "
-              "uprobes go on the executable or shared library that is mapped at run time"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path,
+                     ": has no program headers (a relocatable object or a debug-only file?); "
+                     "uprobes go on the executable or shared library that is mapped at run time"));
   }
   if (absl::Status s = binary->index.AddTables(*binary->file, /*from_binary=*/true); !s.ok()) {
     return s;
@@ -283,11 +285,11 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveDefined(const Bina
   if (matches.size() > 1 && !options_.all) {
     std::vector<std::string> lines;
     for (const Match& m : matches) lines.push_back(DescribeMatch(m));
-    return absl::FailedPreconditionError(absl::StrCat(
-        binary.path, ": '", query.text, "' is ambiguous: ", matches.size(),
-        " different functions have this name:\n", absl::StrJoin(lines, "\n"),
-        "\nUse a versioned name (NAME@VERSION) if they differ in version, or --all to "
-        "probe every one."));
+    return absl::FailedPreconditionError(
+        absl::StrCat(binary.path, ": '", query.text, "' is ambiguous: ", matches.size(),
+                     " different functions have this name:\n", absl::StrJoin(lines, "\n"),
+                     "\nUse a versioned name (NAME@VERSION) if they differ in version, or --all to "
+                     "probe every one."));
   }
   std::vector<ProbeSite> sites;
   for (const Match& match : matches) {
@@ -298,7 +300,8 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveDefined(const Bina
           "runs once when the symbol is bound and returns the implementation used for every "
           "call, so a probe there does not count calls. Pass --ifunc-selector to probe the "
           "selector anyway.\n%s",
-          binary.path, query.text, match.value, IfuncImplementations(binary.index, query.name, match.value)));
+          binary.path, query.text, match.value,
+          IfuncImplementations(binary.index, query.name, match.value)));
     }
     if (absl::Status s = CheckOffsetInside(binary.path, query, match); !s.ok()) return s;
     absl::StatusOr<uint64_t> offset = FileOffsetOf(*binary.file, symbol, query.offset);
@@ -355,8 +358,8 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveImport(Binary& bin
     return absl::FailedPreconditionError(absl::StrCat(
         binary.path, ": ", query.name, " is imported from ", library,
         " but this file has no PLT stub for it (built with -fno-plt, or never called: calls go "
-        "straight through the GOT). Use --in-library to probe ", query.name, " in ", library,
-        "."));
+        "straight through the GOT). Use --in-library to probe ",
+        query.name, " in ", library, "."));
   }
   absl::StatusOr<uint64_t> offset = CodeAddressToFileOffset(*binary.file, stub_address, section);
   if (!offset.ok()) return offset.status();
@@ -371,8 +374,8 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveImport(Binary& bin
   site.type = "plt";
   site.section = section != nullptr ? section->name : "";
   site.table = ".dynsym (import)";
-  site.note = absl::StrCat(query.name, " is imported from ", library,
-                           "; this is its PLT stub in ", binary.path,
+  site.note = absl::StrCat(query.name, " is imported from ", library, "; this is its PLT stub in ",
+                           binary.path,
                            ": the probe sees only calls made from this file. Use --in-library "
                            "to probe every call.");
   return std::vector<ProbeSite>{std::move(site)};
@@ -424,11 +427,10 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveInLibrary(
       queue.push_back({library->file.get(), soname});
     }
   }
-  std::string message = absl::StrCat(main_->path, ": ", query.name,
-                                     " is imported, but no library it loads defines '",
-                                     wanted.name, wanted.version.empty() ? "" : "@",
-                                     wanted.version, "'; searched: ",
-                                     searched.empty() ? "(none)" : absl::StrJoin(searched, ", "));
+  std::string message =
+      absl::StrCat(main_->path, ": ", query.name, " is imported, but no library it loads defines '",
+                   wanted.name, wanted.version.empty() ? "" : "@", wanted.version,
+                   "'; searched: ", searched.empty() ? "(none)" : absl::StrJoin(searched, ", "));
   if (!missing.empty()) absl::StrAppend(&message, "; not found: ", absl::StrJoin(missing, ", "));
   return absl::NotFoundError(message);
 }
@@ -445,7 +447,8 @@ absl::Status UprobeResolver::NotFound(const Binary& binary, const Query& query) 
                     ".gnu_debuglink or .gnu_debugdata");
   }
   std::vector<std::string> close = binary.index.CloseNames(query.name, 5);
-  if (!close.empty()) absl::StrAppend(&message, ". Did you mean: ", absl::StrJoin(close, ", "), "?");
+  if (!close.empty())
+    absl::StrAppend(&message, ". Did you mean: ", absl::StrJoin(close, ", "), "?");
   return absl::NotFoundError(message);
 }
 

@@ -39,9 +39,9 @@ struct ResolveOptions {
 
 // One place to put a uprobe.
 struct ProbeSite {
-  std::string query;   // the name as asked for; empty in listings
-  std::string path;    // absolute path of the file the probe goes on
-  std::string symbol;  // "name", "name@@VER", "name@plt"
+  std::string query;     // the name as asked for; empty in listings
+  std::string path;      // absolute path of the file the probe goes on
+  std::string symbol;    // "name", "name@@VER", "name@plt"
   uint64_t address = 0;  // virtual address in that file's layout
   uint64_t offset = 0;   // file offset for uprobe_events
   uint64_t size = 0;

@@ -24,8 +24,7 @@ const Elf64_Ehdr* OwnVdsoHeader() {
 }
 
 const Elf64_Phdr* Segments(const Elf64_Ehdr* header) {
-  return reinterpret_cast<const Elf64_Phdr*>(reinterpret_cast<uintptr_t>(header) +
-                                             header->e_phoff);
+  return reinterpret_cast<const Elf64_Phdr*>(reinterpret_cast<uintptr_t>(header) + header->e_phoff);
 }
 
 }  // namespace

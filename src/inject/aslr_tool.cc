@@ -4,12 +4,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "inject/header_attr.h"
-#include "perf/tracing_data.h"
 #include "machine/record_events.h"
 #include "perf/describe.h"
 #include "perf/features.h"
 #include "perf/record_encoders.h"
 #include "perf/sample.h"
+#include "perf/tracing_data.h"
 
 namespace perftk {
 namespace {
@@ -30,11 +30,16 @@ bool IsKernelMode(uint16_t cpumode) {
 // The cpumode of the other half of the same machine.
 uint16_t OtherSpace(uint16_t cpumode) {
   switch (cpumode) {
-    case PERF_RECORD_MISC_KERNEL: return PERF_RECORD_MISC_USER;
-    case PERF_RECORD_MISC_USER: return PERF_RECORD_MISC_KERNEL;
-    case PERF_RECORD_MISC_GUEST_KERNEL: return PERF_RECORD_MISC_GUEST_USER;
-    case PERF_RECORD_MISC_GUEST_USER: return PERF_RECORD_MISC_GUEST_KERNEL;
-    default: return PERF_RECORD_MISC_KERNEL;
+    case PERF_RECORD_MISC_KERNEL:
+      return PERF_RECORD_MISC_USER;
+    case PERF_RECORD_MISC_USER:
+      return PERF_RECORD_MISC_KERNEL;
+    case PERF_RECORD_MISC_GUEST_KERNEL:
+      return PERF_RECORD_MISC_GUEST_USER;
+    case PERF_RECORD_MISC_GUEST_USER:
+      return PERF_RECORD_MISC_GUEST_KERNEL;
+    default:
+      return PERF_RECORD_MISC_KERNEL;
   }
 }
 
@@ -100,8 +105,7 @@ std::string ScrubEventName(const std::string& name) {
   return absl::StrCat("mem:0x0", name.substr(end));
 }
 
-AslrTool::AslrTool(AslrSettings settings)
-    : settings_(settings), table_(settings.page_size, true) {}
+AslrTool::AslrTool(AslrSettings settings) : settings_(settings), table_(settings.page_size, true) {}
 
 void AslrTool::StripAttr(EventAttr& attr) const {
   // Clear only fields the attr's ABI size has: an attr keeps its size.
@@ -143,7 +147,8 @@ absl::Status AslrTool::ScrubFeature(int feature, std::vector<std::byte>& section
 }
 
 void AslrTool::NoteRemovedFeature(int feature, const absl::Status& why) {
-  stats_.removed.push_back(absl::StrCat("feature ", FeatureName(feature), " (", why.message(), ")"));
+  stats_.removed.push_back(
+      absl::StrCat("feature ", FeatureName(feature), " (", why.message(), ")"));
 }
 
 absl::Status AslrTool::Begin(Header& header) {
@@ -192,7 +197,7 @@ RemapTable::Space AslrTool::SpaceOf(const Machine* machine, int32_t pid, uint16_
 }
 
 [[gnu::always_inline]] inline uint64_t AslrTool::Translate(int32_t pid, uint16_t cpumode,
-                                                         uint64_t addr) {
+                                                           uint64_t addr) {
   if (addr < kSmallestAddress) return addr;
   ++stats_.addresses;
   cpumode &= PERF_RECORD_MISC_CPUMODE_MASK;
@@ -342,17 +347,28 @@ absl::Status AslrTool::RewriteSample(const Record& record, RecordSink& out) {
       continue;
     }
     switch (entry) {
-      case PERF_CONTEXT_HV: context = PERF_RECORD_MISC_HYPERVISOR; break;
-      case PERF_CONTEXT_KERNEL: context = PERF_RECORD_MISC_KERNEL; break;
-      case PERF_CONTEXT_USER: context = PERF_RECORD_MISC_USER; break;
+      case PERF_CONTEXT_HV:
+        context = PERF_RECORD_MISC_HYPERVISOR;
+        break;
+      case PERF_CONTEXT_KERNEL:
+        context = PERF_RECORD_MISC_KERNEL;
+        break;
+      case PERF_CONTEXT_USER:
+        context = PERF_RECORD_MISC_USER;
+        break;
       case PERF_CONTEXT_GUEST:
-      case PERF_CONTEXT_GUEST_KERNEL: context = PERF_RECORD_MISC_GUEST_KERNEL; break;
-      case PERF_CONTEXT_GUEST_USER: context = PERF_RECORD_MISC_GUEST_USER; break;
+      case PERF_CONTEXT_GUEST_KERNEL:
+        context = PERF_RECORD_MISC_GUEST_KERNEL;
+        break;
+      case PERF_CONTEXT_GUEST_USER:
+        context = PERF_RECORD_MISC_GUEST_USER;
+        break;
       case PERF_CONTEXT_USER_DEFERRED:
         context = PERF_RECORD_MISC_USER;
         ++i;  // the cookie that stitches the deferred user callchain
         break;
-      default: break;
+      default:
+        break;
     }
   }
   for (BranchEntry& branch : sample.branch_stack.entries) {

@@ -46,10 +46,10 @@ struct AslrStats {
   uint64_t records = 0;
   uint64_t samples = 0;
   uint64_t mappings = 0;
-  uint64_t addresses = 0;          // addresses rewritten, all kinds
-  uint64_t unknown_addresses = 0;  // of which no mapping covered
+  uint64_t addresses = 0;                   // addresses rewritten, all kinds
+  uint64_t unknown_addresses = 0;           // of which no mapping covered
   std::map<std::string, uint64_t> dropped;  // record type name -> count
-  std::vector<std::string> removed;  // sample fields, attr fields, features (with why)
+  std::vector<std::string> removed;         // sample fields, attr fields, features (with why)
 };
 
 class AslrTool : public Tool {
@@ -70,9 +70,8 @@ class AslrTool : public Tool {
   // Writes the rewritten sample_ of `record` (decoded in format `in`, its
   // address fields `at`) in `format`: over the record's own address fields
   // when the layout is unchanged, else encoded anew.
-  absl::Status EmitSample(const Record& record, const SampleFormat& in,
-                          const SampleFormat& format, const SampleFieldOffsets& at,
-                          RecordSink& out);
+  absl::Status EmitSample(const Record& record, const SampleFormat& in, const SampleFormat& format,
+                          const SampleFieldOffsets& at, RecordSink& out);
   absl::Status RewriteDeferredCallchain(const Record& record, RecordSink& out);
   absl::Status RewriteHeaderAttr(const Record& record, RecordSink& out);
   absl::Status RewriteHeaderFeature(const Record& record, RecordSink& out);
@@ -102,8 +101,8 @@ class AslrTool : public Tool {
   absl::Status Fail(const Record& record, const absl::Status& status) const;
 
   AslrSettings settings_;
-  EventList input_events_;   // as recorded: decodes the input
-  EventList output_events_;  // stripped: encodes the output
+  EventList input_events_;                         // as recorded: decodes the input
+  EventList output_events_;                        // stripped: encodes the output
   absl::flat_hash_set<uint32_t> probe_pmu_types_;  // kprobe, uprobe
   machine::Machines machines_;
   RemapTable table_;
@@ -114,7 +113,7 @@ class AslrTool : public Tool {
   RecentTranslations recent_unknown_;
   AslrStats stats_;
   std::vector<std::byte> body_;
-  Sample sample_;                // reused by every SAMPLE
+  Sample sample_;                  // reused by every SAMPLE
   std::vector<std::byte> record_;  // a rewritten SAMPLE, header first
 };
 

@@ -44,16 +44,16 @@ enum class BuildIdScope {
 
 struct BuildIdSettings {
   BuildIdScope scope = BuildIdScope::kHit;
-  std::string symfs;                // prefix of every recorded path ("": none)
-  std::string sys_root = "/sys";    // where the kernel's notes are read (tests change it)
+  std::string symfs;              // prefix of every recorded path ("": none)
+  std::string sys_root = "/sys";  // where the kernel's notes are read (tests change it)
   // Add nothing when the input names build ids already (aslr's default).
   bool only_without_ids = false;
 };
 
 struct BuildIdStats {
-  uint64_t added = 0;     // HEADER_BUILD_ID records emitted
-  uint64_t had = 0;       // DSOs the input named already
-  uint64_t without = 0;   // DSOs with a file that got none (each warned about)
+  uint64_t added = 0;    // HEADER_BUILD_ID records emitted
+  uint64_t had = 0;      // DSOs the input named already
+  uint64_t without = 0;  // DSOs with a file that got none (each warned about)
 };
 
 class BuildIdTool : public Tool {
@@ -80,10 +80,10 @@ class BuildIdTool : public Tool {
   BuildIdSettings settings_;
   EventList events_;
   machine::Machines machines_;
-  bool off_ = false;            // only_without_ids, and the input has ids
-  bool recorded_here_ = false;  // host name and kernel release are this machine's
-  absl::flat_hash_set<std::string> named_;       // filenames the input has ids for
-  absl::flat_hash_set<const machine::Dso*> met_; // DSOs looked at already
+  bool off_ = false;                              // only_without_ids, and the input has ids
+  bool recorded_here_ = false;                    // host name and kernel release are this machine's
+  absl::flat_hash_set<std::string> named_;        // filenames the input has ids for
+  absl::flat_hash_set<const machine::Dso*> met_;  // DSOs looked at already
   Sample sample_;
   BuildIdStats stats_;
   base::WarningSink& warnings_;

@@ -111,9 +111,9 @@ class RemapTable {
   };
   // Where one machine's user or kernel placements come from.
   struct Arena {
-    uint64_t top = 0;  // end of the highest placement; 0 before the first
+    uint64_t top = 0;                // end of the highest placement; 0 before the first
     uint64_t last_original_end = 0;  // original end of the latest new placement
-    absl::flat_hash_map<FileKey, uint64_t> files;  // -> delta
+    absl::flat_hash_map<FileKey, uint64_t> files;                         // -> delta
     absl::flat_hash_map<std::pair<uint64_t, uint64_t>, uint64_t> memory;  // range -> delta
   };
   using ArenaKey = std::pair<const void*, bool>;  // machine, kernel side

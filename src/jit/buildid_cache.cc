@@ -24,8 +24,9 @@ absl::Status Failed(absl::string_view what, const std::string& path) {
 
 // Runs `make` for `path` as a pending file of the run, appended to `made`;
 // an existing path is left alone (EEXIST is success).
-absl::Status MakePending(const std::string& path, base::PendingFile::Kind kind, absl::string_view what,
-                         std::vector<base::PendingFile>& made, absl::FunctionRef<int()> make) {
+absl::Status MakePending(const std::string& path, base::PendingFile::Kind kind,
+                         absl::string_view what, std::vector<base::PendingFile>& made,
+                         absl::FunctionRef<int()> make) {
   absl::StatusOr<base::PendingFile> pending = base::PendingFile::Make(path, kind, make);
   if (pending.ok()) {
     made.push_back(std::move(*pending));
@@ -39,9 +40,9 @@ absl::Status MakePending(const std::string& path, base::PendingFile::Kind kind, 
 absl::Status MakeDirectories(const std::string& path, std::vector<base::PendingFile>& made) {
   for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
     std::string prefix = path.substr(0, slash);
-    if (absl::Status s = MakePending(prefix, base::PendingFile::Kind::kDirectory,
-                                     "create directory", made,
-                                     [&] { return mkdir(prefix.c_str(), 0755); });
+    if (absl::Status s =
+            MakePending(prefix, base::PendingFile::Kind::kDirectory, "create directory", made,
+                        [&] { return mkdir(prefix.c_str(), 0755); });
         !s.ok()) {
       return s;
     }
@@ -88,8 +89,7 @@ absl::StatusOr<std::string> DefaultBuildIdCacheDir() {
 }
 
 absl::Status AddToBuildIdCache(const std::string& dir, const std::string& path,
-                               const BuildId& build_id,
-                               std::vector<base::PendingFile>& made) {
+                               const BuildId& build_id, std::vector<base::PendingFile>& made) {
   if (path.empty() || path[0] != '/') {
     return absl::InvalidArgumentError(
         absl::StrCat("build-id cache: ", path, " is not an absolute path"));

@@ -32,8 +32,7 @@ absl::StatusOr<std::string> DefaultBuildIdCacheDir();
 // Adds the file at `path` (absolute) with its build id to the cache in `dir`;
 // appends what it creates to `made`.
 absl::Status AddToBuildIdCache(const std::string& dir, const std::string& path,
-                               const BuildId& build_id,
-                               std::vector<base::PendingFile>& made);
+                               const BuildId& build_id, std::vector<base::PendingFile>& made);
 
 }  // namespace perftk::jit
 

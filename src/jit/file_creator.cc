@@ -6,7 +6,6 @@
 #include <system_error>
 #include <utility>
 
-
 namespace perftk::jit {
 
 FileCreator::FileCreator(bool threaded) {
@@ -92,8 +91,7 @@ void FileCreator::CreateUntilStopped() {
     }
     int fd = -1;
     absl::StatusOr<base::PendingFile> pending = base::PendingFile::CreateNew(path, &fd);
-    Created created{std::move(path), fd,
-                    pending.ok() ? std::move(*pending) : base::PendingFile()};
+    Created created{std::move(path), fd, pending.ok() ? std::move(*pending) : base::PendingFile()};
     bool wake;
     {
       base::MutexLock lock(mu_);

@@ -53,8 +53,8 @@ class JitFileWriter {
 
   JitFileWriter(size_t ahead, OnWritten on_written);
 
-  absl::Status Add(std::string path, std::vector<std::byte> bytes,
-                   const BuildId& build_id, uint64_t tag);
+  absl::Status Add(std::string path, std::vector<std::byte> bytes, const BuildId& build_id,
+                   uint64_t tag);
   absl::Status Flush();
   // Keeps every file written so far (the run that wrote them succeeded).
   void KeepFiles();

@@ -9,13 +9,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "absl/strings/strip.h"
-#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "base/file_roles.h"
 #include "jit/buildid_cache.h"
 #include "perf/features.h"
@@ -138,8 +138,8 @@ absl::Status JitTool::Process(const Record& record, RecordSink& out) {
   return out.Emit(record);
 }
 
-absl::Status JitTool::ProcessMapping(const Record& record, absl::string_view filename,
-                                     uint32_t pid, RecordSink& out) {
+absl::Status JitTool::ProcessMapping(const Record& record, absl::string_view filename, uint32_t pid,
+                                     RecordSink& out) {
   if (std::optional<uint32_t> name_pid = JitDumpPidOf(filename)) {
     std::optional<FoundDump> dump = FindDump(record, filename, pid, *name_pid);
     if (!dump) return out.Emit(record);
@@ -155,8 +155,8 @@ absl::Status JitTool::ProcessMapping(const Record& record, absl::string_view fil
 }
 
 std::optional<JitTool::FoundDump> JitTool::FindDump(const Record& marker,
-                                                   absl::string_view filename, uint32_t pid,
-                                                   uint32_t name_pid) {
+                                                    absl::string_view filename, uint32_t pid,
+                                                    uint32_t name_pid) {
   // Another pid than the mapping's: a process in a pid namespace, if the
   // dump says it was written by that namespace pid.
   bool namespaced = pid != 0 && pid != name_pid;
@@ -173,15 +173,14 @@ std::optional<JitTool::FoundDump> JitTool::FindDump(const Record& marker,
     return FoundDump{path, namespaced};
   }
   if (namespaced) {
-    warnings_.Warn(absl::StrCat(
-        absl::StrFormat("offset %#x: ", marker.file_offset()), filename, " is mapped by pid ", pid,
-        ", and no readable jitdump there has pid ", name_pid,
-        " in its header (a process in a pid namespace); the mmap is kept"));
+    warnings_.Warn(absl::StrCat(absl::StrFormat("offset %#x: ", marker.file_offset()), filename,
+                                " is mapped by pid ", pid,
+                                ", and no readable jitdump there has pid ", name_pid,
+                                " in its header (a process in a pid namespace); the mmap is kept"));
   } else {
     warnings_.Warn(absl::StrCat(absl::StrFormat("offset %#x: jitdump ", marker.file_offset()),
-                                     filename,
-                                     " cannot be read (", std::strerror(recorded_path_errno),
-                                     "); its marker mmap is kept"));
+                                filename, " cannot be read (", std::strerror(recorded_path_errno),
+                                "); its marker mmap is kept"));
   }
   return std::nullopt;
 }
@@ -190,13 +189,14 @@ absl::Status JitTool::CheckClock(const std::string& path) const {
   for (size_t i = 0; i < events_.size(); ++i) {
     const EventAttr& attr = events_.attrs()[i];
     if (attr.flag(kAttrFlagUseClockid) && attr.clockid() == kClockMonotonic) continue;
-    std::string clock = attr.flag(kAttrFlagUseClockid)
-                            ? absl::StrCat("clock id ", attr.clockid())
-                            : std::string("the default perf clock");
+    std::string clock = attr.flag(kAttrFlagUseClockid) ? absl::StrCat("clock id ", attr.clockid())
+                                                       : std::string("the default perf clock");
     return absl::FailedPreconditionError(absl::StrCat(
-        path, ": jitted code must be sampled with CLOCK_MONOTONIC, the clock of the jitdump's "
-              "timestamps, but event ", i, " (", DescribeAttr(attr), ") was recorded with ",
-        clock, "; record again with `perf record -k 1 ...` (or -k mono)"));
+        path,
+        ": jitted code must be sampled with CLOCK_MONOTONIC, the clock of the jitdump's "
+        "timestamps, but event ",
+        i, " (", DescribeAttr(attr), ") was recorded with ", clock,
+        "; record again with `perf record -k 1 ...` (or -k mono)"));
   }
   return absl::OkStatus();
 }
@@ -206,9 +206,10 @@ absl::StatusOr<std::unique_ptr<JitDumpReader>> JitTool::OpenDump(const std::stri
   if (!reader.ok()) return reader.status();
   if ((*reader)->header().arch_timestamp()) {
     if (!time_conversion_) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          path, ": the jitdump has CPU timestamps (ARCH_TIMESTAMP) but the recording has no "
-                "TIME_CONV record to convert them"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(path,
+                       ": the jitdump has CPU timestamps (ARCH_TIMESTAMP) but the recording has no "
+                       "TIME_CONV record to convert them"));
     }
   } else if (absl::Status s = CheckClock(path); !s.ok()) {
     return s;
@@ -322,8 +323,7 @@ absl::StatusOr<JitTool::DumpCode> JitTool::WriteDumpCode(const DumpContext& cont
     } else if (auto* move = std::get_if<CodeMove>(&r.body)) {
       ++stats_.code_moves;
       code.planned.push_back(PlannedMmap{time_of(r.timestamp), move->pid, move->tid,
-                                         move->new_code_addr, move->code_size,
-                                         move->code_index});
+                                         move->new_code_addr, move->code_size, move->code_index});
     }
   }
   if (absl::Status s = FlushFiles(); !s.ok()) return s;
@@ -348,7 +348,7 @@ absl::Status JitTool::QueueMmaps(const DumpContext& context, const std::string& 
     auto file = code.files.find(p.code_index);
     if (file == code.files.end()) {
       warnings_.Warn(absl::StrCat(dump_path, ": CODE_MOVE of code_index ", p.code_index,
-                                       " that was never loaded; ignored"));
+                                  " that was never loaded; ignored"));
       continue;
     }
     const CodeFile& f = file->second;

@@ -135,7 +135,7 @@ class JitTool : public Tool {
     std::string dir;
     uint32_t file_pid = 0;  // the pid in the .so names
     SampleFormat format;
-    SampleId sample_id;     // from the marker; pid, tid, time replaced
+    SampleId sample_id;  // from the marker; pid, tid, time replaced
     bool arch_timestamp = false;
     elf::JitElfTarget target;
     std::string dump_path;
@@ -190,8 +190,8 @@ class JitTool : public Tool {
   absl::Status ProcessMapping(const Record& record, absl::string_view filename, uint32_t pid,
                               RecordSink& out);
   // The readable dump the marker names, nullopt (with a warning) if none.
-  std::optional<FoundDump> FindDump(const Record& marker, absl::string_view filename,
-                                    uint32_t pid, uint32_t name_pid);
+  std::optional<FoundDump> FindDump(const Record& marker, absl::string_view filename, uint32_t pid,
+                                    uint32_t name_pid);
   // Reads the dump, writes its files and queues its MMAP2s; `pid` is the
   // marker's (its namespace's outer pid when dump.namespaced).
   absl::Status ProcessDump(const Record& marker, const FoundDump& dump, uint32_t pid);
@@ -218,8 +218,8 @@ class JitTool : public Tool {
   absl::Status QueueMmaps(const DumpContext& context, const std::string& dump_path,
                           const DumpCode& code, FileId merged_id);
   absl::Status QueueMmap2(const DumpContext& context, uint64_t timestamp, uint32_t pid,
-                          uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
-                          FileId file, const std::string& filename);
+                          uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff, FileId file,
+                          const std::string& filename);
   JitFileWriter& FileWriter();
   // Writes the files still queued; `status` (when not OK) unless that fails
   // first, as it would have one file at a time.

@@ -39,11 +39,16 @@ absl::string_view AsStringView(Bytes bytes, size_t length) {
 
 std::string JitRecordName(uint32_t id) {
   switch (id) {
-    case kJitCodeLoad: return "CODE_LOAD";
-    case kJitCodeMove: return "CODE_MOVE";
-    case kJitCodeDebugInfo: return "CODE_DEBUG_INFO";
-    case kJitCodeClose: return "CODE_CLOSE";
-    case kJitCodeUnwindingInfo: return "CODE_UNWINDING_INFO";
+    case kJitCodeLoad:
+      return "CODE_LOAD";
+    case kJitCodeMove:
+      return "CODE_MOVE";
+    case kJitCodeDebugInfo:
+      return "CODE_DEBUG_INFO";
+    case kJitCodeClose:
+      return "CODE_CLOSE";
+    case kJitCodeUnwindingInfo:
+      return "CODE_UNWINDING_INFO";
   }
   return absl::StrCat("UNKNOWN(", id, ")");
 }
@@ -69,8 +74,8 @@ absl::Status JitDumpReader::Error(uint64_t offset, absl::string_view what) const
 
 absl::StatusOr<Bytes> JitDumpReader::Read(uint64_t offset, uint64_t n) {
   if (offset > size_ || n > size_ - offset) {
-    return Error(offset, absl::StrCat("read of ", n, " bytes past the end of the file (",
-                                      size_, " bytes)"));
+    return Error(
+        offset, absl::StrCat("read of ", n, " bytes past the end of the file (", size_, " bytes)"));
   }
   uint64_t buffered_end = buffer_offset_ + buffer_.size();
   if (offset >= buffer_offset_ && offset + n <= buffered_end) {
@@ -115,8 +120,8 @@ absl::Status JitDumpReader::ReadHeader() {
   header_.timestamp = Get<uint64_t>(p + 24);
   header_.flags = Get<uint64_t>(p + 32);
   if (header_.version == 0 || header_.version > kJitDumpVersion) {
-    return Error(4, absl::StrCat("jitdump version ", header_.version,
-                                 " is not supported (version ", kJitDumpVersion, " is)"));
+    return Error(4, absl::StrCat("jitdump version ", header_.version, " is not supported (version ",
+                                 kJitDumpVersion, " is)"));
   }
   if (header_.total_size < kJitHeaderSize || header_.total_size > size_) {
     return Error(8, absl::StrCat("header size ", header_.total_size, " is not between ",
@@ -142,8 +147,8 @@ absl::StatusOr<std::optional<JitRecord>> JitDumpReader::Next() {
     uint64_t offset = next_offset_;
     if (offset == size_) break;
     if (size_ - offset < kJitRecordPrefixSize) {
-      warnings_.push_back(absl::StrCat(path_, absl::StrFormat(": offset %#x", offset), ": ignored ", size_ - offset,
-                                       " trailing bytes (a record cut short)"));
+      warnings_.push_back(absl::StrCat(path_, absl::StrFormat(": offset %#x", offset), ": ignored ",
+                                       size_ - offset, " trailing bytes (a record cut short)"));
       break;
     }
     absl::StatusOr<Bytes> prefix = Read(offset, kJitRecordPrefixSize);
@@ -156,10 +161,11 @@ absl::StatusOr<std::optional<JitRecord>> JitDumpReader::Next() {
                                         " is smaller than the record prefix"));
     }
     if (total > size_ - offset) {
-      warnings_.push_back(absl::StrCat(path_, absl::StrFormat(": offset %#x: ", offset), JitRecordName(id),
-                                       " record of ", total, " bytes is cut short by the end of "
-                                       "the file (", size_ - offset,
-                                       " bytes left); the runtime was still writing it"));
+      warnings_.push_back(absl::StrCat(
+          path_, absl::StrFormat(": offset %#x: ", offset), JitRecordName(id), " record of ", total,
+          " bytes is cut short by the end of "
+          "the file (",
+          size_ - offset, " bytes left); the runtime was still writing it"));
       break;
     }
     next_offset_ = offset + total;
@@ -246,8 +252,9 @@ absl::StatusOr<CodeLoad> JitDumpReader::ParseCodeLoad(Bytes record) {
   Bytes name_area = record.subspan(kCodeLoadFixedSize, room - load.code_size);
   std::optional<size_t> name_length = StringLength(name_area);
   if (!name_length) {
-    return Error(current_offset_, "CODE_LOAD record: the function name is not NUL-terminated "
-                                  "before the code");
+    return Error(current_offset_,
+                 "CODE_LOAD record: the function name is not NUL-terminated "
+                 "before the code");
   }
   load.name = AsStringView(name_area, *name_length);
   load.code = record.last(load.code_size);
@@ -324,10 +331,9 @@ absl::StatusOr<UnwindingInfo> JitDumpReader::ParseUnwindingInfo(Bytes record) {
                               " does not fit in the record's ", room, " bytes of data"));
   }
   if (info.eh_frame_hdr_size > unwinding_size) {
-    return Error(current_offset_,
-                 absl::StrCat("CODE_UNWINDING_INFO record: eh_frame_hdr_size ",
-                              info.eh_frame_hdr_size, " is larger than unwinding_size ",
-                              unwinding_size));
+    return Error(current_offset_, absl::StrCat("CODE_UNWINDING_INFO record: eh_frame_hdr_size ",
+                                               info.eh_frame_hdr_size,
+                                               " is larger than unwinding_size ", unwinding_size));
   }
   Bytes data = record.subspan(kUnwindingFixedSize, unwinding_size);
   info.data.assign(data.begin(), data.end());

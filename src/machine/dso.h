@@ -36,8 +36,8 @@ struct FileId {
 };
 
 struct Dso {
-  std::string name;      // the MMAP filename, kernel mmap name or ksymbol name
-  BuildId build_id;      // empty when the record carried none
+  std::string name;  // the MMAP filename, kernel mmap name or ksymbol name
+  BuildId build_id;  // empty when the record carried none
   FileId file_id;
   bool kernel_space = false;
 };

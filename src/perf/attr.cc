@@ -93,14 +93,19 @@ void SwapAttrBytes(MutableBytes attr) {
 
 std::string DescribeAttr(const EventAttr& attr) {
   static constexpr const char* kSoftware[] = {
-      "cpu-clock",        "task-clock",       "page-faults", "context-switches",
-      "cpu-migrations",   "minor-faults",     "major-faults", "alignment-faults",
-      "emulation-faults", "dummy",            "bpf-output",  "cgroup-switches"};
-  static constexpr const char* kHardware[] = {
-      "cycles",           "instructions",          "cache-references",
-      "cache-misses",     "branches",              "branch-misses",
-      "bus-cycles",       "stalled-cycles-frontend", "stalled-cycles-backend",
-      "ref-cycles"};
+      "cpu-clock",        "task-clock",   "page-faults",  "context-switches",
+      "cpu-migrations",   "minor-faults", "major-faults", "alignment-faults",
+      "emulation-faults", "dummy",        "bpf-output",   "cgroup-switches"};
+  static constexpr const char* kHardware[] = {"cycles",
+                                              "instructions",
+                                              "cache-references",
+                                              "cache-misses",
+                                              "branches",
+                                              "branch-misses",
+                                              "bus-cycles",
+                                              "stalled-cycles-frontend",
+                                              "stalled-cycles-backend",
+                                              "ref-cycles"};
   uint64_t config = attr.config();
   switch (attr.type()) {
     case PERF_TYPE_SOFTWARE:

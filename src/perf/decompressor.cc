@@ -12,8 +12,7 @@ Decompressor::Decompressor() : stream_(ZSTD_createDStream()) {
 
 Decompressor::~Decompressor() { ZSTD_freeDStream(static_cast<ZSTD_DStream*>(stream_)); }
 
-absl::Status Decompressor::Decompress(Bytes compressed, std::vector<std::byte>& out,
-                                      size_t limit) {
+absl::Status Decompressor::Decompress(Bytes compressed, std::vector<std::byte>& out, size_t limit) {
   auto* stream = static_cast<ZSTD_DStream*>(stream_);
   ZSTD_inBuffer in{compressed.data(), compressed.size(), 0};
   while (in.pos < in.size) {
@@ -21,8 +20,7 @@ absl::Status Decompressor::Decompress(Bytes compressed, std::vector<std::byte>& 
     size_t room = std::max<size_t>(ZSTD_DStreamOutSize(), compressed.size() * 4);
     if (at + room > limit) room = limit > at ? limit - at : 0;
     if (room == 0) {
-      return absl::DataLossError(
-          absl::StrCat("compressed record expands past ", limit, " bytes"));
+      return absl::DataLossError(absl::StrCat("compressed record expands past ", limit, " bytes"));
     }
     out.resize(at + room);
     ZSTD_outBuffer dst{out.data() + at, room, 0};

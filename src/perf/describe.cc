@@ -37,12 +37,31 @@ Field Field::AddressList(std::string name, std::vector<uint64_t> values) {
 }
 
 std::string SampleTypeNames(uint64_t sample_type) {
-  static constexpr const char* kNames[] = {
-      "IP",        "TID",         "TIME",         "ADDR",          "READ",
-      "CALLCHAIN", "ID",          "CPU",          "PERIOD",        "STREAM_ID",
-      "RAW",       "BRANCH_STACK", "REGS_USER",   "STACK_USER",    "WEIGHT",
-      "DATA_SRC",  "IDENTIFIER",  "TRANSACTION",  "REGS_INTR",     "PHYS_ADDR",
-      "AUX",       "CGROUP",      "DATA_PAGE_SIZE", "CODE_PAGE_SIZE", "WEIGHT_STRUCT"};
+  static constexpr const char* kNames[] = {"IP",
+                                           "TID",
+                                           "TIME",
+                                           "ADDR",
+                                           "READ",
+                                           "CALLCHAIN",
+                                           "ID",
+                                           "CPU",
+                                           "PERIOD",
+                                           "STREAM_ID",
+                                           "RAW",
+                                           "BRANCH_STACK",
+                                           "REGS_USER",
+                                           "STACK_USER",
+                                           "WEIGHT",
+                                           "DATA_SRC",
+                                           "IDENTIFIER",
+                                           "TRANSACTION",
+                                           "REGS_INTR",
+                                           "PHYS_ADDR",
+                                           "AUX",
+                                           "CGROUP",
+                                           "DATA_PAGE_SIZE",
+                                           "CODE_PAGE_SIZE",
+                                           "WEIGHT_STRUCT"};
   std::vector<std::string> names;
   for (int bit = 0; bit < 64; ++bit) {
     if (!((sample_type >> bit) & 1)) continue;
@@ -56,18 +75,25 @@ namespace {
 
 const char* CpumodeName(uint16_t cpumode) {
   switch (cpumode) {
-    case PERF_RECORD_MISC_KERNEL: return "kernel";
-    case PERF_RECORD_MISC_USER: return "user";
-    case PERF_RECORD_MISC_HYPERVISOR: return "hypervisor";
-    case PERF_RECORD_MISC_GUEST_KERNEL: return "guest-kernel";
-    case PERF_RECORD_MISC_GUEST_USER: return "guest-user";
-    default: return "unknown";
+    case PERF_RECORD_MISC_KERNEL:
+      return "kernel";
+    case PERF_RECORD_MISC_USER:
+      return "user";
+    case PERF_RECORD_MISC_HYPERVISOR:
+      return "hypervisor";
+    case PERF_RECORD_MISC_GUEST_KERNEL:
+      return "guest-kernel";
+    case PERF_RECORD_MISC_GUEST_USER:
+      return "guest-user";
+    default:
+      return "unknown";
   }
 }
 
 std::string Hex(Bytes bytes) {
   std::string out;
-  for (std::byte b : bytes) absl::StrAppend(&out, absl::Hex(static_cast<uint8_t>(b), absl::kZeroPad2));
+  for (std::byte b : bytes)
+    absl::StrAppend(&out, absl::Hex(static_cast<uint8_t>(b), absl::kZeroPad2));
   return out;
 }
 
@@ -105,7 +131,8 @@ void DescribeSample(const Record& record, const SampleFormat& f, std::vector<Fie
     out.push_back(Field::Number("branch_nr", s->branch_stack.entries.size()));
     out.push_back(Field::AddressList("branch_from_to", pairs));
   }
-  if (f.has(PERF_SAMPLE_REGS_USER)) out.push_back(Field::AddressList("regs_user", s->regs_user.values));
+  if (f.has(PERF_SAMPLE_REGS_USER))
+    out.push_back(Field::AddressList("regs_user", s->regs_user.values));
   if (f.has(PERF_SAMPLE_STACK_USER)) {
     out.push_back(Field::Number("stack_user_size", s->stack_user.data.size()));
     out.push_back(Field::Number("stack_user_dyn_size", s->stack_user.dyn_size));
@@ -113,11 +140,14 @@ void DescribeSample(const Record& record, const SampleFormat& f, std::vector<Fie
   if (f.sample_type & PERF_SAMPLE_WEIGHT_TYPE) out.push_back(Field::Number("weight", s->weight));
   if (f.has(PERF_SAMPLE_DATA_SRC)) out.push_back(Field::Address("data_src", s->data_src));
   if (f.has(PERF_SAMPLE_TRANSACTION)) out.push_back(Field::Address("transaction", s->transaction));
-  if (f.has(PERF_SAMPLE_REGS_INTR)) out.push_back(Field::AddressList("regs_intr", s->regs_intr.values));
+  if (f.has(PERF_SAMPLE_REGS_INTR))
+    out.push_back(Field::AddressList("regs_intr", s->regs_intr.values));
   if (f.has(PERF_SAMPLE_PHYS_ADDR)) out.push_back(Field::Address("phys_addr", s->phys_addr));
   if (f.has(PERF_SAMPLE_CGROUP)) out.push_back(Field::Number("cgroup", s->cgroup));
-  if (f.has(PERF_SAMPLE_DATA_PAGE_SIZE)) out.push_back(Field::Number("data_page_size", s->data_page_size));
-  if (f.has(PERF_SAMPLE_CODE_PAGE_SIZE)) out.push_back(Field::Number("code_page_size", s->code_page_size));
+  if (f.has(PERF_SAMPLE_DATA_PAGE_SIZE))
+    out.push_back(Field::Number("data_page_size", s->data_page_size));
+  if (f.has(PERF_SAMPLE_CODE_PAGE_SIZE))
+    out.push_back(Field::Number("code_page_size", s->code_page_size));
   if (f.has(PERF_SAMPLE_AUX)) out.push_back(Field::Number("aux_size", s->aux.size()));
 }
 
@@ -269,9 +299,12 @@ std::vector<Field> DescribeAttr(const EventAttr& attr, size_t index) {
   out.push_back(Field::Text("sample_type", SampleTypeNames(attr.sample_type())));
   out.push_back(Field::Address("read_format", attr.read_format()));
   out.push_back(Field::Address("flags", attr.flags()));
-  if (attr.branch_sample_type()) out.push_back(Field::Address("branch_sample_type", attr.branch_sample_type()));
-  if (attr.sample_regs_user()) out.push_back(Field::Address("sample_regs_user", attr.sample_regs_user()));
-  if (attr.sample_stack_user()) out.push_back(Field::Number("sample_stack_user", attr.sample_stack_user()));
+  if (attr.branch_sample_type())
+    out.push_back(Field::Address("branch_sample_type", attr.branch_sample_type()));
+  if (attr.sample_regs_user())
+    out.push_back(Field::Address("sample_regs_user", attr.sample_regs_user()));
+  if (attr.sample_stack_user())
+    out.push_back(Field::Number("sample_stack_user", attr.sample_stack_user()));
   if (attr.config1()) out.push_back(Field::Address("config1", attr.config1()));
   if (attr.config2()) out.push_back(Field::Address("config2", attr.config2()));
   out.push_back(Field::AddressList("ids", attr.ids()));

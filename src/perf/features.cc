@@ -11,13 +11,13 @@ namespace perftk {
 
 std::string FeatureName(int feature) {
   static constexpr const char* kNames[] = {
-      "reserved",   "tracing_data", "build_id",   "hostname",     "osrelease",
-      "version",    "arch",         "nrcpus",     "cpudesc",      "cpuid",
-      "total_mem",  "cmdline",      "event_desc", "cpu_topology", "numa_topology",
-      "branch_stack", "pmu_mappings", "group_desc", "auxtrace",   "stat",
-      "cache",      "sample_time",  "mem_topology", "clockid",    "dir_format",
-      "bpf_prog_info", "bpf_btf",   "compressed", "cpu_pmu_caps", "clock_data",
-      "hybrid_topology", "pmu_caps", "cpu_domain_info"};
+      "reserved",        "tracing_data", "build_id",       "hostname",     "osrelease",
+      "version",         "arch",         "nrcpus",         "cpudesc",      "cpuid",
+      "total_mem",       "cmdline",      "event_desc",     "cpu_topology", "numa_topology",
+      "branch_stack",    "pmu_mappings", "group_desc",     "auxtrace",     "stat",
+      "cache",           "sample_time",  "mem_topology",   "clockid",      "dir_format",
+      "bpf_prog_info",   "bpf_btf",      "compressed",     "cpu_pmu_caps", "clock_data",
+      "hybrid_topology", "pmu_caps",     "cpu_domain_info"};
   if (feature >= 0 && feature < static_cast<int>(std::size(kNames))) return kNames[feature];
   return absl::StrCat("feature_", feature);
 }
@@ -27,8 +27,8 @@ namespace {
 absl::StatusOr<Bytes> Section(const FeatureSet& features, int feature) {
   auto it = features.find(feature);
   if (it == features.end()) {
-    return absl::NotFoundError(absl::StrCat("the recording has no ", FeatureName(feature),
-                                            " feature section"));
+    return absl::NotFoundError(
+        absl::StrCat("the recording has no ", FeatureName(feature), " feature section"));
   }
   return Bytes(it->second);
 }
@@ -220,11 +220,13 @@ absl::StatusOr<std::vector<std::pair<uint32_t, std::string>>> ReadPmuMappings(
   if (!section.ok()) return section.status();
   ByteCursor in(*section);
   uint32_t nr = in.Read<uint32_t>();
-  if (!in.ok() || nr > in.remaining() / 8) return Malformed(HEADER_PMU_MAPPINGS, "impossible count");
+  if (!in.ok() || nr > in.remaining() / 8)
+    return Malformed(HEADER_PMU_MAPPINGS, "impossible count");
   std::vector<std::pair<uint32_t, std::string>> pmus(nr);
   for (auto& [type, name] : pmus) {
     type = in.Read<uint32_t>();
-    if (!ReadString(in, name)) return Malformed(HEADER_PMU_MAPPINGS, "string runs past the section");
+    if (!ReadString(in, name))
+      return Malformed(HEADER_PMU_MAPPINGS, "string runs past the section");
   }
   return pmus;
 }

@@ -23,7 +23,8 @@ void EventList::Reindex() {
         if (f.has(bit)) time.in_sample += 8;
       }
       // The trailer holds TID, then TIME.
-      if (f.trailer_size() != 0) time.from_end = f.trailer_size() - (f.has(PERF_SAMPLE_TID) ? 8 : 0);
+      if (f.trailer_size() != 0)
+        time.from_end = f.trailer_size() - (f.has(PERF_SAMPLE_TID) ? 8 : 0);
     }
     for (uint64_t id : attrs_[i].ids()) index_by_id_.emplace(id, i);
   }
@@ -96,8 +97,9 @@ absl::StatusOr<size_t> EventList::IndexOfAmongSeveral(const Record& record) cons
   // or no attr has the id there.
   const size_t offset = IdOffset(record).value_or(0);
   if (offset + 8 > record.bytes().size()) {
-    return absl::DataLossError(absl::StrFormat("%s record of %u bytes is too short for its event id",
-                                               RecordTypeName(record.type()), record.bytes().size()));
+    return absl::DataLossError(
+        absl::StrFormat("%s record of %u bytes is too short for its event id",
+                        RecordTypeName(record.type()), record.bytes().size()));
   }
   return absl::DataLossError(absl::StrFormat("%s record names event id %u, which no attr has",
                                              RecordTypeName(record.type()),

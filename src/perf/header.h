@@ -10,8 +10,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "perf/attr.h"
 #include "base/bytes.h"
+#include "perf/attr.h"
 #include "perf/record.h"
 #include "perf/sample.h"
 

@@ -24,8 +24,7 @@ absl::StatusOr<std::unique_ptr<Input>> Input::Open(const std::string& path) {
     input->fd_ = STDIN_FILENO;
   } else {
     input->name_ = path;
-    absl::StatusOr<int> fd =
-        base::OpenInputFile(path, "recording", base::InputKind::kFileOrStream);
+    absl::StatusOr<int> fd = base::OpenInputFile(path, "recording", base::InputKind::kFileOrStream);
     if (!fd.ok()) return fd.status();
     input->fd_ = *fd;
     input->owns_fd_ = true;
@@ -68,7 +67,8 @@ void Input::ReleaseBefore(uint64_t offset) {
   const uint64_t page = sysconf(_SC_PAGESIZE);
   uint64_t end = std::min<uint64_t>(offset, map_length_) / page * page;
   if (end <= released_) return;
-  const uint64_t begin = released_ > kReleasedAgain ? (released_ - kReleasedAgain) / page * page : 0;
+  const uint64_t begin =
+      released_ > kReleasedAgain ? (released_ - kReleasedAgain) / page * page : 0;
   madvise(static_cast<char*>(map_base_) + begin, end - begin, MADV_DONTNEED);
   released_ = end;
 }
@@ -104,8 +104,8 @@ absl::StatusOr<Bytes> Input::Read(uint64_t n, std::vector<std::byte>& scratch) {
     if (r == 0) break;
     if (r < 0) {
       if (errno == EINTR) continue;
-      return absl::DataLossError(
-          absl::StrFormat("%s: read error at offset %#x: %s", name_, position_ + got, strerror(errno)));
+      return absl::DataLossError(absl::StrFormat("%s: read error at offset %#x: %s", name_,
+                                                 position_ + got, strerror(errno)));
     }
     got += r;
   }

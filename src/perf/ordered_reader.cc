@@ -18,7 +18,8 @@ Record OrderedReader::ViewOf(const Queued& queued) const {
 void OrderedReader::Enqueue(const Record& record, uint64_t time) {
   const Bytes bytes = record.bytes();
   const Bytes payload = record.trailing_payload();
-  if (queue_.size() > released_end_ && time < queue_.back().time) run_starts_.push_back(queue_.size());
+  if (queue_.size() > released_end_ && time < queue_.back().time)
+    run_starts_.push_back(queue_.size());
   queued_bytes_ += bytes.size() + payload.size();
   // Filled in place: a Queued built aside and copied in was read back in
   // 16-byte pieces over its 8-byte stores, a store-forwarding stall each.
@@ -38,7 +39,8 @@ void OrderedReader::Enqueue(const Record& record, uint64_t time) {
   bytes_used_ += AlignUp(bytes.size() + payload.size(), 8);
   if (bytes_used_ > bytes_.size()) bytes_.resize(std::max(bytes_used_, 2 * bytes_.size()));
   if (!bytes.empty()) std::memcpy(bytes_.data() + at, bytes.data(), bytes.size());
-  if (!payload.empty()) std::memcpy(bytes_.data() + at + bytes.size(), payload.data(), payload.size());
+  if (!payload.empty())
+    std::memcpy(bytes_.data() + at + bytes.size(), payload.data(), payload.size());
   queued.at = at;
 }
 
@@ -68,9 +70,8 @@ void OrderedReader::SortQueue() {
 
 void OrderedReader::Release(uint64_t limit) {
   SortQueue();
-  auto end = std::upper_bound(queue_.begin() + static_cast<ptrdiff_t>(released_end_),
-                              queue_.end(), limit,
-                              [](uint64_t t, const Queued& q) { return t < q.time; });
+  auto end = std::upper_bound(queue_.begin() + static_cast<ptrdiff_t>(released_end_), queue_.end(),
+                              limit, [](uint64_t t, const Queued& q) { return t < q.time; });
   const size_t new_end = static_cast<size_t>(end - queue_.begin());
   if (new_end == released_end_) return;
   for (size_t i = released_end_; i < new_end; ++i) {

@@ -91,13 +91,13 @@ class OrderedReader {
   std::vector<std::byte> bytes_;  // only grows; bytes_[0, bytes_used_) hold copied records
   size_t bytes_used_ = 0;
   std::vector<std::byte> spare_;  // what bytes_ is compacted into
-  size_t queued_bytes_ = 0;  // record and payload bytes of unreleased records
+  size_t queued_bytes_ = 0;       // record and payload bytes of unreleased records
   // A FINISHED_ROUND waiting for the records it released to be handed out.
   std::vector<std::byte> round_;
   uint64_t round_offset_ = 0;
   bool round_waiting_ = false;
-  uint64_t max_time_ = 0;        // newest time seen so far
-  uint64_t release_limit_ = 0;   // newest time of the previous round
+  uint64_t max_time_ = 0;       // newest time seen so far
+  uint64_t release_limit_ = 0;  // newest time of the previous round
   uint64_t last_released_ = 0;
   bool any_released_ = false;
   bool at_end_ = false;

@@ -15,7 +15,7 @@
 namespace perftk {
 namespace {
 
-constexpr uint64_t kMagic = 0x32454c4946524550ULL;  // "PERFILE2" read as a native u64
+constexpr uint64_t kMagic = 0x32454c4946524550ULL;    // "PERFILE2" read as a native u64
 constexpr uint64_t kMagicV1 = 0x454c494646524550ULL;  // "PERFFILE"
 constexpr uint64_t kPipeHeaderSize = 16;
 constexpr uint64_t kFileHeaderSize = 104;
@@ -104,7 +104,8 @@ absl::Status PerfDataReader::ReadHeader() {
     return ReadPipePreamble();
   }
   if (size != kFileHeaderSize && size != kFileHeaderSizeNoFeatures) {
-    return Error(8, std::nullopt, absl::StrFormat("header size %u is neither 16 (pipe) nor 104", size));
+    return Error(8, std::nullopt,
+                 absl::StrFormat("header size %u is neither 16 (pipe) nor 104", size));
   }
   if (!input_->is_mapped()) {
     return Error(0, std::nullopt,
@@ -177,9 +178,9 @@ absl::Status PerfDataReader::ReadFileAttrs(uint64_t attr_size, uint64_t offset, 
     uint64_t ids_offset = Load<uint64_t>(bytes.data() + attr_size - 16);
     uint64_t ids_size = Load<uint64_t>(bytes.data() + attr_size - 8);
     if (ids_offset > whole.size() || ids_size > whole.size() - ids_offset || ids_size % 8 != 0) {
-      return Error(at + attr_size - 16, std::nullopt,
-                   absl::StrFormat("id array [%#x, +%#x) lies outside the file", ids_offset,
-                                   ids_size));
+      return Error(
+          at + attr_size - 16, std::nullopt,
+          absl::StrFormat("id array [%#x, +%#x) lies outside the file", ids_offset, ids_size));
     }
     for (uint64_t i = 0; i < ids_size / 8; ++i) {
       uint64_t id = Load<uint64_t>(whole.data() + ids_offset + 8 * i);
@@ -209,9 +210,10 @@ absl::Status PerfDataReader::ReadFeatureTable(const uint64_t bitmap_in[4], uint6
   for (int bit = 0; bit < HEADER_FEAT_BITS; ++bit) {
     if (!((bitmap[bit / 64] >> (bit % 64)) & 1)) continue;
     if (at + 16 > whole.size()) {
-      Warn(absl::StrFormat("%s: feature table at %#x runs past the end of the file; features "
-                           "from %s on are ignored",
-                           input_->name(), table_offset, FeatureName(bit)));
+      Warn(
+          absl::StrFormat("%s: feature table at %#x runs past the end of the file; features "
+                          "from %s on are ignored",
+                          input_->name(), table_offset, FeatureName(bit)));
       break;
     }
     uint64_t offset = Load<uint64_t>(whole.data() + at);
@@ -241,8 +243,8 @@ absl::Status PerfDataReader::ReadFeatureTable(const uint64_t bitmap_in[4], uint6
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: offset 0x%x: the %s feature section [0x%x, +0x%x) overlaps the %s section "
           "[0x%x, +0x%x); the feature table at 0x%x is malformed",
-          input_->name(), section.offset, FeatureName(section.bit), section.offset,
-          section.size, FeatureName(last->bit), last->offset, last->size, table_offset));
+          input_->name(), section.offset, FeatureName(section.bit), section.offset, section.size,
+          FeatureName(last->bit), last->offset, last->size, table_offset));
     }
     last = &section;
   }
@@ -386,7 +388,8 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
     }
     return std::optional<Record>();
   }
-  if (head->size() < kRecordHeaderSize) return Error(offset, std::nullopt, "input ends inside a record header");
+  if (head->size() < kRecordHeaderSize)
+    return Error(offset, std::nullopt, "input ends inside a record header");
   uint32_t type = Load<uint32_t>(head->data());
   uint16_t size = Load<uint16_t>(head->data() + 6);
   if (header_.cross_endian) {
@@ -397,13 +400,14 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
     return Error(offset, type, absl::StrFormat("size %u is smaller than the record header", size));
   }
   if (file_layout && size > data_end_ - offset) {
-    return Error(offset, type,
-                 absl::StrFormat("size %u runs past the end of the data section at %#x", size,
-                                 data_end_));
+    return Error(
+        offset, type,
+        absl::StrFormat("size %u runs past the end of the data section at %#x", size, data_end_));
   }
   Bytes bytes;
   if (input_->is_mapped() && !header_.cross_endian) {
-    bytes = input_->mapped().subspan(offset, std::min<uint64_t>(size, input_->mapped().size() - offset));
+    bytes = input_->mapped().subspan(offset,
+                                     std::min<uint64_t>(size, input_->mapped().size() - offset));
     input_->Seek(offset + bytes.size());
   } else {
     record_buffer_.assign(head->begin(), head->end());
@@ -423,7 +427,7 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
   if (!payload_size || *payload_size == 0) return std::optional<Record>(record);
 
   uint64_t payload_offset = input_->position();
-  uint64_t limit = file_layout ? data_end_ - payload_offset
+  uint64_t limit = file_layout           ? data_end_ - payload_offset
                    : input_->is_mapped() ? input_->mapped().size() - payload_offset
                                          : kMaxStreamPayload;
   if (*payload_size > limit) {
@@ -433,14 +437,16 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
   }
   absl::StatusOr<Bytes> payload = input_->Read(*payload_size, payload_buffer_);
   if (!payload.ok()) return payload.status();
-  if (payload->size() < *payload_size) return Error(offset, type, "input ends inside its trailing data");
+  if (payload->size() < *payload_size)
+    return Error(offset, type, "input ends inside its trailing data");
   return std::optional<Record>(Record(bytes, offset, *payload));
 }
 
 absl::Status PerfDataReader::StartDecompressing(const Record& compressed) {
   if (!decompressor_) decompressor_ = std::make_unique<Decompressor>();
   absl::StatusOr<CompressedRecord> view = CompressedRecord::From(compressed);
-  if (!view.ok()) return Error(compressed.file_offset(), compressed.type(), view.status().message());
+  if (!view.ok())
+    return Error(compressed.file_offset(), compressed.type(), view.status().message());
   Bytes data = view->data();
   // Keep the part of a record the previous compressed record ended inside.
   decompressed_.erase(decompressed_.begin(), decompressed_.begin() + decompressed_pos_);

@@ -61,21 +61,55 @@ absl::Status SetRecordHeader(uint32_t type, uint16_t misc, std::vector<std::byte
 }
 
 std::string RecordTypeName(uint32_t type) {
-  static constexpr const char* kKernel[] = {
-      nullptr,           "MMAP",         "LOST",       "COMM",         "EXIT",
-      "THROTTLE",        "UNTHROTTLE",   "FORK",       "READ",         "SAMPLE",
-      "MMAP2",           "AUX",          "ITRACE_START", "LOST_SAMPLES", "SWITCH",
-      "SWITCH_CPU_WIDE", "NAMESPACES",   "KSYMBOL",    "BPF_EVENT",    "CGROUP",
-      "TEXT_POKE",       "AUX_OUTPUT_HW_ID", "CALLCHAIN_DEFERRED"};
-  static constexpr const char* kUser[] = {
-      "HEADER_ATTR",     "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA", "HEADER_BUILD_ID",
-      "FINISHED_ROUND",  "ID_INDEX",          "AUXTRACE_INFO",       "AUXTRACE",
-      "AUXTRACE_ERROR",  "THREAD_MAP",        "CPU_MAP",             "STAT_CONFIG",
-      "STAT",            "STAT_ROUND",        "EVENT_UPDATE",        "TIME_CONV",
-      "HEADER_FEATURE",  "COMPRESSED",        "FINISHED_INIT",       "COMPRESSED2",
-      "BPF_METADATA",    "SCHEDSTAT_CPU",     "SCHEDSTAT_DOMAIN"};
+  static constexpr const char* kKernel[] = {nullptr,
+                                            "MMAP",
+                                            "LOST",
+                                            "COMM",
+                                            "EXIT",
+                                            "THROTTLE",
+                                            "UNTHROTTLE",
+                                            "FORK",
+                                            "READ",
+                                            "SAMPLE",
+                                            "MMAP2",
+                                            "AUX",
+                                            "ITRACE_START",
+                                            "LOST_SAMPLES",
+                                            "SWITCH",
+                                            "SWITCH_CPU_WIDE",
+                                            "NAMESPACES",
+                                            "KSYMBOL",
+                                            "BPF_EVENT",
+                                            "CGROUP",
+                                            "TEXT_POKE",
+                                            "AUX_OUTPUT_HW_ID",
+                                            "CALLCHAIN_DEFERRED"};
+  static constexpr const char* kUser[] = {"HEADER_ATTR",
+                                          "HEADER_EVENT_TYPE",
+                                          "HEADER_TRACING_DATA",
+                                          "HEADER_BUILD_ID",
+                                          "FINISHED_ROUND",
+                                          "ID_INDEX",
+                                          "AUXTRACE_INFO",
+                                          "AUXTRACE",
+                                          "AUXTRACE_ERROR",
+                                          "THREAD_MAP",
+                                          "CPU_MAP",
+                                          "STAT_CONFIG",
+                                          "STAT",
+                                          "STAT_ROUND",
+                                          "EVENT_UPDATE",
+                                          "TIME_CONV",
+                                          "HEADER_FEATURE",
+                                          "COMPRESSED",
+                                          "FINISHED_INIT",
+                                          "COMPRESSED2",
+                                          "BPF_METADATA",
+                                          "SCHEDSTAT_CPU",
+                                          "SCHEDSTAT_DOMAIN"};
   if (type > 0 && type < std::size(kKernel)) return kKernel[type];
-  if (type >= PERF_RECORD_USER_TYPE_START && type - PERF_RECORD_USER_TYPE_START < std::size(kUser)) {
+  if (type >= PERF_RECORD_USER_TYPE_START &&
+      type - PERF_RECORD_USER_TYPE_START < std::size(kUser)) {
     return kUser[type - PERF_RECORD_USER_TYPE_START];
   }
   return absl::StrCat("UNKNOWN(", type, ")");
@@ -138,15 +172,15 @@ absl::StatusOr<SwitchRecord> SwitchRecord::From(const Record& record) {
 }
 
 // Views with a count of entries check that the entries fit.
-#define PERFTK_COUNTED_VIEW_FROM(View, fixed, count_offset, entry_size, name)                  \
-  absl::StatusOr<View> View::From(const Record& record) {                                     \
-    if (absl::Status s = CheckSize(record, fixed, name); !s.ok()) return s;                   \
-    uint64_t count = Load<uint64_t>(record.bytes().data() + count_offset);                    \
-    if (count > (record.bytes().size() - fixed) / entry_size) {                               \
+#define PERFTK_COUNTED_VIEW_FROM(View, fixed, count_offset, entry_size, name)                    \
+  absl::StatusOr<View> View::From(const Record& record) {                                        \
+    if (absl::Status s = CheckSize(record, fixed, name); !s.ok()) return s;                      \
+    uint64_t count = Load<uint64_t>(record.bytes().data() + count_offset);                       \
+    if (count > (record.bytes().size() - fixed) / entry_size) {                                  \
       return absl::DataLossError(absl::StrFormat("%s record of %u bytes cannot hold %u entries", \
-                                                 name, record.bytes().size(), count));        \
-    }                                                                                         \
-    return View(record);                                                                      \
+                                                 name, record.bytes().size(), count));           \
+    }                                                                                            \
+    return View(record);                                                                         \
   }
 
 PERFTK_COUNTED_VIEW_FROM(NamespacesRecord, 24, 16, 16, "NAMESPACES")
@@ -195,9 +229,9 @@ absl::StatusOr<HeaderAttrRecord> HeaderAttrRecord::From(const Record& record) {
   uint32_t attr_size = view.U32(8 + attr_offset::kSize);
   if (attr_size == 0) attr_size = PERF_ATTR_SIZE_VER0;
   if (attr_size < PERF_ATTR_SIZE_VER0 || attr_size > record.bytes().size() - 8) {
-    return absl::DataLossError(absl::StrFormat(
-        "HEADER_ATTR record of %u bytes holds an attr of impossible size %u",
-        record.bytes().size(), attr_size));
+    return absl::DataLossError(
+        absl::StrFormat("HEADER_ATTR record of %u bytes holds an attr of impossible size %u",
+                        record.bytes().size(), attr_size));
   }
   return view;
 }

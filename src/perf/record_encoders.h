@@ -34,8 +34,7 @@ absl::StatusOr<std::vector<std::byte>> EncodeMmap2(const Mmap2Fields& fields, ui
                                                    Bytes sample_id);
 
 // HEADER_ATTR: the attr's bytes as they are (its own size), then its ids.
-absl::StatusOr<std::vector<std::byte>> EncodeHeaderAttr(const EventAttr& attr,
-                                                        uint16_t misc = 0);
+absl::StatusOr<std::vector<std::byte>> EncodeHeaderAttr(const EventAttr& attr, uint16_t misc = 0);
 
 // HEADER_FEATURE: the feature number (u64), then the section's bytes.
 absl::StatusOr<std::vector<std::byte>> EncodeHeaderFeature(uint64_t feature, Bytes section,

@@ -114,7 +114,7 @@ class SampleDecoder {
       s.cpu_reserved = U32();
     }
     if (f_.has(PERF_SAMPLE_PERIOD)) s.period = U64();
-    const char* truncated = !in_.ok() ? "fixed"
+    const char* truncated = !in_.ok()                                       ? "fixed"
                             : f_.has(PERF_SAMPLE_READ) && !ReadRead(s.read) ? "READ"
                                                                             : nullptr;
     if (truncated != nullptr) {
@@ -298,7 +298,9 @@ namespace {
 class SizeCounter {
  public:
   template <typename T>
-  void Put(T) { size_ += sizeof(T); }
+  void Put(T) {
+    size_ += sizeof(T);
+  }
   void PutBytes(Bytes bytes) { size_ += bytes.size(); }
   size_t size() const { return size_; }
 

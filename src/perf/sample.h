@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "perf/attr.h"
 #include "base/bytes.h"
+#include "perf/attr.h"
 
 namespace perftk {
 
@@ -67,7 +67,7 @@ struct BranchStack {
 };
 
 struct RegisterDump {
-  uint64_t abi = 0;  // PERF_SAMPLE_REGS_ABI_*; 0 means no registers follow
+  uint64_t abi = 0;              // PERF_SAMPLE_REGS_ABI_*; 0 means no registers follow
   std::vector<uint64_t> values;  // one per bit of the attr's mask when abi != 0
   bool operator==(const RegisterDump&) const = default;
 };

@@ -57,45 +57,80 @@ void SwapFields(const char* layout, std::byte* p, std::byte* end) {
 // Body layouts of record types, without header and sample_id trailer.
 const char* BodyLayout(uint32_t type, uint16_t misc) {
   switch (type) {
-    case PERF_RECORD_MMAP: return "44888s";
-    case PERF_RECORD_LOST: return "88";
-    case PERF_RECORD_COMM: return "44s";
+    case PERF_RECORD_MMAP:
+      return "44888s";
+    case PERF_RECORD_LOST:
+      return "88";
+    case PERF_RECORD_COMM:
+      return "44s";
     case PERF_RECORD_EXIT:
-    case PERF_RECORD_FORK: return "44448";
+    case PERF_RECORD_FORK:
+      return "44448";
     case PERF_RECORD_THROTTLE:
-    case PERF_RECORD_UNTHROTTLE: return "888";
-    case PERF_RECORD_READ: return "44q";
+    case PERF_RECORD_UNTHROTTLE:
+      return "888";
+    case PERF_RECORD_READ:
+      return "44q";
     case PERF_RECORD_MMAP2:
-      return (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ? "44888#24;44s" : "448884488" "44s";
-    case PERF_RECORD_AUX: return "888";
-    case PERF_RECORD_ITRACE_START: return "44";
-    case PERF_RECORD_LOST_SAMPLES: return "8";
-    case PERF_RECORD_SWITCH: return "";
-    case PERF_RECORD_SWITCH_CPU_WIDE: return "44";
-    case PERF_RECORD_NAMESPACES: return "448q";
-    case PERF_RECORD_KSYMBOL: return "8422s";
-    case PERF_RECORD_BPF_EVENT: return "224b";
-    case PERF_RECORD_CGROUP: return "8s";
-    case PERF_RECORD_TEXT_POKE: return "822b";
-    case PERF_RECORD_AUX_OUTPUT_HW_ID: return "8";
-    case PERF_RECORD_CALLCHAIN_DEFERRED: return "88q";
-    case PERF_RECORD_HEADER_EVENT_TYPE: return "8b";
-    case PERF_RECORD_HEADER_TRACING_DATA: return "44";
-    case PERF_RECORD_HEADER_BUILD_ID: return "4b";
+      return (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ? "44888#24;44s"
+                                                     : "448884488"
+                                                       "44s";
+    case PERF_RECORD_AUX:
+      return "888";
+    case PERF_RECORD_ITRACE_START:
+      return "44";
+    case PERF_RECORD_LOST_SAMPLES:
+      return "8";
+    case PERF_RECORD_SWITCH:
+      return "";
+    case PERF_RECORD_SWITCH_CPU_WIDE:
+      return "44";
+    case PERF_RECORD_NAMESPACES:
+      return "448q";
+    case PERF_RECORD_KSYMBOL:
+      return "8422s";
+    case PERF_RECORD_BPF_EVENT:
+      return "224b";
+    case PERF_RECORD_CGROUP:
+      return "8s";
+    case PERF_RECORD_TEXT_POKE:
+      return "822b";
+    case PERF_RECORD_AUX_OUTPUT_HW_ID:
+      return "8";
+    case PERF_RECORD_CALLCHAIN_DEFERRED:
+      return "88q";
+    case PERF_RECORD_HEADER_EVENT_TYPE:
+      return "8b";
+    case PERF_RECORD_HEADER_TRACING_DATA:
+      return "44";
+    case PERF_RECORD_HEADER_BUILD_ID:
+      return "4b";
     case PERF_RECORD_FINISHED_ROUND:
-    case PERF_RECORD_FINISHED_INIT: return "";
-    case PERF_RECORD_ID_INDEX: return "q";
-    case PERF_RECORD_AUXTRACE_INFO: return "44q";
-    case PERF_RECORD_AUXTRACE: return "8884444";
-    case PERF_RECORD_AUXTRACE_ERROR: return "44444488#64;44";
+    case PERF_RECORD_FINISHED_INIT:
+      return "";
+    case PERF_RECORD_ID_INDEX:
+      return "q";
+    case PERF_RECORD_AUXTRACE_INFO:
+      return "44q";
+    case PERF_RECORD_AUXTRACE:
+      return "8884444";
+    case PERF_RECORD_AUXTRACE_ERROR:
+      return "44444488#64;44";
     case PERF_RECORD_STAT_CONFIG:
-    case PERF_RECORD_STAT_ROUND: return "q";
-    case PERF_RECORD_STAT: return "8448q";
-    case PERF_RECORD_TIME_CONV: return "88888b";
-    case PERF_RECORD_HEADER_FEATURE: return "8b";
-    case PERF_RECORD_COMPRESSED: return "b";
-    case PERF_RECORD_COMPRESSED2: return "8b";
-    default: return nullptr;
+    case PERF_RECORD_STAT_ROUND:
+      return "q";
+    case PERF_RECORD_STAT:
+      return "8448q";
+    case PERF_RECORD_TIME_CONV:
+      return "88888b";
+    case PERF_RECORD_HEADER_FEATURE:
+      return "8b";
+    case PERF_RECORD_COMPRESSED:
+      return "b";
+    case PERF_RECORD_COMPRESSED2:
+      return "8b";
+    default:
+      return nullptr;
   }
 }
 
@@ -103,7 +138,9 @@ const char* BodyLayout(uint32_t type, uint16_t misc) {
 // then by type: CPUS {u16 nr, u16 cpu[nr]}; MASK {u16 nr, u16 long_size,
 // u32 mask[nr] | 4 pad bytes + u64 mask[nr]}; RANGE_CPUS {u8, u8, u16, u16}.
 void SwapCpuMapData(std::byte* p, std::byte* end) {
-  auto fits = [end](std::byte* at, size_t n) { return at <= end && n <= static_cast<size_t>(end - at); };
+  auto fits = [end](std::byte* at, size_t n) {
+    return at <= end && n <= static_cast<size_t>(end - at);
+  };
   if (!fits(p, 2)) return;
   SwapInPlace<uint16_t>(p);
   const uint16_t map_type = Load<uint16_t>(p);
@@ -118,9 +155,11 @@ void SwapCpuMapData(std::byte* p, std::byte* end) {
     const uint16_t nr = Load<uint16_t>(u);
     const uint16_t long_size = Load<uint16_t>(u + 2);
     if (long_size == 4) {
-      for (size_t i = 0; i < nr && fits(u + 4 + 4 * i, 4); ++i) SwapInPlace<uint32_t>(u + 4 + 4 * i);
+      for (size_t i = 0; i < nr && fits(u + 4 + 4 * i, 4); ++i)
+        SwapInPlace<uint32_t>(u + 4 + 4 * i);
     } else if (long_size == 8) {
-      for (size_t i = 0; i < nr && fits(u + 8 + 8 * i, 8); ++i) SwapInPlace<uint64_t>(u + 8 + 8 * i);
+      for (size_t i = 0; i < nr && fits(u + 8 + 8 * i, 8); ++i)
+        SwapInPlace<uint64_t>(u + 8 + 8 * i);
     }
   } else if (map_type == 2 && fits(u, 6)) {
     SwapInPlace<uint16_t>(u + 2);
@@ -138,7 +177,8 @@ bool SwapSessionRecord(uint32_t type, std::byte* body, std::byte* end) {
       if (size < 8) return true;
       SwapInPlace<uint64_t>(body);
       const uint64_t nr = Load<uint64_t>(body);
-      for (uint64_t i = 0; i < nr && i < (size - 8) / 24; ++i) SwapInPlace<uint64_t>(body + 8 + 24 * i);
+      for (uint64_t i = 0; i < nr && i < (size - 8) / 24; ++i)
+        SwapInPlace<uint64_t>(body + 8 + 24 * i);
       return true;
     }
     case PERF_RECORD_CPU_MAP:
@@ -150,8 +190,8 @@ bool SwapSessionRecord(uint32_t type, std::byte* body, std::byte* end) {
       SwapInPlace<uint64_t>(body + 8);
       const uint64_t update_type = Load<uint64_t>(body);
       if (update_type == 1 && size >= 24) SwapInPlace<uint64_t>(body + 16);  // SCALE: a double
-      if (update_type == 3) SwapCpuMapData(body + 16, end);                   // CPUS
-      return true;                                                            // UNIT, NAME: text
+      if (update_type == 3) SwapCpuMapData(body + 16, end);                  // CPUS
+      return true;                                                           // UNIT, NAME: text
     }
     default:
       return false;
@@ -217,9 +257,9 @@ absl::Status SwapRecordToNative(const EventList& events, MutableBytes record) {
   if (HasTrailer(type)) {
     size_t trailer = format.trailer_size();
     if (trailer > static_cast<size_t>(end - body)) {
-      return absl::DataLossError(absl::StrFormat(
-          "%s record of %u bytes is shorter than its sample_id trailer", RecordTypeName(type),
-          record.size()));
+      return absl::DataLossError(
+          absl::StrFormat("%s record of %u bytes is shorter than its sample_id trailer",
+                          RecordTypeName(type), record.size()));
     }
     SwapSampleIdTrailer(format, record);
     end -= trailer;

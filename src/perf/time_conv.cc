@@ -15,8 +15,9 @@ absl::StatusOr<TimeConversion> TimeConversion::From(const Record& record) {
   tc.time_mask = view->time_mask();
   tc.cap_user_time_short = view->cap_user_time_short();
   if (tc.time_shift >= 64) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "offset %#x: TIME_CONV time_shift %u is not below 64", record.file_offset(), tc.time_shift));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("offset %#x: TIME_CONV time_shift %u is not below 64", record.file_offset(),
+                        tc.time_shift));
   }
   return tc;
 }

@@ -19,8 +19,7 @@ constexpr size_t kBufferSize = 1 << 20;
 // writer makes a new one for the records it writes), COMPRESSED describes
 // compressed records perftk does not write.
 bool IsFileSpecificFeature(int feature) {
-  return feature == HEADER_AUXTRACE || feature == HEADER_COMPRESSED ||
-         feature == HEADER_DIR_FORMAT;
+  return feature == HEADER_AUXTRACE || feature == HEADER_COMPRESSED || feature == HEADER_DIR_FORMAT;
 }
 
 }  // namespace
@@ -41,9 +40,9 @@ PerfDataWriter::~PerfDataWriter() = default;
 absl::StatusOr<std::unique_ptr<PerfDataWriter>> PerfDataWriter::Create(
     std::unique_ptr<base::OutputFile> out, DataLayout layout, const Header& header) {
   if (layout == DataLayout::kFile && out->is_stream()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        out->path() == "-" ? "standard output" : out->path(),
-        ": written in order only, so it takes the pipe layout only"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(out->path() == "-" ? "standard output" : out->path(),
+                     ": written in order only, so it takes the pipe layout only"));
   }
   std::unique_ptr<PerfDataWriter> writer(new PerfDataWriter(std::move(out), layout, header));
   if (absl::Status s = writer->Start(); !s.ok()) return s;
@@ -235,7 +234,8 @@ absl::Status PerfDataWriter::WriteFileTail() {
   }
   // All attrs of a file share one size: the largest of them.
   uint64_t attr_size = PERF_ATTR_SIZE_VER0;
-  for (const EventAttr& attr : header_.events.attrs()) attr_size = std::max<uint64_t>(attr_size, attr.size());
+  for (const EventAttr& attr : header_.events.attrs())
+    attr_size = std::max<uint64_t>(attr_size, attr.size());
   const uint64_t attrs_offset = offset_;
   std::vector<std::byte> attrs;
   for (size_t i = 0; i < header_.events.size(); ++i) {

@@ -76,8 +76,8 @@ bool ParseAddressLine(absl::string_view line, uint64_t& address, uint64_t& count
 absl::StatusOr<uint64_t> ReadCountLine(LineReader& lines, absl::string_view what) {
   absl::StatusOr<std::optional<absl::string_view>> line = lines.Next();
   if (!line.ok()) return line.status();
-  if (!*line) return lines.Error(absl::StrCat("the text ends where the number of ", what,
-                                              " belongs"));
+  if (!*line)
+    return lines.Error(absl::StrCat("the text ends where the number of ", what, " belongs"));
   std::optional<uint64_t> n = ParseDecimal(**line);
   if (!n) {
     return lines.Error(absl::StrCat("expected the number of ", what, ", got '", **line, "'"));
@@ -111,15 +111,15 @@ std::optional<absl::string_view> BuildIdField(absl::string_view comment) {
 // One binary's text, its first line (the number of ranges) already read.
 absl::Status ReadBinary(LineReader& lines, uint64_t range_lines, Profile& into) {
   BinaryCounts counts;
-  absl::Status status = ReadEntries(lines, range_lines, "START-END:COUNT",
-                                    [&](absl::string_view line) {
-    AddressPair range;
-    uint64_t count;
-    if (!ParsePairLine(line, "-", range, count)) return false;
-    uint64_t& sum = EntryOf(counts.ranges, range);
-    sum = AddClamped(sum, count);
-    return true;
-  });
+  absl::Status status =
+      ReadEntries(lines, range_lines, "START-END:COUNT", [&](absl::string_view line) {
+        AddressPair range;
+        uint64_t count;
+        if (!ParsePairLine(line, "-", range, count)) return false;
+        uint64_t& sum = EntryOf(counts.ranges, range);
+        sum = AddClamped(sum, count);
+        return true;
+      });
   if (!status.ok()) return status;
   absl::StatusOr<uint64_t> n = ReadCountLine(lines, "address samples");
   if (!n.ok()) return n.status();
@@ -188,8 +188,8 @@ absl::Status ReadAutoFdoText(LineReader& lines, Profile& into) {
     if ((*line)->empty()) continue;
     std::optional<uint64_t> ranges = ParseDecimal(**line);
     if (!ranges) {
-      return lines.Error(absl::StrCat("expected the number of ranges of a binary, got '", **line,
-                                      "'"));
+      return lines.Error(
+          absl::StrCat("expected the number of ranges of a binary, got '", **line, "'"));
     }
     if (absl::Status s = ReadBinary(lines, *ranges, text); !s.ok()) return s;
   }

@@ -95,13 +95,13 @@ absl::Status ReadBoltText(LineReader& lines, Profile& into) {
     if (field_count == 0) continue;
     const bool branch = fields[0] == "B";
     if (!branch && fields[0] != "F") {
-      return lines.Error(absl::StrCat("expected an F or B line (as perftk writes), got '", **line,
-                                      "'"));
+      return lines.Error(
+          absl::StrCat("expected an F or B line (as perftk writes), got '", **line, "'"));
     }
     if (field_count != (branch ? 5u : 4u)) {
-      return lines.Error(absl::StrCat(branch ? "expected 'B FROM TO COUNT MISPREDICTED'"
-                                             : "expected 'F START END COUNT'",
-                                      ", got '", **line, "'"));
+      return lines.Error(absl::StrCat(
+          branch ? "expected 'B FROM TO COUNT MISPREDICTED'" : "expected 'F START END COUNT'",
+          ", got '", **line, "'"));
     }
     BuildId ids[2];
     std::optional<uint64_t> first = ParseLocation(fields[1], ids[0]);
@@ -109,8 +109,8 @@ absl::Status ReadBoltText(LineReader& lines, Profile& into) {
     std::optional<uint64_t> count = ParseDecimal(fields[3]);
     std::optional<uint64_t> mispredicted = branch ? ParseDecimal(fields[4]) : 0;
     if (!first || !second || !count || !mispredicted) {
-      return lines.Error(absl::StrCat("a field is not a number (hex addresses, decimal counts): '",
-                                      **line, "'"));
+      return lines.Error(
+          absl::StrCat("a field is not a number (hex addresses, decimal counts): '", **line, "'"));
     }
     for (const BuildId& id : ids) {
       if (id.empty()) continue;

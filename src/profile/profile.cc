@@ -64,12 +64,10 @@ void AddSorted(Map& into, const Map& from, AddValue add) {
 
 void Profile::Add(const BinaryKey& key, const BinaryCounts& counts) {
   BinaryCounts& into = binaries_[key];
-  AddSorted(into.ranges, counts.ranges, [this](uint64_t& sum, uint64_t count) {
-    sum = Sum(sum, count);
-  });
-  AddSorted(into.addresses, counts.addresses, [this](uint64_t& sum, uint64_t count) {
-    sum = Sum(sum, count);
-  });
+  AddSorted(into.ranges, counts.ranges,
+            [this](uint64_t& sum, uint64_t count) { sum = Sum(sum, count); });
+  AddSorted(into.addresses, counts.addresses,
+            [this](uint64_t& sum, uint64_t count) { sum = Sum(sum, count); });
   AddSorted(into.branches, counts.branches, [this](BranchCount& sum, const BranchCount& count) {
     sum.taken = Sum(sum.taken, count.taken);
     sum.mispredicted = Sum(sum.mispredicted, count.mispredicted);
@@ -79,8 +77,7 @@ void Profile::Add(const BinaryKey& key, const BinaryCounts& counts) {
 absl::Status Profile::Add(const Profile& other) {
   if (other.format_ && format_ && *other.format_ != *format_) {
     return absl::InvalidArgumentError(absl::StrCat("a ", FormatName(*other.format_),
-                                                   " cannot be added to a ",
-                                                   FormatName(*format_)));
+                                                   " cannot be added to a ", FormatName(*format_)));
   }
   if (other.format_) format_ = other.format_;
   for (const auto& [key, counts] : other.binaries_) Add(key, counts);

@@ -10,8 +10,8 @@
 #ifndef PERFTK_PROFILE_PROFILE_H_
 #define PERFTK_PROFILE_PROFILE_H_
 
-#include <cstdint>
 #include <compare>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
@@ -32,8 +32,8 @@ const char* FormatName(Format format);
 inline constexpr uint64_t kMaxCount = std::numeric_limits<int64_t>::max();
 
 struct BinaryKey {
-  std::string path;      // as recorded; empty when the text names none (BOLT)
-  BuildId build_id;      // empty when unknown; texts write it in lower-case hex
+  std::string path;  // as recorded; empty when the text names none (BOLT)
+  BuildId build_id;  // empty when unknown; texts write it in lower-case hex
   auto operator<=>(const BinaryKey&) const = default;
 };
 
@@ -49,9 +49,9 @@ struct BranchCount {
 };
 
 struct BinaryCounts {
-  std::map<AddressPair, uint64_t> ranges;        // first and last instruction
-  std::map<uint64_t, uint64_t> addresses;        // AutoFDO address samples
-  std::map<AddressPair, BranchCount> branches;   // from, to (0: unknown)
+  std::map<AddressPair, uint64_t> ranges;       // first and last instruction
+  std::map<uint64_t, uint64_t> addresses;       // AutoFDO address samples
+  std::map<AddressPair, BranchCount> branches;  // from, to (0: unknown)
   bool operator==(const BinaryCounts&) const = default;
 };
 

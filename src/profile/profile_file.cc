@@ -24,7 +24,8 @@ absl::Status AddProfileText(LineReader& lines, Profile& into) {
     } else {
       return lines.Error(absl::StrCat(
           "neither AutoFDO text (a number of ranges first) nor BOLT pre-aggregated text "
-          "(F or B lines): '", text.substr(0, 80), "'"));
+          "(F or B lines): '",
+          text.substr(0, 80), "'"));
     }
     lines.Unread();
   }
@@ -38,10 +39,12 @@ absl::Status AddProfileText(LineReader& lines, Profile& into) {
   if (absl::Status s = ReadBoltText(lines, text); !s.ok()) return s;
   if (!text.binaries().empty() && !into.binaries().empty() &&
       text.binaries().begin()->first != into.binaries().begin()->first) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        lines.name(), ": a BOLT profile of build id ", text.binaries().begin()->first.build_id.ToHex(),
-        ", but the inputs before it are of build id ", into.binaries().begin()->first.build_id.ToHex(),
-        ": a BOLT text holds one binary, and two builds are never summed"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(lines.name(), ": a BOLT profile of build id ",
+                     text.binaries().begin()->first.build_id.ToHex(),
+                     ", but the inputs before it are of build id ",
+                     into.binaries().begin()->first.build_id.ToHex(),
+                     ": a BOLT text holds one binary, and two builds are never summed"));
   }
   return into.Add(text);
 }

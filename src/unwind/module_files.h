@@ -9,8 +9,8 @@
 // vDSO. When the recording gives the file's build id (its BUILD_ID feature
 // or an MMAP2 with a build id), a candidate with another build id is
 // skipped: a changed file, or another kernel's vDSO, is not guessed at; a
-// [vdso] without a recorded build id is not looked for. Files are kept open for the life of ModuleFiles; their number grows
-// with the distinct objects the samples hit, not with the samples.
+// [vdso] without a recorded build id is not looked for. Files are kept open for the life of
+// ModuleFiles; their number grows with the distinct objects the samples hit, not with the samples.
 //
 // Not thread-safe.
 #ifndef PERFTK_UNWIND_MODULE_FILES_H_

@@ -141,8 +141,8 @@ StepUses ProcessUnwinder::ModuleStep(Dwfl_Module* module, uint64_t pc) const {
     Dwarf_CFI* cfi = cfi_of(module, &bias);
     Dwarf_Frame* frame = nullptr;
     if (cfi != nullptr && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) {
-      StepUses step = StepUsesOf(
-          frame, frame_registers_ == 0 ? RegisterSet::kMaxRegisters : frame_registers_);
+      StepUses step =
+          StepUsesOf(frame, frame_registers_ == 0 ? RegisterSet::kMaxRegisters : frame_registers_);
       free(frame);
       return step;
     }
@@ -340,11 +340,11 @@ UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, Bytes stack) {
   // Frames taken over end as the unwinding they come from ended, unless
   // they pass the depth limit.
   const UnwindMemo::Ending ending =
-      attempt.taken_over ? attempt.previous_ending
-                         : UnwindMemo::Ending{.last_module_ready =
-                                                  attempt.last_module == ModuleState::kReady,
-                                              .guess_dropped = attempt.guess_dropped,
-                                              .result = result};
+      attempt.taken_over
+          ? attempt.previous_ending
+          : UnwindMemo::Ending{.last_module_ready = attempt.last_module == ModuleState::kReady,
+                               .guess_dropped = attempt.guess_dropped,
+                               .result = result};
   if (attempt.frames.size() >= attempt.max_frames) {
     const size_t cut = attempt.frames.size() - attempt.max_frames;
     attempt.frames.resize(attempt.max_frames);

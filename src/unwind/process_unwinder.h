@@ -36,8 +36,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
-#include "machine/maps.h"
 #include "base/bytes.h"
+#include "machine/maps.h"
 #include "unwind/module_files.h"
 #include "unwind/registers.h"
 #include "unwind/sample_memory.h"
@@ -164,7 +164,7 @@ class ProcessUnwinder {
   bool attached_ = false;
   absl::flat_hash_map<Dwfl_Module*, Reported> reported_;
   static constexpr size_t kMaxCfiAnswers = 1 << 16;  // then forgotten, and learnt again
-  absl::node_hash_map<uint64_t, StepUses> steps_;  // by pc, for the modules reported
+  absl::node_hash_map<uint64_t, StepUses> steps_;    // by pc, for the modules reported
   Attempt* attempt_ = nullptr;
   uint64_t rebuilds_ = 0;  // also the epoch of the memos: a rebuild outdates them
   const bool take_over_frames_;
@@ -177,7 +177,7 @@ class ProcessUnwinder {
   // Per state of the attempt's own part: what stepping from it reads.
   struct OwnState {
     StepUses* step = nullptr;  // null: unknown
-    bool found = false;              // its frame was found
+    bool found = false;        // its frame was found
     bool activation = false;
   };
   std::vector<OwnState> own_states_;

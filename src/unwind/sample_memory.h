@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "machine/maps.h"
 #include "base/bytes.h"
+#include "machine/maps.h"
 #include "unwind/module_files.h"
 
 namespace perftk::unwind {

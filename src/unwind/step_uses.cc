@@ -40,14 +40,12 @@ ExpressionUses UsesOf(const Dwarf_Op* ops, size_t count) {
     } else if ((atom >= DW_OP_lit0 && atom <= DW_OP_lit31) || atom == DW_OP_addr ||
                (atom >= DW_OP_const1u && atom <= DW_OP_consts) || atom == DW_OP_dup ||
                atom == DW_OP_drop || atom == DW_OP_over || atom == DW_OP_pick ||
-               atom == DW_OP_swap || atom == DW_OP_rot || atom == DW_OP_abs ||
-               atom == DW_OP_and || atom == DW_OP_div || atom == DW_OP_minus ||
-               atom == DW_OP_mod || atom == DW_OP_mul || atom == DW_OP_neg ||
-               atom == DW_OP_not || atom == DW_OP_or || atom == DW_OP_plus ||
+               atom == DW_OP_swap || atom == DW_OP_rot || atom == DW_OP_abs || atom == DW_OP_and ||
+               atom == DW_OP_div || atom == DW_OP_minus || atom == DW_OP_mod || atom == DW_OP_mul ||
+               atom == DW_OP_neg || atom == DW_OP_not || atom == DW_OP_or || atom == DW_OP_plus ||
                atom == DW_OP_plus_uconst || atom == DW_OP_shl || atom == DW_OP_shr ||
                atom == DW_OP_shra || atom == DW_OP_xor || atom == DW_OP_bra ||
-               (atom >= DW_OP_eq && atom <= DW_OP_ne) || atom == DW_OP_skip ||
-               atom == DW_OP_nop) {
+               (atom >= DW_OP_eq && atom <= DW_OP_ne) || atom == DW_OP_skip || atom == DW_OP_nop) {
       // Works on the expression's own stack.
     } else {
       uses.registers = RegisterSet::All();  // an operation not read here: anything

@@ -57,12 +57,18 @@ std::string ByReason(const std::array<uint64_t, UnwindStats::kStops>& counts,
 
 const char* UnwindStopName(UnwindStop stop) {
   switch (stop) {
-    case UnwindStop::kOutermost: return "outermost frame";
-    case UnwindStop::kDepthLimit: return "frame limit";
-    case UnwindStop::kNoCfi: return "no CFI";
-    case UnwindStop::kStackTooShort: return "stack copy too short";
-    case UnwindStop::kUnknownMap: return "unknown map";
-    case UnwindStop::kUnrecordedMemory: return "memory not recorded";
+    case UnwindStop::kOutermost:
+      return "outermost frame";
+    case UnwindStop::kDepthLimit:
+      return "frame limit";
+    case UnwindStop::kNoCfi:
+      return "no CFI";
+    case UnwindStop::kStackTooShort:
+      return "stack copy too short";
+    case UnwindStop::kUnknownMap:
+      return "unknown map";
+    case UnwindStop::kUnrecordedMemory:
+      return "memory not recorded";
   }
   return "?";
 }
@@ -229,9 +235,9 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
   // record stays valid and the output drops it.
   const bool stack_in_input = record.lasting() && !settings_.keep_stack;
   SampleFieldOffsets at;
-  if (absl::Status s = DecodeSampleInto(
-          format, record.body(), sample, &at,
-          stack_in_input ? UserStackCopy::kLeaveInPayload : UserStackCopy::kCopy);
+  if (absl::Status s =
+          DecodeSampleInto(format, record.body(), sample, &at,
+                           stack_in_input ? UserStackCopy::kLeaveInPayload : UserStackCopy::kCopy);
       !s.ok()) {
     return Fail(record, s);
   }
@@ -266,15 +272,14 @@ absl::Status UnwindTool::WritePending(const PendingRecord& pending, RecordSink& 
   return out.Emit(Record(record_, pending.file_offset));
 }
 
-void UnwindTool::UnwindWindowPart(size_t lane, SampleWindow& window, size_t begin,
-                                  size_t end) {
+void UnwindTool::UnwindWindowPart(size_t lane, SampleWindow& window, size_t begin, size_t end) {
   for (size_t i = begin; i < end; ++i) {
     PendingRecord& pending = window.records[window.samples[i]];
     const UserStack& copy = pending.sample.stack_user;
-    const Bytes stack = pending.stack_in_input
-                            ? pending.stack
-                            : Bytes(copy.data.data(), std::min<uint64_t>(copy.dyn_size,
-                                                                         copy.data.size()));
+    const Bytes stack =
+        pending.stack_in_input
+            ? pending.stack
+            : Bytes(copy.data.data(), std::min<uint64_t>(copy.dyn_size, copy.data.size()));
     UnwindSample(lanes_[lane], input_events_.format(pending.event),
                  pending.misc & PERF_RECORD_MISC_CPUMODE_MASK, stack, pending.sample);
   }
@@ -348,9 +353,12 @@ absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
   }
   if (machine::ChangesMachines(record.type())) return FollowMachine(record, out);
   switch (record.type()) {
-    case PERF_RECORD_HEADER_ATTR: return RewriteHeaderAttr(record, out);
-    case PERF_RECORD_HEADER_FEATURE: return FollowPipeFeature(record, out);
-    default: return out.Emit(record);
+    case PERF_RECORD_HEADER_ATTR:
+      return RewriteHeaderAttr(record, out);
+    case PERF_RECORD_HEADER_FEATURE:
+      return FollowPipeFeature(record, out);
+    default:
+      return out.Emit(record);
   }
 }
 

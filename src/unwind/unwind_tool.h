@@ -72,8 +72,8 @@ struct UnwindStats {
   uint64_t no_registers = 0;                  // no user registers (kernel threads): not unwound
   std::array<uint64_t, kStops> partly{};      // by UnwindStop: callers found, then a stop
   std::array<uint64_t, kStops> not_at_all{};  // by UnwindStop: no caller found
-  uint64_t frames = 0;             // user frames found, in all
-  uint64_t frames_taken_over = 0;  // of them, taken over from an earlier sample
+  uint64_t frames = 0;                        // user frames found, in all
+  uint64_t frames_taken_over = 0;             // of them, taken over from an earlier sample
   uint64_t partly_total() const;
   uint64_t not_at_all_total() const;  // including no_registers
   // Adds every count of `other`.

@@ -18,7 +18,9 @@ BuildId Hex(absl::string_view hex) {
 
 constexpr absl::string_view kSha1 = "0123456789abcdef0123456789abcdef01234567";
 constexpr absl::string_view kShort8 = "a1b2c3d4e5f60718";
-constexpr absl::string_view kShort8Padded = "a1b2c3d4e5f607180000000000000000" "00000000";
+constexpr absl::string_view kShort8Padded =
+    "a1b2c3d4e5f607180000000000000000"
+    "00000000";
 
 TEST(BuildId, EmptyByDefault) {
   BuildId id;

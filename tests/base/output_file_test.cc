@@ -1,12 +1,12 @@
 #include "base/output_file.h"
 
-#include <sys/stat.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/input_file.h"
 #include "../testing/temp_dir_test.h"
+#include "base/input_file.h"
 #include "gmock/gmock.h"
 
 namespace perftk::base {
@@ -127,9 +127,9 @@ TEST_F(OutputFileTest, AnInputThatIsTheOutputIsRefusedAndTheOutputNotCommitted) 
 TEST_F(OutputFileTest, ANewOutputIsRefusedAsAnInputByItsPath) {
   absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(Path("new"), "output (-o)");
   ASSERT_TRUE(out.ok());
-  absl::Status s = CheckNotAnOutput(dir_ + "/../" + std::filesystem::path(dir_).filename().string() +
-                                        "/new",
-                                    nullptr, "generated file");
+  absl::Status s =
+      CheckNotAnOutput(dir_ + "/../" + std::filesystem::path(dir_).filename().string() + "/new",
+                       nullptr, "generated file");
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(ClaimedNamesIn(ResolvedFolder(dir_)), ElementsAre("new"));
 }

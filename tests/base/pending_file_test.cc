@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "base/generated_file.h"
 #include "../testing/temp_dir_test.h"
+#include "base/generated_file.h"
 #include "gmock/gmock.h"
 
 namespace perftk::base {

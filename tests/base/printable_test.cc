@@ -24,7 +24,10 @@ TEST(Printable, EscapesBytesThatAreNotUtf8) {
   EXPECT_EQ(Printable("\xc3"), "\\xc3") << "a sequence cut short";
   EXPECT_EQ(Printable("\xc0\xaf"), "\\xc0\\xaf") << "overlong";
   EXPECT_EQ(Printable("\xed\xa0\x80"), "\\xed\\xa0\\x80") << "a surrogate";
-  EXPECT_EQ(Printable("\xc2\x9b" "31m"), "\\xc2\\x9b31m") << "C1 CSI acts like ESC [";
+  EXPECT_EQ(Printable("\xc2\x9b"
+                      "31m"),
+            "\\xc2\\x9b31m")
+      << "C1 CSI acts like ESC [";
 }
 
 }  // namespace

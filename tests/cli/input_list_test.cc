@@ -32,7 +32,8 @@ TEST_F(InputListTest, PathsAndListsInTheirOrder) {
 }
 
 TEST_F(InputListTest, CrLfBlankLinesAndCommentsAreNotPaths) {
-  Put(Path("list"), "# recordings of the fleet\r\n\r\nhost1.data\r\n\n  # indented: a path\nlast.data");
+  Put(Path("list"),
+      "# recordings of the fleet\r\n\r\nhost1.data\r\n\n  # indented: a path\nlast.data");
   ASSERT_TRUE(Expand({"@" + Path("list")}).ok());
   EXPECT_THAT(paths_, ElementsAre("host1.data", "  # indented: a path", "last.data"));
 }

@@ -14,8 +14,8 @@ namespace {
 constexpr uint64_t kAt = 0x400100;
 
 TEST(A64DirectBranchTarget, UnconditionalImmediateBranches) {
-  EXPECT_EQ(A64DirectBranchTarget(0x14000010u, kAt), kAt + 0x40);  // b #0x40
-  EXPECT_EQ(A64DirectBranchTarget(0x17fffffeu, kAt), kAt - 0x8);   // b #-0x8
+  EXPECT_EQ(A64DirectBranchTarget(0x14000010u, kAt), kAt + 0x40);    // b #0x40
+  EXPECT_EQ(A64DirectBranchTarget(0x17fffffeu, kAt), kAt - 0x8);     // b #-0x8
   EXPECT_EQ(A64DirectBranchTarget(0x94000400u, kAt), kAt + 0x1000);  // bl #0x1000
   // bl #-0x4000000: the farthest back imm26 reaches.
   EXPECT_EQ(A64DirectBranchTarget(0x97000000u, 0x8000000), 0x8000000u - 0x4000000u);
@@ -29,7 +29,7 @@ TEST(A64DirectBranchTarget, ConditionalAndCompareBranches) {
 }
 
 TEST(A64DirectBranchTarget, TestBitBranches) {
-  EXPECT_EQ(A64DirectBranchTarget(0x362800e3u, kAt), kAt + 0x1c);   // tbz w3, #5, #0x1c
+  EXPECT_EQ(A64DirectBranchTarget(0x362800e3u, kAt), kAt + 0x1c);    // tbz w3, #5, #0x1c
   EXPECT_EQ(A64DirectBranchTarget(0xb7440004u, kAt), kAt - 0x8000);  // tbnz x4, #40, #-0x8000
 }
 

@@ -127,8 +127,8 @@ TEST_F(BuildIdCacheTest, AVdsoOfAnotherIdOrNoneIsNamedInAWarning) {
 TEST_F(BuildIdCacheTest, ACachedFileOfAnotherIdIsNotTaken) {
   // The link names m.so's id but the file there is another binary.
   std::ofstream(dir_ + "/n.c") << "int g(void) { return 2; }\n";
-  std::string cc = "cc -shared -nostdlib -Wl,--build-id=0x0102030405060708 -o " + dir_ +
-                   "/n.so " + dir_ + "/n.c";
+  std::string cc = "cc -shared -nostdlib -Wl,--build-id=0x0102030405060708 -o " + dir_ + "/n.so " +
+                   dir_ + "/n.c";
   ASSERT_EQ(std::system(cc.c_str()), 0) << cc;
   std::filesystem::create_directories(cache_ + "/x");
   std::filesystem::copy_file(dir_ + "/n.so", cache_ + "/x/elf");

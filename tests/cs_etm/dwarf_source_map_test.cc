@@ -35,14 +35,14 @@ TEST(DwarfSourceMap, BaseDiscriminator) {
 }
 
 TEST(DwarfSourceMap, DuplicationFactor) {
-  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0), 1u);       // none
-  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(2), 1u);       // a base discriminator only
-  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(9), 2u);       // no base discriminator, then 2
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0), 1u);  // none
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(2), 1u);  // a base discriminator only
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(9), 2u);  // no base discriminator, then 2
   EXPECT_EQ(DwarfSourceMap::DuplicationFactor(2050), 8u);
   EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0x1e04), 30u);
   EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0x4d), 19u);
   EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0xa002), 64u);  // base 1, factor in 14 bits
-  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0x286), 1u);   // empty factor, copy id 1
+  EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0x286), 1u);    // empty factor, copy id 1
   EXPECT_EQ(DwarfSourceMap::DuplicationFactor(0x1880a), 8u);  // base 5, 8, copy id 3
 }
 

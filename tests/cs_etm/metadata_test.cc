@@ -68,10 +68,12 @@ std::vector<uint64_t> Header(uint64_t version, uint32_t cpus) {
 TEST(CsEtmInfo, VersionZeroHasNoParameterCount) {
   std::vector<uint64_t> words = Header(0, 2);
   // ETMv4: magic, cpu, 7 registers; ETMv3: magic, cpu, 4 registers.
-  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV4, 3ULL, 0x40ULL, 0x14ULL, 1ULL, 2ULL, 3ULL, 4ULL, 5ULL}) {
+  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV4, 3ULL, 0x40ULL, 0x14ULL, 1ULL, 2ULL,
+                                                    3ULL, 4ULL, 5ULL}) {
     words.push_back(w);
   }
-  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV3, 5ULL, 1ULL << 14, 0x22ULL, 7ULL, 0x4100f300ULL}) {
+  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV3, 5ULL, 1ULL << 14, 0x22ULL, 7ULL,
+                                                    0x4100f300ULL}) {
     words.push_back(w);
   }
   auto info = ParseCsEtmInfo(words);
@@ -89,11 +91,12 @@ TEST(CsEtmInfo, VersionZeroHasNoParameterCount) {
 TEST(CsEtmInfo, SkipsUnknownExtraParameters) {
   std::vector<uint64_t> words = Header(1, 2);
   // 9 parameters where 7 are known (a newer perf's TS_SOURCE and one more).
-  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV4, 0ULL, 9ULL, 0x8080ULL, 0x10ULL, 1ULL, 2ULL, 3ULL, 4ULL, 5ULL,
-                     77ULL, 78ULL}) {
+  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV4, 0ULL, 9ULL, 0x8080ULL, 0x10ULL,
+                                                    1ULL, 2ULL, 3ULL, 4ULL, 5ULL, 77ULL, 78ULL}) {
     words.push_back(w);
   }
-  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV4, 1ULL, 7ULL, 0x40ULL, 0x12ULL, 1ULL, 2ULL, 3ULL, 4ULL, 5ULL}) {
+  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV4, 1ULL, 7ULL, 0x40ULL, 0x12ULL, 1ULL,
+                                                    2ULL, 3ULL, 4ULL, 5ULL}) {
     words.push_back(w);
   }
   auto info = ParseCsEtmInfo(words);
@@ -106,8 +109,8 @@ TEST(CsEtmInfo, SkipsUnknownExtraParameters) {
 
 TEST(CsEtmInfo, VersionTwoUnusedTraceIdWaitsForHwId) {
   std::vector<uint64_t> words = Header(2, 1);
-  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV4, 0ULL, 7ULL, 0x40ULL, (1ULL << 31) | 0x7f, 1ULL, 2ULL, 3ULL,
-                     4ULL, 5ULL}) {
+  for (uint64_t w : std::initializer_list<uint64_t>{
+           kMagicEtmV4, 0ULL, 7ULL, 0x40ULL, (1ULL << 31) | 0x7f, 1ULL, 2ULL, 3ULL, 4ULL, 5ULL}) {
     words.push_back(w);
   }
   auto info = ParseCsEtmInfo(words);
@@ -117,16 +120,19 @@ TEST(CsEtmInfo, VersionTwoUnusedTraceIdWaitsForHwId) {
 
 TEST(CsEtmInfo, RejectsBadInputWithAMessage) {
   std::vector<uint64_t> unknown = Header(1, 1);
-  for (uint64_t w : std::initializer_list<uint64_t>{0x6060606060606060ULL, 0ULL, 7ULL}) unknown.push_back(w);
+  for (uint64_t w : std::initializer_list<uint64_t>{0x6060606060606060ULL, 0ULL, 7ULL})
+    unknown.push_back(w);
   auto status = ParseCsEtmInfo(unknown).status();
   EXPECT_NE(std::string(status.message()).find("unknown magic"), std::string::npos) << status;
 
   std::vector<uint64_t> truncated = Header(1, 1);
-  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV4, 0ULL, 7ULL, 1ULL}) truncated.push_back(w);
+  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV4, 0ULL, 7ULL, 1ULL})
+    truncated.push_back(w);
   EXPECT_FALSE(ParseCsEtmInfo(truncated).ok());
 
   std::vector<uint64_t> too_few = Header(1, 1);
-  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV4, 0ULL, 2ULL, 1ULL, 2ULL}) too_few.push_back(w);
+  for (uint64_t w : std::initializer_list<uint64_t>{kMagicEtmV4, 0ULL, 2ULL, 1ULL, 2ULL})
+    too_few.push_back(w);
   EXPECT_FALSE(ParseCsEtmInfo(too_few).ok());
 
   EXPECT_FALSE(ParseCsEtmInfo(Header(3, 0)).ok());

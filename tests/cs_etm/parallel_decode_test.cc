@@ -78,8 +78,7 @@ OwnedRecord OnCpu(const OwnedRecord& owned, uint32_t cpu) {
 std::vector<OwnedRecord> Replayed(const Recording& recording, int rounds, int model_every) {
   std::vector<OwnedRecord> out = recording.records;
   size_t first_trace = 0;
-  while (first_trace < out.size() &&
-         out[first_trace].view().type() != PERF_RECORD_ITRACE_START) {
+  while (first_trace < out.size() && out[first_trace].view().type() != PERF_RECORD_ITRACE_START) {
     ++first_trace;
   }
   for (int round = 0; round < rounds; ++round) {
@@ -108,7 +107,7 @@ struct Outcome {
 };
 
 Outcome DecodeWith(const Recording& recording, const std::vector<OwnedRecord>& records,
-            OutputFormat format, const std::string& itrace, int jobs) {
+                   OutputFormat format, const std::string& itrace, int jobs) {
   Outcome outcome;
   DecodeOptions options;
   options.itrace = *ParseItrace(itrace);
@@ -175,7 +174,8 @@ TEST_P(ParallelDecode, ManyBlocksGiveTheBytesOfOneThread) {
     EXPECT_GE(serial.stats.samples, once.stats.samples * (kRounds + 1));
   }
   EXPECT_GT(once.stats.packets, 0u);
-  for (int jobs : {2, 4}) ExpectSame(serial, DecodeWith(recording, records, c.format, c.itrace, jobs), jobs);
+  for (int jobs : {2, 4})
+    ExpectSame(serial, DecodeWith(recording, records, c.format, c.itrace, jobs), jobs);
 }
 
 TEST_P(ParallelDecode, RealRecordingGivesTheBytesOfOneThread) {

@@ -27,11 +27,11 @@ DecodeOptions ProfileOptions(int jobs) {
 TEST(DecodeRecordings, SumIsTheSameForAnyJobsAndOrder) {
   RecordingsDecode one = DecodeRecordings({kFormatted}, ProfileOptions(1), nullptr);
   ASSERT_TRUE(one.status.ok()) << one.status;
-  RecordingsDecode three = DecodeRecordings({kFormatted, kRaw, kFormatted}, ProfileOptions(1),
-                                            nullptr);
+  RecordingsDecode three =
+      DecodeRecordings({kFormatted, kRaw, kFormatted}, ProfileOptions(1), nullptr);
   ASSERT_TRUE(three.status.ok()) << three.status;
-  RecordingsDecode spread = DecodeRecordings({kRaw, kFormatted, kFormatted}, ProfileOptions(3),
-                                             nullptr);
+  RecordingsDecode spread =
+      DecodeRecordings({kRaw, kFormatted, kFormatted}, ProfileOptions(3), nullptr);
   ASSERT_TRUE(spread.status.ok()) << spread.status;
   EXPECT_EQ(profile::AutoFdoText(three.profile), profile::AutoFdoText(spread.profile));
   EXPECT_EQ(three.stats.blocks, spread.stats.blocks);
@@ -54,8 +54,8 @@ TEST(DecodeRecordings, KeepFiltersBinaries) {
 }
 
 TEST(DecodeRecordings, AFailedRecordingIsNamed) {
-  RecordingsDecode run = DecodeRecordings({kFormatted, kEtmDir + "NOTICE", kRaw},
-                                          ProfileOptions(2), nullptr);
+  RecordingsDecode run =
+      DecodeRecordings({kFormatted, kEtmDir + "NOTICE", kRaw}, ProfileOptions(2), nullptr);
   ASSERT_FALSE(run.status.ok());
   EXPECT_THAT(run.status.message(), HasSubstr("NOTICE"));
 }

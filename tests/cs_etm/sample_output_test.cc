@@ -125,7 +125,8 @@ TEST(SampleEncoder, BranchSamplesMoveTheInputsIdsToWhereTheNewEventsHaveThem) {
 }
 
 TEST(SampleEncoder, ScriptLinesAreThoseOfPerf61) {
-  std::ifstream in(std::string(PERFTK_SOURCE_DIR) + "/tests/data/cs_etm_perf61/perf_etm.il16.script");
+  std::ifstream in(std::string(PERFTK_SOURCE_DIR) +
+                   "/tests/data/cs_etm_perf61/perf_etm.il16.script");
   std::string first;
   ASSERT_TRUE(std::getline(in, first));
   Header header;  // kScript adds no events

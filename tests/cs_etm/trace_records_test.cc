@@ -57,8 +57,7 @@ const OwnedRecord* FirstOf(const Recording& recording, uint32_t type) {
 // A record of `type` with `body` and the recording's sample_id trailer for
 // `pid`/`tid` on kCpu (`with_id` false: no trailer).
 OwnedRecord MakeRecord(const Recording& recording, uint32_t type, uint16_t misc,
-                       std::vector<std::byte> body, int32_t pid, int32_t tid,
-                       bool with_id = true) {
+                       std::vector<std::byte> body, int32_t pid, int32_t tid, bool with_id = true) {
   if (with_id) {
     SampleId id;
     id.pid = static_cast<uint32_t>(pid);
@@ -153,11 +152,11 @@ TEST(TraceRecordReader, ASwitchInNamesTheThreadAndASwitchOutDoesNot) {
   const Recording recording = ReadEtm();
   base::WarningList warnings;
   TraceRecordReader reader(recording.header.events, warnings);
-  const std::vector<TraceBlock> blocks = ReadAll(
-      reader, recording,
-      {MakeRecord(recording, PERF_RECORD_SWITCH_CPU_WIDE, 0, Words({1, 2}), 99, 100),
-       MakeRecord(recording, PERF_RECORD_SWITCH_CPU_WIDE, PERF_RECORD_MISC_SWITCH_OUT,
-                  Words({3, 4}), 55, 56)});
+  const std::vector<TraceBlock> blocks =
+      ReadAll(reader, recording,
+              {MakeRecord(recording, PERF_RECORD_SWITCH_CPU_WIDE, 0, Words({1, 2}), 99, 100),
+               MakeRecord(recording, PERF_RECORD_SWITCH_CPU_WIDE, PERF_RECORD_MISC_SWITCH_OUT,
+                          Words({3, 4}), 55, 56)});
   ASSERT_EQ(blocks.size(), 4u);
   EXPECT_EQ(blocks[0].seed_pid, 99);
   EXPECT_EQ(blocks[0].seed_tid, 100);

@@ -84,9 +84,10 @@ Assembler& Assembler::Svc(uint16_t imm16) { return Emit(kSvc | (uint32_t{imm16} 
 absl::StatusOr<std::vector<uint32_t>> Assembler::Finish() {
   for (const Pending& p : pending_) {
     auto it = labels_.find(p.label);
-    if (it == labels_.end()) return absl::InvalidArgumentError(absl::StrCat("undefined label ", p.label));
-    int64_t delta = (static_cast<int64_t>(it->second) -
-                     static_cast<int64_t>(origin_ + 4 * p.index)) / 4;
+    if (it == labels_.end())
+      return absl::InvalidArgumentError(absl::StrCat("undefined label ", p.label));
+    int64_t delta =
+        (static_cast<int64_t>(it->second) - static_cast<int64_t>(origin_ + 4 * p.index)) / 4;
     int bits = p.kind == Fixup::kImm26 ? 26 : 19;
     if (delta >= (int64_t{1} << (bits - 1)) || delta < -(int64_t{1} << (bits - 1))) {
       return absl::InvalidArgumentError(absl::StrCat("branch to ", p.label, " out of range"));

@@ -19,13 +19,13 @@ enum class Cond : uint8_t { kEq = 0, kNe = 1, kGe = 10, kLt = 11 };
 
 // How an instruction moves control, as trace sees it.
 enum class Flow : uint8_t {
-  kNext,         // falls through (NOP, ADD, SUBS, ...)
-  kBranch,       // B: always taken, target in the instruction
-  kCall,         // BL: always taken, target in the instruction, links
-  kCondBranch,   // B.cond, CBZ, CBNZ: taken or not, target in the instruction
-  kReturn,       // RET: indirect, always taken
+  kNext,             // falls through (NOP, ADD, SUBS, ...)
+  kBranch,           // B: always taken, target in the instruction
+  kCall,             // BL: always taken, target in the instruction, links
+  kCondBranch,       // B.cond, CBZ, CBNZ: taken or not, target in the instruction
+  kReturn,           // RET: indirect, always taken
   kExceptionReturn,  // ERET: indirect, always taken, leaves the exception level
-  kSyscall,      // SVC: takes an exception (not a branch)
+  kSyscall,          // SVC: takes an exception (not a branch)
 };
 
 struct Decoded {

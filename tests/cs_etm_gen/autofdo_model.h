@@ -59,7 +59,7 @@ class AutoFdoModel {
  private:
   struct Route {
     std::map<std::string, FunctionCounts> functions;
-    std::map<std::string, uint64_t> weight;  // sum of count * (end - start)
+    std::map<std::string, uint64_t> weight;                         // sum of count * (end - start)
     std::map<std::pair<std::string, std::string>, uint64_t> calls;  // (from, to) function
     uint64_t all_weight = 0;
   };

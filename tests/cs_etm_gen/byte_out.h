@@ -40,7 +40,9 @@ class ByteOut {
     bytes.insert(bytes.end(), s.begin(), s.end());
     U8(0);
   }
-  void Append(const std::vector<uint8_t>& more) { bytes.insert(bytes.end(), more.begin(), more.end()); }
+  void Append(const std::vector<uint8_t>& more) {
+    bytes.insert(bytes.end(), more.begin(), more.end());
+  }
   void PadTo(size_t offset) {
     if (bytes.size() < offset) bytes.resize(offset, 0);
   }

@@ -23,8 +23,8 @@ namespace perftk::etm_gen {
 inline uint8_t TraceIdOfCpu(uint32_t cpu) { return static_cast<uint8_t>(0x10 + 2 * cpu); }
 
 enum class SwitchStyle {
-  kAddressWithContext,   // one Address with Context packet
-  kContextThenAddress,   // a Context packet, then a Long Address
+  kAddressWithContext,  // one Address with Context packet
+  kContextThenAddress,  // a Context packet, then a Long Address
 };
 
 class CpuTracer {

@@ -8,8 +8,8 @@ namespace {
 // DWARF 4 constants (DWARF 4 standard, chapter 7).
 constexpr uint8_t kTagCompileUnit = 0x11, kTagSubprogram = 0x2e;
 constexpr uint8_t kAtName = 0x03, kAtStmtList = 0x10, kAtLowPc = 0x11, kAtHighPc = 0x12,
-                  kAtLanguage = 0x13, kAtProducer = 0x25,
-                  kAtDeclFile = 0x3a, kAtDeclLine = 0x3b, kAtExternal = 0x3f;
+                  kAtLanguage = 0x13, kAtProducer = 0x25, kAtDeclFile = 0x3a, kAtDeclLine = 0x3b,
+                  kAtExternal = 0x3f;
 constexpr uint8_t kFormAddr = 0x01, kFormData2 = 0x05, kFormData4 = 0x06, kFormData8 = 0x07,
                   kFormString = 0x08, kFormData1 = 0x0b, kFormSecOffset = 0x17,
                   kFormFlagPresent = 0x19;

@@ -1,6 +1,8 @@
 // The generator's DWARF read back by elfutils' libdw (an independent
 // reader): every instruction of etm_demo has its own line, every function
 // symbol a DW_TAG_subprogram with its name, range and first line.
+#include "debug_info.h"
+
 #include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,7 +11,6 @@
 #include <map>
 #include <string>
 
-#include "debug_info.h"
 #include "gtest/gtest.h"
 #include "programs.h"
 

@@ -63,9 +63,9 @@ std::vector<uint8_t> BuildElf(const ElfImage& image) {
   if (!image.source_name.empty()) {
     DebugSections debug =
         BuildDebugSections(image.source_name, text_vaddr, image.code.size(), symbols);
-    for (const auto& [name, bytes] : {std::pair{".debug_abbrev", &debug.abbrev},
-                                      std::pair{".debug_info", &debug.info},
-                                      std::pair{".debug_line", &debug.line}}) {
+    for (const auto& [name, bytes] :
+         {std::pair{".debug_abbrev", &debug.abbrev}, std::pair{".debug_info", &debug.info},
+          std::pair{".debug_line", &debug.line}}) {
       sections.push_back({static_cast<uint32_t>(shstrtab.size()), kShtProgbits, 0, 0,
                           out.bytes.size(), bytes->size(), 0, 0, 1, 0});
       shstrtab += std::string(name) + '\0';
@@ -90,8 +90,8 @@ std::vector<uint8_t> BuildElf(const ElfImage& image) {
   out.Align(8);
   const uint64_t shoff = out.bytes.size();
 
-  sections[1] = {1, kShtProgbits, kShfAlloc | kShfExecinstr, text_vaddr, kTextOffset, text_size,
-                 0, 0, 4, 0};
+  sections[1] = {
+      1, kShtProgbits, kShfAlloc | kShfExecinstr, text_vaddr, kTextOffset, text_size, 0, 0, 4, 0};
   sections[2] = {7, kShtSymtab, 0, 0, symtab_offset, symtab.bytes.size(), 3, 1, 8, kSymSize};
   sections[3] = {15, kShtStrtab, 0, 0, strtab_offset, strtab.size(), 0, 0, 1, 0};
   sections[4] = {23, kShtStrtab, 0, 0, shstrtab_offset, shstrtab.size(), 0, 0, 1, 0};
@@ -116,7 +116,7 @@ std::vector<uint8_t> BuildElf(const ElfImage& image) {
   head.U16(kEmAarch64);
   head.U32(1);
   head.U64(text_vaddr);  // entry
-  head.U64(kEhdrSize);                      // phoff
+  head.U64(kEhdrSize);   // phoff
   head.U64(shoff);
   head.U32(0);  // flags
   head.U16(kEhdrSize);
@@ -148,7 +148,8 @@ std::vector<uint8_t> BuildElf(const ElfImage& image) {
 absl::Status WriteElf(const ElfImage& image, const std::string& path) {
   std::vector<uint8_t> bytes = BuildElf(image);
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  file.write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   file.close();
   if (!file) return absl::InternalError(absl::StrCat("cannot write ", path));
   return absl::OkStatus();

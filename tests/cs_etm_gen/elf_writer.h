@@ -23,8 +23,8 @@ namespace perftk::etm_gen {
 inline constexpr uint64_t kTextOffset = 0x1000;
 
 struct ElfImage {
-  bool shared_object = true;  // ET_DYN, else ET_EXEC
-  uint64_t link_base = 0;     // the address of file offset 0
+  bool shared_object = true;   // ET_DYN, else ET_EXEC
+  uint64_t link_base = 0;      // the address of file offset 0
   std::vector<uint32_t> code;  // at link_base + kTextOffset
   std::vector<Assembler::Symbol> symbols;
   std::string source_name;  // empty: no debug information

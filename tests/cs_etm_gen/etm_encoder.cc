@@ -10,11 +10,11 @@ constexpr uint8_t kException = 0x06;
 constexpr uint8_t kContextUpdate = 0x81;
 constexpr uint8_t kAddressContext64Is0 = 0x85;
 constexpr uint8_t kLongAddress64Is0 = 0x9d;
-constexpr uint8_t kAtomF1 = 0xf6;     // | E
-constexpr uint8_t kAtomF2 = 0xd8;     // | 2 atoms, oldest in bit 0
-constexpr uint8_t kAtomF3 = 0xf8;     // | 3 atoms, oldest in bit 0
-constexpr uint8_t kAtomF6E = 0xc0;    // | (n - 3): n E atoms, then E
-constexpr uint8_t kAtomF6N = 0xe0;    // | (n - 3): n E atoms, then N
+constexpr uint8_t kAtomF1 = 0xf6;   // | E
+constexpr uint8_t kAtomF2 = 0xd8;   // | 2 atoms, oldest in bit 0
+constexpr uint8_t kAtomF3 = 0xf8;   // | 3 atoms, oldest in bit 0
+constexpr uint8_t kAtomF6E = 0xc0;  // | (n - 3): n E atoms, then E
+constexpr uint8_t kAtomF6N = 0xe0;  // | (n - 3): n E atoms, then N
 constexpr size_t kF6MaxRun = 23;
 
 }  // namespace
@@ -64,7 +64,8 @@ void EtmV4Encoder::AddressPayload(uint64_t address) {
   // IS0: bits [8:2] and [15:9] in 7-bit fields, then bytes of [63:16].
   bytes_.push_back(static_cast<uint8_t>((address >> 2) & 0x7f));
   bytes_.push_back(static_cast<uint8_t>((address >> 9) & 0x7f));
-  for (int shift = 16; shift < 64; shift += 8) bytes_.push_back(static_cast<uint8_t>(address >> shift));
+  for (int shift = 16; shift < 64; shift += 8)
+    bytes_.push_back(static_cast<uint8_t>(address >> shift));
 }
 
 void EtmV4Encoder::Context(const EtmContext& context) {
@@ -109,8 +110,8 @@ void EtmV4Encoder::FlushAtoms() {
       ++atom_formats_[6];
       i += run;
     } else if (n - i >= 3) {
-      bytes_.push_back(static_cast<uint8_t>(kAtomF3 | atoms_[i] | (atoms_[i + 1] << 1) |
-                                            (atoms_[i + 2] << 2)));
+      bytes_.push_back(
+          static_cast<uint8_t>(kAtomF3 | atoms_[i] | (atoms_[i + 1] << 1) | (atoms_[i + 2] << 2)));
       ++atom_formats_[3];
       i += 3;
     } else if (n - i == 2) {

@@ -28,8 +28,8 @@ struct ExpectedSample {
   TruthContext context;
   uint64_t time = 0;
   uint64_t ip = 0;
-  uint64_t addr = 0;    // branch samples: target
-  uint64_t period = 0;  // instruction samples
+  uint64_t addr = 0;                                    // branch samples: target
+  uint64_t period = 0;                                  // instruction samples
   std::vector<std::pair<uint64_t, uint64_t>> branches;  // newest first
 };
 

@@ -65,8 +65,8 @@ std::string Describe(bool branch, uint32_t cpu, int32_t pid, int32_t tid, int el
 }
 
 std::string Describe(const ExpectedSample& e) {
-  return Describe(e.branch, e.cpu, e.context.pid, e.context.tid, e.context.el, e.time, e.ip,
-                  e.addr, e.period, e.branches);
+  return Describe(e.branch, e.cpu, e.context.pid, e.context.tid, e.context.el, e.time, e.ip, e.addr,
+                  e.period, e.branches);
 }
 
 std::string Describe(const Decoded& d) {
@@ -84,8 +84,8 @@ std::string FirstDifference(const std::vector<std::string>& got,
   size_t i = 0;
   while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
   if (i == got.size() && i == want.size()) return "";
-  std::string out = absl::StrFormat("sample %d of %d decoded, %d expected\n", i, got.size(),
-                                    want.size());
+  std::string out =
+      absl::StrFormat("sample %d of %d decoded, %d expected\n", i, got.size(), want.size());
   for (size_t j = i >= 2 ? i - 2 : 0; j < i + 3; ++j) {
     absl::StrAppend(&out, "  got  ", j < got.size() ? got[j] : "-", "\n");
     absl::StrAppend(&out, "  want ", j < want.size() ? want[j] : "-", "\n");
@@ -372,7 +372,8 @@ TEST_F(GroundTruth, SyscallsChangeTheExceptionLevel) {
     std::string path = Write(packing == Packing::kRaw ? "c_raw.data" : "c_fmt.data",
                              Layout(1, false), buffers, packing, {{0, {100, 100}}});
     SCOPED_TRACE(path);
-    for (const char* itrace : {"i2il32b", "i5il64"}) ExpectMatchesTruth(path, {tracer.truth()}, itrace);
+    for (const char* itrace : {"i2il32b", "i5il64"})
+      ExpectMatchesTruth(path, {tracer.truth()}, itrace);
     Decode run = DecodeFile(path, "i2il32");
     ASSERT_TRUE(run.status.ok()) << run.status;
     int kernel = 0;
@@ -399,9 +400,13 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
   module.build_id = std::string("\xa5\x35\xd7\x22\x2f\x9f\x01\xd1", 8);
   module.source_name = "etm_mod.s";
   Assembler m(0);
-  m.Label("mod_entry", true).AddImm(11, 11, 1)
-      .Label("mod_loop").SubsImm(12, 12, 1).BCond(Cond::kNe, "mod_loop")
-      .Bl("mod_helper").Ret();
+  m.Label("mod_entry", true)
+      .AddImm(11, 11, 1)
+      .Label("mod_loop")
+      .SubsImm(12, 12, 1)
+      .BCond(Cond::kNe, "mod_loop")
+      .Bl("mod_helper")
+      .Ret();
   m.Label("mod_helper", true).Nop().Ret();
   absl::StatusOr<std::vector<uint32_t>> module_code = m.Finish();
   ASSERT_TRUE(module_code.ok()) << module_code.status();
@@ -423,9 +428,15 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
   // The kernel: the SVC handler calls the module (a BL: modules sit within
   // 128 MB of the kernel on arm64), loops, returns to EL0.
   Assembler k(kKernelBase + kTextOffset);
-  k.Label("el0_svc", true).Nop().AddImm(9, 9, 1)
-      .Label("call_module").Nop()
-      .Label("k_loop").SubsImm(10, 10, 1).BCond(Cond::kNe, "k_loop").Eret();
+  k.Label("el0_svc", true)
+      .Nop()
+      .AddImm(9, 9, 1)
+      .Label("call_module")
+      .Nop()
+      .Label("k_loop")
+      .SubsImm(10, 10, 1)
+      .BCond(Cond::kNe, "k_loop")
+      .Eret();
   absl::StatusOr<std::vector<uint32_t>> kernel_code = k.Finish();
   ASSERT_TRUE(kernel_code.ok()) << kernel_code.status();
   const uint64_t call_link = k.AddressOf("call_module");
@@ -495,9 +506,9 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
       for (int i = 0; i < 4; ++i) module_bytes.push_back(static_cast<uint8_t>(word >> (8 * i)));
     }
     const std::string kcore = *dir_ + "/kcore";
-    ASSERT_TRUE(WriteKcore({{kKernelBase + kSlide, kernel_bytes}, {kModuleBase, module_bytes}},
-                           kcore)
-                    .ok());
+    ASSERT_TRUE(
+        WriteKcore({{kKernelBase + kSlide, kernel_bytes}, {kModuleBase, module_bytes}}, kcore)
+            .ok());
     cs_etm::DecodeOptions from_kcore;
     from_kcore.kcore = kcore;
     ExpectMatchesTruth(*dir_ + "/km_fmt.data", {tracer.truth()}, "i2il32b", 1, from_kcore);
@@ -506,16 +517,18 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
   // build-id cache (perf's layout: .build-id/xx/yyyy/elf), no --vmlinux.
   {
     ElfImage with_id = vmlinux;
-    with_id.build_id = std::string("\x31\x4a\x4f\x09\xe2\xd2\x30\x5e\x11\x22\x33\x44\x55"
-                                   "\x66\x77\x88\x99\xaa\xbb\xcc", 20);
+    with_id.build_id = std::string(
+        "\x31\x4a\x4f\x09\xe2\xd2\x30\x5e\x11\x22\x33\x44\x55"
+        "\x66\x77\x88\x99\xaa\xbb\xcc",
+        20);
     const std::string cache = *dir_ + "/buildid-cache";
     const std::string entry = cache + "/.build-id/31/4a4f09e2d2305e112233445566778899aabbcc";
     std::filesystem::create_directories(entry);
     ASSERT_TRUE(WriteElf(with_id, entry + "/elf").ok());
     RecordingLayout by_id = layout;
     by_id.kernel_build_id = with_id.build_id;
-    std::string path = Write("km_buildid.data", by_id, buffers, Packing::kFormatted,
-                             {{0, {100, 100}}});
+    std::string path =
+        Write("km_buildid.data", by_id, buffers, Packing::kFormatted, {{0, {100, 100}}});
     setenv("PERF_BUILDID_DIR", cache.c_str(), 1);
     cs_etm::DecodeOptions found = options;
     found.vmlinux.clear();
@@ -546,9 +559,9 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
     absl::StrAppendFormat(&want, "%x-%x:%d\n", range.first, range.second, count);
   }
   EXPECT_THAT(tool.text(), ::testing::StartsWith(want));
-  EXPECT_THAT(tool.text(), ::testing::HasSubstr(
-                               "// build_id: 0xa535d7222f9f01d1000000000000000000000000\n"
-                               "// /vendor/lib/modules/etm_mod.ko\n"));
+  EXPECT_THAT(tool.text(),
+              ::testing::HasSubstr("// build_id: 0xa535d7222f9f01d1000000000000000000000000\n"
+                                   "// /vendor/lib/modules/etm_mod.ko\n"));
   // The call from mod_entry into mod_helper is in it.
   const uint64_t helper = m.AddressOf("mod_helper");
   uint64_t calls = 0;
@@ -598,8 +611,7 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
     out << tool.text();
   }
   ASSERT_EQ(system(absl::StrCat("create_llvm_prof --profiler=text --binary=", module_file,
-                                " --profile=", afdo, " --format=text --out=", prof,
-                                " 2>/dev/null")
+                                " --profile=", afdo, " --format=text --out=", prof, " 2>/dev/null")
                        .c_str()),
             0);
   std::map<std::string, std::pair<uint64_t, uint64_t>> counts;  // total, head
@@ -639,14 +651,16 @@ TEST_F(GroundTruth, KernelTraceWithoutAnImageWarns) {
   layout.kernel_image.clear();
   layout.kernel_mmap_name = "[kernel.kallsyms]_text";
   layout.kernel_pgoff = layout.kernel_base + kTextOffset;
-  std::string path = Write("nokernel.data", layout, buffers, Packing::kFormatted, {{0, {100, 100}}});
+  std::string path =
+      Write("nokernel.data", layout, buffers, Packing::kFormatted, {{0, {100, 100}}});
   cs_etm::DecodeOptions options;
   options.vmlinux = *dir_ + "/no-such-vmlinux";
   Decode run = DecodeFile(path, "i2il32", 1, options);
   ASSERT_TRUE(run.status.ok()) << run.status;
-  EXPECT_THAT(run.warnings, ::testing::Contains(::testing::AllOf(
-                                ::testing::HasSubstr("kernel trace is skipped"),
-                                ::testing::HasSubstr("--vmlinux"), ::testing::HasSubstr("--kcore"))));
+  EXPECT_THAT(run.warnings,
+              ::testing::Contains(::testing::AllOf(::testing::HasSubstr("kernel trace is skipped"),
+                                                   ::testing::HasSubstr("--vmlinux"),
+                                                   ::testing::HasSubstr("--kcore"))));
 }
 
 // (c') Switches inside the kernel, as a real scheduler does them: thread A
@@ -669,8 +683,8 @@ TEST_F(GroundTruth, SwitchesInsideTheKernel) {
   tracer.SwitchTo(b);
   ASSERT_TRUE(tracer.Run(b, 25).ok());
   std::vector<Buffer> buffers = {{0, 800, tracer.EndBuffer()}};
-  std::string path =
-      Write("c_kernel_switch.data", Layout(1, true), buffers, Packing::kFormatted, {{0, {100, 100}}});
+  std::string path = Write("c_kernel_switch.data", Layout(1, true), buffers, Packing::kFormatted,
+                           {{0, {100, 100}}});
   for (const char* itrace : {"i1il64b", "i3il8", "il64"}) {
     ExpectMatchesTruth(path, {tracer.truth()}, itrace);
   }
@@ -740,9 +754,9 @@ TEST_F(GroundTruth, FourCpus) {
     }
     RecordingLayout layout = Layout(4, true);
     layout.processes[1].tids.push_back(201);
-    std::string path = Write(packing == Packing::kRaw ? "f_raw.data" : "f_fmt.data", layout,
-                             buffers, packing,
-                             {{0, {100, 100}}, {1, {100, 101}}, {2, {200, 200}}, {3, {200, 201}}});
+    std::string path =
+        Write(packing == Packing::kRaw ? "f_raw.data" : "f_fmt.data", layout, buffers, packing,
+              {{0, {100, 100}}, {1, {100, 101}}, {2, {200, 200}}, {3, {200, 201}}});
     std::vector<CpuTruth> truths;
     for (CpuTracer& tracer : tracers) truths.push_back(tracer.truth());
     // Decoding on several threads (--jobs) gives the same samples.
@@ -857,8 +871,12 @@ TEST_F(GroundTruth, OwnAndSharedFormattedBuffersInTurn) {
 // and B twice. The decoded branch samples must say so.
 TEST_F(GroundTruth, TinyLoopEdgeCountsByHand) {
   Assembler code(kTextOffset);
-  code.Label("start", true).AddImm(0, 0, 9).Label("top").SubsImm(0, 0, 1)
-      .BCond(Cond::kNe, "top").B("start");
+  code.Label("start", true)
+      .AddImm(0, 0, 9)
+      .Label("top")
+      .SubsImm(0, 0, 1)
+      .BCond(Cond::kNe, "top")
+      .B("start");
   auto words = code.Finish();
   ASSERT_TRUE(words.ok());
   ElfImage image;
@@ -887,8 +905,8 @@ TEST_F(GroundTruth, TinyLoopEdgeCountsByHand) {
     if (prev != nullptr && prev->taken) ++truth_edges[{prev->end - 4, e.start}];
     prev = &e;
   }
-  const std::map<std::pair<uint64_t, uint64_t>, int> by_hand = {
-      {{bne, top}, 25}, {{b, kBaseA + kTextOffset}, 2}};
+  const std::map<std::pair<uint64_t, uint64_t>, int> by_hand = {{{bne, top}, 25},
+                                                                {{b, kBaseA + kTextOffset}, 2}};
   EXPECT_EQ(truth_edges, by_hand);
 
   RecordingLayout layout = Layout(1, false);

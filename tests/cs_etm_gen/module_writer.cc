@@ -113,12 +113,11 @@ std::vector<uint8_t> BuildModule(ModuleImage& image) {
   };
   out.PadTo(shoff + sizeof(Elf64_Shdr));  // the null section
   section(n_plt, SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR, text_offset, 1, 0, 0, 16, 0);
-  section(n_text, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, text_offset, 4 * image.text.size(),
-          0, 0, image.text_alignment, 0);
+  section(n_text, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, text_offset, 4 * image.text.size(), 0, 0,
+          image.text_alignment, 0);
   section(n_init, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, init_offset, 8, 0, 0, 4, 0);
   section(n_note, SHT_NOTE, SHF_ALLOC, note_offset, note_size, 0, 0, 4, 0);
-  section(n_symtab, SHT_SYMTAB, 0, symtab_offset, symtab.bytes.size(), 6, 1, 8,
-          sizeof(Elf64_Sym));
+  section(n_symtab, SHT_SYMTAB, 0, symtab_offset, symtab.bytes.size(), 6, 1, 8, sizeof(Elf64_Sym));
   section(n_strtab, SHT_STRTAB, 0, strtab_offset, strtab.bytes.size(), 0, 0, 1, 0);
   section(n_shstrtab, SHT_STRTAB, 0, shstrtab_offset, shstrtab.bytes.size(), 0, 0, 1, 0);
   section(n_rela, SHT_RELA, SHF_INFO_LINK, rela_offset, rela.bytes.size(), 5, 2, 8,
@@ -133,8 +132,8 @@ std::vector<uint8_t> BuildModule(ModuleImage& image) {
 
   // The ELF header.
   ByteOut header;
-  const uint8_t ident[EI_NIDENT] = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
-                                    EV_CURRENT};
+  const uint8_t ident[EI_NIDENT] = {ELFMAG0,    ELFMAG1,     ELFMAG2,   ELFMAG3,
+                                    ELFCLASS64, ELFDATA2LSB, EV_CURRENT};
   for (uint8_t b : ident) header.U8(b);
   header.U16(ET_REL);
   header.U16(EM_AARCH64);
@@ -156,7 +155,8 @@ std::vector<uint8_t> BuildModule(ModuleImage& image) {
 absl::Status WriteModule(ModuleImage& image, const std::string& path) {
   std::vector<uint8_t> bytes = BuildModule(image);
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  file.write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   file.close();
   if (!file) return absl::InternalError(absl::StrCat("cannot write ", path));
   return absl::OkStatus();
@@ -164,8 +164,8 @@ absl::Status WriteModule(ModuleImage& image, const std::string& path) {
 
 absl::Status WriteKcore(const std::vector<CoreLoad>& loads, const std::string& path) {
   ByteOut out;
-  const uint8_t ident[EI_NIDENT] = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
-                                    EV_CURRENT};
+  const uint8_t ident[EI_NIDENT] = {ELFMAG0,    ELFMAG1,     ELFMAG2,   ELFMAG3,
+                                    ELFCLASS64, ELFDATA2LSB, EV_CURRENT};
   for (uint8_t b : ident) out.U8(b);
   out.U16(ET_CORE);
   out.U16(EM_AARCH64);

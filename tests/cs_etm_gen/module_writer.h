@@ -20,9 +20,9 @@
 namespace perftk::etm_gen {
 
 struct ModuleImage {
-  std::vector<uint32_t> text;               // assembled at origin 0
-  std::vector<Assembler::Symbol> symbols;   // offsets in .text
-  std::string build_id;                     // raw bytes (8 for a short id)
+  std::vector<uint32_t> text;              // assembled at origin 0
+  std::vector<Assembler::Symbol> symbols;  // offsets in .text
+  std::string build_id;                    // raw bytes (8 for a short id)
   uint64_t text_alignment = 0x100;
   uint64_t calls_relocated = 0;  // set by BuildModule: the BLs left to the loader
   // Non-empty: DWARF 4 line tables and functions (debug_info.h) for .text,

@@ -55,8 +55,8 @@ class Collect : public cs_etm::PacketSink {
   std::vector<cs_etm::Packet> all;
 };
 
-std::string Describe(uint64_t start, uint64_t end, uint32_t count, int32_t pid, int32_t tid,
-                     int el, uint64_t ts) {
+std::string Describe(uint64_t start, uint64_t end, uint32_t count, int32_t pid, int32_t tid, int el,
+                     uint64_t ts) {
   return absl::StrFormat("[%#x,%#x) n=%d %d/%d EL%d ts=%d", start, end, count, pid, tid, el, ts);
 }
 
@@ -169,9 +169,27 @@ TEST(EtmV4Encoder, PacketBytes) {
   encoder.Timestamp(5);
   std::vector<uint8_t> bytes = encoder.Take();
   std::vector<uint8_t> want(11, 0x00);
-  want.insert(want.end(), {0x80, 0x01, 0x00, 0x9d, (0xbc >> 2) & 0x7f, (0x9abc >> 9) & 0x7f, 0x78,
-                           0x56, 0x34, 0x12, 0x00, 0x00, 0xe2, 0x02, 0x85, 0x80, 0x80, 0x80, 0x80,
-                           0x80, 0x00});
+  want.insert(want.end(), {0x80,
+                           0x01,
+                           0x00,
+                           0x9d,
+                           (0xbc >> 2) & 0x7f,
+                           (0x9abc >> 9) & 0x7f,
+                           0x78,
+                           0x56,
+                           0x34,
+                           0x12,
+                           0x00,
+                           0x00,
+                           0xe2,
+                           0x02,
+                           0x85,
+                           0x80,
+                           0x80,
+                           0x80,
+                           0x80,
+                           0x80,
+                           0x00});
   EXPECT_EQ(bytes, want);
 }
 
@@ -218,8 +236,8 @@ TEST_F(PacketTruth, CutTraceDecodesItsPrefix) {
     for (const cs_etm::Packet& p : packets) {
       if (p.kind != cs_etm::PacketKind::kRange) continue;
       ASSERT_LT(i, want.size());
-      EXPECT_EQ(Describe(p.start, p.end, p.instr_count, p.context.pid, p.context.tid,
-                         p.context.el, p.cs_timestamp),
+      EXPECT_EQ(Describe(p.start, p.end, p.instr_count, p.context.pid, p.context.tid, p.context.el,
+                         p.cs_timestamp),
                 want[i])
           << "cut at " << cut;
       ++i;

@@ -7,15 +7,32 @@ namespace perftk::etm_gen {
 absl::StatusOr<DemoPrograms> BuildDemoPrograms() {
   DemoPrograms programs;
   Assembler user(kTextOffset);
-  user.Label("main", true).Nop()
-      .Label("loop").Bl("leaf_loop").AddImm(1, 1, 1)
-      .Cbz(3, "skip_syscall").Bl("do_syscall")
-      .Label("skip_syscall").Bl("pick").SubsImm(2, 2, 1)
-      .BCond(Cond::kNe, "loop").B("main");
-  user.Label("leaf_loop", true).AddImm(0, 0, 1)
-      .Label("leaf_top").SubsImm(4, 4, 1).BCond(Cond::kNe, "leaf_top").Ret();
-  user.Label("pick", true).Cbnz(5, "pick_b").Nop().Nop().Ret()
-      .Label("pick_b").AddImm(6, 6, 2).Ret();
+  user.Label("main", true)
+      .Nop()
+      .Label("loop")
+      .Bl("leaf_loop")
+      .AddImm(1, 1, 1)
+      .Cbz(3, "skip_syscall")
+      .Bl("do_syscall")
+      .Label("skip_syscall")
+      .Bl("pick")
+      .SubsImm(2, 2, 1)
+      .BCond(Cond::kNe, "loop")
+      .B("main");
+  user.Label("leaf_loop", true)
+      .AddImm(0, 0, 1)
+      .Label("leaf_top")
+      .SubsImm(4, 4, 1)
+      .BCond(Cond::kNe, "leaf_top")
+      .Ret();
+  user.Label("pick", true)
+      .Cbnz(5, "pick_b")
+      .Nop()
+      .Nop()
+      .Ret()
+      .Label("pick_b")
+      .AddImm(6, 6, 2)
+      .Ret();
   user.Label("do_syscall", true).Svc(0).Ret();
   absl::StatusOr<std::vector<uint32_t>> user_code = user.Finish();
   if (!user_code.ok()) return user_code.status();
@@ -24,14 +41,19 @@ absl::StatusOr<DemoPrograms> BuildDemoPrograms() {
   programs.user.code = *user_code;
   programs.user.symbols = user.symbols();
   programs.user.source_name = "etm_demo.s";
-  for (const char* label : {"main", "loop", "leaf_loop", "leaf_top", "skip_syscall", "pick",
-                            "pick_b", "do_syscall"}) {
+  for (const char* label :
+       {"main", "loop", "leaf_loop", "leaf_top", "skip_syscall", "pick", "pick_b", "do_syscall"}) {
     programs.user_labels[label] = user.AddressOf(label);
   }
 
   Assembler kernel(kKernelBase + kTextOffset);
-  kernel.Label("el0_svc", true).Nop().AddImm(9, 9, 1)
-      .Label("k_loop").SubsImm(10, 10, 1).BCond(Cond::kNe, "k_loop").Eret();
+  kernel.Label("el0_svc", true)
+      .Nop()
+      .AddImm(9, 9, 1)
+      .Label("k_loop")
+      .SubsImm(10, 10, 1)
+      .BCond(Cond::kNe, "k_loop")
+      .Eret();
   absl::StatusOr<std::vector<uint32_t>> kernel_code = kernel.Finish();
   if (!kernel_code.ok()) return kernel_code.status();
   programs.kernel.shared_object = false;

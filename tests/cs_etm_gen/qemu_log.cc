@@ -55,8 +55,10 @@ std::optional<Call> SplitCall(std::string_view rest) {
   for (size_t i = 0; i < rest.size(); ++i) {
     char c = rest[i];
     if (quoted) {
-      if (c == '\\') ++i;
-      else if (c == '"') quoted = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        quoted = false;
       continue;
     }
     if (c == '"') {
@@ -183,8 +185,7 @@ QemuLine ParseQemuLine(std::string_view line) {
   if (!result) return out;
   const auto& args = parts->args;
   if (name == "openat") {
-    if (args.size() < 2 || args[1].size() < 2 || args[1].front() != '"' ||
-        args[1].back() != '"') {
+    if (args.size() < 2 || args[1].size() < 2 || args[1].front() != '"' || args[1].back() != '"') {
       return out;
     }
     out.kind = QemuLine::Kind::kOpen;
@@ -197,8 +198,7 @@ QemuLine ParseQemuLine(std::string_view line) {
     out.fd = *fd;
   } else {
     if (args.size() != 6) return out;
-    std::optional<int64_t> length = Number(args[1]), fd = Number(args[4]),
-                           offset = Number(args[5]);
+    std::optional<int64_t> length = Number(args[1]), fd = Number(args[4]), offset = Number(args[5]);
     if (!length || !fd || !offset) return out;
     out.kind = QemuLine::Kind::kMmap;
     out.length = static_cast<uint64_t>(*length);

@@ -29,16 +29,7 @@
 namespace perftk::etm_gen {
 
 struct QemuLine {
-  enum class Kind {
-    kOther,
-    kPc,
-    kStopped,
-    kOpen,
-    kClose,
-    kMmap,
-    kBlockStart,
-    kBlockInstruction
-  };
+  enum class Kind { kOther, kPc, kStopped, kOpen, kClose, kMmap, kBlockStart, kBlockInstruction };
   Kind kind = Kind::kOther;
   int32_t pid = 0;       // strace lines: the guest's pid
   uint32_t cpu = 0;      // kPc: qemu's vCPU index ("Trace N:"), one per guest thread

@@ -10,14 +10,15 @@ namespace {
 using Kind = QemuLine::Kind;
 
 TEST(QemuLog, ExecLineGivesTheGuestPc) {
-  QemuLine line =
-      ParseQemuLine("Trace 0: 0x7fb04b400100 [0000000001009331/000000550081bc40/00000001/00000201] ");
+  QemuLine line = ParseQemuLine(
+      "Trace 0: 0x7fb04b400100 [0000000001009331/000000550081bc40/00000001/00000201] ");
   EXPECT_EQ(line.kind, Kind::kPc);
   EXPECT_EQ(line.pc, 0x550081bc40u);
   EXPECT_EQ(line.cpu, 0u);
   EXPECT_EQ(line.host, 0x7fb04b400100u);
   // Another thread's vCPU.
-  line = ParseQemuLine("Trace 12: 0x7fd6444aa4c0 [0000000001009331/0000005500947e78/00000001/00080201] ");
+  line = ParseQemuLine(
+      "Trace 12: 0x7fd6444aa4c0 [0000000001009331/0000005500947e78/00000001/00080201] ");
   EXPECT_EQ(line.kind, Kind::kPc);
   EXPECT_EQ(line.cpu, 12u);
   EXPECT_EQ(line.pc, 0x5500947e78u);
@@ -31,12 +32,13 @@ TEST(QemuLog, ExecLineGivesTheGuestPc) {
 }
 
 TEST(QemuLog, StoppedBlockIsTakenBack) {
-  QemuLine line = ParseQemuLine(
-      "Stopped execution of TB chain before 0x7fd6444aa4c0 [0000005500947e78] ");
+  QemuLine line =
+      ParseQemuLine("Stopped execution of TB chain before 0x7fd6444aa4c0 [0000005500947e78] ");
   EXPECT_EQ(line.kind, Kind::kStopped);
   EXPECT_EQ(line.host, 0x7fd6444aa4c0u);
   EXPECT_EQ(line.pc, 0x5500947e78u);
-  line = ParseQemuLine("Stopped execution of TB chain before 0x7f6fda8b53c0 [000000000040085c] run");
+  line =
+      ParseQemuLine("Stopped execution of TB chain before 0x7f6fda8b53c0 [000000000040085c] run");
   EXPECT_EQ(line.kind, Kind::kStopped);
   EXPECT_EQ(line.pc, 0x40085cu);
   EXPECT_EQ(ParseQemuLine("Stopped execution of TB chain before 0x7f [zz]").kind, Kind::kOther);
@@ -44,8 +46,7 @@ TEST(QemuLog, StoppedBlockIsTakenBack) {
 }
 
 TEST(QemuLog, OpenCloseAndExecutableMmap) {
-  QemuLine open = ParseQemuLine(
-      "5158 openat(AT_FDCWD,\"/lib/libc.so.6\",O_RDONLY|O_CLOEXEC) = 4");
+  QemuLine open = ParseQemuLine("5158 openat(AT_FDCWD,\"/lib/libc.so.6\",O_RDONLY|O_CLOEXEC) = 4");
   EXPECT_EQ(open.kind, Kind::kOpen);
   EXPECT_EQ(open.pid, 5158);
   EXPECT_EQ(open.path, "/lib/libc.so.6");
@@ -78,9 +79,9 @@ TEST(QemuLog, OpenCloseAndExecutableMmap) {
       "0x0000005500850000");
   EXPECT_EQ(anonymous.fd, -1);
   EXPECT_EQ(anonymous.address, 0x5500850000u);
-  QemuLine refused =
-      ParseQemuLine("5158 mmap(NULL,8192,PROT_EXEC,MAP_PRIVATE,3,0) = -1 errno=12 (Cannot "
-                    "allocate memory)");
+  QemuLine refused = ParseQemuLine(
+      "5158 mmap(NULL,8192,PROT_EXEC,MAP_PRIVATE,3,0) = -1 errno=12 (Cannot "
+      "allocate memory)");
   EXPECT_EQ(refused.kind, Kind::kMmap);
   EXPECT_TRUE(refused.failed);
 
@@ -108,12 +109,12 @@ TEST(QemuLog, TranslatedBlockListing) {
 }
 
 TEST(QemuLog, OtherLinesAreOther) {
-  for (const char* text : {"", "guest_base  (nil)", "start_code  0x0000000000400000",
-                           "5158 brk(NULL) = 0x0000000000421000",
-                           "5158 munmap(0x0000005500852000,57344) = 0",
-                           // -d page appends its dump to an unfinished strace line
-                           "5158 mmap(NULL,47891,PROT_READ,MAP_PRIVATE,4,0)page layout changed",
-                           "2584\t30428895\tTHE,QUICK"}) {
+  for (const char* text :
+       {"", "guest_base  (nil)", "start_code  0x0000000000400000",
+        "5158 brk(NULL) = 0x0000000000421000", "5158 munmap(0x0000005500852000,57344) = 0",
+        // -d page appends its dump to an unfinished strace line
+        "5158 mmap(NULL,47891,PROT_READ,MAP_PRIVATE,4,0)page layout changed",
+        "2584\t30428895\tTHE,QUICK"}) {
     EXPECT_EQ(ParseQemuLine(text).kind, Kind::kOther) << text;
   }
 }

@@ -16,9 +16,9 @@
 #include "absl/strings/str_format.h"
 #include "cpu_tracer.h"
 #include "cs_etm/a64_branch.h"
+#include "etm_encoder.h"
 #include "profile/bolt_text.h"
 #include "profile/numbers.h"
-#include "etm_encoder.h"
 #include "qemu_log.h"
 #include "recording_writer.h"
 
@@ -136,8 +136,10 @@ Instruction Classify(uint32_t word, uint64_t pc) {
   // authenticated BRA*, BLRA*, RETA*; ERET and DRPS leave EL0 code alone.
   if ((word & 0xfe000000u) == 0xd6000000u) {
     const uint32_t opc = (word >> 21) & 0xf;
-    if (opc == 0 || opc == 1 || opc == 2 || opc == 8 || opc == 9) out.kind = Kind::kIndirect;
-    else out.kind = Kind::kOtherException;
+    if (opc == 0 || opc == 1 || opc == 2 || opc == 8 || opc == 9)
+      out.kind = Kind::kIndirect;
+    else
+      out.kind = Kind::kOtherException;
     return out;
   }
   if ((word & 0xffe0001fu) == 0xd4000001u) {
@@ -242,9 +244,9 @@ class QemuRecorder::Impl {
     Mapping m{address, address + length, pgoff, image};
     for (const Mapping& other : mappings) {
       if (m.start < other.end && other.start < m.end) {
-        return absl::UnimplementedError(absl::StrFormat(
-            "%s mapped at %#x over %s at %#x: remapping code is not modelled", image->path,
-            address, other.image->path, other.start));
+        return absl::UnimplementedError(
+            absl::StrFormat("%s mapped at %#x over %s at %#x: remapping code is not modelled",
+                            image->path, address, other.image->path, other.start));
       }
     }
     mappings.push_back(m);
@@ -330,11 +332,10 @@ class QemuRecorder::Impl {
         if (absl::Status s = MapLoads(*interp, first - (*interp)->entry); !s.ok()) return s;
         entered = *interp;
       }
-      if (const Mapping* m = Find(first); m == nullptr || m->image != entered ||
-                                          (entered == program && first != program->entry)) {
+      if (const Mapping* m = Find(first);
+          m == nullptr || m->image != entered || (entered == program && first != program->entry)) {
         return absl::FailedPreconditionError(absl::StrFormat(
-            "the first pc %#x is not the entry of %s (%#x)", first, entered->path,
-            entered->entry));
+            "the first pc %#x is not the entry of %s (%#x)", first, entered->path, entered->entry));
       }
     } else if (Find(first) == nullptr) {
       return absl::UnimplementedError(
@@ -420,8 +421,8 @@ class QemuRecorder::Impl {
       case Kind::kOtherException:
         waypoint = false;
         if (next != pc + 4) {
-          return absl::DataLossError(absl::StrFormat(
-              "%#x follows %#x (%08x), which does not branch", next, pc, word));
+          return absl::DataLossError(
+              absl::StrFormat("%#x follows %#x (%08x), which does not branch", next, pc, word));
         }
         break;
     }
@@ -477,16 +478,15 @@ class QemuRecorder::Impl {
     if (!in_block) return absl::OkStatus();
     if (block_length == 0) block_pc = line.pc;
     if (line.pc != block_pc + 4 * block_length) {
-      return absl::DataLossError(absl::StrFormat(
-          "the block at %#x lists %#x as its instruction %u", block_pc, line.pc, block_length));
+      return absl::DataLossError(absl::StrFormat("the block at %#x lists %#x as its instruction %u",
+                                                 block_pc, line.pc, block_length));
     }
     ++block_length;
     if (const Mapping* m = Find(line.pc); m != nullptr) {
       uint32_t file_word = 0;
       if (!ReadAt(m->image->bytes, m->Offset(line.pc), &file_word) || file_word != line.word) {
-        return absl::DataLossError(absl::StrFormat(
-            "qemu translated %08x at %#x, where %s has %08x", line.word, line.pc,
-            m->image->path, file_word));
+        return absl::DataLossError(absl::StrFormat("qemu translated %08x at %#x, where %s has %08x",
+                                                   line.word, line.pc, m->image->path, file_word));
       }
     }
     return absl::OkStatus();
@@ -498,9 +498,9 @@ class QemuRecorder::Impl {
     if (block_length == 0) return absl::OkStatus();
     auto [it, added] = block_lengths.try_emplace(block_pc, block_length);
     if (!added && it->second != block_length) {
-      return absl::UnimplementedError(absl::StrFormat(
-          "the block at %#x was translated with %u and with %u instructions", block_pc,
-          it->second, block_length));
+      return absl::UnimplementedError(
+          absl::StrFormat("the block at %#x was translated with %u and with %u instructions",
+                          block_pc, it->second, block_length));
     }
     return absl::OkStatus();
   }
@@ -763,7 +763,8 @@ profile::Profile QemuRecorder::Truth(profile::Format format) const {
     };
     profile::BinaryCounts counts;
     for (const auto& [range, count] : c.ranges) {
-      uint64_t& sum = profile::EntryOf(counts.ranges, {address(range.first), address(range.second)});
+      uint64_t& sum =
+          profile::EntryOf(counts.ranges, {address(range.first), address(range.second)});
       sum = profile::AddClamped(sum, count);
     }
     for (const auto& [branch, count] : c.branches) {

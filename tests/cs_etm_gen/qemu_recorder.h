@@ -74,7 +74,7 @@ struct QemuRecorderOptions {
   std::string prefix;   // qemu's -L
   std::string output;   // the perf.data to write
   size_t buffer_bytes = 64 * 1024;
-  int32_t pid = 1000;   // the pid the recording names; thread N is pid + N
+  int32_t pid = 1000;  // the pid the recording names; thread N is pid + N
   // The log is of translation blocks (qemu without -singlestep, with
   // -d in_asm): each Trace line runs every instruction of the block its
   // in_asm listing gave for that pc. A pc translated twice into blocks of

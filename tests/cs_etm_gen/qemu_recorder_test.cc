@@ -32,8 +32,13 @@ class QemuRecorderTest : public ::testing::Test {
            absl::StrFormat("perftk-qemu-recorder-%d", getpid());
     std::filesystem::create_directories(dir_);
     Assembler a(kStart);
-    a.Label("_start", true).AddImm(1, 1, 1).SubsImm(2, 2, 1).BCond(Cond::kNe, "_start")
-        .Bl("f").Svc(0).Nop();
+    a.Label("_start", true)
+        .AddImm(1, 1, 1)
+        .SubsImm(2, 2, 1)
+        .BCond(Cond::kNe, "_start")
+        .Bl("f")
+        .Svc(0)
+        .Nop();
     a.Label("f", true).Nop().Ret();
     absl::StatusOr<std::vector<uint32_t>> code = a.Finish();
     ASSERT_TRUE(code.ok()) << code.status();
@@ -55,8 +60,8 @@ class QemuRecorderTest : public ::testing::Test {
   // return, the exit.
   static std::vector<std::string> Run() {
     std::vector<std::string> lines;
-    for (uint64_t pc : {0x1000, 0x1004, 0x1008, 0x1000, 0x1004, 0x1008, 0x100c, 0x1018, 0x101c,
-                        0x1010}) {
+    for (uint64_t pc :
+         {0x1000, 0x1004, 0x1008, 0x1000, 0x1004, 0x1008, 0x100c, 0x1018, 0x101c, 0x1010}) {
       lines.push_back(Trace(kBase + pc));
     }
     return lines;
@@ -163,8 +168,8 @@ TEST_F(QemuRecorderTest, StoppedBlockIsNoExecutionAndGluedLinesAreSplit) {
 TEST_F(QemuRecorderTest, ThreadsRunOnCpusOfTheirOwn) {
   std::vector<std::string> lines = Run();
   // Thread 1 runs f and exits, between the main thread's lines.
-  lines.insert(lines.begin() + 7, {Trace(kBase + 0x1018, 1), Trace(kBase + 0x101c, 1),
-                                   Trace(kBase + 0x1010, 1)});
+  lines.insert(lines.begin() + 7,
+               {Trace(kBase + 0x1018, 1), Trace(kBase + 0x101c, 1), Trace(kBase + 0x1010, 1)});
   EXPECT_EQ(Record(lines).status.code(), absl::StatusCode::kResourceExhausted);  // --cpus 1
   Result r = Record(lines, 2);
   ASSERT_TRUE(r.status.ok()) << r.status;

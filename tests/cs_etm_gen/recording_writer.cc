@@ -24,7 +24,7 @@ constexpr uint32_t kTrcIdr0 = 0x28000ea1;
 constexpr uint32_t kTrcIdr1 = 0x4100f422;
 constexpr uint32_t kTrcIdr2 = 0x20001088;
 constexpr uint32_t kTrcAuthStatus = 0x8c;
-constexpr uint32_t kProtRx = 5;        // PROT_READ | PROT_EXEC
+constexpr uint32_t kProtRx = 5;  // PROT_READ | PROT_EXEC
 constexpr uint32_t kMapPrivate = 2;
 
 class Body {
@@ -52,9 +52,8 @@ std::vector<uint64_t> CsEtmInfoWords(uint32_t nr_cpus, bool timestamps) {
   std::vector<uint64_t> words = {1, (uint64_t{kCsEtmPmuType} << 32) | nr_cpus, 0};
   for (uint32_t cpu = 0; cpu < nr_cpus; ++cpu) {
     words.insert(words.end(),
-                 {kMagicEtmV4, cpu, 7,
-                  kTrcConfigCid | (timestamps ? kTrcConfigTs : 0u), TraceIdOfCpu(cpu), kTrcIdr0,
-                  kTrcIdr1, kTrcIdr2, 0, kTrcAuthStatus});
+                 {kMagicEtmV4, cpu, 7, kTrcConfigCid | (timestamps ? kTrcConfigTs : 0u),
+                  TraceIdOfCpu(cpu), kTrcIdr0, kTrcIdr1, kTrcIdr2, 0, kTrcAuthStatus});
   }
   return words;
 }
@@ -115,8 +114,8 @@ absl::Status RecordingWriter::WriteHeaderRecords() {
     mmap.U64(p.base).U64(PageAlign(layout_.user_size)).U64(0);
     mmap.U32(8).U32(1).U64(4242).U64(0).U32(kProtRx).U32(kMapPrivate);
     mmap.String(layout_.user_binary);
-    if (absl::Status s = Write(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, mmap.bytes, 0, p.pid,
-                               p.pid, 2);
+    if (absl::Status s =
+            Write(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, mmap.bytes, 0, p.pid, p.pid, 2);
         !s.ok()) {
       return s;
     }
@@ -162,9 +161,9 @@ absl::Status RecordingWriter::WriteHeaderRecords() {
     mmap.Raw(size_and_reserved, 4).Raw(id.data(), id.size());
     mmap.U32(kProtRx).U32(kMapPrivate);
     mmap.String(module.path);
-    if (absl::Status s = Write(PERF_RECORD_MMAP2,
-                               PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_MMAP_BUILD_ID,
-                               mmap.bytes, 0, -1, 0, 2);
+    if (absl::Status s =
+            Write(PERF_RECORD_MMAP2, PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_MMAP_BUILD_ID,
+                  mmap.bytes, 0, -1, 0, 2);
         !s.ok()) {
       return s;
     }
@@ -191,8 +190,8 @@ absl::Status RecordingWriter::AddMapping(int32_t pid, int32_t tid, const FileMap
     mmap.U32(8).U32(1).U64(4244).U64(0);
   } else {
     std::string id = mapping.build_id;
-    const uint8_t size_and_reserved[4] = {static_cast<uint8_t>(std::min<size_t>(id.size(), 20)),
-                                          0, 0, 0};
+    const uint8_t size_and_reserved[4] = {static_cast<uint8_t>(std::min<size_t>(id.size(), 20)), 0,
+                                          0, 0};
     id.resize(20, '\0');
     mmap.Raw(size_and_reserved, 4).Raw(id.data(), id.size());
     misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;

@@ -84,8 +84,7 @@ class RecordingWriter {
   absl::Status SwitchIn(uint32_t cpu, int32_t pid, int32_t tid, int32_t prev_pid, int32_t prev_tid,
                         uint64_t time);
   // One buffer of trace written by `cpu`'s sink (AUX + AUXTRACE).
-  absl::Status AddBuffer(uint32_t cpu, uint64_t time, const std::vector<uint8_t>& trace,
-                         bool raw);
+  absl::Status AddBuffer(uint32_t cpu, uint64_t time, const std::vector<uint8_t>& trace, bool raw);
   absl::Status Finish();
 
   uint64_t trace_bytes() const { return trace_bytes_; }

@@ -15,7 +15,7 @@ absl::StatusOr<Step> Execute(ThreadState& thread) {
   Step step;
   step.start = thread.pc;
   step.el = thread.el;
-  const LoadedCode& code = thread.el == 0                   ? thread.user
+  const LoadedCode& code = thread.el == 0                      ? thread.user
                            : thread.module.Contains(thread.pc) ? thread.module
                                                                : thread.kernel;
   uint64_t pc = thread.pc;
@@ -49,8 +49,8 @@ absl::StatusOr<Step> Execute(ThreadState& thread) {
         break;
       case Flow::kReturn:
         if (thread.return_stack.empty()) {
-          return absl::FailedPreconditionError(
-              absl::StrFormat("thread %d returns at %#x with nothing to return to", thread.tid, pc));
+          return absl::FailedPreconditionError(absl::StrFormat(
+              "thread %d returns at %#x with nothing to return to", thread.tid, pc));
         }
         step.taken = true;
         step.next = thread.return_stack.back();

@@ -39,7 +39,7 @@ struct ThreadState {
   int32_t tid = 0;
   LoadedCode user;
   LoadedCode kernel;
-  LoadedCode module;  // a kernel module's text (EL1), if any
+  LoadedCode module;           // a kernel module's text (EL1), if any
   uint64_t kernel_vector = 0;  // where SVC enters EL1
   uint64_t pc = 0;
   int8_t el = 0;

@@ -79,7 +79,7 @@ TEST(ManPage, PerftkPagesHoldEveryOptionAndExampleOfHelp) {
     }
   }
   EXPECT_EQ(pages, 8);  // aslr, jit, cs-etm-decode, uprobe-offset, unwind, dump, copy,
-                       // merge-profiles
+                        // merge-profiles
 }
 
 TEST(CommandLineFacts, SummaryIsTheFirstSentenceOnOneLine) {

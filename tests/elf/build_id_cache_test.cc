@@ -22,9 +22,9 @@ TEST(BuildIdCachePaths, AFileIsTheElfInTheIdsFolderThenTheOldLink) {
 }
 
 TEST(BuildIdCachePaths, TheVdsoIsKeptAsVdsoAndUnderItsOwnName) {
-  EXPECT_THAT(BuildIdCachePaths("/c", "[vdso]", "0a1b2c"),
-              ElementsAre("/c/.build-id/0a/1b2c/vdso", "/c/[vdso]/0a1b2c/vdso",
-                          "/c/.build-id/0a/1b2c"));
+  EXPECT_THAT(
+      BuildIdCachePaths("/c", "[vdso]", "0a1b2c"),
+      ElementsAre("/c/.build-id/0a/1b2c/vdso", "/c/[vdso]/0a1b2c/vdso", "/c/.build-id/0a/1b2c"));
 }
 
 TEST(BuildIdCachePaths, APaddedShortIdIsAlsoLookedUpUnpadded) {

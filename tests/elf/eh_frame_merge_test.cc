@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "../testing/v8_eh_frame.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "../testing/v8_eh_frame.h"
 
 namespace perftk::elf {
 namespace {
@@ -74,8 +74,8 @@ TEST(EhFrameMerger, FdesPointAtTheCodesNewAddresses) {
 
 TEST(EhFrameMerger, FdeStartingInsideTheCodeKeepsItsOffset) {
   EhFrameMerger merger(true, false);
-  ASSERT_TRUE(merger.Add(V8Table(0x100, {.fde_start = 0x10, .fde_range_cut = 0x20}), 0x100,
-                         0x4000).ok());
+  ASSERT_TRUE(
+      merger.Add(V8Table(0x100, {.fde_start = 0x10, .fde_range_cut = 0x20}), 0x100, 0x4000).ok());
   std::vector<std::byte> eh_frame, hdr;
   ASSERT_TRUE(merger.Write(0x9000, eh_frame, hdr).ok());
   std::vector<Decoded> fdes = DecodeFdes(eh_frame, 0x9000);
@@ -134,7 +134,8 @@ TEST(EhFrameMerger, RefusesWhatItCannotRewrite) {
       {"lsda", V8Table(0x40, {.lsda_encoding = 0x1b}), "LSDA"},
       {"absolute", V8Table(0x40, {.fde_encoding = 0x03}), "encoding 0x3"},
       {"uleb", V8Table(0x40, {.fde_encoding = 0x11}), "encoding 0x11"},
-      {"outside", V8Table(0x40, {.fde_start = 0x30, .fde_range_cut = 0}), "offset 0x18: FDE covers"},
+      {"outside", V8Table(0x40, {.fde_start = 0x30, .fde_range_cut = 0}),
+       "offset 0x18: FDE covers"},
       {"before", V8Table(0x40, {.fde_start = -8}), "outside its 64 bytes"},
       {"truncated", truncated, "offset 0x18: record length"},
       {"cie pointer", bad_cie_pointer, "names no CIE"},

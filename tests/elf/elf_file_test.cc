@@ -15,8 +15,8 @@ namespace perftk::elf {
 namespace {
 
 using ::testing::AllOf;
-using ::testing::HasSubstr;
 using testing::FixtureDir;
+using ::testing::HasSubstr;
 using testing::RunShell;
 
 std::string WriteFile(const std::string& name, const std::string& bytes) {

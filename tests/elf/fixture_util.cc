@@ -37,10 +37,9 @@ std::string BuildFixtures() {
   removal = std::string("rm -rf ") + dir;
   std::atexit([] { std::system(removal.c_str()); });
   int status = 0;
-  const std::string log = RunShell(std::string("bash " PERFTK_SOURCE_DIR
-                                               "/tests/elf/fixtures/build.sh ") +
-                                       dir + " 2>&1",
-                                   &status);
+  const std::string log = RunShell(
+      std::string("bash " PERFTK_SOURCE_DIR "/tests/elf/fixtures/build.sh ") + dir + " 2>&1",
+      &status);
   if (status != 0) {
     ADD_FAILURE() << "building the fixtures failed:\n" << log;
     return "";

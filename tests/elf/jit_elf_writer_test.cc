@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "../testing/v8_eh_frame.h"
 #include "elf/sha1.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "../testing/v8_eh_frame.h"
 
 namespace perftk::elf {
 namespace {
@@ -153,7 +153,8 @@ Parsed Parse(const std::string& path) {
     if (shdr.sh_type == SHT_NOTE) {
       GElf_Nhdr nhdr;
       size_t name_off, desc_off;
-      if (gelf_getnote(data, 0, &nhdr, &name_off, &desc_off) > 0 && nhdr.n_type == NT_GNU_BUILD_ID) {
+      if (gelf_getnote(data, 0, &nhdr, &name_off, &desc_off) > 0 &&
+          nhdr.n_type == NT_GNU_BUILD_ID) {
         const auto* d = static_cast<const uint8_t*>(data->d_buf) + desc_off;
         Sha1::Digest id;
         std::copy(d, d + 20, id.begin());
@@ -246,8 +247,8 @@ TEST(JitElfWriter, BuildIdIsAHashOfTheContent) {
 TEST(JitElfWriter, UnwindingTablesFollowTheCodeAtAnEightByteBoundary) {
   std::vector<std::byte> code = Code(21, 9);
   std::vector<std::byte> eh_frame = Code(24, 100), hdr = Code(20, 200);
-  JitFunction f{.name = "u", .code = code, .has_unwinding = true, .eh_frame = eh_frame,
-                .eh_frame_hdr = hdr};
+  JitFunction f{
+      .name = "u", .code = code, .has_unwinding = true, .eh_frame = eh_frame, .eh_frame_hdr = hdr};
   std::string path = Write("unwind", JitElfTarget{}, f);
   Parsed p = Parse(path);
   ASSERT_TRUE(p.sections.count(".eh_frame"));
@@ -289,12 +290,10 @@ TEST(JitElfWriter, LinesAreFoundByGnuAndLlvmTools) {
   // 0x80 + 0x18 is inside the row at 0x90 (line 12); 0x80 + 0x35 in line 7.
   std::optional<std::string> gnu = RunCommand("addr2line -f -e " + path + " 0x98 0xb5 0x84");
   ASSERT_TRUE(gnu.has_value());
-  EXPECT_EQ(*gnu,
-            "JS:*work\n/src/app.js:12\nJS:*work\n/src/lib.js:7\nJS:*work\n/src/app.js:10\n");
+  EXPECT_EQ(*gnu, "JS:*work\n/src/app.js:12\nJS:*work\n/src/lib.js:7\nJS:*work\n/src/app.js:10\n");
 
   if (!Have("llvm-symbolizer")) GTEST_SKIP() << "llvm-symbolizer is not installed";
-  std::optional<std::string> llvm =
-      RunCommand("llvm-symbolizer --obj=" + path + " 0x98 0xb5");
+  std::optional<std::string> llvm = RunCommand("llvm-symbolizer --obj=" + path + " 0x98 0xb5");
   ASSERT_TRUE(llvm.has_value());
   EXPECT_EQ(*llvm, "JS:*work\n/src/app.js:12:5\n\nJS:*work\n/src/lib.js:7:3\n\n");
   std::optional<std::string> verify = RunCommand("llvm-dwarfdump --verify " + path);
@@ -329,8 +328,8 @@ TEST(JitElfWriter, OtherClassesAndByteOrders) {
     EXPECT_THAT(*readelf, HasSubstr(c.readelf_machine));
     EXPECT_THAT(*readelf, HasSubstr(c.data));
     EXPECT_THAT(*readelf, Not(HasSubstr("Warning")));
-    std::optional<std::string> lines =
-        RunCommand("addr2line -e " + path + " 0x" + absl::StrCat(absl::Hex(target.text_offset() + 0x12)));
+    std::optional<std::string> lines = RunCommand(
+        "addr2line -e " + path + " 0x" + absl::StrCat(absl::Hex(target.text_offset() + 0x12)));
     ASSERT_TRUE(lines.has_value());
     EXPECT_EQ(*lines, "/src/app.js:12\n") << c.readelf_machine;
     unlink(path.c_str());
@@ -450,8 +449,7 @@ TEST(MergedJitElfWriter, TablesItCannotMergeAddNothing) {
   absl::StatusOr<uint64_t> refused = (*writer)->Add(
       JitFunction{.name = "odd", .code = code, .has_unwinding = true, .eh_frame = table});
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(refused.status().message(),
-              HasSubstr("unwinding tables of odd: .eh_frame offset 0"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("unwinding tables of odd: .eh_frame offset 0"));
   EXPECT_EQ((*writer)->functions(), 0u);
   absl::StatusOr<uint64_t> next = (*writer)->Add(JitFunction{.name = "plain", .code = code});
   ASSERT_TRUE(next.ok());

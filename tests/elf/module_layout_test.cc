@@ -33,7 +33,7 @@ TEST(ModuleLayout, PlacesTextAsTheKernelLoaderDoes) {
   EXPECT_EQ(layout->text()[2].memory_offset, 0x1000u);  // aligned to 4096
   EXPECT_EQ(layout->text_start(), 0x1000u);
   EXPECT_EQ(layout->FileOffset(0x1000), 0x1000u);
-  EXPECT_EQ(layout->FileOffset(0x12f8), 0x12f8u);     // the last word of .text (size 0x2fc)
+  EXPECT_EQ(layout->FileOffset(0x12f8), 0x12f8u);       // the last word of .text (size 0x2fc)
   EXPECT_EQ(layout->FileOffset(0x12fc), std::nullopt);  // past .text
   EXPECT_EQ(layout->FileOffset(0), std::nullopt);       // .plt has no file bytes
   EXPECT_EQ(layout->FileOffset(0x800), std::nullopt);   // the gap before .text

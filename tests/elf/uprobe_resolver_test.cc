@@ -16,9 +16,9 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::ElementsAreArray;
+using testing::FixtureDir;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-using testing::FixtureDir;
 using testing::MissingReason;
 using testing::ObjdumpLabels;
 
@@ -35,7 +35,7 @@ struct Case {
 Case C(std::string fixture, std::string query, std::string truth_file, std::string label,
        std::string objdump = "objdump", bool in_library = false, std::string debug_dir = "") {
   return Case{std::move(fixture), std::move(query), std::move(truth_file), std::move(label),
-              std::move(objdump), in_library, std::move(debug_dir)};
+              std::move(objdump), in_library,       std::move(debug_dir)};
 }
 
 std::ostream& operator<<(std::ostream& os, const Case& c) {
@@ -45,11 +45,20 @@ std::ostream& operator<<(std::ostream& os, const Case& c) {
 std::vector<Case> Cases() {
   std::vector<Case> cases;
   const std::vector<std::pair<std::string, std::string>> programs = {
-      {"t_pie", "objdump"},       {"t_nopie", "objdump"},     {"t_static", "objdump"},
-      {"t_cetplt", "objdump"},    {"t_cetnow", "objdump"},    {"t_now", "objdump"},
-      {"t_addr", "objdump"},      {"t_canon", "objdump"},     {"t_rdyn", "objdump"},
-      {"t_lld", "objdump"},       {"t_lld_nopie", "objdump"}, {"a64_pie", "aarch64-linux-gnu-objdump"},
-      {"a64_nopie", "aarch64-linux-gnu-objdump"}, {"s390x_pie", "s390x-linux-gnu-objdump"}};
+      {"t_pie", "objdump"},
+      {"t_nopie", "objdump"},
+      {"t_static", "objdump"},
+      {"t_cetplt", "objdump"},
+      {"t_cetnow", "objdump"},
+      {"t_now", "objdump"},
+      {"t_addr", "objdump"},
+      {"t_canon", "objdump"},
+      {"t_rdyn", "objdump"},
+      {"t_lld", "objdump"},
+      {"t_lld_nopie", "objdump"},
+      {"a64_pie", "aarch64-linux-gnu-objdump"},
+      {"a64_nopie", "aarch64-linux-gnu-objdump"},
+      {"s390x_pie", "s390x-linux-gnu-objdump"}};
   for (const auto& [program, objdump] : programs) {
     for (const char* function : {"global_fn", "weak_fn", "other_local", "main"}) {
       cases.push_back(C(program, function, program, function, objdump));
@@ -59,7 +68,8 @@ std::vector<Case> Cases() {
     // objdump labels an address with one of its aliases: static glibc's
     // malloc is printed as __libc_malloc, free as __free.
     const bool is_static = program == "t_static";
-    cases.push_back(C(program, "malloc", program, is_static ? "__libc_malloc" : "malloc@plt", objdump));
+    cases.push_back(
+        C(program, "malloc", program, is_static ? "__libc_malloc" : "malloc@plt", objdump));
     cases.push_back(C(program, "free", program, is_static ? "__free" : "free@plt", objdump));
   }
   for (const char* library : {"libv.so", "libv_based.so", "libv_strip.so"}) {
@@ -133,9 +143,8 @@ TEST(UprobeResolver, TwoStaticFunctionsWithOneNameAreAmbiguous) {
   ASSERT_EQ(truth.size(), 2u);
   auto sites = ResolveIn(file, "local_fn");
   ASSERT_FALSE(sites.ok());
-  EXPECT_THAT(sites.status().message(),
-              AllOf(HasSubstr("ambiguous"), HasSubstr("local"), HasSubstr("size 4"),
-                    HasSubstr("--all")));
+  EXPECT_THAT(sites.status().message(), AllOf(HasSubstr("ambiguous"), HasSubstr("local"),
+                                              HasSubstr("size 4"), HasSubstr("--all")));
 
   ResolveOptions all;
   all.all = true;
@@ -214,9 +223,9 @@ TEST(UprobeResolver, ListHasEveryObjdumpFunctionAtItsOffset) {
   }
   EXPECT_GE(checked, 8u);
   for (const char* name : {"global_fn", "main", "malloc@plt", "free@plt"}) {
-    EXPECT_TRUE(std::any_of(listed->begin(), listed->end(),
-                            [&](const ListedSite& s) { return s.Symbol() == name; }))
-        << name;
+    EXPECT_TRUE(std::any_of(listed->begin(), listed->end(), [&](const ListedSite& s) {
+      return s.Symbol() == name;
+    })) << name;
   }
 }
 

@@ -41,8 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (source.trace_id_valid) trace_ids[source.cpu] = source.trace_id();
   }
   NoCode environment;
-  auto made = perftk::cs_etm::TraceDecoder::Create(*info, trace_ids, /*formatted=*/true, 0,
-                                                   environment);
+  auto made =
+      perftk::cs_etm::TraceDecoder::Create(*info, trace_ids, /*formatted=*/true, 0, environment);
   made = absl::StatusOr<std::unique_ptr<perftk::cs_etm::TraceDecoder>>();
   for (size_t i = 0; i < info->sources.size() && i < kMaxRawDecoders; ++i) {
     auto raw = perftk::cs_etm::TraceDecoder::Create(*info, trace_ids, /*formatted=*/false,

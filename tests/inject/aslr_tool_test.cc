@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "perf/sample.h"
 #include "../testing/collecting_sink.h"
+#include "perf/sample.h"
 
 namespace perftk {
 namespace {
@@ -27,7 +27,8 @@ EventAttr Attr(uint64_t sample_type, uint32_t type = PERF_TYPE_SOFTWARE) {
   return attr;
 }
 
-std::vector<std::byte> RecordBytes(uint32_t type, uint16_t misc, const std::vector<std::byte>& body) {
+std::vector<std::byte> RecordBytes(uint32_t type, uint16_t misc,
+                                   const std::vector<std::byte>& body) {
   absl::StatusOr<std::vector<std::byte>> bytes = MakeRecordBytes(type, misc, body);
   EXPECT_TRUE(bytes.ok());
   return *bytes;
@@ -42,12 +43,12 @@ std::vector<std::byte> Mmap2(const EventAttr& attr, uint16_t misc, int32_t pid, 
   Append(body, start);
   Append(body, len);
   Append(body, pgoff);
-  Append(body, uint32_t{254});  // maj
-  Append(body, uint32_t{0});    // min
-  Append(body, uint64_t{1234}); // ino
-  Append(body, uint64_t{0});    // ino_generation
-  Append(body, uint32_t{5});    // prot r-x
-  Append(body, uint32_t{2});    // flags MAP_PRIVATE
+  Append(body, uint32_t{254});   // maj
+  Append(body, uint32_t{0});     // min
+  Append(body, uint64_t{1234});  // ino
+  Append(body, uint64_t{0});     // ino_generation
+  Append(body, uint32_t{5});     // prot r-x
+  Append(body, uint32_t{2});     // flags MAP_PRIVATE
   std::vector<std::byte> name(AlignUp(filename.size() + 1, 8));
   std::memcpy(name.data(), filename.data(), filename.size());
   AppendBytes(body, name);
@@ -89,8 +90,9 @@ class AslrToolTest : public ::testing::Test {
 
 TEST_F(AslrToolTest, MovesMappingsAndKeepsOffsetsInThem) {
   Start(Attr(kSampleType));
-  ASSERT_TRUE(Feed(Mmap2(attr_, PERF_RECORD_MISC_USER, 42, 0x55d0c0001000, 0x3000, 0x1000,
-                         "/usr/bin/prog")).ok());
+  ASSERT_TRUE(
+      Feed(Mmap2(attr_, PERF_RECORD_MISC_USER, 42, 0x55d0c0001000, 0x3000, 0x1000, "/usr/bin/prog"))
+          .ok());
   absl::StatusOr<Mmap2Record> mmap = Mmap2Record::From(out_.records.back().view());
   ASSERT_TRUE(mmap.ok());
   const uint64_t new_start = mmap->start();
@@ -126,8 +128,9 @@ TEST_F(AslrToolTest, CallchainMarkersSwitchBetweenKernelAndUserSpace) {
   ASSERT_TRUE(kernel.ok());
   EXPECT_EQ(kernel->start(), RemapTable::kKernelBase64);
   EXPECT_EQ(kernel->pgoff(), RemapTable::kKernelBase64);  // the relocation address moves along
-  ASSERT_TRUE(Feed(Mmap2(attr_, PERF_RECORD_MISC_USER, 42, 0x7f0000000000, 0x1000, 0,
-                         "/lib/libc.so.6")).ok());
+  ASSERT_TRUE(
+      Feed(Mmap2(attr_, PERF_RECORD_MISC_USER, 42, 0x7f0000000000, 0x1000, 0, "/lib/libc.so.6"))
+          .ok());
   const uint64_t libc = Mmap2Record::From(out_.records.back().view())->start();
 
   Sample s;
@@ -137,8 +140,9 @@ TEST_F(AslrToolTest, CallchainMarkersSwitchBetweenKernelAndUserSpace) {
   ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_KERNEL, s)).ok());
   Sample out = LastSample();
   EXPECT_EQ(out.ip, RemapTable::kKernelBase64 + 0x10);
-  EXPECT_EQ(out.callchain, (std::vector<uint64_t>{PERF_CONTEXT_KERNEL, RemapTable::kKernelBase64 + 0x10,
-                                                  PERF_CONTEXT_USER, libc + 0x20}));
+  EXPECT_EQ(out.callchain,
+            (std::vector<uint64_t>{PERF_CONTEXT_KERNEL, RemapTable::kKernelBase64 + 0x10,
+                                   PERF_CONTEXT_USER, libc + 0x20}));
 }
 
 TEST_F(AslrToolTest, UnknownAddressesGetDistinctSubstitutesNeverZero) {
@@ -177,8 +181,9 @@ TEST_F(AslrToolTest, AnUnknownPageMovesAlikeUntilAMappingCoversIt) {
   ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_USER, s)).ok());
   EXPECT_EQ(LastSample().callchain, out);
 
-  ASSERT_TRUE(Feed(Mmap2(attr_, PERF_RECORD_MISC_USER, 42, 0x7f3333333000, 0x1000, 0,
-                         "/lib/libnew.so")).ok());
+  ASSERT_TRUE(
+      Feed(Mmap2(attr_, PERF_RECORD_MISC_USER, 42, 0x7f3333333000, 0x1000, 0, "/lib/libnew.so"))
+          .ok());
   const uint64_t libnew = Mmap2Record::From(out_.records.back().view())->start();
   s.pid = s.tid = 42;
   ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_USER, s)).ok());
@@ -211,8 +216,10 @@ TEST_F(AslrToolTest, RegistersStacksAndRawDataLeaveSamplesThatStay) {
   s.phys_addr = 0x12345000;
   std::vector<std::byte> body;
   EncodeSample(SampleFormat::Of(attr), s, body);
-  ASSERT_TRUE(tool_.Process(Record(RecordBytes(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body), 0x80),
-                            out_).ok());
+  ASSERT_TRUE(
+      tool_
+          .Process(Record(RecordBytes(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body), 0x80), out_)
+          .ok());
   ASSERT_EQ(out_.records.size(), 1u);
   Sample out = LastSample();
   EXPECT_EQ(out.pid, 42u);
@@ -303,7 +310,10 @@ TEST_F(AslrToolTest, TheSameInputGivesTheSameOutput) {
     Collect out;
     EventAttr attr = Attr(kSampleType);
     ASSERT_TRUE(tool.Process(Record(Mmap2(attr, PERF_RECORD_MISC_USER, 42, 0x55d0c0001000, 0x3000,
-                                          0x1000, "/usr/bin/prog"), 0), out).ok());
+                                          0x1000, "/usr/bin/prog"),
+                                    0),
+                             out)
+                    .ok());
     Sample s;
     s.pid = s.tid = 42;
     s.ip = 0x55d0c0002000;

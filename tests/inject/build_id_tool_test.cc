@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "../testing/collecting_sink.h"
+#include "../testing/temp_dir_test.h"
 #include "absl/strings/escaping.h"
 #include "elf/build_id.h"
 #include "elf/elf_file.h"
 #include "perf/features.h"
 #include "perf/record_encoders.h"
 #include "perf/sample.h"
-#include "../testing/collecting_sink.h"
-#include "../testing/temp_dir_test.h"
 
 namespace perftk {
 namespace {
@@ -103,8 +103,7 @@ class BuildIdToolTest : public testing::TempDirTest {
     header_.events = EventList({attr_});
     struct utsname here;
     ASSERT_EQ(uname(&here), 0);
-    header_.features[HEADER_HOSTNAME] =
-        StringSection(recorded_here ? here.nodename : "elsewhere");
+    header_.features[HEADER_HOSTNAME] = StringSection(recorded_here ? here.nodename : "elsewhere");
     header_.features[HEADER_OSRELEASE] = StringSection(here.release);
     ASSERT_TRUE(tool_->Begin(header_).ok());
   }
@@ -190,8 +189,8 @@ TEST_F(BuildIdToolTest, AnIdInTheMmap2ComesFirst) {
   struct stat other = self.st;
   other.st_ino += 1;  // the file would not do
   Start({});
-  std::vector<std::byte> mmap = Mmap2(self.path, other, 0x400000,
-                                      PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+  std::vector<std::byte> mmap =
+      Mmap2(self.path, other, 0x400000, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
   // With MMAP_BUILD_ID, maj..ino_generation hold the id's size and the id.
   std::byte* id = mmap.data() + 8 + 8 + 24;
   std::memset(id, 0, 24);
@@ -241,14 +240,15 @@ std::string GnuNote(const std::string& id, uint32_t type = 3) {
 TEST_F(BuildIdToolTest, TheKernelsIdComesFromSysWhenRecordedHere) {
   std::filesystem::create_directories(Path("sys/kernel"));
   std::ofstream(Path("sys/kernel/notes"), std::ios::binary)
-      << GnuNote("", 1) + GnuNote("\x12\x34\x56\x78\x9a\xbc\xde\xf0\x11\x22\x33\x44\x55\x66\x77"
-                                  "\x88\x99\xaa\xbb\xcc");
+      << GnuNote("", 1) + GnuNote(
+                              "\x12\x34\x56\x78\x9a\xbc\xde\xf0\x11\x22\x33\x44\x55\x66\x77"
+                              "\x88\x99\xaa\xbb\xcc");
   struct stat none {};
   Start(SysRoot(Path("sys")));
   Feed(Mmap2("[kernel.kallsyms]_text", none, 0xffffffff81000000, PERF_RECORD_MISC_KERNEL));
   Feed(SampleAt(0xffffffff81001000, PERF_RECORD_MISC_KERNEL));
-  EXPECT_EQ(out_.Ids(), std::vector<std::string>{
-                            "[kernel.kallsyms]=123456789abcdef0112233445566778899aabbcc"});
+  EXPECT_EQ(out_.Ids(),
+            std::vector<std::string>{"[kernel.kallsyms]=123456789abcdef0112233445566778899aabbcc"});
 }
 
 TEST_F(BuildIdToolTest, TheKernelOfAnotherMachineGetsNoIdFromThisOne) {

@@ -75,7 +75,7 @@ TEST(OrderedBatchesTest, WritesInTicketOrderWithRandomWorkTimes) {
   const std::vector<size_t> sizes = {1, 0, 17, 100, 3, 64, 0, 5, 33, 2, 9, 40};
   for (size_t jobs : {1, 2, 3, 5}) {
     Outcome run = RunBatches({.jobs = jobs, .chunk = 4, .max_in_flight = 3, .caller_leaves = 8},
-                         sizes, static_cast<uint32_t>(jobs));
+                             sizes, static_cast<uint32_t>(jobs));
     EXPECT_FALSE(run.bad_call) << jobs;
     ASSERT_EQ(run.written.size(), sizes.size()) << jobs;
     for (size_t b = 0; b < sizes.size(); ++b) {
@@ -122,15 +122,16 @@ TEST(OrderedBatchesTest, DrainRunsAndWritesEverything) {
   for (int round = 0; round < 5; ++round) {
     for (int b = 0; b < 4; ++b) {
       ASSERT_TRUE(batches
-                      .Submit(10,
-                              [&, expected = model](size_t, size_t, size_t) {
-                                ++running;
-                                if (model != expected) model_changed_under_work = true;
-                                std::this_thread::sleep_for(std::chrono::microseconds(50));
-                                ++ran;
-                                --running;
-                              },
-                              write)
+                      .Submit(
+                          10,
+                          [&, expected = model](size_t, size_t, size_t) {
+                            ++running;
+                            if (model != expected) model_changed_under_work = true;
+                            std::this_thread::sleep_for(std::chrono::microseconds(50));
+                            ++ran;
+                            --running;
+                          },
+                          write)
                       .ok());
     }
     ASSERT_TRUE(batches.Drain(write).ok());
@@ -155,13 +156,14 @@ TEST(OrderedBatchesTest, ALaneIsUsedByOneThread) {
   auto write = [](uint64_t) { return absl::OkStatus(); };
   for (int b = 0; b < 50; ++b) {
     ASSERT_TRUE(batches
-                    .Submit(20,
-                            [&](size_t lane, size_t begin, size_t end) {
-                              per_lane[lane] += end - begin;
-                              std::lock_guard<std::mutex> lock(mu);
-                              seen.insert({lane, std::this_thread::get_id()});
-                            },
-                            write)
+                    .Submit(
+                        20,
+                        [&](size_t lane, size_t begin, size_t end) {
+                          per_lane[lane] += end - begin;
+                          std::lock_guard<std::mutex> lock(mu);
+                          seen.insert({lane, std::this_thread::get_id()});
+                        },
+                        write)
                     .ok());
   }
   ASSERT_TRUE(batches.Drain(write).ok());
@@ -252,13 +254,14 @@ TEST(OrderedBatchesTest, AbandonWhileWorkRuns) {
   };
   for (int b = 0; b < 10; ++b) {
     ASSERT_TRUE(batches
-                    ->Submit(5,
-                             [&, held](size_t, size_t, size_t) {
-                               ++started;
-                               while (!release) std::this_thread::yield();
-                               ++finished;
-                             },
-                             write)
+                    ->Submit(
+                        5,
+                        [&, held](size_t, size_t, size_t) {
+                          ++started;
+                          while (!release) std::this_thread::yield();
+                          ++finished;
+                        },
+                        write)
                     .ok());
   }
   while (started < 2) std::this_thread::yield();  // both threads are in work
@@ -272,7 +275,11 @@ TEST(OrderedBatchesTest, AbandonWhileWorkRuns) {
   EXPECT_LT(finished.load(), 50);
   EXPECT_EQ(held.use_count(), 1);  // every closure is gone
   EXPECT_EQ(batches->in_flight(), 0u);
-  EXPECT_EQ(batches->Submit(1, [](size_t, size_t, size_t) {}, write).status().code(),
+  EXPECT_EQ(batches
+                ->Submit(
+                    1, [](size_t, size_t, size_t) {}, write)
+                .status()
+                .code(),
             absl::StatusCode::kCancelled);
   batches.reset();
   EXPECT_EQ(writes, 0);
@@ -283,11 +290,13 @@ TEST(OrderedBatchesTest, DestructorJoinsWithWorkWaiting) {
   {
     OrderedBatches batches({.jobs = 4, .chunk = 3, .max_in_flight = 50, .caller_leaves = 1000});
     for (int b = 0; b < 20; ++b) {
-      ASSERT_TRUE(batches
-                      .Submit(30, [&](size_t, size_t begin, size_t end) {
-                        ran += static_cast<int>(end - begin);
-                      }, [](uint64_t) { return absl::OkStatus(); })
-                      .ok());
+      ASSERT_TRUE(
+          batches
+              .Submit(
+                  30,
+                  [&](size_t, size_t begin, size_t end) { ran += static_cast<int>(end - begin); },
+                  [](uint64_t) { return absl::OkStatus(); })
+              .ok());
     }
   }
   EXPECT_LE(ran.load(), 600);

@@ -104,8 +104,7 @@ TEST(PipelineTest, ReaderWarningsGoToTheSinkNotStderr) {
   const std::string printed = ::testing::internal::GetCapturedStderr();
   std::filesystem::remove(cut);
   ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_THAT(warnings.lines(),
-              ::testing::ElementsAre(::testing::HasSubstr("feature table at")));
+  EXPECT_THAT(warnings.lines(), ::testing::ElementsAre(::testing::HasSubstr("feature table at")));
   EXPECT_EQ(printed, "");
 }
 

@@ -26,7 +26,8 @@ TEST(RecentTranslationsTest, AnswersOnlyInsideARememberedRangeOfTheSameSpace) {
 TEST(RecentTranslationsTest, DeltasWrapModulo2To64) {
   RecentTranslations recent;
   // Moving down: the delta is negative modulo 2^64.
-  recent.Remember(-1, 1, 0xffffffff81000000, 0xffffffff82000000, 0xffff800010000000 - 0xffffffff81000000);
+  recent.Remember(-1, 1, 0xffffffff81000000, 0xffffffff82000000,
+                  0xffff800010000000 - 0xffffffff81000000);
   EXPECT_THAT(recent.Find(-1, 1, 0xffffffff81000123), Optional(Eq(0xffff800010000123u)));
 }
 
@@ -34,7 +35,8 @@ TEST(RecentTranslationsTest, KeepsTheLastFourAndForgetsAllOnClear) {
   RecentTranslations recent;
   for (uint64_t i = 0; i < 5; ++i) recent.Remember(1, 2, i << 20, (i << 20) + 0x1000, 0x10);
   EXPECT_EQ(recent.Find(1, 2, 0), std::nullopt);  // the oldest went
-  for (uint64_t i = 1; i < 5; ++i) EXPECT_THAT(recent.Find(1, 2, i << 20), Optional(Eq((i << 20) + 0x10)));
+  for (uint64_t i = 1; i < 5; ++i)
+    EXPECT_THAT(recent.Find(1, 2, i << 20), Optional(Eq((i << 20) + 0x10)));
   recent.Clear();
   for (uint64_t i = 1; i < 5; ++i) EXPECT_EQ(recent.Find(1, 2, i << 20), std::nullopt);
 }

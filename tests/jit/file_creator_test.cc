@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "../testing/forbid_new_threads.h"
+#include "../testing/temp_dir_test.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "jit/jit_file_writer.h"
-#include "../testing/forbid_new_threads.h"
-#include "../testing/temp_dir_test.h"
 
 namespace perftk::jit {
 namespace {
@@ -219,7 +219,8 @@ TEST_P(JitFileWriterTest, ACreationFailureStopsTheWriterAndRemovesTheFilesItCrea
     }
     if (status.ok()) status = writer.Flush();
     ASSERT_FALSE(status.ok());
-    EXPECT_THAT(std::string(status.message()), HasSubstr(Path(40) + ": cannot create: Is a directory"));
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr(Path(40) + ": cannot create: Is a directory"));
     EXPECT_EQ(writer.Flush(), status) << "the writer is spent";
     EXPECT_EQ(writer.Add(Path(300), Bytes("y"), Id(0), 300), status);
     ASSERT_EQ(written_.size(), 40u);
@@ -257,8 +258,7 @@ TEST_P(JitFileWriterTest, AWriteFailureRemovesThatFile) {
   }
   setrlimit(RLIMIT_FSIZE, &old);
   signal(SIGXFSZ, old_handler);
-  EXPECT_THAT(std::string(status.message()),
-              HasSubstr(Path(7) + ": write failed: File too large"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr(Path(7) + ": write failed: File too large"));
   EXPECT_EQ(written_.size(), 7u);
   EXPECT_FALSE(std::filesystem::exists(Path(7)));
   EXPECT_TRUE(std::filesystem::exists(Path(6))) << "kept";
@@ -280,8 +280,8 @@ INSTANTIATE_TEST_SUITE_P(Ahead, JitFileWriterTest, ::testing::Values(0, 1, 8, 12
 
 TEST_F(TempDirTest, JitFileWriterBoundsTheBytesItHolds) {
   size_t written = 0;
-  JitFileWriter writer(128, [&](const std::string&, const BuildId&, const struct stat&,
-                                uint64_t) { ++written; });
+  JitFileWriter writer(
+      128, [&](const std::string&, const BuildId&, const struct stat&, uint64_t) { ++written; });
   size_t size = JitFileWriter::kMaxQueuedBytes / 2 + 1;
   ASSERT_TRUE(writer.Add(Path(0), std::vector<std::byte>(size), {}, 0).ok());
   EXPECT_EQ(written, 0u);

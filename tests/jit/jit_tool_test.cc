@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../testing/v8_eh_frame.h"
 #include "base/warnings.h"
 #include "elf/elf_file.h"
 #include "gmock/gmock.h"
@@ -23,7 +24,6 @@
 #include "inject/pipeline.h"
 #include "jit/buildid_cache.h"
 #include "jitdump_builder.h"
-#include "../testing/v8_eh_frame.h"
 #include "perf/features.h"
 #include "perf/reader.h"
 #include "perf/writer.h"
@@ -33,9 +33,9 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::JitDumpBuilder;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
-using testing::JitDumpBuilder;
 
 constexpr uint32_t kPid = 4100;
 constexpr uint32_t kOtherPid = 4200;
@@ -191,12 +191,27 @@ class JitToolTest : public ::testing::Test {
     JitDumpBuilder dump(kPid);
     dump.Debug(19, 0x1000, {{0x1000, 3, 1, "/app/a.js"}, {0x1008, 4, 2, "/app/a.js"}});
     dump.Unwinding(19, {1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11, 12}, 12);
-    dump.Load({.timestamp = 20, .pid = kPid, .tid = kPid + 1, .code_addr = 0x1000,
-               .code_index = 1, .name = "JS:*first", .code = Code(20)});
-    dump.Load({.timestamp = 30, .pid = kPid, .tid = kPid, .code_addr = 0x1000,
-               .code_index = 2, .name = "JS:*second", .code = Code(40)});
-    dump.Move({.timestamp = 32, .pid = kPid, .tid = kPid, .old_code_addr = 0x1000,
-               .new_code_addr = 0x5000, .code_size = 20, .code_index = 1});
+    dump.Load({.timestamp = 20,
+               .pid = kPid,
+               .tid = kPid + 1,
+               .code_addr = 0x1000,
+               .code_index = 1,
+               .name = "JS:*first",
+               .code = Code(20)});
+    dump.Load({.timestamp = 30,
+               .pid = kPid,
+               .tid = kPid,
+               .code_addr = 0x1000,
+               .code_index = 2,
+               .name = "JS:*second",
+               .code = Code(40)});
+    dump.Move({.timestamp = 32,
+               .pid = kPid,
+               .tid = kPid,
+               .old_code_addr = 0x1000,
+               .new_code_addr = 0x5000,
+               .code_size = 20,
+               .code_index = 1});
     return dump;
   }
 
@@ -238,8 +253,8 @@ std::vector<Mmap2Summary> Mmap2s(const std::vector<OutRecord>& records) {
     if (r.type != PERF_RECORD_MMAP2) continue;
     Record record(r.bytes, 0);
     auto m = Mmap2Record::From(record);
-    out.push_back({r.time.value_or(0), m->start(), m->len(), m->pgoff(),
-                   std::string(m->filename())});
+    out.push_back(
+        {r.time.value_or(0), m->start(), m->len(), m->pgoff(), std::string(m->filename())});
   }
   return out;
 }
@@ -303,8 +318,8 @@ TEST_F(JitToolTest, ReusedAddressBelongsToTheLaterLoadFromItsTime) {
       sequence.push_back(name.substr(name.rfind('/') + 1));
     }
   }
-  EXPECT_THAT(sequence, ElementsAre("jitted-4100-1.so", "sample@25", "jitted-4100-2.so",
-                                    "sample@35"));
+  EXPECT_THAT(sequence,
+              ElementsAre("jitted-4100-1.so", "sample@25", "jitted-4100-2.so", "sample@35"));
 }
 
 TEST_F(JitToolTest, DebugAndUnwindingInfoGoToTheNextLoadOnly) {
@@ -397,8 +412,13 @@ TEST_F(JitToolTest, MergeKeepsLoadsWithoutTablesTogetherAndSaysSo) {
   std::vector<uint8_t> empty_header = {1, 0x1b, 3, 0x3b, 0, 0, 0, 0, 0, 0, 0, 0};
   for (uint64_t i = 1; i <= 3; ++i) {
     dump.Unwinding(10 + i, {}, empty_header, 0);
-    dump.Load({.timestamp = 10 + i, .pid = kPid, .tid = kPid, .code_addr = 0x1000 * i,
-               .code_index = i, .name = "Builtin:b" + std::to_string(i), .code = Code(20)});
+    dump.Load({.timestamp = 10 + i,
+               .pid = kPid,
+               .tid = kPid,
+               .code_addr = 0x1000 * i,
+               .code_index = i,
+               .name = "Builtin:b" + std::to_string(i),
+               .code = Code(20)});
   }
   dump.WriteTo(dump_path_);
   ASSERT_TRUE(Run({.merge = true}).ok());
@@ -439,11 +459,15 @@ TEST_F(JitToolTest, MergePutsEveryLoadsTablesInTheOneFile) {
   for (uint64_t i = 0; i < sizes.size(); ++i) {
     // Loads 0 and 2 come with V8's tables (mapped after the code in the
     // process), load 1 with V8's "none".
-    std::vector<uint8_t> table = i == 1 ? std::vector<uint8_t>{}
-                                        : AsUint8(::perftk::testing::V8Table(sizes[i]));
+    std::vector<uint8_t> table =
+        i == 1 ? std::vector<uint8_t>{} : AsUint8(::perftk::testing::V8Table(sizes[i]));
     dump.Unwinding(11 + i, table, empty_header, table.size() + empty_header.size());
-    dump.Load({.timestamp = 11 + i, .pid = kPid, .tid = kPid, .code_addr = 0x10000 * (i + 1),
-               .code_index = i, .name = "JS:*f" + std::to_string(i),
+    dump.Load({.timestamp = 11 + i,
+               .pid = kPid,
+               .tid = kPid,
+               .code_addr = 0x10000 * (i + 1),
+               .code_index = i,
+               .name = "JS:*f" + std::to_string(i),
                .code = Code(sizes[i])});
   }
   dump.WriteTo(dump_path_);
@@ -486,8 +510,13 @@ TEST_F(JitToolTest, JitDirTakesTheFiles) {
 TEST_F(JitToolTest, ForeignByteOrderDump) {
   WriteRecording();
   JitDumpBuilder dump(kPid, testing::kForeign);
-  dump.Load({.timestamp = 20, .pid = kPid, .tid = kPid, .code_addr = 0x1000, .code_index = 9,
-             .name = "f", .code = Code(8)});
+  dump.Load({.timestamp = 20,
+             .pid = kPid,
+             .tid = kPid,
+             .code_addr = 0x1000,
+             .code_index = 9,
+             .name = "f",
+             .code = Code(8)});
   dump.WriteTo(dump_path_);
   ASSERT_TRUE(Run().ok());
   std::vector<Mmap2Summary> mmaps = Mmap2s(ReadBack(out_));
@@ -504,8 +533,13 @@ TEST_F(JitToolTest, ArchTimestampsAreConvertedThroughTimeConv) {
   rec.Sample(1100, kPid, 0x1010);
   rec.Write(in_);
   JitDumpBuilder dump(kPid, testing::kNative, kJitFlagArchTimestamp);
-  dump.Load({.timestamp = 50, .pid = kPid, .tid = kPid, .code_addr = 0x1000, .code_index = 1,
-             .name = "f", .code = Code(8)});
+  dump.Load({.timestamp = 50,
+             .pid = kPid,
+             .tid = kPid,
+             .code_addr = 0x1000,
+             .code_index = 1,
+             .name = "f",
+             .code = Code(8)});
   dump.WriteTo(dump_path_);
   ASSERT_TRUE(Run().ok());
   std::vector<Mmap2Summary> mmaps = Mmap2s(ReadBack(out_));
@@ -527,8 +561,13 @@ TEST_F(JitToolTest, RecordingWithoutMonotonicClockIsRefusedWithAHint) {
 TEST_F(JitToolTest, CorruptDumpFailsWithoutAnyOutput) {
   WriteRecording();
   JitDumpBuilder dump = UsualDump();
-  dump.Load({.timestamp = 33, .pid = kPid, .tid = kPid, .code_addr = 0x9000, .code_index = 5,
-             .name = "bad", .code = Code(8)});
+  dump.Load({.timestamp = 33,
+             .pid = kPid,
+             .tid = kPid,
+             .code_addr = 0x9000,
+             .code_index = 5,
+             .name = "bad",
+             .code = Code(8)});
   dump.Patch64(dump.last_record_offset() + 40, 1ULL << 40);  // code_size
   dump.WriteTo(dump_path_);
   absl::Status s = Run();
@@ -570,8 +609,13 @@ TEST_F(JitToolTest, ProcessInAPidNamespace) {
   rec.Mmap2(31, kPid, 0x1000, 0x20000, "//anon");
   rec.Write(in_);
   JitDumpBuilder dump(kNamespacePid);
-  dump.Load({.timestamp = 20, .pid = kNamespacePid, .tid = kNamespacePid + 1,
-             .code_addr = 0x1000, .code_index = 3, .name = "JS:*f", .code = Code(16)});
+  dump.Load({.timestamp = 20,
+             .pid = kNamespacePid,
+             .tid = kNamespacePid + 1,
+             .code_addr = 0x1000,
+             .code_index = 3,
+             .name = "JS:*f",
+             .code = Code(16)});
   dump.WriteTo(dump_path);
   ASSERT_TRUE(Run().ok());
   std::vector<OutRecord> records = ReadBack(out_);
@@ -596,8 +640,13 @@ TEST_F(JitToolTest, MarkerOfAnotherPidNeedsADumpOfThatPid) {
   rec.Mmap2(31, kPid, 0x1000, 0x20000, "//anon");
   rec.Write(in_);
   JitDumpBuilder dump(9);
-  dump.Load({.timestamp = 20, .pid = 9, .tid = 9, .code_addr = 0x1000, .code_index = 3,
-             .name = "f", .code = Code(16)});
+  dump.Load({.timestamp = 20,
+             .pid = 9,
+             .tid = 9,
+             .code_addr = 0x1000,
+             .code_index = 3,
+             .name = "f",
+             .code = Code(16)});
   dump.WriteTo(dump_path);
   std::vector<std::string> warnings;
   ASSERT_TRUE(Run({}, &warnings).ok());
@@ -633,8 +682,7 @@ TEST_F(JitToolTest, BuildIdTableListsEveryFileWritten) {
     EXPECT_EQ(e.pid, -1);
     EXPECT_EQ(e.misc & PERF_RECORD_MISC_CPUMODE_MASK, PERF_RECORD_MISC_USER);
   }
-  EXPECT_THAT(names, UnorderedElementsAre(dir_ + "/jitted-4100-1.so",
-                                          dir_ + "/jitted-4100-2.so"));
+  EXPECT_THAT(names, UnorderedElementsAre(dir_ + "/jitted-4100-1.so", dir_ + "/jitted-4100-2.so"));
 }
 
 TEST_F(JitToolTest, BuildIdCacheHasPerfsLayout) {
@@ -725,7 +773,13 @@ std::string WithoutFileIds(const std::string& path) {
 // kCreateFailsThenCorrupt: a file cannot be created a few loads before a
 // corrupt record; one thread meets the creation error first, and so must two.
 enum class Scenario {
-  kUsual, kMany, kManyMerged, kTruncated, kCorrupt, kDirInTheWay, kLinkInTheWay,
+  kUsual,
+  kMany,
+  kManyMerged,
+  kTruncated,
+  kCorrupt,
+  kDirInTheWay,
+  kLinkInTheWay,
   kCreateFailsThenCorrupt
 };
 
@@ -743,20 +797,35 @@ class CreateAheadTest : public JitToolTest, public ::testing::WithParamInterface
       uint64_t index = i % 9 == 4 ? i / 3 : i;
       uint64_t addr = 0x100000 + 0x1000 * i;
       if (i % 5 == 0) {
-        dump.Debug(t, addr, {{addr, 10u + i, 1, "/app/f" + std::to_string(i % 3) + ".js"},
-                             {addr + 4, 11u + i, 2, "/app/f.js"}});
+        dump.Debug(t, addr,
+                   {{addr, 10u + i, 1, "/app/f" + std::to_string(i % 3) + ".js"},
+                    {addr + 4, 11u + i, 2, "/app/f.js"}});
       }
       if (i % 11 == 0) dump.Unwinding(t, {1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11, 12}, i % 2 ? 12 : 0);
-      dump.Load({.timestamp = t, .pid = kPid, .tid = kPid + i % 3, .code_addr = addr,
-                 .code_index = index, .name = "JS:*f" + std::to_string(i),
+      dump.Load({.timestamp = t,
+                 .pid = kPid,
+                 .tid = kPid + i % 3,
+                 .code_addr = addr,
+                 .code_index = index,
+                 .name = "JS:*f" + std::to_string(i),
                  .code = Code(900 - i)});
       if (i % 13 == 0) {
-        dump.Move({.timestamp = t, .pid = kPid, .tid = kPid, .old_code_addr = addr,
-                   .new_code_addr = addr + 0x800, .code_size = 8, .code_index = index});
+        dump.Move({.timestamp = t,
+                   .pid = kPid,
+                   .tid = kPid,
+                   .old_code_addr = addr,
+                   .new_code_addr = addr + 0x800,
+                   .code_size = 8,
+                   .code_index = index});
       }
     }
-    dump.Move({.timestamp = t, .pid = kPid, .tid = kPid, .old_code_addr = 0x10,
-               .new_code_addr = 0x20, .code_size = 8, .code_index = 99999});
+    dump.Move({.timestamp = t,
+               .pid = kPid,
+               .tid = kPid,
+               .old_code_addr = 0x10,
+               .new_code_addr = 0x20,
+               .code_size = 8,
+               .code_index = 99999});
     return dump;
   }
 
@@ -771,8 +840,13 @@ class CreateAheadTest : public JitToolTest, public ::testing::WithParamInterface
     rec.Write(in_);
     JitDumpBuilder dump = GetParam() == Scenario::kUsual ? UsualDump() : ManyLoads();
     if (GetParam() == Scenario::kCorrupt || GetParam() == Scenario::kCreateFailsThenCorrupt) {
-      dump.Load({.timestamp = 1900, .pid = kPid, .tid = kPid, .code_addr = 0x9000,
-                 .code_index = 5, .name = "bad", .code = Code(8)});
+      dump.Load({.timestamp = 1900,
+                 .pid = kPid,
+                 .tid = kPid,
+                 .code_addr = 0x9000,
+                 .code_index = 5,
+                 .name = "bad",
+                 .code = Code(8)});
       dump.Patch64(dump.last_record_offset() + 40, 1ULL << 40);  // code_size
     }
     dump.WriteTo(dump_path_, GetParam() == Scenario::kTruncated ? dump.size() - 5 : SIZE_MAX);
@@ -849,17 +923,16 @@ TEST_P(CreateAheadTest, SameOutputFilesWarningsAndErrorsAsOneThread) {
 }
 
 std::string ScenarioName(const ::testing::TestParamInfo<Scenario>& info) {
-  static const char* const kNames[] = {"Usual",   "Many",        "ManyMerged", "Truncated",
-                                       "Corrupt", "DirInTheWay", "LinkInTheWay",
-                                       "CreateFailsThenCorrupt"};
+  static const char* const kNames[] = {
+      "Usual",   "Many",        "ManyMerged",   "Truncated",
+      "Corrupt", "DirInTheWay", "LinkInTheWay", "CreateFailsThenCorrupt"};
   return kNames[static_cast<int>(info.param)];
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, CreateAheadTest,
-                         ::testing::Values(Scenario::kUsual, Scenario::kMany,
-                                           Scenario::kManyMerged, Scenario::kTruncated,
-                                           Scenario::kCorrupt, Scenario::kDirInTheWay,
-                                           Scenario::kLinkInTheWay,
+                         ::testing::Values(Scenario::kUsual, Scenario::kMany, Scenario::kManyMerged,
+                                           Scenario::kTruncated, Scenario::kCorrupt,
+                                           Scenario::kDirInTheWay, Scenario::kLinkInTheWay,
                                            Scenario::kCreateFailsThenCorrupt),
                          ScenarioName);
 

@@ -46,7 +46,8 @@ class JitDumpBuilder {
 
   JitDumpBuilder& Load(const LoadFields& f);
   JitDumpBuilder& Move(const MoveFields& f);
-  JitDumpBuilder& Debug(uint64_t timestamp, uint64_t code_addr, const std::vector<LineFields>& lines);
+  JitDumpBuilder& Debug(uint64_t timestamp, uint64_t code_addr,
+                        const std::vector<LineFields>& lines);
   JitDumpBuilder& Unwinding(uint64_t timestamp, const std::vector<uint8_t>& eh_frame,
                             const std::vector<uint8_t>& eh_frame_hdr, uint64_t mapped_size);
   JitDumpBuilder& Close(uint64_t timestamp);

@@ -13,8 +13,8 @@ namespace perftk::jit {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::Endian;
+using ::testing::HasSubstr;
 using testing::JitDumpBuilder;
 using testing::LineFields;
 using testing::LoadFields;
@@ -48,10 +48,20 @@ TEST_P(JitDumpReaderTest, ReadsEveryRecordTypeInEitherByteOrder) {
   dump.Debug(100, 0x7f0000001000,
              {{0x7f0000001000, 3, 7, "/src/a.js"}, {0x7f0000001010, 4, 1, "/src/b.js"}});
   dump.Unwinding(101, {1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11, 12}, 16);
-  dump.Load({.timestamp = 102, .pid = 4242, .tid = 4243, .code_addr = 0x7f0000001000,
-             .code_index = 17, .name = "JS:*fib", .code = Code(37, 0x90)});
-  dump.Move({.timestamp = 103, .pid = 4242, .tid = 4244, .old_code_addr = 0x7f0000001000,
-             .new_code_addr = 0x7f0000002000, .code_size = 37, .code_index = 17});
+  dump.Load({.timestamp = 102,
+             .pid = 4242,
+             .tid = 4243,
+             .code_addr = 0x7f0000001000,
+             .code_index = 17,
+             .name = "JS:*fib",
+             .code = Code(37, 0x90)});
+  dump.Move({.timestamp = 103,
+             .pid = 4242,
+             .tid = 4244,
+             .old_code_addr = 0x7f0000001000,
+             .new_code_addr = 0x7f0000002000,
+             .code_size = 37,
+             .code_index = 17});
   dump.Close(104);
   std::string path = TempPath("every");
   dump.WriteTo(path);
@@ -131,11 +141,21 @@ TEST(JitDumpReader, ArchTimestampFlag) {
 
 TEST(JitDumpReader, TruncatedLastRecordIsDroppedWithAWarning) {
   JitDumpBuilder dump(7);
-  dump.Load({.timestamp = 1, .pid = 7, .tid = 7, .code_addr = 0x1000, .code_index = 1,
-             .name = "a", .code = Code(16, 0)});
+  dump.Load({.timestamp = 1,
+             .pid = 7,
+             .tid = 7,
+             .code_addr = 0x1000,
+             .code_index = 1,
+             .name = "a",
+             .code = Code(16, 0)});
   size_t second = dump.size();
-  dump.Load({.timestamp = 2, .pid = 7, .tid = 7, .code_addr = 0x2000, .code_index = 2,
-             .name = "b", .code = Code(64, 0)});
+  dump.Load({.timestamp = 2,
+             .pid = 7,
+             .tid = 7,
+             .code_addr = 0x2000,
+             .code_index = 2,
+             .name = "b",
+             .code = Code(64, 0)});
   for (size_t cut : {second + 3, second + 20, dump.size() - 1}) {
     std::string path = TempPath("trunc");
     dump.WriteTo(path, cut);
@@ -161,8 +181,9 @@ TEST(JitDumpReader, UnknownRecordsAreSkippedWithOneWarning) {
   std::vector<JitRecord> records = ReadAll(**reader);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].id, kJitCodeClose);
-  EXPECT_THAT((*reader)->warnings(),
-              ElementsAre(HasSubstr("skipped 2 record(s) of unknown type (first: id 9 at offset 0x28)")));
+  EXPECT_THAT(
+      (*reader)->warnings(),
+      ElementsAre(HasSubstr("skipped 2 record(s) of unknown type (first: id 9 at offset 0x28)")));
   unlink(path.c_str());
 }
 
@@ -209,8 +230,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "offset 0x20: unknown header flags 0x6"},
         BadCase{"header_size", [](JitDumpBuilder& d) { d.Patch32(8, 12); },
                 "offset 0x8: header size 12"},
-        BadCase{"record_size",
-                [](JitDumpBuilder& d) { d.Close(1).Close(2).LastRecordSize(8); },
+        BadCase{"record_size", [](JitDumpBuilder& d) { d.Close(1).Close(2).LastRecordSize(8); },
                 "offset 0x38: CODE_CLOSE record: size 8 is smaller than the record prefix"},
         BadCase{"move_size",
                 [](JitDumpBuilder& d) { d.Raw(1 /* CODE_MOVE */, 1, std::vector<uint8_t>(8, 0)); },
@@ -263,10 +283,20 @@ TEST(JitDumpReader, MissingFileNamesThePath) {
 
 TEST(JitDumpReader, RecordsLargerThanTheReadBufferAreRead) {
   JitDumpBuilder dump(7);
-  dump.Load({.timestamp = 1, .pid = 7, .tid = 7, .code_addr = 0x1000, .code_index = 1,
-             .name = "small", .code = Code(100, 0)});
-  dump.Load({.timestamp = 2, .pid = 7, .tid = 7, .code_addr = 0x2000, .code_index = 2,
-             .name = "big", .code = Code(3 << 20, 5)});
+  dump.Load({.timestamp = 1,
+             .pid = 7,
+             .tid = 7,
+             .code_addr = 0x1000,
+             .code_index = 1,
+             .name = "small",
+             .code = Code(100, 0)});
+  dump.Load({.timestamp = 2,
+             .pid = 7,
+             .tid = 7,
+             .code_addr = 0x2000,
+             .code_index = 2,
+             .name = "big",
+             .code = Code(3 << 20, 5)});
   dump.Close(3);
   std::string path = TempPath("big");
   dump.WriteTo(path);

@@ -96,8 +96,8 @@ TEST(AttrTest, AccessorsReadTheFields) {
 }
 
 TEST(AttrTest, OlderAndNewerAbiSizes) {
-  for (uint32_t size : {PERF_ATTR_SIZE_VER0, PERF_ATTR_SIZE_VER1, PERF_ATTR_SIZE_VER5,
-                        PERF_ATTR_SIZE_VER8, 160u}) {
+  for (uint32_t size :
+       {PERF_ATTR_SIZE_VER0, PERF_ATTR_SIZE_VER1, PERF_ATTR_SIZE_VER5, PERF_ATTR_SIZE_VER8, 160u}) {
     SCOPED_TRACE(size);
     AttrBuilder b = EveryField().Size(size).FutureWords({0xf1, 0xf2, 0xf3});
     std::vector<std::byte> bytes = b.Serialize(kNative);

@@ -78,7 +78,10 @@ TEST(BadInputTest, EmptyAndTruncatedHeaders) {
 TEST(BadInputTest, WrongMagic) {
   std::vector<std::byte> file = Small().BuildFile().bytes;
   std::vector<std::byte> elf = file;
-  std::memcpy(elf.data(), "\x7f" "ELF\2\1\1\0", 8);
+  std::memcpy(elf.data(),
+              "\x7f"
+              "ELF\2\1\1\0",
+              8);
   EXPECT_EQ(ReadError(elf), "bad.data: offset 0: not a perf.data file (no PERFILE2 magic)");
   std::vector<std::byte> v1 = file;
   std::memcpy(v1.data(), "PERFFILE", 8);
@@ -96,9 +99,9 @@ TEST(BadInputTest, BogusHeaderSize) {
 TEST(BadInputTest, DataSectionOutsideTheFile) {
   BuiltFile built = Small().BuildFile();
   const uint64_t size = built.bytes.size();
-  EXPECT_THAT(ReadError(Patched(built.bytes, 40, size + 1)),
-              AllOf(StartsWith("bad.data: offset 0x28: data section"),
-                    HasSubstr("lies outside the")));
+  EXPECT_THAT(
+      ReadError(Patched(built.bytes, 40, size + 1)),
+      AllOf(StartsWith("bad.data: offset 0x28: data section"), HasSubstr("lies outside the")));
   EXPECT_THAT(ReadError(Patched(built.bytes, 48, size)), HasSubstr("lies outside the"));
   // offset + size wrapping around 2^64 is outside too.
   std::vector<std::byte> wrap = Patched(built.bytes, 48, ~0ULL - built.data_offset + 2);
@@ -107,8 +110,8 @@ TEST(BadInputTest, DataSectionOutsideTheFile) {
 
 TEST(BadInputTest, ImpossibleAttrSizes) {
   BuiltFile built = Small().BuildFile();
-  for (uint64_t attr_size : {uint64_t{0}, uint64_t{16}, uint64_t{79}, uint64_t{1} << 20,
-                             ~uint64_t{0}}) {
+  for (uint64_t attr_size :
+       {uint64_t{0}, uint64_t{16}, uint64_t{79}, uint64_t{1} << 20, ~uint64_t{0}}) {
     SCOPED_TRACE(attr_size);
     EXPECT_EQ(ReadError(Patched(built.bytes, 16, attr_size)),
               absl::StrCat("bad.data: offset 0x10: impossible attr size ", attr_size));
@@ -129,9 +132,10 @@ TEST(BadInputTest, AttrSectionOutsideTheFile) {
 TEST(BadInputTest, IdsOutsideTheFile) {
   BuiltFile built = Small().BuildFile();
   const size_t ids_at = built.attrs_offset + built.attr_size - 16;
-  EXPECT_THAT(ReadError(Patched(built.bytes, ids_at, built.bytes.size())),
-              AllOf(StartsWith(absl::StrCat("bad.data: offset 0x", absl::Hex(ids_at), ": id array")),
-                    HasSubstr("lies outside the file")));
+  EXPECT_THAT(
+      ReadError(Patched(built.bytes, ids_at, built.bytes.size())),
+      AllOf(StartsWith(absl::StrCat("bad.data: offset 0x", absl::Hex(ids_at), ": id array")),
+            HasSubstr("lies outside the file")));
   EXPECT_THAT(ReadError(Patched(built.bytes, ids_at + 8, 1ULL << 40)), HasSubstr("id array"));
   EXPECT_THAT(ReadError(Patched(built.bytes, ids_at + 8, 12)), HasSubstr("id array"));  // not x8
 }
@@ -283,7 +287,8 @@ TEST(BadInputTest, FeatureTableOutsideTheFileIsAWarning) {
   b.Feature(HEADER_NRCPUS, NrCpusFeature(1, 1));
   BuiltFile built = b.BuildFile();
   // Cut the file inside the feature table: a warning, the records still read.
-  std::vector<std::byte> cut(built.bytes.begin(), built.bytes.begin() + built.feature_table_offset + 20);
+  std::vector<std::byte> cut(built.bytes.begin(),
+                             built.bytes.begin() + built.feature_table_offset + 20);
   absl::StatusOr<ReadBack> back = ReadAll(cut, "bad.data");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->records.size(), 3u);
@@ -291,9 +296,9 @@ TEST(BadInputTest, FeatureTableOutsideTheFileIsAWarning) {
   // The hostname entry is whole but its section is cut off; the nrcpus entry is cut.
   ASSERT_EQ(back->warnings.size(), 2u);
   EXPECT_THAT(back->warnings[0], AllOf(StartsWith("bad.data: hostname feature section [0x"),
-                                      HasSubstr("lies outside the file")));
+                                       HasSubstr("lies outside the file")));
   EXPECT_THAT(back->warnings[1], AllOf(StartsWith("bad.data: feature table at 0x"),
-                                      HasSubstr("features from nrcpus on are ignored")));
+                                       HasSubstr("features from nrcpus on are ignored")));
 
   // A section pointing outside the file: that section is dropped with a warning.
   std::vector<std::byte> bad = Patched(built.bytes, built.feature_table_offset, 1ULL << 50);
@@ -348,8 +353,9 @@ TEST(BadInputTest, ForeignRecordTooShortForItsTrailer) {
   PerfDataBuilder b;
   b.Attr(attr);
   b.Record(RecordBuilder(PERF_RECORD_COMM).U32(1).U32(1));  // no trailer
-  EXPECT_THAT(ReadError(b.BuildFile(kForeign).bytes),
-              HasSubstr("COMM record: COMM record of 16 bytes is shorter than its sample_id trailer"));
+  EXPECT_THAT(
+      ReadError(b.BuildFile(kForeign).bytes),
+      HasSubstr("COMM record: COMM record of 16 bytes is shorter than its sample_id trailer"));
 }
 
 // Compressed data: corrupt, ending inside a record, nested.
@@ -360,9 +366,10 @@ TEST(BadInputTest, CorruptZstdData) {
   PerfDataBuilder b = Small();
   b.Record(MakeCompressed(frame));
   BuiltFile built = b.BuildFile();
-  EXPECT_THAT(ReadError(built.bytes),
-              AllOf(StartsWith(absl::StrCat("bad.data: offset 0x", absl::Hex(built.record_offsets[3]),
-                                            ": COMPRESSED record: zstd: "))));
+  EXPECT_THAT(
+      ReadError(built.bytes),
+      AllOf(StartsWith(absl::StrCat("bad.data: offset 0x", absl::Hex(built.record_offsets[3]),
+                                    ": COMPRESSED record: zstd: "))));
   EXPECT_THAT(ReadError(b.BuildPipe()), HasSubstr("COMPRESSED record: zstd: "));
 }
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "base/bytes.h"
+#include "gtest/gtest.h"
 #include "perf/features.h"
 #include "perftk/perf_abi.h"
 

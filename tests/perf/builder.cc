@@ -124,9 +124,15 @@ Fields AttrBuilder::ToFields() const {
   auto add = [&](int width, uint64_t value) {
     if (f.size() + width > size_) return;
     switch (width) {
-      case 2: f.U16(static_cast<uint16_t>(value)); break;
-      case 4: f.U32(static_cast<uint32_t>(value)); break;
-      default: f.U64(value); break;
+      case 2:
+        f.U16(static_cast<uint16_t>(value));
+        break;
+      case 4:
+        f.U32(static_cast<uint32_t>(value));
+        break;
+      default:
+        f.U64(value);
+        break;
     }
   };
   add(4, type_);
@@ -185,7 +191,8 @@ AttrBuilder AttrBuilder::FromNative(const EventAttr& attr) {
     b.SampleMaxStack(Load<uint16_t>(attr.bytes().data() + kSampleMaxStack));
   }
   std::vector<uint64_t> future;
-  for (size_t at = PERF_ATTR_SIZE_VER8; at + 8 <= attr.size(); at += 8) future.push_back(attr.U64(at));
+  for (size_t at = PERF_ATTR_SIZE_VER8; at + 8 <= attr.size(); at += 8)
+    future.push_back(attr.U64(at));
   b.FutureWords(std::move(future));
   return b;
 }
@@ -541,7 +548,11 @@ std::vector<std::byte> Compress(Bytes data, int level) {
 std::vector<RecordBuilder> EveryRecordType(const AttrBuilder& attr, const Sample& sample,
                                            const SampleId& id) {
   std::vector<RecordBuilder> r;
-  r.push_back(MakeMmap({.pid = 1, .tid = 2, .start = 0x400000, .len = 0x1000, .pgoff = 0x2000,
+  r.push_back(MakeMmap({.pid = 1,
+                        .tid = 2,
+                        .start = 0x400000,
+                        .len = 0x1000,
+                        .pgoff = 0x2000,
                         .filename = "/usr/bin/true"}));
   r.push_back(RecordBuilder(PERF_RECORD_LOST).U64(0x1d).U64(12345));
   r.push_back(MakeComm(1, 2, "true", /*exec=*/true));
@@ -551,30 +562,56 @@ std::vector<RecordBuilder> EveryRecordType(const AttrBuilder& attr, const Sample
   r.push_back(MakeFork({.pid = 5, .ppid = 1, .tid = 6, .ptid = 2, .time = 0x9876543210}));
   r.push_back(RecordBuilder(PERF_RECORD_READ).U32(1).U32(2).U64(100).U64(0x1d));
   r.push_back(MakeSample(attr, sample));
-  r.push_back(MakeMmap2({.pid = 1, .tid = 2, .start = 0x7f0000000000, .len = 0x21000,
-                         .pgoff = 0x1000, .maj = 8, .min = 1, .ino = 0x123456789,
-                         .ino_generation = 7, .prot = 5, .flags = 2,
+  r.push_back(MakeMmap2({.pid = 1,
+                         .tid = 2,
+                         .start = 0x7f0000000000,
+                         .len = 0x21000,
+                         .pgoff = 0x1000,
+                         .maj = 8,
+                         .min = 1,
+                         .ino = 0x123456789,
+                         .ino_generation = 7,
+                         .prot = 5,
+                         .flags = 2,
                          .filename = "/usr/lib/x86_64-linux-gnu/libc.so.6"}));
-  r.push_back(MakeMmap2({.pid = 1, .tid = 2, .start = 0x7f1000000000, .len = 0x3000,
-                         .pgoff = 0, .build_id = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
-                                                  7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
-                         .prot = 5, .flags = 2, .filename = "/usr/lib/libm.so.6"}));
+  r.push_back(MakeMmap2(
+      {.pid = 1,
+       .tid = 2,
+       .start = 0x7f1000000000,
+       .len = 0x3000,
+       .pgoff = 0,
+       .build_id = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
+       .prot = 5,
+       .flags = 2,
+       .filename = "/usr/lib/libm.so.6"}));
   r.push_back(MakeAux(0x10000, 0x8000, 1));
   r.push_back(RecordBuilder(PERF_RECORD_ITRACE_START).U32(1).U32(2));
   r.push_back(RecordBuilder(PERF_RECORD_LOST_SAMPLES).U64(77));
   r.push_back(MakeSwitch(/*out=*/true));
   r.push_back(MakeSwitchCpuWide(/*out=*/false, 10, 11));
-  r.push_back(RecordBuilder(PERF_RECORD_NAMESPACES).U32(1).U32(2).U64(2).U64(4).U64(0xf0000001)
-                  .U64(4).U64(0xf0000002));
-  r.push_back(MakeKsymbol({.addr = 0xffffffffc0001000, .len = 0x80, .ksym_type = 1,
-                           .flags = 0, .name = "bpf_prog_6deef7357e7b4530_sd_fw"}));
+  r.push_back(RecordBuilder(PERF_RECORD_NAMESPACES)
+                  .U32(1)
+                  .U32(2)
+                  .U64(2)
+                  .U64(4)
+                  .U64(0xf0000001)
+                  .U64(4)
+                  .U64(0xf0000002));
+  r.push_back(MakeKsymbol({.addr = 0xffffffffc0001000,
+                           .len = 0x80,
+                           .ksym_type = 1,
+                           .flags = 0,
+                           .name = "bpf_prog_6deef7357e7b4530_sd_fw"}));
   std::vector<std::byte> tag = ToBytes({1, 2, 3, 4, 5, 6, 7, 8});
   r.push_back(RecordBuilder(PERF_RECORD_BPF_EVENT).U16(1).U16(0).U32(42).Raw(tag));
   r.push_back(RecordBuilder(PERF_RECORD_CGROUP).U64(0x1234).String("/user.slice"));
   r.push_back(MakeTextPoke(0xffffffff81000000, ToBytes({0x0f, 0x1f, 0x44, 0x00, 0x00}),
                            ToBytes({0xe9, 0x01, 0x02, 0x03, 0x04})));
   r.push_back(RecordBuilder(PERF_RECORD_AUX_OUTPUT_HW_ID).U64(3));
-  r.push_back(RecordBuilder(PERF_RECORD_CALLCHAIN_DEFERRED).U64(0xc00c1e).U64(2).U64(0x401000)
+  r.push_back(RecordBuilder(PERF_RECORD_CALLCHAIN_DEFERRED)
+                  .U64(0xc00c1e)
+                  .U64(2)
+                  .U64(0x401000)
                   .U64(0x402000));
   for (RecordBuilder& record : r) {
     if (record.type() != PERF_RECORD_SAMPLE) record.WithSampleId(attr, id);
@@ -587,24 +624,40 @@ std::vector<RecordBuilder> EveryRecordType(const AttrBuilder& attr, const Sample
   r.push_back(RecordBuilder(PERF_RECORD_FINISHED_INIT));
   r.push_back(RecordBuilder(PERF_RECORD_ID_INDEX).U64(1).U64(0x1d).U64(0).U64(3).U64(1001));
   r.push_back(MakeAuxtraceInfo(3, {0x1111, 0x2222, 0x3333}));
-  r.push_back(MakeAuxtrace({.offset = 0x4000, .reference = 0xabcdef, .idx = 1, .tid = 2,
-                            .cpu = 3},
+  r.push_back(MakeAuxtrace({.offset = 0x4000, .reference = 0xabcdef, .idx = 1, .tid = 2, .cpu = 3},
                            ToBytes({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})));
   std::vector<std::byte> msg(64);
   msg[0] = std::byte{'e'};
-  r.push_back(RecordBuilder(PERF_RECORD_AUXTRACE_ERROR).U32(1).U32(2).U32(3).U32(4).U32(5)
-                  .U32(0).U64(0x401000).U64(999).Raw(msg).U32(7).U32(8));
+  r.push_back(RecordBuilder(PERF_RECORD_AUXTRACE_ERROR)
+                  .U32(1)
+                  .U32(2)
+                  .U32(3)
+                  .U32(4)
+                  .U32(5)
+                  .U32(0)
+                  .U64(0x401000)
+                  .U64(999)
+                  .Raw(msg)
+                  .U32(7)
+                  .U32(8));
   r.push_back(RecordBuilder(PERF_RECORD_STAT_CONFIG).U64(1).U64(0).U64(1));
   r.push_back(RecordBuilder(PERF_RECORD_STAT).U64(0x1d).U32(1).U32(2).U64(10).U64(20).U64(30));
   r.push_back(RecordBuilder(PERF_RECORD_STAT_ROUND).U64(1).U64(5555));
-  r.push_back(RecordBuilder(PERF_RECORD_TIME_CONV).U64(31).U64(1000).U64(7).U64(8).U64(~0ULL)
-                  .U8(1).U8(1).Zeros(6));
+  r.push_back(RecordBuilder(PERF_RECORD_TIME_CONV)
+                  .U64(31)
+                  .U64(1000)
+                  .U64(7)
+                  .U64(8)
+                  .U64(~0ULL)
+                  .U8(1)
+                  .U8(1)
+                  .Zeros(6));
   r.push_back(MakeThreadMap({{1234, "perf-exec"}, {1235, "a-very-long-thread-name"}}));
   r.push_back(MakeCpuMap(CpuMapCpus({0, 1, 5})));
   r.push_back(MakeCpuMap(CpuMapMask32({0x0000000f, 0x80000000})));
   r.push_back(MakeCpuMap(CpuMapMask64({0x00000000000000ff, 0x8000000000000001})));
   r.push_back(MakeCpuMap(CpuMapRange(true, 0, 7)));
-  r.push_back(MakeEventUpdateString(0, 0x1d, "msr/tsc/"));   // UNIT
+  r.push_back(MakeEventUpdateString(0, 0x1d, "msr/tsc/"));  // UNIT
   r.push_back(MakeEventUpdateScale(0x1d, 2.5));
   r.push_back(MakeEventUpdateString(2, 0x1d, "cpu-clock"));  // NAME
   r.push_back(MakeEventUpdateCpus(0x1d, CpuMapCpus({2, 3})));
@@ -724,7 +777,8 @@ std::vector<std::byte> PerfDataBuilder::BuildPipe(Endian endian) const {
     out.insert(out.end(), bytes.begin(), bytes.end());
   };
   for (const AttrBuilder& attr : attrs_) add(MakeHeaderAttr(attr));
-  for (const auto& [bit, section] : SortedFeatures(features_)) add(MakeHeaderFeature(bit, *section));
+  for (const auto& [bit, section] : SortedFeatures(features_))
+    add(MakeHeaderFeature(bit, *section));
   for (const RecordBuilder& record : records_) add(record);
   return out;
 }

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "perf/attr.h"
 #include "base/bytes.h"
+#include "perf/attr.h"
 #include "perf/header.h"
 #include "perf/record.h"
 #include "perf/sample.h"
@@ -87,34 +87,106 @@ class AttrBuilder {
   // Every field of an attr held in native order (e.g. read from a real file).
   static AttrBuilder FromNative(const EventAttr& attr);
 
-  AttrBuilder& Type(uint32_t v) { type_ = v; return *this; }
-  AttrBuilder& Config(uint64_t v) { config_ = v; return *this; }
-  AttrBuilder& SamplePeriod(uint64_t v) { sample_period_ = v; return *this; }
-  AttrBuilder& SampleType(uint64_t v) { sample_type_ = v; return *this; }
-  AttrBuilder& ReadFormat(uint64_t v) { read_format_ = v; return *this; }
+  AttrBuilder& Type(uint32_t v) {
+    type_ = v;
+    return *this;
+  }
+  AttrBuilder& Config(uint64_t v) {
+    config_ = v;
+    return *this;
+  }
+  AttrBuilder& SamplePeriod(uint64_t v) {
+    sample_period_ = v;
+    return *this;
+  }
+  AttrBuilder& SampleType(uint64_t v) {
+    sample_type_ = v;
+    return *this;
+  }
+  AttrBuilder& ReadFormat(uint64_t v) {
+    read_format_ = v;
+    return *this;
+  }
   // Sets one flag bit (little-endian numbering, e.g. kAttrFlagSampleIdAll).
-  AttrBuilder& Flag(int bit) { flags_ |= 1ULL << bit; return *this; }
-  AttrBuilder& Flags(uint64_t v) { flags_ = v; return *this; }
+  AttrBuilder& Flag(int bit) {
+    flags_ |= 1ULL << bit;
+    return *this;
+  }
+  AttrBuilder& Flags(uint64_t v) {
+    flags_ = v;
+    return *this;
+  }
   AttrBuilder& SampleIdAll() { return Flag(kAttrFlagSampleIdAll); }
-  AttrBuilder& WakeupEvents(uint32_t v) { wakeup_events_ = v; return *this; }
-  AttrBuilder& BpType(uint32_t v) { bp_type_ = v; return *this; }
-  AttrBuilder& Config1(uint64_t v) { config1_ = v; return *this; }
-  AttrBuilder& Config2(uint64_t v) { config2_ = v; return *this; }
-  AttrBuilder& BranchSampleType(uint64_t v) { branch_sample_type_ = v; return *this; }
-  AttrBuilder& RegsUser(uint64_t mask) { regs_user_ = mask; return *this; }
-  AttrBuilder& StackUser(uint32_t v) { stack_user_ = v; return *this; }
-  AttrBuilder& Clockid(int32_t v) { clockid_ = v; return *this; }
-  AttrBuilder& RegsIntr(uint64_t mask) { regs_intr_ = mask; return *this; }
-  AttrBuilder& AuxWatermark(uint32_t v) { aux_watermark_ = v; return *this; }
-  AttrBuilder& SampleMaxStack(uint16_t v) { sample_max_stack_ = v; return *this; }
-  AttrBuilder& AuxSampleSize(uint32_t v) { aux_sample_size_ = v; return *this; }
-  AttrBuilder& SigData(uint64_t v) { sig_data_ = v; return *this; }
-  AttrBuilder& Config3(uint64_t v) { config3_ = v; return *this; }
+  AttrBuilder& WakeupEvents(uint32_t v) {
+    wakeup_events_ = v;
+    return *this;
+  }
+  AttrBuilder& BpType(uint32_t v) {
+    bp_type_ = v;
+    return *this;
+  }
+  AttrBuilder& Config1(uint64_t v) {
+    config1_ = v;
+    return *this;
+  }
+  AttrBuilder& Config2(uint64_t v) {
+    config2_ = v;
+    return *this;
+  }
+  AttrBuilder& BranchSampleType(uint64_t v) {
+    branch_sample_type_ = v;
+    return *this;
+  }
+  AttrBuilder& RegsUser(uint64_t mask) {
+    regs_user_ = mask;
+    return *this;
+  }
+  AttrBuilder& StackUser(uint32_t v) {
+    stack_user_ = v;
+    return *this;
+  }
+  AttrBuilder& Clockid(int32_t v) {
+    clockid_ = v;
+    return *this;
+  }
+  AttrBuilder& RegsIntr(uint64_t mask) {
+    regs_intr_ = mask;
+    return *this;
+  }
+  AttrBuilder& AuxWatermark(uint32_t v) {
+    aux_watermark_ = v;
+    return *this;
+  }
+  AttrBuilder& SampleMaxStack(uint16_t v) {
+    sample_max_stack_ = v;
+    return *this;
+  }
+  AttrBuilder& AuxSampleSize(uint32_t v) {
+    aux_sample_size_ = v;
+    return *this;
+  }
+  AttrBuilder& SigData(uint64_t v) {
+    sig_data_ = v;
+    return *this;
+  }
+  AttrBuilder& Config3(uint64_t v) {
+    config3_ = v;
+    return *this;
+  }
   // u64 words past the newest known field, for attrs of a future ABI.
-  AttrBuilder& FutureWords(std::vector<uint64_t> words) { future_ = std::move(words); return *this; }
+  AttrBuilder& FutureWords(std::vector<uint64_t> words) {
+    future_ = std::move(words);
+    return *this;
+  }
   // attr.size; the serialized attr is cut (or zero-extended) to it.
-  AttrBuilder& Size(uint32_t v) { size_ = v; return *this; }
-  AttrBuilder& Ids(std::vector<uint64_t> ids) { ids_ = std::move(ids); return *this; }
+  AttrBuilder& Size(uint32_t v) {
+    size_ = v;
+    return *this;
+  }
+  AttrBuilder& Ids(std::vector<uint64_t> ids) {
+    ids_ = std::move(ids);
+    return *this;
+  }
 
   uint64_t sample_type() const { return sample_type_; }
   uint64_t read_format() const { return read_format_; }
@@ -168,22 +240,52 @@ class RecordBuilder {
  public:
   explicit RecordBuilder(uint32_t type, uint16_t misc = 0) : type_(type), misc_(misc) {}
 
-  RecordBuilder& Misc(uint16_t misc) { misc_ = misc; return *this; }
-  RecordBuilder& U8(uint8_t v) { body_.U8(v); return *this; }
-  RecordBuilder& U16(uint16_t v) { body_.U16(v); return *this; }
-  RecordBuilder& U32(uint32_t v) { body_.U32(v); return *this; }
-  RecordBuilder& U64(uint64_t v) { body_.U64(v); return *this; }
-  RecordBuilder& Raw(Bytes bytes) { body_.Raw(bytes); return *this; }
-  RecordBuilder& Zeros(size_t n) { body_.Zeros(n); return *this; }
-  RecordBuilder& String(std::string_view s, size_t align = 8) { body_.String(s, align); return *this; }
-  RecordBuilder& Body(const Fields& fields) { body_.Append(fields); return *this; }
+  RecordBuilder& Misc(uint16_t misc) {
+    misc_ = misc;
+    return *this;
+  }
+  RecordBuilder& U8(uint8_t v) {
+    body_.U8(v);
+    return *this;
+  }
+  RecordBuilder& U16(uint16_t v) {
+    body_.U16(v);
+    return *this;
+  }
+  RecordBuilder& U32(uint32_t v) {
+    body_.U32(v);
+    return *this;
+  }
+  RecordBuilder& U64(uint64_t v) {
+    body_.U64(v);
+    return *this;
+  }
+  RecordBuilder& Raw(Bytes bytes) {
+    body_.Raw(bytes);
+    return *this;
+  }
+  RecordBuilder& Zeros(size_t n) {
+    body_.Zeros(n);
+    return *this;
+  }
+  RecordBuilder& String(std::string_view s, size_t align = 8) {
+    body_.String(s, align);
+    return *this;
+  }
+  RecordBuilder& Body(const Fields& fields) {
+    body_.Append(fields);
+    return *this;
+  }
   RecordBuilder& WithSampleId(const AttrBuilder& attr, const SampleId& id);
   RecordBuilder& TrailingPayload(std::vector<std::byte> payload) {
     payload_ = std::move(payload);
     return *this;
   }
   // Writes this value in header.size instead of the true size (bad input).
-  RecordBuilder& SizeOverride(uint16_t size) { size_override_ = size; return *this; }
+  RecordBuilder& SizeOverride(uint16_t size) {
+    size_override_ = size;
+    return *this;
+  }
 
   uint32_t type() const { return type_; }
   uint16_t misc() const { return misc_; }
@@ -261,13 +363,14 @@ RecordBuilder MakeSwitchCpuWide(bool out, uint32_t next_prev_pid, uint32_t next_
 // since 5.x): a thread map, a cpu map in each of its encodings, and event
 // updates of each kind.
 RecordBuilder MakeThreadMap(const std::vector<std::pair<uint64_t, std::string>>& threads);
-Fields CpuMapCpus(const std::vector<uint16_t>& cpus);        // PERF_CPU_MAP__CPUS
-Fields CpuMapMask32(const std::vector<uint32_t>& words);     // PERF_CPU_MAP__MASK, long_size 4
-Fields CpuMapMask64(const std::vector<uint64_t>& words);     // PERF_CPU_MAP__MASK, long_size 8
+Fields CpuMapCpus(const std::vector<uint16_t>& cpus);            // PERF_CPU_MAP__CPUS
+Fields CpuMapMask32(const std::vector<uint32_t>& words);         // PERF_CPU_MAP__MASK, long_size 4
+Fields CpuMapMask64(const std::vector<uint64_t>& words);         // PERF_CPU_MAP__MASK, long_size 8
 Fields CpuMapRange(bool any_cpu, uint16_t start, uint16_t end);  // PERF_CPU_MAP__RANGE_CPUS
 RecordBuilder MakeCpuMap(const Fields& data);
 RecordBuilder MakeEventUpdateScale(uint64_t id, double scale);
-RecordBuilder MakeEventUpdateString(uint64_t type, uint64_t id, std::string_view text);  // UNIT, NAME
+RecordBuilder MakeEventUpdateString(uint64_t type, uint64_t id,
+                                    std::string_view text);  // UNIT, NAME
 RecordBuilder MakeEventUpdateCpus(uint64_t id, const Fields& cpu_map_data);
 
 // PERF_RECORD_SAMPLE of `sample` laid out by `attr`.
@@ -320,14 +423,23 @@ struct BuiltFile {
 // A whole recording: attrs, features, records.
 class PerfDataBuilder {
  public:
-  PerfDataBuilder& Attr(AttrBuilder attr) { attrs_.push_back(std::move(attr)); return *this; }
+  PerfDataBuilder& Attr(AttrBuilder attr) {
+    attrs_.push_back(std::move(attr));
+    return *this;
+  }
   PerfDataBuilder& Feature(int feature, Fields section) {
     features_.emplace_back(feature, std::move(section));
     return *this;
   }
-  PerfDataBuilder& Record(RecordBuilder record) { records_.push_back(std::move(record)); return *this; }
+  PerfDataBuilder& Record(RecordBuilder record) {
+    records_.push_back(std::move(record));
+    return *this;
+  }
   // Write the feature bitmap as u32 words, as a 32-bit perf does.
-  PerfDataBuilder& Bitmap32(bool v) { bitmap32_ = v; return *this; }
+  PerfDataBuilder& Bitmap32(bool v) {
+    bitmap32_ = v;
+    return *this;
+  }
 
   const std::vector<AttrBuilder>& attrs() const { return attrs_; }
   const std::vector<RecordBuilder>& records() const { return records_; }

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "../testing/resident_memory.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "../testing/resident_memory.h"
 
 namespace perftk {
 namespace {
@@ -46,7 +46,8 @@ TEST(InputTest, ReleasedPagesLeaveTheMappingAndReadBackTheFile) {
   // ...and the next release takes them again with what it releases anew.
   (*input)->ReleaseBefore(kSize);
   EXPECT_EQ(testing::ResidentKbOfMapping(all.data()), 0u);
-  EXPECT_TRUE(std::equal(all.begin(), all.end(), reinterpret_cast<const std::byte*>(contents.data())))
+  EXPECT_TRUE(
+      std::equal(all.begin(), all.end(), reinterpret_cast<const std::byte*>(contents.data())))
       << "a released page reads back the file's bytes";
   std::remove(path.c_str());
 }

@@ -108,8 +108,8 @@ std::vector<int> ReadOrdered(const std::vector<Item>& items, size_t max_queued_b
     EXPECT_TRUE(s.ok()) << s.status();
     if (!s.ok()) break;
     const int id = static_cast<int>(s->pid);
-    const auto item = std::find_if(items.begin(), items.end(),
-                                   [id](const Item& i) { return i.id == id; });
+    const auto item =
+        std::find_if(items.begin(), items.end(), [id](const Item& i) { return i.id == id; });
     EXPECT_NE(item, items.end()) << "sample " << id << " was never recorded";
     if (item == items.end()) break;
     const std::vector<std::byte> expected = SampleFor(*item).Build();
@@ -136,8 +136,8 @@ std::vector<int> Model(const std::vector<Item>& items, size_t max_queued_records
   auto release = [&](uint64_t limit) {
     std::stable_sort(queue.begin(), queue.end(),
                      [](const Item& a, const Item& b) { return a.time < b.time; });
-    auto end = std::find_if(queue.begin(), queue.end(),
-                            [limit](const Item& i) { return i.time > limit; });
+    auto end =
+        std::find_if(queue.begin(), queue.end(), [limit](const Item& i) { return i.time > limit; });
     for (auto it = queue.begin(); it != end; ++it) out.push_back(it->id);
     queue.erase(queue.begin(), end);
   };
@@ -169,8 +169,8 @@ size_t SampleRecordSize() {
 }
 
 TEST(OrderedReaderTest, RecordsInOrderComeOutAsTheyWereRead) {
-  std::vector<Item> items = {{10, 1}, {20, 2}, {30, 3}, {0, kRound}, {40, 4}, {50, 5},
-                             {0, kRound}, {60, 6}};
+  std::vector<Item> items = {{10, 1}, {20, 2}, {30, 3},     {0, kRound},
+                             {40, 4}, {50, 5}, {0, kRound}, {60, 6}};
   // A round's records wait for the next round: nothing may come later that
   // is older than the round before the previous one.
   EXPECT_THAT(ReadOrdered(items, OrderedReader::kDefaultMaxQueuedBytes),
@@ -179,23 +179,22 @@ TEST(OrderedReaderTest, RecordsInOrderComeOutAsTheyWereRead) {
 
 TEST(OrderedReaderTest, RunsOfOneRoundAreMergedByTime) {
   // Two CPU buffers per round, each in order, written one after the other.
-  std::vector<Item> items = {{1, 1}, {3, 3}, {5, 5}, {2, 2}, {4, 4}, {6, 6}, {0, kRound},
-                             {7, 7}, {9, 9}, {8, 8}, {0, kRound}};
+  std::vector<Item> items = {{1, 1},      {3, 3}, {5, 5}, {2, 2}, {4, 4},     {6, 6},
+                             {0, kRound}, {7, 7}, {9, 9}, {8, 8}, {0, kRound}};
   EXPECT_THAT(ReadOrdered(items, OrderedReader::kDefaultMaxQueuedBytes),
               ElementsAreArray({kRound, 1, 2, 3, 4, 5, 6, kRound, 7, 8, 9}));
 }
 
 TEST(OrderedReaderTest, RecordsOfEqualTimeKeepTheirReadingOrder) {
-  std::vector<Item> items = {{5, 1}, {3, 2}, {5, 3}, {5, 4}, {1, 5}, {5, 6}, {0, kRound},
-                             {5, 7}, {0, kRound}};
+  std::vector<Item> items = {{5, 1}, {3, 2},      {5, 3}, {5, 4},     {1, 5},
+                             {5, 6}, {0, kRound}, {5, 7}, {0, kRound}};
   EXPECT_THAT(ReadOrdered(items, OrderedReader::kDefaultMaxQueuedBytes),
               ElementsAreArray({kRound, 5, 2, 1, 3, 4, 6, 7, kRound}));
 }
 
 TEST(OrderedReaderTest, RecordsOlderThanTheReleasedOnesStillComeOutOldestFirst) {
   // 2 arrives after 4 was handed out (a broken recording): it is not lost.
-  std::vector<Item> items = {{4, 4}, {0, kRound}, {6, 6}, {0, kRound}, {2, 2}, {3, 3},
-                             {0, kRound}};
+  std::vector<Item> items = {{4, 4}, {0, kRound}, {6, 6}, {0, kRound}, {2, 2}, {3, 3}, {0, kRound}};
   EXPECT_THAT(ReadOrdered(items, OrderedReader::kDefaultMaxQueuedBytes),
               ElementsAreArray({kRound, 4, kRound, 2, 3, 6, kRound}));
 }

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "../testing/resident_memory.h"
 #include "absl/strings/str_cat.h"
 #include "builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "../testing/resident_memory.h"
 #include "perf/features.h"
 #include "perf/input.h"
 #include "perftk/perf_abi.h"
@@ -136,11 +136,12 @@ PerfDataBuilder Recording() {
       .Feature(HEADER_SAMPLE_TIME, U64Feature({1000, 2000}))
       .Feature(HEADER_CLOCKID, U64Feature({1000000}));
   Fields build_ids;
-  build_ids.Append(MakeBuildIdEntry(0, -1, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                            16, 17, 18, 19, 20},
-                                    "/usr/bin/true").ToFields());
-  build_ids.Append(MakeBuildIdEntry(0, 1234, {0xaa, 0xbb, 0xcc}, "/tmp/jitted-1234-1.so")
+  build_ids.Append(MakeBuildIdEntry(0, -1, {1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                            11, 12, 13, 14, 15, 16, 17, 18, 19, 20},
+                                    "/usr/bin/true")
                        .ToFields());
+  build_ids.Append(
+      MakeBuildIdEntry(0, 1234, {0xaa, 0xbb, 0xcc}, "/tmp/jitted-1234-1.so").ToFields());
   b.Feature(HEADER_BUILD_ID, build_ids);
   uint64_t time = 1000;
   for (const AttrBuilder& attr : {CyclesAttr(), TracepointAttr()}) {
@@ -388,7 +389,7 @@ TEST(ReaderTest, PipePreambleIsFoldedIntoTheHeader) {
   b.Record(MakeHeaderFeature(HEADER_NRCPUS, NrCpusFeature(3, 4)));
   // The first non-header record ends the preamble.
   b.Record(MakeComm(1, 1, "first").WithSampleId(first, TrailerFor(first, 1, 1)));
-  b.Record(MakeHeaderAttr(late));     // a late attr: folded in and handed out
+  b.Record(MakeHeaderAttr(late));  // a late attr: folded in and handed out
   b.Record(MakeSample(late, TracepointSample(2, 5)));
   for (Endian endian : {kNative, kForeign}) {
     SCOPED_TRACE(endian == kNative ? "native" : "foreign");

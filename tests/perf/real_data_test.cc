@@ -51,11 +51,27 @@ class Rebuilder {
   Rebuilder(const perftk::Record& record, size_t end)
       : bytes_(record.bytes()), end_(end), out_(record.type(), record.misc()) {}
 
-  Rebuilder& U8() { out_.U8(static_cast<uint8_t>(bytes_[pos_])); pos_ += 1; return *this; }
-  Rebuilder& U16() { out_.U16(Load<uint16_t>(At(2))); return *this; }
-  Rebuilder& U32() { out_.U32(Load<uint32_t>(At(4))); return *this; }
-  Rebuilder& U64() { out_.U64(Load<uint64_t>(At(8))); return *this; }
-  Rebuilder& Raw(size_t n) { out_.Raw(Bytes(At(n), n)); return *this; }
+  Rebuilder& U8() {
+    out_.U8(static_cast<uint8_t>(bytes_[pos_]));
+    pos_ += 1;
+    return *this;
+  }
+  Rebuilder& U16() {
+    out_.U16(Load<uint16_t>(At(2)));
+    return *this;
+  }
+  Rebuilder& U32() {
+    out_.U32(Load<uint32_t>(At(4)));
+    return *this;
+  }
+  Rebuilder& U64() {
+    out_.U64(Load<uint64_t>(At(8)));
+    return *this;
+  }
+  Rebuilder& Raw(size_t n) {
+    out_.Raw(Bytes(At(n), n));
+    return *this;
+  }
   Rebuilder& RestRaw() { return Raw(end_ - pos_); }
   Rebuilder& RestU64() {
     while (pos_ + 8 <= end_) U64();
@@ -117,10 +133,16 @@ RecordBuilder Rebuild(const perftk::Record& r, const EventList& events,
   const size_t end = r.bytes().size() - (kernel ? format.trailer_size() : 0);
   Rebuilder b(r, end);
   switch (r.type()) {
-    case PERF_RECORD_MMAP: b.U32().U32().U64().U64().U64().RestRaw(); break;
-    case PERF_RECORD_COMM: b.U32().U32().RestRaw(); break;
+    case PERF_RECORD_MMAP:
+      b.U32().U32().U64().U64().U64().RestRaw();
+      break;
+    case PERF_RECORD_COMM:
+      b.U32().U32().RestRaw();
+      break;
     case PERF_RECORD_FORK:
-    case PERF_RECORD_EXIT: b.U32().U32().U32().U32().U64(); break;
+    case PERF_RECORD_EXIT:
+      b.U32().U32().U32().U32().U64();
+      break;
     case PERF_RECORD_MMAP2:
       b.U32().U32().U64().U64().U64();
       if (r.misc() & PERF_RECORD_MISC_MMAP_BUILD_ID) {
@@ -130,16 +152,32 @@ RecordBuilder Rebuild(const perftk::Record& r, const EventList& events,
       }
       b.U32().U32().RestRaw();
       break;
-    case PERF_RECORD_SWITCH: break;
-    case PERF_RECORD_SWITCH_CPU_WIDE: b.U32().U32(); break;
-    case PERF_RECORD_LOST: b.U64().U64(); break;
-    case PERF_RECORD_KSYMBOL: b.U64().U32().U16().U16().RestRaw(); break;
-    case PERF_RECORD_BPF_EVENT: b.U16().U16().U32().RestRaw(); break;
-    case PERF_RECORD_CGROUP: b.U64().RestRaw(); break;
+    case PERF_RECORD_SWITCH:
+      break;
+    case PERF_RECORD_SWITCH_CPU_WIDE:
+      b.U32().U32();
+      break;
+    case PERF_RECORD_LOST:
+      b.U64().U64();
+      break;
+    case PERF_RECORD_KSYMBOL:
+      b.U64().U32().U16().U16().RestRaw();
+      break;
+    case PERF_RECORD_BPF_EVENT:
+      b.U16().U16().U32().RestRaw();
+      break;
+    case PERF_RECORD_CGROUP:
+      b.U64().RestRaw();
+      break;
     case PERF_RECORD_FINISHED_ROUND:
-    case PERF_RECORD_FINISHED_INIT: break;
-    case PERF_RECORD_ID_INDEX: b.RestU64(); break;
-    case PERF_RECORD_TIME_CONV: b.U64().U64().U64().U64().U64().RestRaw(); break;
+    case PERF_RECORD_FINISHED_INIT:
+      break;
+    case PERF_RECORD_ID_INDEX:
+      b.RestU64();
+      break;
+    case PERF_RECORD_TIME_CONV:
+      b.U64().U64().U64().U64().U64().RestRaw();
+      break;
     case PERF_RECORD_THREAD_MAP: {
       const uint64_t nr = Load<uint64_t>(r.bytes().data() + 8);
       b.U64();
@@ -147,7 +185,9 @@ RecordBuilder Rebuild(const perftk::Record& r, const EventList& events,
       b.RestRaw();
       break;
     }
-    case PERF_RECORD_CPU_MAP: b.CpuMap(); break;
+    case PERF_RECORD_CPU_MAP:
+      b.CpuMap();
+      break;
     case PERF_RECORD_EVENT_UPDATE: {
       const uint64_t type = Load<uint64_t>(r.bytes().data() + 8);
       b.U64().U64();
@@ -281,7 +321,8 @@ TEST(RealDataTest, BuilderReencodesEveryRecordAsPerfWroteIt) {
     Converted c = Convert(*native);
     ASSERT_EQ(c.builder.records().size(), native->records.size());
     for (size_t i = 0; i < native->records.size(); ++i) {
-      SCOPED_TRACE(absl::StrCat("record ", i, " ", RecordTypeName(native->records[i].view().type())));
+      SCOPED_TRACE(
+          absl::StrCat("record ", i, " ", RecordTypeName(native->records[i].view().type())));
       ASSERT_EQ(c.builder.records()[i].Build(kNative), Copy(native->records[i].view().bytes()));
     }
     for (size_t i = 0; i < native->header.events.size(); ++i) {
@@ -316,7 +357,8 @@ TEST(RealDataTest, BigEndianConversionReadsBackEqual) {
     }
     ASSERT_EQ(back->records.size(), native->records.size());
     for (size_t i = 0; i < native->records.size(); ++i) {
-      SCOPED_TRACE(absl::StrCat("record ", i, " ", RecordTypeName(native->records[i].view().type())));
+      SCOPED_TRACE(
+          absl::StrCat("record ", i, " ", RecordTypeName(native->records[i].view().type())));
       EXPECT_EQ(Copy(back->records[i].view().bytes()), Copy(native->records[i].view().bytes()));
     }
   }
@@ -346,18 +388,18 @@ TEST(RealDataTest, DISABLED_WriteFuzzSeeds) {
   }
   // One record of every type, both byte orders, file and pipe layout, with
   // AUXTRACE payloads and two events.
-  AttrBuilder attr = AttrBuilder()
-                         .Type(PERF_TYPE_HARDWARE)
-                         .SampleType(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                                     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_READ |
-                                     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK |
-                                     PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
-                                     PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_AUX)
-                         .ReadFormat(PERF_FORMAT_GROUP | PERF_FORMAT_ID)
-                         .BranchSampleType(PERF_SAMPLE_BRANCH_HW_INDEX | PERF_SAMPLE_BRANCH_COUNTERS)
-                         .RegsUser(0x7)
-                         .SampleIdAll()
-                         .Ids({7, 8});
+  AttrBuilder attr =
+      AttrBuilder()
+          .Type(PERF_TYPE_HARDWARE)
+          .SampleType(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                      PERF_SAMPLE_CPU | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN |
+                      PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+                      PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_AUX)
+          .ReadFormat(PERF_FORMAT_GROUP | PERF_FORMAT_ID)
+          .BranchSampleType(PERF_SAMPLE_BRANCH_HW_INDEX | PERF_SAMPLE_BRANCH_COUNTERS)
+          .RegsUser(0x7)
+          .SampleIdAll()
+          .Ids({7, 8});
   Sample sample;
   sample.identifier = 7;
   sample.ip = 0x401000;
@@ -373,8 +415,11 @@ TEST(RealDataTest, DISABLED_WriteFuzzSeeds) {
   SampleId id;
   id.identifier = 8;
   PerfDataBuilder b;
-  b.Attr(attr).Attr(AttrBuilder().Type(PERF_TYPE_SOFTWARE).SampleType(PERF_SAMPLE_IDENTIFIER)
-                        .SampleIdAll().Ids({9}));
+  b.Attr(attr).Attr(AttrBuilder()
+                        .Type(PERF_TYPE_SOFTWARE)
+                        .SampleType(PERF_SAMPLE_IDENTIFIER)
+                        .SampleIdAll()
+                        .Ids({9}));
   b.Feature(HEADER_HOSTNAME, StringFeature("seed")).Feature(HEADER_NRCPUS, NrCpusFeature(1, 1));
   for (RecordBuilder& r : EveryRecordType(attr, sample, id)) b.Record(std::move(r));
   for (Endian endian : {Endian::kLittle, Endian::kBig}) {

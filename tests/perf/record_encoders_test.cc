@@ -1,5 +1,7 @@
 // The encoders of record_encoders.h and EVENT_DESC against the views that
 // read them and against the sections perf wrote in the test recordings.
+#include "perf/record_encoders.h"
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -9,7 +11,6 @@
 #include "perf/features.h"
 #include "perf/reader.h"
 #include "perf/record.h"
-#include "perf/record_encoders.h"
 #include "perftk/perf_abi.h"
 
 namespace perftk {
@@ -50,7 +51,7 @@ TEST(EventDesc, ANewNameKeepsItsFieldOrIsPaddedAsPerfDoes) {
   entry.name = std::string(70, 'x');  // longer than its field: 71 bytes padded to 128
   desc.entries.push_back(entry);
   std::vector<std::byte> section = EncodeEventDesc(desc);
-  EXPECT_EQ(section.size(), 8 + 2 * (PERF_ATTR_SIZE_VER0 + 8 + 16)  + 16 + 128);
+  EXPECT_EQ(section.size(), 8 + 2 * (PERF_ATTR_SIZE_VER0 + 8 + 16) + 16 + 128);
   absl::StatusOr<EventDesc> back = ParseEventDesc(section);
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_EQ(back->entries.size(), 2u);

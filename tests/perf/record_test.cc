@@ -38,9 +38,9 @@ class RecordViewTest : public ::testing::Test {
 };
 
 TEST_F(RecordViewTest, HeaderFields) {
-  perftk::Record r = Make(RecordBuilder(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL |
-                                                                PERF_RECORD_MISC_EXACT_IP)
-                              .U64(1));
+  perftk::Record r =
+      Make(RecordBuilder(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_EXACT_IP)
+               .U64(1));
   EXPECT_EQ(r.type(), PERF_RECORD_SAMPLE);
   EXPECT_EQ(r.misc(), PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_EXACT_IP);
   EXPECT_EQ(r.cpumode(), PERF_RECORD_MISC_KERNEL);
@@ -51,8 +51,12 @@ TEST_F(RecordViewTest, HeaderFields) {
 }
 
 TEST_F(RecordViewTest, Mmap) {
-  perftk::Record r = Make(MakeMmap({.pid = 10, .tid = 11, .start = 0x400000, .len = 0x2000,
-                                    .pgoff = 0x1000, .filename = "/bin/ls"}));
+  perftk::Record r = Make(MakeMmap({.pid = 10,
+                                    .tid = 11,
+                                    .start = 0x400000,
+                                    .len = 0x2000,
+                                    .pgoff = 0x1000,
+                                    .filename = "/bin/ls"}));
   absl::StatusOr<MmapRecord> m = MmapRecord::From(r);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->pid(), 10u);
@@ -64,9 +68,17 @@ TEST_F(RecordViewTest, Mmap) {
 }
 
 TEST_F(RecordViewTest, Mmap2WithInodeAndWithBuildId) {
-  perftk::Record r = Make(MakeMmap2({.pid = 1, .tid = 2, .start = 0x7f00, .len = 0x100,
-                                     .pgoff = 0x10, .maj = 8, .min = 3, .ino = 0xabcdef,
-                                     .ino_generation = 9, .prot = 5, .flags = 2,
+  perftk::Record r = Make(MakeMmap2({.pid = 1,
+                                     .tid = 2,
+                                     .start = 0x7f00,
+                                     .len = 0x100,
+                                     .pgoff = 0x10,
+                                     .maj = 8,
+                                     .min = 3,
+                                     .ino = 0xabcdef,
+                                     .ino_generation = 9,
+                                     .prot = 5,
+                                     .flags = 2,
                                      .filename = "/lib/libc.so.6"}));
   absl::StatusOr<Mmap2Record> m = Mmap2Record::From(r);
   ASSERT_TRUE(m.ok()) << m.status();
@@ -84,8 +96,14 @@ TEST_F(RecordViewTest, Mmap2WithInodeAndWithBuildId) {
   EXPECT_EQ(m->flags(), 2u);
   EXPECT_EQ(m->filename(), "/lib/libc.so.6");
 
-  r = Make(MakeMmap2({.pid = 1, .tid = 2, .start = 0x7f00, .len = 0x100, .pgoff = 0,
-                      .build_id = {0xaa, 0xbb, 0xcc, 0xdd, 0xee}, .prot = 7, .flags = 1,
+  r = Make(MakeMmap2({.pid = 1,
+                      .tid = 2,
+                      .start = 0x7f00,
+                      .len = 0x100,
+                      .pgoff = 0,
+                      .build_id = {0xaa, 0xbb, 0xcc, 0xdd, 0xee},
+                      .prot = 7,
+                      .flags = 1,
                       .filename = "/lib/x.so"}));
   m = Mmap2Record::From(r);
   ASSERT_TRUE(m.ok());
@@ -120,8 +138,9 @@ TEST_F(RecordViewTest, CommForkExit) {
   EXPECT_FALSE(c->is_exec());
   EXPECT_EQ(c->comm(), "worker-thread");
 
-  for (const RecordBuilder& b : {MakeFork({.pid = 5, .ppid = 4, .tid = 6, .ptid = 3, .time = 99}),
-                                 MakeExit({.pid = 5, .ppid = 4, .tid = 6, .ptid = 3, .time = 99})}) {
+  for (const RecordBuilder& b :
+       {MakeFork({.pid = 5, .ppid = 4, .tid = 6, .ptid = 3, .time = 99}),
+        MakeExit({.pid = 5, .ppid = 4, .tid = 6, .ptid = 3, .time = 99})}) {
     absl::StatusOr<ForkRecord> f = ForkRecord::From(Make(b));
     ASSERT_TRUE(f.ok());
     EXPECT_EQ(f->pid(), 5u);
@@ -133,9 +152,8 @@ TEST_F(RecordViewTest, CommForkExit) {
 }
 
 TEST_F(RecordViewTest, KsymbolTextPokeAux) {
-  absl::StatusOr<KsymbolRecord> k = KsymbolRecord::From(
-      Make(MakeKsymbol({.addr = 0xffffffffc0000000, .len = 64, .ksym_type = 1, .flags = 1,
-                        .name = "bpf_prog_x"})));
+  absl::StatusOr<KsymbolRecord> k = KsymbolRecord::From(Make(MakeKsymbol(
+      {.addr = 0xffffffffc0000000, .len = 64, .ksym_type = 1, .flags = 1, .name = "bpf_prog_x"})));
   ASSERT_TRUE(k.ok());
   EXPECT_EQ(k->addr(), 0xffffffffc0000000u);
   EXPECT_EQ(k->len(), 64u);
@@ -158,9 +176,9 @@ TEST_F(RecordViewTest, KsymbolTextPokeAux) {
 }
 
 TEST_F(RecordViewTest, AuxtraceAndInfo) {
-  RecordBuilder b = MakeAuxtrace({.offset = 0x40, .reference = 0x77, .idx = 2, .tid = 300,
-                                  .cpu = 4},
-                                 ToBytes({1, 2, 3, 4, 5, 6, 7, 8}));
+  RecordBuilder b =
+      MakeAuxtrace({.offset = 0x40, .reference = 0x77, .idx = 2, .tid = 300, .cpu = 4},
+                   ToBytes({1, 2, 3, 4, 5, 6, 7, 8}));
   perftk::Record r = Make(b);
   absl::StatusOr<AuxtraceRecord> a = AuxtraceRecord::From(r);
   ASSERT_TRUE(a.ok());
@@ -172,15 +190,20 @@ TEST_F(RecordViewTest, AuxtraceAndInfo) {
   EXPECT_EQ(a->cpu(), 4u);
   EXPECT_EQ(r.trailing_payload().size(), 8u);
 
-  absl::StatusOr<AuxtraceInfoRecord> i = AuxtraceInfoRecord::From(Make(MakeAuxtraceInfo(3, {7, 8, 9})));
+  absl::StatusOr<AuxtraceInfoRecord> i =
+      AuxtraceInfoRecord::From(Make(MakeAuxtraceInfo(3, {7, 8, 9})));
   ASSERT_TRUE(i.ok());
   EXPECT_EQ(i->auxtrace_type(), 3u);
   EXPECT_THAT(i->priv(), ElementsAre(7, 8, 9));
 }
 
 TEST_F(RecordViewTest, HeaderAttrAndFeature) {
-  AttrBuilder attr = AttrBuilder().Type(PERF_TYPE_SOFTWARE).Config(0).SampleType(PERF_SAMPLE_IP)
-                         .Size(PERF_ATTR_SIZE_VER5).Ids({3, 4, 5});
+  AttrBuilder attr = AttrBuilder()
+                         .Type(PERF_TYPE_SOFTWARE)
+                         .Config(0)
+                         .SampleType(PERF_SAMPLE_IP)
+                         .Size(PERF_ATTR_SIZE_VER5)
+                         .Ids({3, 4, 5});
   perftk::Record r = Make(MakeHeaderAttr(attr));
   EXPECT_TRUE(r.is_header_record());
   absl::StatusOr<HeaderAttrRecord> h = HeaderAttrRecord::From(r);
@@ -421,8 +444,14 @@ TEST(SwapTest, WithoutEventsOnlyTheBodyIsSwapped) {
 }
 
 TEST(SwapTest, HeaderAttrRecordSwapsAttrAndIds) {
-  AttrBuilder attr = TrailerAttr().Type(PERF_TYPE_TRACEPOINT).Config(312).Flag(0).Flag(5)
-                         .Flag(kAttrFlagUseClockid).Clockid(1).Size(PERF_ATTR_SIZE_VER7)
+  AttrBuilder attr = TrailerAttr()
+                         .Type(PERF_TYPE_TRACEPOINT)
+                         .Config(312)
+                         .Flag(0)
+                         .Flag(5)
+                         .Flag(kAttrFlagUseClockid)
+                         .Clockid(1)
+                         .Size(PERF_ATTR_SIZE_VER7)
                          .Ids({7, 8, 0x1122334455667788});
   RecordBuilder b = MakeHeaderAttr(attr);
   std::vector<std::byte> record = b.Build(kForeign);

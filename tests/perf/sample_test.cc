@@ -19,7 +19,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Optional;
 
-constexpr uint64_t kRegsUserMask = 0xff0f;   // 12 registers
+constexpr uint64_t kRegsUserMask = 0xff0f;      // 12 registers
 constexpr uint64_t kRegsIntrMask = 0x80000001;  // 2 registers
 constexpr uint64_t kAllReadFormat = PERF_FORMAT_TOTAL_TIME_ENABLED |
                                     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID |
@@ -111,12 +111,20 @@ Sample SampleFor(const AttrBuilder& attr) {
     }
   }
   if (has(PERF_SAMPLE_CALLCHAIN)) {
-    s.callchain = {PERF_CONTEXT_KERNEL, 0xffffffff81001234, 0xffffffff81005678,
-                   PERF_CONTEXT_USER,   0x401000,           0x7f0000001000,
-                   PERF_CONTEXT_GUEST,  PERF_CONTEXT_GUEST_KERNEL, 0xffff800000001000,
-                   PERF_CONTEXT_HV,     PERF_CONTEXT_USER_DEFERRED};
+    s.callchain = {PERF_CONTEXT_KERNEL,
+                   0xffffffff81001234,
+                   0xffffffff81005678,
+                   PERF_CONTEXT_USER,
+                   0x401000,
+                   0x7f0000001000,
+                   PERF_CONTEXT_GUEST,
+                   PERF_CONTEXT_GUEST_KERNEL,
+                   0xffff800000001000,
+                   PERF_CONTEXT_HV,
+                   PERF_CONTEXT_USER_DEFERRED};
   }
-  if (has(PERF_SAMPLE_RAW)) s.raw = ToBytes({0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80, 1, 2, 3, 4});
+  if (has(PERF_SAMPLE_RAW))
+    s.raw = ToBytes({0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80, 1, 2, 3, 4});
   if (has(PERF_SAMPLE_BRANCH_STACK)) {
     if (bst & PERF_SAMPLE_BRANCH_HW_INDEX) s.branch_stack.hw_idx = 2;
     s.branch_stack.entries = {{0x401000, 0x402000, kBranchFlags},
@@ -259,8 +267,9 @@ TEST(SampleCodecTest, AStackLeftInThePayloadIsWhereTheOffsetsSay) {
     Sample copied, left;
     SampleFieldOffsets copied_at, left_at;
     ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, copied, &copied_at).ok());
-    ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, left, &left_at,
-                                 UserStackCopy::kLeaveInPayload).ok());
+    ASSERT_TRUE(
+        DecodeSampleInto(attr.Format(), bytes, left, &left_at, UserStackCopy::kLeaveInPayload)
+            .ok());
     EXPECT_EQ(left_at.stack_user, copied_at.stack_user);
     EXPECT_EQ(left_at.size, bytes.size());
     EXPECT_TRUE(left.stack_user.data.empty());
@@ -338,8 +347,8 @@ TEST(SampleCodecTest, EveryReadFormatCombination) {
     ExpectRoundTrip(attr, s);
 
     // Size: group = nr + times + nr * (value + id + lost); else value + times + id + lost.
-    const int times = ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) != 0) +
-                      ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) != 0);
+    const int times =
+        ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) != 0) + ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) != 0);
     const int per_value = 1 + ((rf & PERF_FORMAT_ID) != 0) + ((rf & PERF_FORMAT_LOST) != 0);
     const size_t words = (rf & PERF_FORMAT_GROUP) ? 1 + times + 3 * per_value : times + per_value;
     std::vector<std::byte> bytes;
@@ -352,7 +361,7 @@ TEST(SampleCodecTest, NonGroupReadPutsTimesBetweenValueAndId) {
   AttrBuilder attr = AttrWith(PERF_SAMPLE_READ, kAllReadFormat);
   std::vector<std::byte> bytes = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
   ASSERT_EQ(bytes.size(), 40u);
-  EXPECT_EQ(Load<uint64_t>(bytes.data()), 100u);        // value
+  EXPECT_EQ(Load<uint64_t>(bytes.data()), 100u);         // value
   EXPECT_EQ(Load<uint64_t>(bytes.data() + 8), 0xe0e0u);  // time_enabled
   EXPECT_EQ(Load<uint64_t>(bytes.data() + 16), 0xd0d0u);
   EXPECT_EQ(Load<uint64_t>(bytes.data() + 24), 0x1du);  // id
@@ -472,8 +481,8 @@ TEST(SampleCodecTest, AbsurdCountsAreErrors) {
       {"group read nr 2^62", AttrWith(PERF_SAMPLE_READ, PERF_FORMAT_GROUP | PERF_FORMAT_ID), 0,
        1ULL << 62, 8},
       {"branch nr 2^60", AttrWith(PERF_SAMPLE_BRANCH_STACK), 0, 1ULL << 60, 8},
-      {"branch nr 2^62 with counters", AttrWith(PERF_SAMPLE_BRANCH_STACK, 0,
-                                                PERF_SAMPLE_BRANCH_COUNTERS), 0, 1ULL << 62, 8},
+      {"branch nr 2^62 with counters",
+       AttrWith(PERF_SAMPLE_BRANCH_STACK, 0, PERF_SAMPLE_BRANCH_COUNTERS), 0, 1ULL << 62, 8},
       {"branch nr one too many for counters",
        AttrWith(PERF_SAMPLE_BRANCH_STACK, 0, PERF_SAMPLE_BRANCH_COUNTERS), 0, 4, 8},
       {"raw size 2^32-1", AttrWith(PERF_SAMPLE_RAW), 0, 0xffffffff, 4},
@@ -533,11 +542,11 @@ TEST(SampleCodecTest, BigEndianBranchFlagsAreReallocated) {
 // --- sample_id trailer ----------------------------------------------------
 
 TEST(SampleIdTest, TrailerSizeAndIdPositions) {
-  AttrBuilder attr = AttrWith(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                              PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+  AttrBuilder attr = AttrWith(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+                              PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
                          .SampleIdAll();
   SampleFormat f = attr.Format();
-  EXPECT_EQ(f.trailer_size(), 32u);  // TID, TIME, ID, CPU
+  EXPECT_EQ(f.trailer_size(), 32u);                     // TID, TIME, ID, CPU
   EXPECT_THAT(f.id_offset_in_sample(), Optional(24u));  // after IP, TID, TIME
   EXPECT_THAT(f.id_offset_from_end(), Optional(16u));   // ID, then CPU
 
@@ -556,9 +565,8 @@ TEST(SampleIdTest, TrailerSizeAndIdPositions) {
 }
 
 TEST(SampleIdTest, EncodeDecodeAndSwapEveryCombination) {
-  const uint64_t kTrailerBits[] = {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
-                                   PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
-                                   PERF_SAMPLE_IDENTIFIER};
+  const uint64_t kTrailerBits[] = {PERF_SAMPLE_TID,       PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+                                   PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,  PERF_SAMPLE_IDENTIFIER};
   for (int mask = 0; mask < 64; ++mask) {
     uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;  // not part of the trailer
     for (int i = 0; i < 6; ++i) {
@@ -604,7 +612,8 @@ TEST(SampleIdTest, TooShortRecordIsAnError) {
 
 TEST(SampleIdTest, WithoutSampleIdAllThereIsNoTrailer) {
   AttrBuilder attr = AttrWith(PERF_SAMPLE_TID | PERF_SAMPLE_TIME);
-  std::vector<std::byte> record = MakeComm(1, 2, "x").WithSampleId(attr, SampleId{.pid = 9}).Build();
+  std::vector<std::byte> record =
+      MakeComm(1, 2, "x").WithSampleId(attr, SampleId{.pid = 9}).Build();
   EXPECT_EQ(record.size(), 8u + 16);
   absl::StatusOr<SampleId> decoded = DecodeSampleId(attr.Format(), record);
   ASSERT_TRUE(decoded.ok());
@@ -629,8 +638,8 @@ std::string IndexOrError(const EventList& events, const std::vector<std::byte>& 
 TEST(EventListTest, IndexOfByIdentifier) {
   // Different layouts; IDENTIFIER puts the id first in samples, last in trailers.
   const uint64_t a = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID;
-  const uint64_t b = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-                     PERF_SAMPLE_CALLCHAIN;
+  const uint64_t b =
+      PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN;
   EventList events = TwoEvents(a, b);
   AttrBuilder attr_b = AttrWith(b).SampleIdAll();
   Sample s = SampleFor(attr_b);
@@ -648,8 +657,8 @@ TEST(EventListTest, IndexOfByIdentifier) {
 TEST(EventListTest, IndexOfByIdAtTheSharedPosition) {
   // ID after IP and TID in both events; the layouts differ after it.
   const uint64_t a = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD;
-  const uint64_t b = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN |
-                     PERF_SAMPLE_RAW;
+  const uint64_t b =
+      PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
   EventList events = TwoEvents(a, b);
   for (uint64_t id : {10, 11, 20, 21}) {
     SCOPED_TRACE(id);
@@ -675,7 +684,8 @@ TEST(EventListTest, UnknownIdAndShortRecordAreErrors) {
   EXPECT_EQ(IndexOrError(events, MakeSample(attr, s).Build()),
             "SAMPLE record names event id 99, which no attr has");
   std::vector<std::byte> short_sample = RecordBuilder(PERF_RECORD_SAMPLE).U64(0x401000).Build();
-  EXPECT_EQ(IndexOrError(events, short_sample), "SAMPLE record of 16 bytes is too short for its event id");
+  EXPECT_EQ(IndexOrError(events, short_sample),
+            "SAMPLE record of 16 bytes is too short for its event id");
 }
 
 TEST(EventListTest, IdZeroIsTheFirstEvent) {
@@ -685,10 +695,11 @@ TEST(EventListTest, IdZeroIsTheFirstEvent) {
   EventList events = TwoEvents(type, type);
   AttrBuilder attr = AttrWith(type).SampleIdAll();
   EXPECT_EQ(IndexOrError(events, MakeComm(1, 1, "x").WithSampleId(attr, SampleId{}).Build()), "0");
-  EXPECT_EQ(IndexOrError(events, MakeMmap({.filename = "[kernel.kallsyms]_text"})
-                                     .WithSampleId(attr, SampleId{})
-                                     .Build()),
-            "0");
+  EXPECT_EQ(
+      IndexOrError(
+          events,
+          MakeMmap({.filename = "[kernel.kallsyms]_text"}).WithSampleId(attr, SampleId{}).Build()),
+      "0");
 }
 
 TEST(EventListTest, OneEventOwnsEveryRecordAndNoneIsAnError) {

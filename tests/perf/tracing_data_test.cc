@@ -22,7 +22,8 @@ using ::testing::HasSubstr;
 // Writes a tracing_data section field by field.
 class SectionWriter {
  public:
-  explicit SectionWriter(bool big_endian) : swap_(big_endian != (std::endian::native == std::endian::big)) {}
+  explicit SectionWriter(bool big_endian)
+      : swap_(big_endian != (std::endian::native == std::endian::big)) {}
 
   template <typename T>
   SectionWriter& Int(T v) {

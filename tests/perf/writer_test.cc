@@ -103,15 +103,20 @@ PerfDataBuilder TwoEventRecording() {
   b.Feature(HEADER_HOSTNAME, StringFeature("writerhost"))
       .Feature(HEADER_NRCPUS, NrCpusFeature(2, 2))
       .Feature(HEADER_CMDLINE, CmdlineFeature({"perf", "record"}))
-      .Feature(HEADER_CPU_TOPOLOGY, U64Feature({5, 6}))  // passed through as bytes
+      .Feature(HEADER_CPU_TOPOLOGY, U64Feature({5, 6}))         // passed through as bytes
       .Feature(HEADER_AUXTRACE, U64Feature({1, 0x100, 0x40}));  // input offsets: dropped
   SampleId t;
   t.pid = t.tid = 5;
   t.time = 10;
   t.identifier = 11;
   b.Record(MakeComm(5, 5, "prog", true).WithSampleId(EventA(), t));
-  b.Record(MakeMmap2({.pid = 5, .tid = 5, .start = 0x400000, .len = 0x1000, .prot = 5,
-                      .filename = "/bin/prog"}).WithSampleId(EventA(), t));
+  b.Record(MakeMmap2({.pid = 5,
+                      .tid = 5,
+                      .start = 0x400000,
+                      .len = 0x1000,
+                      .prot = 5,
+                      .filename = "/bin/prog"})
+               .WithSampleId(EventA(), t));
   Sample a;
   a.identifier = 12;
   a.ip = 0x400100;
@@ -329,7 +334,6 @@ TEST_F(WriterTest, MissingDirectoryIsAnError) {
   ASSERT_FALSE(writer.ok());
   EXPECT_THAT(writer.status().message(), HasSubstr("out.data: cannot create"));
 }
-
 
 }  // namespace
 }  // namespace perftk::testing

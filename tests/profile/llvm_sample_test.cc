@@ -24,7 +24,8 @@ class FakeMap : public SourceMap {
       return SourceLocation{SourceFrame{"main", static_cast<uint32_t>(n), 0}};
     }
     if (address >= 0x402000 && address < 0x402010) {
-      return SourceLocation{SourceFrame{"leaf", static_cast<uint32_t>((address - 0x402000) / 4), 0}};
+      return SourceLocation{
+          SourceFrame{"leaf", static_cast<uint32_t>((address - 0x402000) / 4), 0}};
     }
     return std::nullopt;
   }
@@ -42,15 +43,15 @@ class FakeMap : public SourceMap {
 
 TEST(LlvmSampleText, BodiesHeadsAndCallTargets) {
   BinaryCounts counts;
-  counts.ranges[{0x1000, 0x1008}] = 1;   // main's first three, the call
-  counts.ranges[{0x100c, 0x101c}] = 5;   // after the call, the loop
-  counts.ranges[{0x1014, 0x1018}] = 2;   // the loop again: 0x1014 and 0x1018 ran 7 times
-  counts.ranges[{0x2000, 0x200c}] = 1;   // leaf
-  counts.ranges[{0x9000, 0x9004}] = 50;  // no function: not written
+  counts.ranges[{0x1000, 0x1008}] = 1;         // main's first three, the call
+  counts.ranges[{0x100c, 0x101c}] = 5;         // after the call, the loop
+  counts.ranges[{0x1014, 0x1018}] = 2;         // the loop again: 0x1014 and 0x1018 ran 7 times
+  counts.ranges[{0x2000, 0x200c}] = 1;         // leaf
+  counts.ranges[{0x9000, 0x9004}] = 50;        // no function: not written
   counts.branches[{0x1008, 0x2000}] = {3, 0};  // main calls leaf
   counts.branches[{0x200c, 0x100c}] = {3, 0};  // the return: no function entry
   counts.branches[{0x1018, 0x1014}] = {2, 0};
-  counts.branches[{0x101c, 0}] = {1, 0};       // to an unknown target
+  counts.branches[{0x101c, 0}] = {1, 0};  // to an unknown target
   FakeMap map;
   absl::StatusOr<std::string> text = LlvmSampleText(counts, 0x400000, map);
   ASSERT_TRUE(text.ok()) << text.status();
@@ -87,8 +88,8 @@ TEST(LlvmSampleText, LargestCountOfALocationAndOrderByTotal) {
 // ran (clang: never runs), left out (clang: unknown) in one where none ran.
 TEST(LlvmSampleText, ZeroWhereNothingRanInAFunctionThatRan) {
   BinaryCounts counts;
-  counts.ranges[{0x1000, 0x1004}] = 4;   // main's offsets 0 and 1
-  counts.ranges[{0x1014, 0x1014}] = 4;   // one of 3.2's two instructions
+  counts.ranges[{0x1000, 0x1004}] = 4;         // main's offsets 0 and 1
+  counts.ranges[{0x1014, 0x1014}] = 4;         // one of 3.2's two instructions
   counts.branches[{0x1004, 0x1014}] = {4, 0};  // leaf did not run: not written
   FakeMap map;
   absl::StatusOr<std::string> text = LlvmSampleText(counts, 0x400000, map);
@@ -112,15 +113,21 @@ class InliningMap : public SourceMap {
  public:
   std::optional<SourceLocation> Locate(uint64_t address) const override {
     switch (address) {
-      case 0x401000: return SourceLocation{SourceFrame{"main", 0, 0}};
-      case 0x401004: return SourceLocation{SourceFrame{"main", 1, 0}};
-      case 0x401008: return SourceLocation{SourceFrame{"main", 2, 1}, SourceFrame{"leaf", 0, 0}};
+      case 0x401000:
+        return SourceLocation{SourceFrame{"main", 0, 0}};
+      case 0x401004:
+        return SourceLocation{SourceFrame{"main", 1, 0}};
+      case 0x401008:
+        return SourceLocation{SourceFrame{"main", 2, 1}, SourceFrame{"leaf", 0, 0}};
       case 0x40100c:
         return SourceLocation{SourceFrame{"main", 2, 1}, SourceFrame{"leaf", 1, 0},
                               SourceFrame{"tiny", 5, 0}};
-      case 0x401010: return SourceLocation{SourceFrame{"main", 4, 0}};
-      case 0x402000: return SourceLocation{SourceFrame{"leaf", 0, 0}};
-      default: return std::nullopt;
+      case 0x401010:
+        return SourceLocation{SourceFrame{"main", 4, 0}};
+      case 0x402000:
+        return SourceLocation{SourceFrame{"leaf", 0, 0}};
+      default:
+        return std::nullopt;
     }
   }
   std::optional<std::string> FunctionAt(uint64_t address) const override {
@@ -162,7 +169,8 @@ TEST(LlvmSampleText, InlinedCodeInNestedProfiles) {
 class UnrolledMap : public SourceMap {
  public:
   std::optional<SourceLocation> Locate(uint64_t address) const override {
-    if (address >= 0x401000 && address < 0x401010) return SourceLocation{SourceFrame{"main", 3, 1, 4}};
+    if (address >= 0x401000 && address < 0x401010)
+      return SourceLocation{SourceFrame{"main", 3, 1, 4}};
     if (address == 0x401010) return SourceLocation{SourceFrame{"main", 3, 1}};
     if (address == 0x401014) return SourceLocation{SourceFrame{"main", 5, 0}};
     if (address == 0x402000) {

@@ -77,8 +77,7 @@ TEST(AutoFdoText, AddressSamplesAndSeveralBinariesInOneText) {
   Profile profile;
   ASSERT_TRUE(AddText(text, profile).ok());
   ASSERT_TRUE(AddText(text, profile).ok());
-  EXPECT_EQ(AutoFdoText(profile),
-            "1\n0-4:2\n2\n8:6\nc:8\n0\n// /a\n\n0\n0\n1\n4->0:4\n// /b\n\n");
+  EXPECT_EQ(AutoFdoText(profile), "1\n0-4:2\n2\n8:6\nc:8\n0\n// /a\n\n0\n0\n1\n4->0:4\n// /b\n\n");
 }
 
 TEST(AutoFdoText, CountsSaturateInsteadOfWrapping) {
@@ -123,7 +122,8 @@ TEST(AutoFdoText, BuildIdMustBeHexAndComesBeforeThePath) {
   // After the build id, a path that looks like one is the path.
   ASSERT_TRUE(AddText("1\n10-20:5\n0\n0\n// build_id: 0xAB\n// build_id: 0xcd\n", profile).ok());
   ASSERT_EQ(profile.binaries().size(), 1u);
-  EXPECT_EQ(profile.binaries().begin()->first, (BinaryKey{"build_id: 0xcd", *BuildId::FromHex("ab")}));
+  EXPECT_EQ(profile.binaries().begin()->first,
+            (BinaryKey{"build_id: 0xcd", *BuildId::FromHex("ab")}));
 }
 
 const BinaryKey kLoop{"", *BuildId::FromHex("0c9a20bf9c009d0e4e8bbf9fad0300ae00000000")};
@@ -184,8 +184,7 @@ TEST(BoltText, AnotherBuildOrFormatOrNoBuildIdIsRefused) {
   EXPECT_THAT(s.message(), HasSubstr("b.pa: a BOLT profile of build id bb, but the inputs before "
                                      "it are of build id aa"));
   s = AddText("1\n10-20:5\n0\n0\n// /p\n", profile, "c.afdo");
-  EXPECT_THAT(s.message(),
-              HasSubstr("c.afdo: AutoFDO text, but the inputs before it are BOLT"));
+  EXPECT_THAT(s.message(), HasSubstr("c.afdo: AutoFDO text, but the inputs before it are BOLT"));
   s = AddText("F 10 20 1\n", profile, "d.pa");
   EXPECT_THAT(s.message(), HasSubstr("d.pa: this BOLT text names no build id"));
   s = AddText("F aa:10 20 1\nB bb:20 10 1 0\n", profile, "e.pa");

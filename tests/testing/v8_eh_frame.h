@@ -46,13 +46,13 @@ inline std::vector<std::byte> V8Table(uint64_t code_size, const TableShape& shap
   for (int i = 0; i < 4; ++i) t[i] = static_cast<std::byte>((cie_length >> (8 * i)) & 0xff);
 
   size_t fde = t.size();
-  Put32(t, 16);                                   // length
-  Put32(t, static_cast<uint32_t>(fde + 4));       // back to the CIE at 0
+  Put32(t, 16);                              // length
+  Put32(t, static_cast<uint32_t>(fde + 4));  // back to the CIE at 0
   uint64_t field = AlignUp(code_size, 8) + fde + 8;
   Put32(t, static_cast<uint32_t>(shape.fde_start - static_cast<int64_t>(field)));
   Put32(t, static_cast<uint32_t>(code_size - shape.fde_range_cut));
-  PutBytes(t, {0, 0x41, 0x0e, 16});               // aug length 0; advance 1; cfa offset 16
-  Put32(t, 0);                                    // terminator
+  PutBytes(t, {0, 0x41, 0x0e, 16});  // aug length 0; advance 1; cfa offset 16
+  Put32(t, 0);                       // terminator
   return t;
 }
 

@@ -24,13 +24,13 @@
 #include <string>
 #include <vector>
 
+#include "../testing/collecting_sink.h"
 #include "gtest/gtest.h"
 #include "perf/sample.h"
 #include "self_maps.h"
 #include "unwind/module_files.h"
 #include "unwind/process_unwinder.h"
 #include "unwind/registers.h"
-#include "../testing/collecting_sink.h"
 
 namespace perftk::unwind {
 namespace {

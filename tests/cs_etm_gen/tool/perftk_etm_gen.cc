@@ -30,11 +30,11 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "autofdo_model.h"
 #include "cpu_tracer.h"
 #include "cs_etm/itrace.h"
-#include "expected.h"
-#include "autofdo_model.h"
 #include "etm_encoder.h"
+#include "expected.h"
 #include "programs.h"
 #include "recording_writer.h"
 
@@ -120,13 +120,14 @@ class ExpectationWriter {
     std::FILE* file = std::fopen(autofdo_path_.c_str(), "w");
     if (file == nullptr) return absl::InternalError("cannot write " + autofdo_path_);
     for (const auto& [name, counts] : autofdo_->TextRoute()) {
-      std::fprintf(file, "text %s %lu %lu %lu\n", name.c_str(),
-                   static_cast<unsigned long>(counts.total), static_cast<unsigned long>(counts.head),
-                   static_cast<unsigned long>(counts.instructions));
+      std::fprintf(
+          file, "text %s %lu %lu %lu\n", name.c_str(), static_cast<unsigned long>(counts.total),
+          static_cast<unsigned long>(counts.head), static_cast<unsigned long>(counts.instructions));
     }
     for (const auto& [name, counts] : autofdo_->PerfRoute()) {
       std::fprintf(file, "perf %s %lu %lu\n", name.c_str(),
-                   static_cast<unsigned long>(counts.total), static_cast<unsigned long>(counts.head));
+                   static_cast<unsigned long>(counts.total),
+                   static_cast<unsigned long>(counts.head));
     }
     int failed = std::ferror(file) | std::fclose(file);
     return failed ? absl::InternalError("cannot write " + autofdo_path_) : absl::OkStatus();
@@ -175,9 +176,8 @@ absl::Status Generate(const Options& options) {
       int32_t tid = process.pid + t;
       process.tids.push_back(tid);
       threads.push_back(MakeThread(programs, process.pid, tid, process.base,
-                                   RandomDecider(programs, process.base,
-                                                 options.seed * 977 + tid, 700,
-                                                 options.syscall_per_mille)));
+                                   RandomDecider(programs, process.base, options.seed * 977 + tid,
+                                                 700, options.syscall_per_mille)));
     }
     layout.processes.push_back(process);
   }

@@ -173,16 +173,16 @@ absl::Status Run(QemuRecorderOptions options, const std::string& truth_path,
   const QemuRecorderStats& s = (*recorder)->stats();
   std::printf(
       "perftk_qemu_etm: %s: %lu log lines, %lu instructions, %lu waypoints (%lu taken, %lu "
-      "indirect), %lu syscalls, %lu mappings, %lu untraced, %lu threads, %lu taken back; %lu buffers, %.2f MB of trace; %.2f s, %.2f M "
+      "indirect), %lu syscalls, %lu mappings, %lu untraced, %lu threads, %lu taken back; %lu "
+      "buffers, %.2f MB of trace; %.2f s, %.2f M "
       "lines/s\n",
       options.output.c_str(), static_cast<unsigned long>(s.lines),
       static_cast<unsigned long>(s.instructions), static_cast<unsigned long>(s.waypoints),
       static_cast<unsigned long>(s.taken), static_cast<unsigned long>(s.indirect),
       static_cast<unsigned long>(s.syscalls), static_cast<unsigned long>(s.mappings),
       static_cast<unsigned long>(s.untraced), static_cast<unsigned long>(s.threads),
-      static_cast<unsigned long>(s.taken_back),
-      static_cast<unsigned long>(s.buffers), s.trace_bytes / 1048576.0, seconds,
-      seconds > 0 ? s.lines / seconds / 1e6 : 0.0);
+      static_cast<unsigned long>(s.taken_back), static_cast<unsigned long>(s.buffers),
+      s.trace_bytes / 1048576.0, seconds, seconds > 0 ? s.lines / seconds / 1e6 : 0.0);
   return absl::OkStatus();
 }
 
