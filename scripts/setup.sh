@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config clang lld binutils xz-utils
+  build-essential cmake ninja-build ccache pkg-config clang clang-format lld binutils xz-utils
   libelf-dev libdw-dev libopencsd-dev libabsl-dev libcli11-dev libgtest-dev libgmock-dev
   libzstd-dev liblzma-dev libclang-rt-14-dev linux-perf python3 nodejs llvm elfutils
   gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu gcc-s390x-linux-gnu binutils-s390x-linux-gnu

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test of perftk: unit and shell tests (against the real perf) on
+# Runs every test of perftk: the C++ formatting check (.clang-format), unit
+# and shell tests (against the real perf) on
 # the release build and on the ASan+UBSan build, the tests labelled tsan
 # (the code that runs threads) under TSan, and the perf.data reader fuzzer
 # (60 s), the two cs-etm fuzzers, the unwind --jobs 2 fuzzer and
@@ -43,6 +44,21 @@ count_ctest() {
   failed=$((failed + bad))
   skipped=$((skipped + skips))
 }
+
+step "C++ formatting (.clang-format)"
+# Every C++ file of ours as clang-format writes it: a file that is not
+# fails (`clang-format -i FILE` rewrites it).
+cxx_files=$(git ls-files 'src/*.cc' 'src/*.h' 'src/*.cpp' 'tests/*.cc' 'tests/*.h' \
+  'include/*.h' 'bench/*.cc' 'bench/*.h' 2>/dev/null || true)
+if [ -z "$cxx_files" ]; then
+  echo "no C++ files listed (not a git checkout?)"
+  failed=$((failed + 1))
+elif clang-format --dry-run --Werror $cxx_files; then
+  echo "$(wc -w <<<"$cxx_files") files formatted"
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
 
 step "release build: unit and shell tests"
 configure_release
