@@ -26,26 +26,6 @@ struct Capture {
   uint64_t return_addresses[2] = {};  // of Grab, then of Middle
 };
 
-constexpr uint64_t kPerfRecordMask = 0xff0fff;
-
-// The registers in perf's order for kPerfRecordMask (AX BX CX DX SI DI BP SP
-// IP FLAGS CS SS R8..R15).
-RegisterDump PerfDumpOf(const ucontext_t& context) {
-  const greg_t* g = context.uc_mcontext.gregs;
-  RegisterDump dump;
-  dump.abi = 2;
-  for (int reg :
-       {REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI, REG_RBP, REG_RSP, REG_RIP, REG_EFL}) {
-    dump.values.push_back(static_cast<uint64_t>(g[reg]));
-  }
-  dump.values.push_back(0);  // CS
-  dump.values.push_back(0);  // SS
-  for (int reg : {REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15}) {
-    dump.values.push_back(static_cast<uint64_t>(g[reg]));
-  }
-  return dump;
-}
-
 // Copies raw stack memory, as the kernel does for a sample: bytes ASan
 // marks as redzones included, so neither the copy nor its checks are
 // instrumented.
@@ -79,7 +59,7 @@ class ProcessUnwinderTest : public ::testing::Test {
   InitialRegisters CaptureRegisters(size_t stack_size, Capture& capture) {
     Middle(capture, *self_->maps, stack_size);
     absl::StatusOr<InitialRegisters> registers =
-        InitialRegistersOf(Arch::kX86_64, kPerfRecordMask, capture.regs);
+        InitialRegistersOf(Arch::kX86_64, kPerfRegsMask, capture.regs);
     EXPECT_TRUE(registers.ok()) << registers.status();
     return registers.value_or(InitialRegisters{});
   }
@@ -108,7 +88,7 @@ TEST_F(ProcessUnwinderTest, FindsTheCallersThroughTheStackCopy) {
   UnwoundStack stack = UnwindOwnStack(64 * 1024, 127, capture);
   ASSERT_GE(stack.frames.size(), 4u);
   // Grab's pc after getcontext, then its callers' call sites (return - 1).
-  EXPECT_EQ(stack.frames[0], capture.regs.values[8]);
+  EXPECT_EQ(stack.frames[0], capture.regs.values[kPerfIpRegister]);
   EXPECT_EQ(stack.frames[1], capture.return_addresses[0] - 1);
   EXPECT_EQ(stack.frames[2], capture.return_addresses[1] - 1);
   EXPECT_EQ(stack.stop, UnwindStop::kOutermost) << stack.frames.size() << " frames";

@@ -37,14 +37,10 @@ namespace {
 
 #if defined(__x86_64__)
 
-// perf's x86_64 user registers (AX BX CX DX SI DI BP SP IP FLAGS CS SS
-// R8..R15) and the stack copy size asked for, as --call-graph dwarf sets
-// sample_regs_user and sample_stack_user.
-constexpr uint64_t kPerfRegsMask = 0xff0fff;
+// The stack copy size asked for (sample_stack_user; the registers are
+// kPerfRegsMask's).
 // (The test thread uses about 7 KiB of its stack in a release build.)
 constexpr uint32_t kStackCopySize = 16 * 1024;
-constexpr uint64_t kPerfRegsAbi64 = 2;
-constexpr size_t kIpRegister = 8;  // its place in the dump
 constexpr uint64_t kSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                                  PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD |
                                  PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -78,22 +74,6 @@ struct Capture {
   std::vector<uint64_t> return_addresses;
 };
 
-RegisterDump PerfDumpOf(const ucontext_t& context) {
-  const greg_t* g = context.uc_mcontext.gregs;
-  RegisterDump dump;
-  dump.abi = kPerfRegsAbi64;
-  for (int reg :
-       {REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI, REG_RBP, REG_RSP, REG_RIP, REG_EFL}) {
-    dump.values.push_back(static_cast<uint64_t>(g[reg]));
-  }
-  dump.values.push_back(0);  // CS
-  dump.values.push_back(0);  // SS
-  for (int reg : {REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15}) {
-    dump.values.push_back(static_cast<uint64_t>(g[reg]));
-  }
-  return dump;
-}
-
 // Raw stack memory, redzones included, as the kernel copies it.
 __attribute__((no_sanitize("address", "thread"))) void CopyRawStack(uint64_t sp, std::byte* out,
                                                                     size_t size) {
@@ -125,37 +105,12 @@ __attribute__((noinline)) void Descend(int depth, Capture& capture, uint64_t sta
 }
 
 // A file mapping of /proc/self/maps.
-struct FileMapping {
-  uint64_t start = 0, end = 0, pgoff = 0;
-  uint32_t maj = 0, min = 0;
-  uint64_t ino = 0;
-  uint32_t prot = 0;
-  std::string path;
-};
-
 // The executable file mappings of this process, as perf synthesizes them.
-std::vector<FileMapping> ExecutableFileMappings() {
-  std::vector<FileMapping> mappings;
-  std::ifstream in("/proc/self/maps");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string range, perms, offset, device, inode, path;
-    fields >> range >> perms >> offset >> device >> inode;
-    std::getline(fields >> std::ws, path);
-    if (path.empty() || path[0] != '/' || perms.size() < 3 || perms[2] != 'x') continue;
-    FileMapping m;
-    const size_t dash = range.find('-');
-    m.start = std::stoull(range.substr(0, dash), nullptr, 16);
-    m.end = std::stoull(range.substr(dash + 1), nullptr, 16);
-    m.pgoff = std::stoull(offset, nullptr, 16);
-    const size_t colon = device.find(':');
-    m.maj = static_cast<uint32_t>(std::stoul(device.substr(0, colon), nullptr, 16));
-    m.min = static_cast<uint32_t>(std::stoul(device.substr(colon + 1), nullptr, 16));
-    m.ino = std::stoull(inode);
-    m.prot = (perms[0] == 'r' ? 1 : 0) | (perms[1] == 'w' ? 2 : 0) | 4;
-    m.path = path;
-    mappings.push_back(m);
+std::vector<SelfMapping> ExecutableSelfMappings() {
+  std::vector<SelfMapping> mappings;
+  for (SelfMapping& m : ReadSelfMappings()) {
+    if (m.path.empty() || m.path[0] != '/' || m.perms.size() < 3 || m.perms[2] != 'x') continue;
+    mappings.push_back(std::move(m));
   }
   return mappings;
 }
@@ -195,19 +150,20 @@ std::vector<std::byte> TrailerOf(const EventAttr& attr, uint32_t pid, uint32_t t
   return trailer;
 }
 
-std::vector<std::byte> Mmap2Of(const EventAttr& attr, uint32_t pid, const FileMapping& m,
+std::vector<std::byte> Mmap2Of(const EventAttr& attr, uint32_t pid, const SelfMapping& m,
                                uint64_t time) {
   std::vector<std::byte> body;
   Append(body, pid);
   Append(body, pid);
   Append(body, m.start);
   Append(body, m.end - m.start);
-  Append(body, m.pgoff);
-  Append(body, m.maj);
-  Append(body, m.min);
-  Append(body, m.ino);
+  Append(body, m.offset);
+  Append(body, m.major);
+  Append(body, m.minor);
+  Append(body, m.inode);
   Append(body, uint64_t{0});  // ino_generation
-  Append(body, m.prot);
+  // PROT_READ, PROT_WRITE as mapped; every mapping here executes.
+  Append(body, uint32_t{(m.perms[0] == 'r' ? 1u : 0u) | (m.perms[1] == 'w' ? 2u : 0u) | 4u});
   Append(body, uint32_t{2});  // MAP_PRIVATE
   AppendName(body, m.path);
   AppendBytes(body, TrailerOf(attr, pid, pid, time));
@@ -283,30 +239,30 @@ class UnwindToolTest : public ::testing::Test {
     int here = 0;
     const uint64_t stack_top = MappingEnd(*self->maps, reinterpret_cast<uint64_t>(&here));
     ASSERT_NE(stack_top, 0u);
-    const std::vector<FileMapping> mappings = ExecutableFileMappings();
+    const std::vector<SelfMapping> mappings = ExecutableSelfMappings();
     ASSERT_GE(mappings.size(), 2u) << "the test binary and libc at least";
     const uint64_t grab = reinterpret_cast<uint64_t>(&Grab);
-    auto holds_grab = [grab](const FileMapping& m) { return m.start <= grab && grab < m.end; };
+    auto holds_grab = [grab](const SelfMapping& m) { return m.start <= grab && grab < m.end; };
     auto code_mapping = std::find_if(mappings.begin(), mappings.end(), holds_grab);
     ASSERT_NE(code_mapping, mappings.end());
-    const FileMapping code = *code_mapping;
+    const SelfMapping code = *code_mapping;
 
     uint64_t time = kFirstTime;
     r.records.push_back(CommOf(r.attr, pid, tid, "unwind_tool_test", time++));
-    for (const FileMapping& m : mappings) r.records.push_back(Mmap2Of(r.attr, pid, m, time++));
+    for (const SelfMapping& m : mappings) r.records.push_back(Mmap2Of(r.attr, pid, m, time++));
     for (size_t i = 0; i < kSamples; ++i) {
       if (i == kCommAt) r.records.push_back(CommOf(r.attr, pid, tid, "renamed", time++));
       if (i == kOtherFileAt) {
-        FileMapping other = mappings.back();
+        SelfMapping other = mappings.back();
         other.start = 0x200000;
         other.end = other.start + 0x1000;
         ASSERT_FALSE(self->maps->Find(other.start).has_value());
         r.records.push_back(Mmap2Of(r.attr, pid, other, time++));
       }
       if (i == kHiddenFrom) {
-        FileMapping missing = code;
+        SelfMapping missing = code;
         missing.path = kMissingFile;
-        missing.ino += 1;
+        missing.inode += 1;
         r.records.push_back(Mmap2Of(r.attr, pid, missing, time++));
       }
       if (i == kHiddenTo) r.records.push_back(Mmap2Of(r.attr, pid, code, time++));
@@ -317,7 +273,7 @@ class UnwindToolTest : public ::testing::Test {
       Capture& capture = r.captures.emplace_back();
       Descend(static_cast<int>(i % kDepths), capture, stack_top);
       Sample& s = r.samples.emplace_back();
-      s.ip = capture.regs.values[kIpRegister];
+      s.ip = capture.regs.values[kPerfIpRegister];
       s.pid = pid;
       s.tid = tid;
       s.time = time++;
