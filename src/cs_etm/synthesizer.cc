@@ -122,7 +122,12 @@ absl::Status SampleSynthesizer::OnRange(State& state, const Packet& packet) {
       state.counted = 0;
     }
   } else if (options_.instructions) {
-    if (absl::Status s = CountInstructions(state, packet); !s.ok()) return s;
+    // Counted here, inline: most ranges complete no period.
+    const uint64_t before = state.counted;
+    state.counted += packet.instr_count;
+    if (state.counted >= options_.period) {
+      if (absl::Status s = EmitPeriodSamples(state, packet, before); !s.ok()) return s;
+    }
   }
   if (options_.branches && state.prev) {
     if (state.prev->kind == PacketKind::kDiscontinuity) {
@@ -138,9 +143,8 @@ absl::Status SampleSynthesizer::OnRange(State& state, const Packet& packet) {
   return absl::OkStatus();
 }
 
-absl::Status SampleSynthesizer::CountInstructions(State& state, const Packet& packet) {
-  const uint64_t before = state.counted;
-  state.counted += packet.instr_count;
+absl::Status SampleSynthesizer::EmitPeriodSamples(State& state, const Packet& packet,
+                                                  uint64_t before) {
   uint64_t offset = options_.period - before;  // 1-based index in this packet
   while (state.counted >= options_.period) {
     uint64_t ip = AddressOfInstruction(packet, offset - 1);

@@ -126,7 +126,9 @@ class SampleSynthesizer : public PacketSink {
   // The sample that ends a flow (discontinuity, change of thread, block end)
   // at the last instruction of the previous range, when l and i are on.
   absl::Status EmitFlowEnd(State& state);
-  absl::Status CountInstructions(State& state, const Packet& packet);
+  // The samples of the periods `packet` completes, `before` instructions
+  // having been counted before it.
+  absl::Status EmitPeriodSamples(State& state, const Packet& packet, uint64_t before);
   absl::Status EmitBranch(State& state, const Packet& from_packet, uint64_t from, uint64_t to);
   void PushBranch(State& state, uint64_t from, uint64_t to);
   uint64_t AddressOfInstruction(const Packet& packet, uint64_t index);
