@@ -142,14 +142,7 @@ absl::Status OutputFile::WriteAt(std::span<const std::byte> bytes, uint64_t offs
   if (stream_) {
     return absl::FailedPreconditionError(absl::StrCat(path_, ": written in order only"));
   }
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n =
-        pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error("write", errno);
-    done += static_cast<size_t>(n);
-  }
+  if (int error = WriteAllAt(fd_, bytes, offset); error != 0) return Error("write", error);
   return absl::OkStatus();
 }
 
