@@ -26,10 +26,24 @@ set +e
 [ $? -eq 2 ] || fail "--itrace=q should exit 2 (a usage error)"
 "$PERFTK" cs-etm-decode -i "$ETM/perf_etm.data" --jobs 0 -o bad.data 2>/dev/null
 [ $? -eq 2 ] || fail "--jobs 0 should exit 2 (a usage error)"
+for bad in "--every-taken 0" "--every-taken 63 --itrace=b" "--every-taken 63 --format=autofdo"; do
+  # shellcheck disable=SC2086
+  "$PERFTK" cs-etm-decode -i "$ETM/perf_etm.data" --symfs "$ETM" $bad -o bad.data 2>/dev/null
+  [ $? -eq 2 ] || fail "$bad should exit 2 (a usage error)"
+done
 "$PERFTK" cs-etm-decode -i "$ETM/NOTICE" -o bad.data 2>/dev/null
 [ $? -eq 1 ] || fail "a non-perf.data input should exit 1"
 set -e
 [ ! -e bad.data ] || fail "an output file was left behind after an error"
 ls | has 'tmp\.' && fail "a temporary file was left behind"
 "$PERFTK" cs-etm-decode --help | has "Examples:" || fail "--help has no examples"
+# --every-taken on this real recording: samples every 8 taken branches, each
+# stack the 8 branches since the previous sample plus the one it ended on.
+"$PERFTK" cs-etm-decode -q -i "$ETM/perf_etm.data" --symfs "$ETM" --itrace=il64 --every-taken 8 \
+  --format=script >taken.txt
+[ -s taken.txt ] || fail "--every-taken 8 made no samples"
+awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i ~ /^0x[0-9a-f]+\/0x/) n++; if (n > 9) exit 1 }' \
+  taken.txt || fail "--every-taken 8: a stack of more than 9 branches"
+awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i ~ /^0x[0-9a-f]+\/0x/) n++; if (n == 9) found = 1 }
+     END { exit !found }' taken.txt || fail "--every-taken 8: no stack of 9 branches"
 echo "ok"
