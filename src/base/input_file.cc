@@ -21,7 +21,26 @@ absl::Status OpenError(const std::string& path, absl::string_view role, int erro
   return absl::FailedPreconditionError(message);
 }
 
+bool SameType(const struct stat& a, const struct stat& b) {
+  return (a.st_mode & S_IFMT) == (b.st_mode & S_IFMT);
+}
+
+absl::Status NotARegularFile(const std::string& path, absl::string_view role, mode_t mode) {
+  return absl::InvalidArgumentError(absl::StrCat(Printable(path), ": the ", role, " is ",
+                                                 DescribeFileType(mode), ", not a regular file"));
+}
+
 }  // namespace
+
+absl::Status StatWithoutOpening(const std::string& path, absl::string_view role, struct stat& st) {
+  const int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
+  if (fd < 0) return OpenError(path, role, errno);
+  const int got = fstat(fd, &st);
+  const int error = errno;
+  close(fd);
+  if (got != 0) return OpenError(path, role, error);
+  return absl::OkStatus();
+}
 
 const char* DescribeFileType(mode_t mode) {
   if (S_ISREG(mode)) return "a regular file";
@@ -35,6 +54,14 @@ const char* DescribeFileType(mode_t mode) {
 
 absl::StatusOr<int> OpenInputFile(const std::string& path, absl::string_view role, InputKind kind,
                                   struct stat* st_out) {
+  // The type first, through a descriptor that reads nothing: a device or
+  // FIFO where a file belongs is never opened for reading.
+  struct stat seen;
+  if (absl::Status s = StatWithoutOpening(path, role, seen); !s.ok()) return s;
+  const bool stream = S_ISFIFO(seen.st_mode) || S_ISSOCK(seen.st_mode);
+  if (!S_ISREG(seen.st_mode) && !(stream && kind == InputKind::kFileOrStream)) {
+    return NotARegularFile(path, role, seen.st_mode);
+  }
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return OpenError(path, role, errno);
   struct stat st;
@@ -43,12 +70,10 @@ absl::StatusOr<int> OpenInputFile(const std::string& path, absl::string_view rol
     close(fd);
     return OpenError(path, role, error);
   }
-  const bool stream = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
-  if (!S_ISREG(st.st_mode) && !(stream && kind == InputKind::kFileOrStream)) {
+  if (st.st_dev != seen.st_dev || st.st_ino != seen.st_ino || !SameType(st, seen)) {
     close(fd);
-    return absl::InvalidArgumentError(absl::StrCat(Printable(path), ": the ", role, " is ",
-                                                   DescribeFileType(st.st_mode),
-                                                   ", not a regular file"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(Printable(path), ": the ", role, " was replaced while it was opened"));
   }
   if (absl::Status s = CheckNotAnOutput(path, &st, role); !s.ok()) {
     close(fd);

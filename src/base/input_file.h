@@ -16,7 +16,8 @@ enum class InputKind {
   kFileOrStream,  // a recording: a FIFO or socket streams too
 };
 
-// Opens `path` for reading. The open itself never blocks (O_NONBLOCK), so a
+// Opens `path` for reading. Its type is checked before it is opened
+// (StatWithoutOpening), and the open itself never blocks (O_NONBLOCK), so a
 // FIFO or device where a file belongs is an error, not a hang: anything
 // but a regular file is refused with a message naming the path, the role
 // ("jitdump", "ELF file") and what it is. With kFileOrStream a FIFO or
@@ -29,6 +30,11 @@ enum class InputKind {
 absl::StatusOr<int> OpenInputFile(const std::string& path, absl::string_view role,
                                   InputKind kind = InputKind::kRegularFile,
                                   struct stat* st = nullptr);
+
+// Stats `path` (following links) through an O_PATH descriptor, which
+// reads nothing and so acts on no device or FIFO. Errors as OpenInputFile's:
+// NotFound only for a missing file.
+absl::Status StatWithoutOpening(const std::string& path, absl::string_view role, struct stat& st);
 
 // "a FIFO", "a directory", "a character device"... for a file's mode.
 const char* DescribeFileType(mode_t mode);
