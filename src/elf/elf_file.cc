@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/input_file.h"
+#include "base/printable.h"
 
 namespace perftk::elf {
 namespace {
@@ -36,9 +37,10 @@ std::string LibelfError() { return elf_errmsg(elf_errno()); }
 // common mistakes get a precise message.
 absl::Status CheckIdent(const std::string& path, absl::string_view head, uint64_t size) {
   if (size < 4 || head.substr(0, 4) != absl::string_view(ELFMAG, SELFMAG)) {
-    std::string shown = absl::CHexEscape(head.substr(0, 4));
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file (starts with \"", shown,
-                                                   "\", expected \"\\177ELF\")"));
+    // The file's own bytes are not quoted: it may be any file a recording
+    // names (base/recorded_name.h).
+    return absl::InvalidArgumentError(
+        absl::StrCat(base::Printable(path), ": not an ELF file (no \\177ELF magic at offset 0)"));
   }
   if (size < EI_NIDENT) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": truncated ELF file: ", size,

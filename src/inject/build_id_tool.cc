@@ -1,19 +1,20 @@
 #include "inject/build_id_tool.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/bytes.h"
+#include "base/input_file.h"
 #include "base/printable.h"
+#include "base/recorded_name.h"
 #include "elf/build_id.h"
 #include "elf/elf_file.h"
 #include "elf/vdso.h"
@@ -27,14 +28,8 @@ namespace {
 // perf's name for the kernel's own map, and the prefix of its variants.
 constexpr absl::string_view kKernelMapPrefix = "[kernel.kallsyms]";
 
-bool ReadWholeFile(const std::string& path, std::string& bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  bytes = text.str();
-  return true;
-}
+// Notes sections are a few hundred bytes; a file larger than this is not one.
+constexpr size_t kNotesLimit = 1 << 20;
 
 // A module's name as /sys/module knows it: "[ext4]" or ".../ext4.ko[.xz]".
 std::string ModuleName(absl::string_view dso_name) {
@@ -94,7 +89,9 @@ absl::Status BuildIdTool::Process(const Record& record, RecordSink& out) {
     if (settings_.scope == BuildIdScope::kAll &&
         (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2)) {
       absl::StatusOr<machine::MmapEvent> mmap = machine::MmapEventOf(record);
-      if (mmap.ok()) {
+      // Data mappings (ld.so.cache, locale archives) are not code that
+      // symbolizes: no id is looked up for them.
+      if (mmap.ok() && (mmap->prot & PROT_EXEC) != 0) {
         std::optional<machine::Map> map =
             machines_.FindMap(0, mmap->pid, record.cpumode(), mmap->start);
         if (map && map->dso != nullptr) {
@@ -165,10 +162,18 @@ BuildId BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
     return elf::OwnVdsoBuildId().value_or(BuildId());
   }
   if (HasNoFile(dso.name)) return BuildId();
-  const std::string path = settings_.symfs + dso.name;
+  absl::StatusOr<std::string> joined = base::JoinRecordedName(settings_.symfs, dso.name);
+  if (!joined.ok()) {
+    why = std::string(joined.status().message());
+    return BuildId();
+  }
+  const std::string& path = *joined;
+  // Stat without opening: a FIFO or device the recording names is never
+  // opened (base/recorded_name.h).
   struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    why = absl::StrCat(base::Printable(path), " is not there");
+  if (absl::Status s = base::StatWithoutOpening(path, "ELF file", st); !s.ok()) {
+    why = absl::IsNotFound(s) ? absl::StrCat(base::Printable(path), " is not there")
+                              : std::string(s.message());
     return BuildId();
   }
   const machine::FileId& recorded = dso.file_id;
@@ -201,18 +206,26 @@ BuildId BuildIdTool::KernelId(const machine::Dso& dso, std::string& why) const {
   if (absl::StartsWith(dso.name, kKernelMapPrefix)) {
     notes_path = absl::StrCat(settings_.sys_root, "/kernel/notes");
   } else if (std::string module = ModuleName(dso.name); !module.empty()) {
-    notes_path = absl::StrCat(settings_.sys_root, "/module/", module, "/notes/.note.gnu.build-id");
+    // The name comes from the recording: a plain name, or nothing is read.
+    absl::StatusOr<std::string> dir = base::JoinRecordedName(
+        absl::StrCat(settings_.sys_root, "/module"), module, /*single_component=*/true);
+    if (!dir.ok()) {
+      why = std::string(dir.status().message());
+      return BuildId();
+    }
+    notes_path = absl::StrCat(*dir, "/notes/.note.gnu.build-id");
   } else {
     return BuildId();  // bpf programs, kernel symbols without a file
   }
-  std::string notes;
-  if (!ReadWholeFile(notes_path, notes)) {
-    why = absl::StrCat(notes_path, " cannot be read");
+  absl::StatusOr<std::string> notes =
+      base::ReadSmallRegularFile(notes_path, "notes file", kNotesLimit);
+  if (!notes.ok()) {
+    why = std::string(notes.status().message());
     return BuildId();
   }
-  std::optional<BuildId> id = elf::GnuBuildIdInNotes(notes);
+  std::optional<BuildId> id = elf::GnuBuildIdInNotes(*notes);
   if (!id) {
-    why = absl::StrCat(notes_path, " has no build-id note");
+    why = absl::StrCat(base::Printable(notes_path), " has no build-id note");
     return BuildId();
   }
   return *id;

@@ -18,7 +18,10 @@
 //     host name and kernel release are this one's).
 // A DSO with a file but no id is named in a warning (and why: missing,
 // replaced since the recording, no build-id note). Anonymous memory, heap,
-// stack and the like have none and are passed over.
+// stack and the like have none and are passed over, and so are data
+// mappings (not executable) with kAll. The names come from the recording
+// and follow base/recorded_name.h: one with a '..' component is refused,
+// a file's type is checked before it is opened, notes reads are capped.
 #ifndef PERFTK_INJECT_BUILD_ID_TOOL_H_
 #define PERFTK_INJECT_BUILD_ID_TOOL_H_
 

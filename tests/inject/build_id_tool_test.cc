@@ -263,6 +263,67 @@ TEST_F(BuildIdToolTest, TheKernelOfAnotherMachineGetsNoIdFromThisOne) {
   EXPECT_NE(warnings_.lines()[0].find("another machine"), std::string::npos);
 }
 
+// Issue 30, D1: a module name the recording chose must not take the notes
+// lookup out of <sys>/module, and the notes file must be a small regular
+// file: a FIFO hung the run, /dev/zero ate all memory.
+TEST_F(BuildIdToolTest, AModuleNameThatLeavesSysModuleIsRefused) {
+  std::filesystem::create_directories(Path("sys/module"));
+  std::filesystem::create_directories(Path("evil/notes"));
+  ASSERT_EQ(mkfifo(Path("evil/notes/.note.gnu.build-id").c_str(), 0600), 0);
+  struct stat none {};
+  Start(SysRoot(Path("sys")));
+  Feed(Mmap2("[../../evil]", none, 0xffffffffc0000000, PERF_RECORD_MISC_KERNEL));
+  Feed(SampleAt(0xffffffffc0000100, PERF_RECORD_MISC_KERNEL));
+  EXPECT_TRUE(out_.Ids().empty());
+  ASSERT_EQ(warnings_.lines().size(), 1u);
+  EXPECT_NE(warnings_.lines()[0].find("'..' component: refused"), std::string::npos)
+      << warnings_.lines()[0];
+}
+
+TEST_F(BuildIdToolTest, ModuleNotesThatAreNotASmallRegularFileGiveNoId) {
+  std::filesystem::create_directories(Path("sys/module/fifo/notes"));
+  ASSERT_EQ(mkfifo(Path("sys/module/fifo/notes/.note.gnu.build-id").c_str(), 0600), 0);
+  std::filesystem::create_directories(Path("sys/module/zero/notes"));
+  std::filesystem::create_symlink("/dev/zero", Path("sys/module/zero/notes/.note.gnu.build-id"));
+  std::filesystem::create_directories(Path("sys/module/big/notes"));
+  std::ofstream(Path("sys/module/big/notes/.note.gnu.build-id"), std::ios::binary)
+      << std::string((1 << 20) + 1, '\0');
+  struct stat none {};
+  Start(SysRoot(Path("sys")));
+  uint64_t start = 0xffffffffc0000000;
+  for (const char* name : {"[fifo]", "[zero]", "[big]"}) {
+    Feed(Mmap2(name, none, start, PERF_RECORD_MISC_KERNEL));
+    Feed(SampleAt(start + 0x100, PERF_RECORD_MISC_KERNEL));
+    start += 0x100000;
+  }
+  EXPECT_TRUE(out_.Ids().empty());
+  ASSERT_EQ(warnings_.lines().size(), 3u);
+  EXPECT_NE(warnings_.lines()[0].find("is a FIFO"), std::string::npos) << warnings_.lines()[0];
+  EXPECT_NE(warnings_.lines()[1].find("is a character device"), std::string::npos)
+      << warnings_.lines()[1];
+  EXPECT_NE(warnings_.lines()[2].find("larger than"), std::string::npos) << warnings_.lines()[2];
+}
+
+TEST_F(BuildIdToolTest, AUserPathWithDotDotIsRefusedAndDataMappingsAreSkipped) {
+  SelfFile self = Self();
+  std::filesystem::path dir = std::filesystem::path(self.path).parent_path();
+  const std::string around = (dir / ".." / dir.filename() / "x").string();
+  Start(Scope(BuildIdScope::kAll));
+  // The test binary itself, named through "..": refused though it exists.
+  Feed(Mmap2(around + "/../" + std::filesystem::path(self.path).filename().string(), self.st,
+             0x400000));
+  EXPECT_TRUE(out_.Ids().empty());
+  ASSERT_EQ(warnings_.lines().size(), 1u);
+  EXPECT_NE(warnings_.lines()[0].find("'..' component: refused"), std::string::npos);
+  // A data mapping of the same file: no id looked up, no warning.
+  std::vector<std::byte> data = Mmap2(self.path, self.st, 0x800000);
+  const size_t prot_at = 8 + 8 + 24 + 24;    // header, pid/tid, start..pgoff, maj..ino_generation
+  std::memset(data.data() + prot_at, 0, 4);  // PROT_NONE: not executable
+  Feed(data);
+  EXPECT_TRUE(out_.Ids().empty());
+  EXPECT_EQ(warnings_.lines().size(), 1u);
+}
+
 TEST(GnuBuildIdInNotes, FindsTheGnuNoteAmongOthersAndRefusesCutShortOnes) {
   EXPECT_EQ(elf::GnuBuildIdInNotes(GnuNote("\x01\x02\x03", 1) + GnuNote("\xaa\xbb")),
             BuildId::FromHex("aabb"));
