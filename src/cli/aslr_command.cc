@@ -48,7 +48,7 @@ absl::Status RunAslr(const AslrOptions& options) {
   ChainedTool unwind_then_aslr(unwinder, aslr);
   Tool& rewrite = options.no_unwind ? static_cast<Tool&>(aslr) : unwind_then_aslr;
   // Build ids are found at the recorded addresses, before they move.
-  WithBuildIds run(BuildIdSettingsOf(options.build_ids, true), rewrite);
+  WithBuildIds run(BuildIdSettingsOf(options.build_ids, true, options.input), rewrite);
   PipelineOptions pipeline;
   pipeline.input = options.input;
   pipeline.output = options.output;

@@ -1,5 +1,7 @@
 #include "cli/build_id_flags.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <string>
 
@@ -25,9 +27,14 @@ void AddBuildIdFlags(CLI::App& sub, BuildIdFlags& flags, bool by_default) {
 }
 
 std::optional<BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags, bool by_default,
+                                                 const std::string& input,
                                                  const std::string& symfs) {
   BuildIdSettings settings;
   settings.symfs = symfs;
+  struct stat st;
+  if (input != "-" && stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    settings.recording_ended_ns = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+  }
   if (flags.all) {
     settings.scope = BuildIdScope::kAll;
   } else if (flags.hit) {

@@ -29,7 +29,10 @@ struct BuildIdFlags {
 void AddBuildIdFlags(CLI::App& sub, BuildIdFlags& flags, bool by_default);
 
 // The build-id tool's settings, or nullopt when none are to be added.
+// `input`: the recording ("-" for stdin); when it is a regular file, its
+// mtime is when the recording ended (BuildIdSettings::recording_ended_ns).
 std::optional<BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags, bool by_default,
+                                                 const std::string& input,
                                                  const std::string& symfs = "");
 
 // A command's tool, run after a BuildIdTool when build ids are asked for

@@ -16,7 +16,7 @@ absl::Status RunCopy(const CopyOptions& options) {
   pipeline.output = options.output;
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
   pipeline.progress_label = "perftk copy";
-  WithBuildIds run(BuildIdSettingsOf(options.build_ids, false), copy);
+  WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input), copy);
   // A sample's DSO is known once its MMAP is: in time order, as perf inject.
   pipeline.ordered = run.adds_build_ids();
   StderrWarnings warnings;

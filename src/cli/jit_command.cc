@@ -58,7 +58,7 @@ absl::Status RunJit(const JitOptions& options) {
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
   pipeline.progress_label = "perftk jit";
   pipeline.ordered = true;
-  WithBuildIds run(BuildIdSettingsOf(options.build_ids, false), tool);
+  WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input), tool);
   StderrWarnings warnings;
   absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline, warnings);
   PrintWarnings(tool_warnings.lines());

@@ -46,7 +46,7 @@ absl::Status RunUnwind(const UnwindOptions& options) {
   pipeline.ordered = true;
   pipeline.progress_label = "perftk unwind";
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
-  WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.symfs), tool);
+  WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input, options.symfs), tool);
   StderrWarnings warnings;
   absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline, warnings);
   if (!stats.ok()) return stats.status();

@@ -184,6 +184,16 @@ BuildId BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
                        " was replaced since the recording: not the inode it mapped");
     return BuildId();
   }
+  // Its mtime, not its ctime: a hard link (perf buildid-cache -a) or a
+  // chmod changes the ctime and not the contents.
+  const int64_t modified_ns = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+  if (settings_.symfs.empty() && settings_.recording_ended_ns != 0 &&
+      modified_ns > settings_.recording_ended_ns) {
+    why = absl::StrCat(base::Printable(path),
+                       " was modified since the recording (its mtime is later than the "
+                       "recording's end): rewritten in place, not the contents it mapped");
+    return BuildId();
+  }
   absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(path);
   if (!elf.ok()) {
     why = std::string(elf.status().message());

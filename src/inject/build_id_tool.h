@@ -11,7 +11,9 @@
 // Where an id comes from, first found first:
 //  1. the MMAP2 record itself (`perf record --buildid-mmap`);
 //  2. the file at the recorded path (under `symfs`), when it is still the
-//     file the recording mapped: an MMAP2's device and inode must match;
+//     file the recording mapped: an MMAP2's device and inode must match,
+//     and the file must not have been modified since the recording ended
+//     (its mtime, where that end is known), or it was rewritten in place;
 //  3. for the kernel and its modules, /sys/kernel/notes and
 //     /sys/module/NAME/notes/.note.gnu.build-id, and for [vdso] this
 //     process's own vDSO, when the recording was made on this machine (its
@@ -51,6 +53,10 @@ struct BuildIdSettings {
   std::string sys_root = "/sys";  // where the kernel's notes are read (tests change it)
   // Add nothing when the input names build ids already (aslr's default).
   bool only_without_ids = false;
+  // When the recording ended, where known (a recording file's mtime), in
+  // ns since the epoch; 0: unknown. A file modified after it (its mtime) is
+  // not the file recorded, even at the recorded inode: rewritten in place.
+  int64_t recording_ended_ns = 0;
 };
 
 struct BuildIdStats {

@@ -184,6 +184,30 @@ TEST_F(BuildIdToolTest, AFileReplacedSinceTheRecordingGetsNoIdButAWarning) {
   EXPECT_EQ(tool_->stats().without, 1u);
 }
 
+// Issue 30, D3: a file rewritten in place (cp over it, cat >) keeps its
+// inode; its mtime tells that it changed after the recording ended.
+TEST_F(BuildIdToolTest, AFileChangedAfterTheRecordingEndedGetsNoIdButAWarning) {
+  SelfFile self = Self();
+  const int64_t changed = int64_t{self.st.st_mtim.tv_sec} * 1'000'000'000 + self.st.st_mtim.tv_nsec;
+  BuildIdSettings before;
+  before.recording_ended_ns = changed - 1;  // the binary changed after the recording
+  Start(before);
+  Feed(Mmap2(self.path, self.st, 0x400000));
+  Feed(SampleAt(0x401234));
+  EXPECT_TRUE(out_.Ids().empty());
+  ASSERT_EQ(warnings_.lines().size(), 1u);
+  EXPECT_NE(warnings_.lines()[0].find("modified since the recording"), std::string::npos)
+      << warnings_.lines()[0];
+
+  BuildIdSettings after;
+  after.recording_ended_ns = changed;  // unchanged since the recording
+  out_.records.clear();
+  Start(after);
+  Feed(Mmap2(self.path, self.st, 0x400000));
+  Feed(SampleAt(0x401234));
+  EXPECT_EQ(out_.Ids(), std::vector<std::string>{self.path + "=" + self.hex_id});
+}
+
 TEST_F(BuildIdToolTest, AnIdInTheMmap2ComesFirst) {
   SelfFile self = Self();
   struct stat other = self.st;

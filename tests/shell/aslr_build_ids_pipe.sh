@@ -9,8 +9,9 @@
 #  - `-o -` carries them as HEADER_BUILD_ID records perf reads from a pipe;
 #  - unwind --build-ids gives the same ids;
 #  - --no-build-ids adds none, copy --buildid-all adds every mapped DSO's
-#    (the vDSO's among them), and a binary rebuilt since the recording is
-#    named in a warning and gets no id.
+#    (the vDSO's among them), and a binary rebuilt since the recording (a
+#    new inode, or the same one rewritten in place) is named in a warning
+#    and gets no id.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
 require_perf
@@ -87,4 +88,22 @@ cp workload workload.old && rm workload && cp workload.old workload
 check "a binary replaced since the recording is named in a warning" \
   has "warning: $WORK/workload: no build id (.*replaced since the recording" rebuilt.err
 check "and gets no id" test -z "$(ids_of rebuilt.data | grep "$WORK/workload\$")"
+
+# Rewritten in place since the recording (issue 30, D3): the same inode, so
+# only its mtime, later than the recording's, tells. cp over an existing
+# file writes into it; the build id of the new contents must not be given.
+# (A file recording: its mtime is when the recording ended.)
+perf record -q -e cpu-clock -o - -- ./workload 50 1 2>/dev/null >inplace.data
+inode=$(stat -c %i workload)
+touch -d '-1 minute' inplace.data  # sure to be before the rewrite below
+cc -O2 -g -fno-omit-frame-pointer -o workload.new "$LIB_DIR/workload.c" -lpthread
+cp workload.new workload
+check "cp over the binary kept its inode (so the test means something)" \
+  test "$(stat -c %i workload)" = "$inode"
+new_id=$(readelf -n workload | sed -n 's/.*Build ID: //p')
+check "and changed its build id" test -n "$new_id" -a -z "$(grep "^$new_id" out.ids)"
+"$PERFTK" aslr -i inplace.data -o inplace.out 2>inplace.err
+check "a binary rewritten in place is named in a warning ($(grep workload inplace.err | head -1))" \
+  has "warning: $WORK/workload: no build id (.*modified since the recording" inplace.err
+check "and gets no id" test -z "$(ids_of inplace.out | grep "$WORK/workload\$")"
 checks_summary
