@@ -116,6 +116,7 @@ absl::Status RunProfileDecode(const CsEtmDecodeOptions& options,
       llvm_sample ? cs_etm::WriteLlvmSampleText(run.profile, options.dso, options.symfs)
                   : cs_etm::WriteProfileText(run.profile, format, options.dso);
   if (!text.ok()) return text.status();
+  PrintWarnings(text->warnings);
   if (absl::Status s = (*out)->Write(text->text); !s.ok()) return s;
   if (absl::Status s = (*out)->Commit(); !s.ok()) return s;
   if (!options.quiet) {

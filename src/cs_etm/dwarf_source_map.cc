@@ -4,11 +4,14 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/input_file.h"
+#include "base/printable.h"
 
 namespace perftk::cs_etm {
 namespace {
@@ -35,12 +38,12 @@ std::string NameOf(Dwarf_Die* die) {
   return {};
 }
 
-// Calls `add(start, end)` for each address range of `die`.
-template <typename Add>
-void ForEachRange(Dwarf_Die* die, Add add) {
+// Calls `add(start, end)` for each address range of `die` that `keep` takes.
+template <typename Keep, typename Add>
+void ForEachRange(Dwarf_Die* die, Keep keep, Add add) {
   Dwarf_Addr base = 0, start = 0, end = 0;
   for (ptrdiff_t offset = 0; (offset = dwarf_ranges(die, offset, &base, &start, &end)) > 0;) {
-    if (end > start) add(start, end);
+    if (end > start && keep(start, end)) add(start, end);
   }
 }
 
@@ -91,14 +94,25 @@ absl::StatusOr<std::unique_ptr<DwarfSourceMap>> DwarfSourceMap::Open(const std::
   if (elf == nullptr || elf_kind(elf) != ELF_K_ELF) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file"));
   }
+  map->path_ = path;
   size_t phnum = 0;
   bool found = false;
+  struct stat st {};
+  const uint64_t file_size = fstat(map->fd_, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   if (elf_getphdrnum(elf, &phnum) == 0) {
-    for (size_t i = 0; i < phnum && !found; ++i) {
+    for (size_t i = 0; i < phnum; ++i) {
       GElf_Phdr phdr;
-      if (gelf_getphdr(elf, static_cast<int>(i), &phdr) != nullptr && phdr.p_type == PT_LOAD) {
-        map->first_load_ = phdr.p_vaddr;
-        found = true;
+      if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD) {
+        continue;
+      }
+      if (!found) map->first_load_ = phdr.p_vaddr;
+      found = true;
+      // Code lies in the file: a segment's bytes past the file's end, or
+      // an address space wrapping, hold none.
+      if ((phdr.p_flags & PF_X) != 0 && phdr.p_offset <= file_size &&
+          phdr.p_filesz <= file_size - phdr.p_offset &&
+          phdr.p_vaddr + phdr.p_filesz >= phdr.p_vaddr) {
+        map->code_segments_.emplace_back(phdr.p_vaddr, phdr.p_vaddr + phdr.p_filesz);
       }
     }
   }
@@ -125,6 +139,9 @@ absl::Status DwarfSourceMap::Load() {
   auto walk = [&](auto&& self, Dwarf_Die* parent, long function, size_t depth) -> void {
     Dwarf_Die child;
     if (dwarf_child(parent, &child) != 0) return;
+    auto in_code = [&](uint64_t start, uint64_t end) {
+      return InCode(start, end, dwarf_dieoffset(&child));
+    };
     do {
       const int tag = dwarf_tag(&child);
       if (tag == DW_TAG_subprogram) {
@@ -137,7 +154,7 @@ absl::Status DwarfSourceMap::Load() {
         const size_t index = functions_.size();
         functions_.push_back({std::move(name), line, entry, unit, {}});
         entries_[entry] = index;
-        ForEachRange(&child, [&](uint64_t start, uint64_t end) {
+        ForEachRange(&child, in_code, [&](uint64_t start, uint64_t end) {
           code_[start] = Span{end, index, 0, 0, {}, 0};
           functions_[index].code.emplace_back(start, end);
         });
@@ -155,7 +172,7 @@ absl::Status DwarfSourceMap::Load() {
         int callee_line = 0;
         dwarf_decl_line(&child, &callee_line);
         if (inlined_.size() <= depth) inlined_.resize(depth + 1);
-        ForEachRange(&child, [&](uint64_t start, uint64_t end) {
+        ForEachRange(&child, in_code, [&](uint64_t start, uint64_t end) {
           inlined_[depth][start] = Span{end,
                                         static_cast<size_t>(function),
                                         static_cast<int>(call_line),
@@ -181,6 +198,24 @@ absl::Status DwarfSourceMap::Load() {
     offset = next;
   }
   return absl::OkStatus();
+}
+
+bool DwarfSourceMap::InCode(uint64_t start, uint64_t end, uint64_t die_offset) {
+  for (const auto& [first, last] : code_segments_) {
+    if (start >= first && end <= last) return true;
+  }
+  // A damaged or hostile DWARF would otherwise have a function span the
+  // address space, and every address of it be counted.
+  constexpr size_t kMostWarnings = 20;
+  if (warnings_.size() < kMostWarnings) {
+    warnings_.push_back(absl::StrFormat(
+        "%s: .debug_info offset 0x%x: range 0x%x-0x%x is in no executable segment: dropped",
+        base::Printable(path_), die_offset, start, end));
+  } else if (warnings_.size() == kMostWarnings) {
+    warnings_.push_back(
+        absl::StrCat(base::Printable(path_), ": more ranges in no executable segment dropped"));
+  }
+  return false;
 }
 
 std::optional<profile::SourceLocation> DwarfSourceMap::Locate(uint64_t address) const {

@@ -43,6 +43,10 @@ class DwarfSourceMap : public profile::SourceMap {
   std::vector<std::pair<uint64_t, uint64_t>> FunctionCode(uint64_t address) const override;
   // The first PT_LOAD's virtual address: what AutoFDO addresses are relative to.
   uint64_t first_load() const { return first_load_; }
+  // One line per address range the DWARF gives that no executable segment
+  // holds (a range must lie inside the file bytes of one PF_X PT_LOAD):
+  // such ranges are dropped, naming the file and the DIE.
+  const std::vector<std::string>& warnings() const { return warnings_; }
   size_t functions() const { return functions_.size(); }
 
   // LLVM's base discriminator of the discriminator clang wrote.
@@ -68,11 +72,17 @@ class DwarfSourceMap : public profile::SourceMap {
   };
   DwarfSourceMap() = default;
   absl::Status Load();
+  // Whether [start, end) lies inside one executable segment's file bytes;
+  // warns about the DIE at `die_offset` when not.
+  bool InCode(uint64_t start, uint64_t end, uint64_t die_offset);
 
   int fd_ = -1;
   void* elf_ = nullptr;    // Elf*
   void* dwarf_ = nullptr;  // Dwarf*
   uint64_t first_load_ = 0;
+  std::string path_;
+  std::vector<std::pair<uint64_t, uint64_t>> code_segments_;  // PF_X PT_LOADs' [vaddr, +filesz)
+  std::vector<std::string> warnings_;
   std::vector<Function> functions_;
   std::map<uint64_t, Span> code_;                  // function ranges by start
   std::vector<std::map<uint64_t, Span>> inlined_;  // by depth, then start

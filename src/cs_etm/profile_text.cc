@@ -81,7 +81,7 @@ absl::StatusOr<ProfileText> WriteLlvmSampleText(const profile::Profile& profile,
   if (!map.ok()) return map.status();
   absl::StatusOr<std::string> text = profile::LlvmSampleText(counts, (*map)->first_load(), **map);
   if (!text.ok()) return text.status();
-  return ProfileText{std::move(*text), file};
+  return ProfileText{std::move(*text), file, (*map)->warnings()};
 }
 
 }  // namespace perftk::cs_etm

@@ -6,6 +6,7 @@
 #define PERFTK_CS_ETM_PROFILE_TEXT_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "profile/profile.h"
@@ -17,6 +18,8 @@ struct ProfileText {
   // BOLT: the recorded path of the binary written; empty when the trace
   // ran in none (then the text is empty).
   std::string binary;
+  // What the writer left out and why (llvm-sample: DWARF ranges dropped).
+  std::vector<std::string> warnings;
 };
 
 // `dso`: a recorded path or file name; empty for the default above. Errors
