@@ -13,13 +13,15 @@
 #include "absl/strings/str_cat.h"
 #include "base/generated_file.h"
 #include "base/input_file.h"
+#include "base/printable.h"
+#include "base/recorded_name.h"
 
 namespace perftk::jit {
 namespace {
 
 absl::Status Failed(absl::string_view what, const std::string& path) {
-  return absl::PermissionDeniedError(
-      absl::StrCat("build-id cache: cannot ", what, " ", path, ": ", std::strerror(errno)));
+  return absl::PermissionDeniedError(absl::StrCat(
+      "build-id cache: cannot ", what, " ", base::Printable(path), ": ", std::strerror(errno)));
 }
 
 // Runs `make` for `path` as a pending file of the run, appended to `made`;
@@ -97,19 +99,33 @@ absl::Status AddToBuildIdCache(const std::string& dir, const std::string& path,
   if (build_id.size() < 2) {
     return absl::InvalidArgumentError(absl::StrCat("build-id cache: ", path, " has no build id"));
   }
+  // The entry is named by the file's real path, as perf names it: a path
+  // the recording gave ("/tmp/../home/x/jit-1.dump" and its .so files)
+  // may hold ".." and links, and joined as it is it would leave `dir`.
+  std::string file;
+  if (char* real = realpath(path.c_str(), nullptr); real != nullptr) {
+    file = real;
+    free(real);
+  } else {
+    return Failed("resolve the path of", path);
+  }
+  if (file.empty() || file[0] != '/' || base::HasDotDotComponent(file)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("build-id cache: ", base::Printable(path), " resolves outside the cache"));
+  }
   std::string hex = build_id.ToHex();
-  std::string entry_dir = absl::StrCat(dir, path, "/", hex);
+  std::string entry_dir = absl::StrCat(dir, file, "/", hex);
   if (absl::Status s = MakeDirectories(entry_dir, made); !s.ok()) return s;
   std::string elf = entry_dir + "/elf";
   if (absl::Status s = MakePending(elf, base::PendingFile::Kind::kFile, "link", made,
-                                   [&] { return link(path.c_str(), elf.c_str()); });
+                                   [&] { return link(file.c_str(), elf.c_str()); });
       !s.ok()) {
-    if (absl::Status copied = CopyFile(path, elf, made); !copied.ok()) return copied;
+    if (absl::Status copied = CopyFile(file, elf, made); !copied.ok()) return copied;
   }
   std::string link_dir = absl::StrCat(dir, "/.build-id/", hex.substr(0, 2));
   if (absl::Status s = MakeDirectories(link_dir, made); !s.ok()) return s;
   std::string link_path = absl::StrCat(link_dir, "/", hex.substr(2));
-  std::string target = absl::StrCat("../..", path, "/", hex);
+  std::string target = absl::StrCat("../..", file, "/", hex);
   return MakePending(link_path, base::PendingFile::Kind::kFile, "create the link", made,
                      [&] { return symlink(target.c_str(), link_path.c_str()); });
 }

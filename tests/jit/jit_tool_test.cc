@@ -696,7 +696,9 @@ TEST_F(JitToolTest, BuildIdCacheHasPerfsLayout) {
     ASSERT_TRUE(elf.ok()) << elf.status();
     std::string hex = (*elf)->BuildId().value_or("");
     ASSERT_EQ(hex.size(), 40u);
-    std::string entry = cache + so + "/" + hex;
+    // perf names entries by the file's real path (no "//", "..", links).
+    const std::string real = std::filesystem::canonical(so).string();
+    std::string entry = cache + real + "/" + hex;
     struct stat original, cached;
     ASSERT_EQ(stat(so.c_str(), &original), 0);
     ASSERT_EQ(stat((entry + "/elf").c_str(), &cached), 0) << entry;
@@ -705,12 +707,48 @@ TEST_F(JitToolTest, BuildIdCacheHasPerfsLayout) {
     char target[4096];
     ssize_t n = readlink(link.c_str(), target, sizeof(target));
     ASSERT_GT(n, 0) << link;
-    EXPECT_EQ(std::string(target, n), "../.." + so + "/" + hex);
+    EXPECT_EQ(std::string(target, n), "../.." + real + "/" + hex);
     ASSERT_EQ(stat((link + "/elf").c_str(), &cached), 0);
     EXPECT_EQ(cached.st_ino, original.st_ino);
   }
   // A second run finds everything in place and succeeds.
   ASSERT_TRUE(Run({.buildid_cache_dir = cache}).ok());
+}
+
+// Issue 30, D5: the jitdump's path comes from the recording. With ".."
+// in it, the cache entries (named by the .so files' paths, beside the dump)
+// were joined to the cache directory as they were and landed outside it.
+TEST_F(JitToolTest, BuildIdCacheEntriesStayInTheCacheWhateverTheRecordedPath) {
+  const std::string real_dump = dump_path_;
+  dump_path_.clear();
+  for (int i = 0; i < 16; ++i) dump_path_ += "/..";  // "/.." is "/": the same file
+  dump_path_ += real_dump;
+  WriteRecording();
+  UsualDump().WriteTo(real_dump);
+  const std::string cache = dir_ + "/cache";
+  ASSERT_TRUE(Run({.buildid_cache_dir = cache}).ok());
+  for (const char* name : {"jitted-4100-1.so", "jitted-4100-2.so"}) {
+    const std::string so = dir_ + "/" + name;
+    auto elf = elf::ElfFile::Open(so);
+    ASSERT_TRUE(elf.ok()) << elf.status();
+    const std::string hex = (*elf)->BuildId().value_or("");
+    struct stat st;
+    const std::string real = std::filesystem::canonical(so).string();
+    EXPECT_EQ(stat((cache + real + "/" + hex + "/elf").c_str(), &st), 0)
+        << "the entry is named by the file's real path";
+  }
+  // Nothing was made outside the cache: the test's folder holds the
+  // recording, the dump, the .so files and the cache, no more.
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+    names.push_back(e.path().filename());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_THAT(names, ElementsAre("cache", "jit-4100.dump", "jit.data", "jitted-4100-1.so",
+                                 "jitted-4100-2.so", "perf.data"));
+  for (const auto& e : std::filesystem::recursive_directory_iterator(cache)) {
+    EXPECT_EQ(e.path().string().find("/../"), std::string::npos) << e.path();
+  }
 }
 
 TEST(JitDumpPidOf, PerfsBasenameRule) {
