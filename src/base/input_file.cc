@@ -18,6 +18,9 @@ absl::Status OpenError(const std::string& path, absl::string_view role, int erro
   std::string message =
       absl::StrCat(Printable(path), ": cannot open the ", role, ": ", std::strerror(error));
   if (error == ENOENT) return absl::NotFoundError(message);
+  if (error == EMFILE || error == ENFILE) {
+    absl::StrAppend(&message, " (raise the limit with `ulimit -n`, or lower --jobs)");
+  }
   return absl::FailedPreconditionError(message);
 }
 

@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
+#include "base/printable.h"
 #include "elf/build_id.h"
 #include "elf/build_id_cache.h"
 #include "elf/elf_file.h"
@@ -33,6 +35,12 @@ namespace {
 std::string Basename(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// An open that failed for a reason of the system's (EMFILE, EACCES, EIO),
+// not for the file's: missing (NotFound) or not a file at all.
+bool IsSystemError(const absl::Status& status) {
+  return !status.ok() && !absl::IsNotFound(status) && !absl::IsInvalidArgument(status);
 }
 
 bool IsRegularFile(const std::string& path) {
@@ -210,14 +218,21 @@ const Image* BinaryImages::FindShared(const machine::Dso& dso) {
   // Found, checked and mapped without the lock: other threads' code reads
   // go on meanwhile. Two threads may load one Dso; the first to finish wins.
   std::string warning;
-  std::unique_ptr<Mapped> loaded = Load(dso, warning);
+  absl::Status error;
+  std::unique_ptr<Mapped> loaded = Load(dso, warning, error);
   std::lock_guard<std::mutex> lock(mu_);
+  if (!error.ok() && failure_.ok()) failure_ = error;
   if (auto it = by_dso_.find(&dso); it != by_dso_.end()) return it->second;
   const Image* image = loaded ? &loaded->image : nullptr;
   if (loaded) mapped_.push_back(std::move(loaded));
   if (!warning.empty()) warnings_.push_back(std::move(warning));
   by_dso_.emplace(&dso, image);
   return image;
+}
+
+absl::Status BinaryImages::failure() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failure_;
 }
 
 std::vector<std::string> BinaryImages::TakeWarnings() {
@@ -234,7 +249,8 @@ BuildId BinaryImages::ExpectedBuildId(const machine::Dso& dso) const {
 }
 
 std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso,
-                                                         std::string& warning) const {
+                                                         std::string& warning,
+                                                         absl::Status& error) const {
   // As perf: the build-id cache first (the file the recording saw, kept by
   // perf record or perf archive), then the recorded path (under --symfs).
   // The vDSO has no path: only the cache holds it.
@@ -253,11 +269,32 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
     }
   }
   std::optional<std::string> path;
-  for (const std::string& candidate : candidates) {
-    if (IsRegularFile(candidate)) {
-      path = candidate;
-      break;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const std::string& candidate = candidates[i];
+    struct stat st;
+    if (stat(candidate.c_str(), &st) != 0) {
+      // Only a file that is not there is "missing": any other error (EACCES,
+      // EIO, ELOOP...) would otherwise pass as one and drop the binary's
+      // trace without a word of why.
+      if (errno == ENOENT || errno == ENOTDIR) continue;
+      error = absl::FailedPreconditionError(
+          absl::StrCat(base::Printable(candidate), ": cannot look at the binary of ",
+                       base::Printable(dso.name), ": ", std::strerror(errno)));
+      return nullptr;
     }
+    if (!S_ISREG(st.st_mode)) {
+      // Under --symfs or in the build-id cache, the user's own folders: an
+      // error. At the bare recorded path (/dev/zero mapped by a JIT), the
+      // recording's: no file, as before.
+      const bool recorded_path = symfs_.empty() && i + 1 == candidates.size() && i >= from_cache;
+      if (recorded_path) continue;
+      error = absl::InvalidArgumentError(absl::StrCat(
+          base::Printable(candidate), ": where the binary of ", base::Printable(dso.name),
+          " belongs is ", base::DescribeFileType(st.st_mode), ", not a regular file"));
+      return nullptr;
+    }
+    path = candidate;
+    break;
   }
   if (!path) {
     std::string looked;
@@ -279,6 +316,10 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   }
   if (!expected.empty()) {
     absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(*path);
+    if (!elf.ok() && IsSystemError(elf.status())) {
+      error = elf.status();
+      return nullptr;
+    }
     if (!elf.ok() || !elf::HasBuildId(**elf, expected)) {
       const std::optional<std::string> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;
       warning =
@@ -290,6 +331,10 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   struct stat st;
   absl::StatusOr<int> opened =
       base::OpenInputFile(*path, "binary", base::InputKind::kRegularFile, &st);
+  if (!opened.ok() && IsSystemError(opened.status())) {
+    error = opened.status();
+    return nullptr;
+  }
   if (!opened.ok() || st.st_size == 0) {
     if (opened.ok()) close(*opened);
     warning = absl::StrCat(

@@ -8,11 +8,15 @@
 // short id, such as a kernel module's 8 bytes, recorded zero-padded matches
 // its short ELF note).
 //
-// A Dso whose file is missing, unreadable or has another build id has no
-// image: Find returns null and a warning naming it is kept (once per Dso);
+// A Dso whose file is missing (ENOENT), not an ELF file or has another
+// build id has no image: Find returns null and a warning naming it is kept
+// (once per Dso);
 // the decoder then skips the code there, as it does for the kernel when no
 // image is given. Images are mapped read-only and live as long as this
-// object. Thread-safe: a thread answers the Dsos it asked for lately from a
+// object. A file that could not be looked at for another reason (EMFILE,
+// EACCES, EIO), or a FIFO, folder or device where a --symfs or build-id
+// cache file belongs, has no image either, and is a failure() that ends
+// the run. Thread-safe: a thread answers the Dsos it asked for lately from a
 // cache of its own, without a lock; a file is found, parsed and mapped
 // outside the lock.
 //
@@ -43,6 +47,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "base/bytes.h"
 #include "elf/kernel_image.h"
 #include "elf/module_layout.h"
@@ -90,12 +95,16 @@ class BinaryImages {
   bool has_kcore() const { return !kernel_sources_.kcore.empty(); }
   // Warnings since the last call, one line each.
   std::vector<std::string> TakeWarnings();
+  // The first file error that must end the run (see above); OK if none.
+  absl::Status failure();
 
  private:
   struct Mapped;
   const Image* FindShared(const machine::Dso& dso);
-  // The Dso's file, found, checked and mapped; null with `warning` set.
-  std::unique_ptr<Mapped> Load(const machine::Dso& dso, std::string& warning) const;
+  // The Dso's file, found, checked and mapped; null with `warning` set, or
+  // with `error` set when the run must end.
+  std::unique_ptr<Mapped> Load(const machine::Dso& dso, std::string& warning,
+                               absl::Status& error) const;
   // The recorded id as perf prints it (BuildId::Printable).
   BuildId ExpectedBuildId(const machine::Dso& dso) const;
   std::unique_ptr<KernelCode> LoadKernel(const machine::Dso& kernel, std::string& warning) const;
@@ -108,6 +117,7 @@ class BinaryImages {
   absl::flat_hash_map<const machine::Dso*, const Image*> by_dso_;
   std::vector<std::unique_ptr<Mapped>> mapped_;
   std::vector<std::string> warnings_;
+  absl::Status failure_;
   std::once_flag kernel_once_;  // loads kernel_; read without a lock after
   std::unique_ptr<KernelCode> kernel_;
 };

@@ -144,6 +144,7 @@ absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
   std::vector<std::string> image_warnings = images_->TakeWarnings();
   std::sort(image_warnings.begin(), image_warnings.end());
   for (std::string& warning : image_warnings) warnings_.Warn(std::move(warning));
+  if (absl::Status failed = images_->failure(); !failed.ok()) return failed;
   if (!reader_->saw_trace_info()) {
     return absl::InvalidArgumentError(
         "the recording has no CoreSight AUXTRACE_INFO record: nothing to decode");

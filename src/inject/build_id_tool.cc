@@ -131,7 +131,9 @@ absl::Status BuildIdTool::Cover(const machine::Dso& dso, RecordSink& out) {
     return absl::OkStatus();
   }
   std::string why;
-  BuildId id = FindId(dso, why);
+  absl::StatusOr<BuildId> found = FindId(dso, why);
+  if (!found.ok()) return found.status();
+  const BuildId& id = *found;
   if (id.empty()) {
     if (!why.empty()) {
       ++stats_.without;
@@ -152,7 +154,7 @@ absl::Status BuildIdTool::Cover(const machine::Dso& dso, RecordSink& out) {
   return out.Emit(Record(bytes, 0));
 }
 
-BuildId BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
+absl::StatusOr<BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
   if (!dso.build_id.empty()) return dso.build_id;  // the MMAP2 carried it
   if (dso.kernel_space) return KernelId(dso, why);
   if (dso.name == "[vdso]") {
@@ -172,8 +174,10 @@ BuildId BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
   // opened (base/recorded_name.h).
   struct stat st;
   if (absl::Status s = base::StatWithoutOpening(path, "ELF file", st); !s.ok()) {
-    why = absl::IsNotFound(s) ? absl::StrCat(base::Printable(path), " is not there")
-                              : std::string(s.message());
+    // Only a file that is not there is missing: EACCES, EIO, EMFILE...
+    // would leave the output without an id for a reason of this machine's.
+    if (!absl::IsNotFound(s)) return s;
+    why = absl::StrCat(base::Printable(path), " is not there");
     return BuildId();
   }
   const machine::FileId& recorded = dso.file_id;
@@ -196,6 +200,11 @@ BuildId BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
   }
   absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(path);
   if (!elf.ok()) {
+    // Not a regular file, not ELF: the file's fault, a warning. Any
+    // other error is the system's and ends the run.
+    if (!absl::IsInvalidArgument(elf.status()) && !absl::IsNotFound(elf.status())) {
+      return elf.status();
+    }
     why = std::string(elf.status().message());
     return BuildId();
   }

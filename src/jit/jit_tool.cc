@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "base/file_roles.h"
+#include "base/printable.h"
 #include "jit/buildid_cache.h"
 #include "perf/features.h"
 #include "perf/record_encoders.h"
@@ -141,7 +142,9 @@ absl::Status JitTool::Process(const Record& record, RecordSink& out) {
 absl::Status JitTool::ProcessMapping(const Record& record, absl::string_view filename, uint32_t pid,
                                      RecordSink& out) {
   if (std::optional<uint32_t> name_pid = JitDumpPidOf(filename)) {
-    std::optional<FoundDump> dump = FindDump(record, filename, pid, *name_pid);
+    absl::StatusOr<std::optional<FoundDump>> found = FindDump(record, filename, pid, *name_pid);
+    if (!found.ok()) return found.status();
+    std::optional<FoundDump>& dump = *found;
     if (!dump) return out.Emit(record);
     if (processed_dumps_.contains(dump->path)) return absl::OkStatus();  // mapped again
     processed_dumps_.insert(dump->path);
@@ -154,9 +157,10 @@ absl::Status JitTool::ProcessMapping(const Record& record, absl::string_view fil
   return out.Emit(record);
 }
 
-std::optional<JitTool::FoundDump> JitTool::FindDump(const Record& marker,
-                                                    absl::string_view filename, uint32_t pid,
-                                                    uint32_t name_pid) {
+absl::StatusOr<std::optional<JitTool::FoundDump>> JitTool::FindDump(const Record& marker,
+                                                                    absl::string_view filename,
+                                                                    uint32_t pid,
+                                                                    uint32_t name_pid) {
   // Another pid than the mapping's: a process in a pid namespace, if the
   // dump says it was written by that namespace pid.
   bool namespaced = pid != 0 && pid != name_pid;
@@ -164,7 +168,15 @@ std::optional<JitTool::FoundDump> JitTool::FindDump(const Record& marker,
   for (const std::string& path : DumpCandidates(filename, pid)) {
     if (access(path.c_str(), R_OK) != 0) {
       recorded_path_errno = errno;
-      continue;
+      // Only a dump that is not there is missing; EACCES, EIO or EMFILE
+      // would drop its code's symbols for a reason of this machine's.
+      if (errno == ENOENT || errno == ENOTDIR) continue;
+      return absl::FailedPreconditionError(
+          absl::StrCat(absl::StrFormat("offset %#x: jitdump ", marker.file_offset()),
+                       base::Printable(path), " cannot be read: ", std::strerror(errno),
+                       errno == EMFILE || errno == ENFILE
+                           ? " (raise the limit with `ulimit -n`, or lower --jobs)"
+                           : ""));
     }
     if (namespaced) {
       absl::StatusOr<std::unique_ptr<JitDumpReader>> reader = JitDumpReader::Open(path);

@@ -189,9 +189,11 @@ class JitTool : public Tool {
   static absl::Status CheckNotAnOutput(const DumpContext& context, const std::string& name);
   absl::Status ProcessMapping(const Record& record, absl::string_view filename, uint32_t pid,
                               RecordSink& out);
-  // The readable dump the marker names, nullopt (with a warning) if none.
-  std::optional<FoundDump> FindDump(const Record& marker, absl::string_view filename, uint32_t pid,
-                                    uint32_t name_pid);
+  // The readable dump the marker names, nullopt (with a warning) if none is
+  // there; an error when one cannot be looked at (EACCES, EIO, EMFILE).
+  absl::StatusOr<std::optional<FoundDump>> FindDump(const Record& marker,
+                                                    absl::string_view filename, uint32_t pid,
+                                                    uint32_t name_pid);
   // Reads the dump, writes its files and queues its MMAP2s; `pid` is the
   // marker's (its namespace's outer pid when dump.namespaced).
   absl::Status ProcessDump(const Record& marker, const FoundDump& dump, uint32_t pid);

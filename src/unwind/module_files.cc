@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -14,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
+#include "base/printable.h"
 #include "elf/build_id_cache.h"
 #include "elf/vdso.h"
 
@@ -83,6 +85,13 @@ uint64_t ModuleFile::LoadBias(const machine::Map& map) const {
   return map.start - map.pgoff + chosen->offset - chosen->vaddr;
 }
 
+absl::Status OpenFailure(const std::string& path, int error) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      base::Printable(path), ": cannot open the binary: ", std::strerror(error),
+      error == EMFILE || error == ENFILE ? " (raise the limit with `ulimit -n`, or lower --jobs)"
+                                         : ""));
+}
+
 ModuleFiles::ModuleFiles(std::string symfs, BuildIdsByPath build_ids)
     : symfs_(std::move(symfs)), build_ids_(std::move(build_ids)) {
   elf_version(EV_CURRENT);  // here, not in Open: lanes open files at once
@@ -91,7 +100,14 @@ ModuleFiles::ModuleFiles(std::string symfs, BuildIdsByPath build_ids)
 std::unique_ptr<ModuleFile> ModuleFiles::Open(const std::string& path,
                                               const BuildId& build_id) const {
   absl::StatusOr<int> opened = base::OpenInputFile(path, "binary");
-  if (!opened.ok()) return nullptr;
+  if (!opened.ok()) {
+    // Missing or not a file: the next candidate. Any other error (EMFILE,
+    // EACCES, EIO) would leave samples without call chains for a reason
+    // of this machine's: the run ends with it.
+    const absl::Status& s = opened.status();
+    if (!absl::IsNotFound(s) && !absl::IsInvalidArgument(s)) NoteFailure(s);
+    return nullptr;
+  }
   const int fd = *opened;
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   std::optional<std::vector<ModuleFile::Load>> loads;

@@ -20,9 +20,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "machine/dso.h"
 #include "machine/map.h"
 #include "perf/features.h"
@@ -57,6 +59,10 @@ class ModuleFile {
   std::vector<Load> loads_;
 };
 
+// The error of a file that could not be opened for `error` (errno), not for
+// its absence: EMFILE names the limit to raise.
+absl::Status OpenFailure(const std::string& path, int error);
+
 class ModuleFiles {
  public:
   // `build_ids`: file name -> build id, from the recording's header.
@@ -65,6 +71,14 @@ class ModuleFiles {
   // The file of `dso`, or null when none is found or it is not an ELF file
   // of the recorded build id.
   const ModuleFile* Find(const machine::Dso* dso);
+  // The first error opening a file for another reason than its absence or
+  // its type (EMFILE, EACCES, EIO): the run must end with it. OK if none.
+  const absl::Status& failure() const { return failure_; }
+  // Keeps `error` as the failure when there is none yet (the lane's
+  // unwinders report what they could not open).
+  void NoteFailure(absl::Status error) const {
+    if (failure_.ok()) failure_ = std::move(error);
+  }
 
  private:
   // The file at `path` if it is an ELF file with build id `build_id` (any
@@ -75,6 +89,7 @@ class ModuleFiles {
   std::string symfs_;
   BuildIdsByPath build_ids_;
   absl::flat_hash_map<const machine::Dso*, std::unique_ptr<ModuleFile>> files_;
+  mutable absl::Status failure_;  // set by Open, which is otherwise const
 };
 
 }  // namespace perftk::unwind

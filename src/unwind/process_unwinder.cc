@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstdlib>
 #include <utility>
 
@@ -15,9 +16,23 @@ char* debuginfo_path = nullptr;  // libdw's default: build-id and debuglink dirs
 
 // Modules come with their file descriptor; separate debug files (with
 // .debug_frame) are looked up the standard way.
+// The lane's files while this thread unwinds: where libdw's debuginfo
+// lookups report an error of the system's (they would pass as "no file").
+thread_local ModuleFiles* unwinding_files = nullptr;
+
+int FindDebuginfo(Dwfl_Module* module, void** userdata, const char* name, Dwarf_Addr base,
+                  const char* file, const char* debuglink, GElf_Word crc, char** found) {
+  const int fd =
+      dwfl_standard_find_debuginfo(module, userdata, name, base, file, debuglink, crc, found);
+  if (fd < 0 && (errno == EMFILE || errno == ENFILE) && unwinding_files != nullptr) {
+    unwinding_files->NoteFailure(OpenFailure(name != nullptr ? name : "", errno));
+  }
+  return fd;
+}
+
 const Dwfl_Callbacks kDwflCallbacks = {
     .find_elf = nullptr,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = FindDebuginfo,
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &debuginfo_path,
 };
@@ -101,7 +116,10 @@ ProcessUnwinder::ModuleState ProcessUnwinder::PrepareModule(uint64_t pc) {
     return ModuleState::kReady;
   }
   const int fd = dup(file->fd());
-  if (fd < 0) return ModuleState::kNoFile;
+  if (fd < 0) {
+    files_.NoteFailure(OpenFailure(file->path(), errno));
+    return ModuleState::kNoFile;
+  }
   Dwfl_Module* added =
       dwfl_report_elf(dwfl_, map->dso->name.c_str(), file->path().c_str(), fd, bias, true);
   if (added == nullptr) {
@@ -379,6 +397,7 @@ UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, Bytes stack) {
 
 UnwoundStack ProcessUnwinder::Unwind(int32_t tid, const InitialRegisters& registers, Bytes stack,
                                      size_t max_frames) {
+  unwinding_files = &files_;
   for (int round = 0;; ++round) {
     if (steps_.size() >= kMaxCfiAnswers) steps_.clear();
     Attempt attempt;

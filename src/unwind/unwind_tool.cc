@@ -369,7 +369,12 @@ void UnwindTool::Abandon() {
 
 absl::Status UnwindTool::End(RecordSink& out, FeatureSet& features) {
   (void)features;
-  return Drain(out);
+  if (absl::Status s = Drain(out); !s.ok()) return s;
+  // The lanes are idle now: their files' errors are theirs no longer.
+  for (const Lane& lane : lanes_) {
+    if (lane.files != nullptr && !lane.files->failure().ok()) return lane.files->failure();
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace perftk::unwind

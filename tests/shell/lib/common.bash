@@ -78,7 +78,10 @@ same_listing() {
   local what=$1 expected=$2 actual=$3
   [ -s "$expected" ] || fail "$what: the listing of the input is empty"
   if ! cmp -s "$expected" "$actual"; then
-    diff -u "$expected" "$actual" | head -40 >&2
+    # Not `diff | head`: head's early exit would kill diff by SIGPIPE, and
+    # under pipefail end the script before `fail` says what differs.
+    diff -u "$expected" "$actual" >"$actual.diff" || true
+    head -40 "$actual.diff" >&2
     fail "$what differs"
   fi
 }
