@@ -146,6 +146,15 @@ std::unique_ptr<ModuleFile> ModuleFiles::Locate(const machine::Dso& dso) const {
   return nullptr;
 }
 
+void ModuleFiles::AddBuildId(const std::string& name, const BuildId& id) {
+  build_ids_[name] = id;
+  // Only answers of "not found" are dropped: a file found is in use by the
+  // lane's unwinders, and it had to match the id it was found by anyway.
+  absl::erase_if(files_, [&](const auto& entry) {
+    return entry.second == nullptr && entry.first->name == name;
+  });
+}
+
 const ModuleFile* ModuleFiles::Find(const machine::Dso* dso) {
   auto [it, inserted] = files_.try_emplace(dso);
   if (inserted && !dso->kernel_space) it->second = Locate(*dso);

@@ -71,6 +71,10 @@ class ModuleFiles {
   // The file of `dso`, or null when none is found or it is not an ELF file
   // of the recorded build id.
   const ModuleFile* Find(const machine::Dso* dso);
+  // Files named `name` are the ones with build id `id` from now on (a
+  // pipe's HEADER_BUILD_ID record); Find looks again for those it found
+  // none for.
+  void AddBuildId(const std::string& name, const BuildId& id);
   // The first error opening a file for another reason than its absence or
   // its type (EMFILE, EACCES, EIO): the run must end with it. OK if none.
   const absl::Status& failure() const { return failure_; }

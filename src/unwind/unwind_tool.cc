@@ -345,9 +345,9 @@ absl::Status UnwindTool::FollowMachine(const Record& record, RecordSink& out) {
 absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
   if (record.type() == PERF_RECORD_SAMPLE) return QueueSample(record, out);
   if (!windows_.empty()) {
-    const bool changes_unwinding = machine::ChangesMachines(record.type()) ||
-                                   record.type() == PERF_RECORD_HEADER_ATTR ||
-                                   record.type() == PERF_RECORD_HEADER_FEATURE;
+    const bool changes_unwinding =
+        machine::ChangesMachines(record.type()) || record.type() == PERF_RECORD_HEADER_ATTR ||
+        record.type() == PERF_RECORD_HEADER_FEATURE || record.type() == PERF_RECORD_HEADER_BUILD_ID;
     if (!changes_unwinding) return KeepInWindow(record, out);
     if (absl::Status s = Drain(out); !s.ok()) return s;
   }
@@ -357,9 +357,22 @@ absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
       return RewriteHeaderAttr(record, out);
     case PERF_RECORD_HEADER_FEATURE:
       return FollowPipeFeature(record, out);
+    case PERF_RECORD_HEADER_BUILD_ID:
+      return FollowBuildId(record, out);
     default:
       return out.Emit(record);
   }
+}
+
+absl::Status UnwindTool::FollowBuildId(const Record& record, RecordSink& out) {
+  // A pipe's BUILD_ID feature, one DSO a record: binaries are then looked
+  // up by it as by the file's (the lanes are idle: samples before it were
+  // drained).
+  absl::StatusOr<HeaderBuildIdRecord> view = HeaderBuildIdRecord::From(record);
+  if (!view.ok()) return Fail(record, view.status());
+  const BuildId id = BuildId::FromBytes(view->build_id());
+  for (Lane& lane : lanes_) lane.files->AddBuildId(std::string(view->filename()), id);
+  return out.Emit(record);
 }
 
 void UnwindTool::Abandon() {

@@ -123,6 +123,8 @@ class UnwindTool : public Tool {
   absl::Status FollowMachine(const Record& record, RecordSink& out);
   // A pipe's ARCH feature comes as a record: the registers follow it.
   absl::Status FollowPipeFeature(const Record& record, RecordSink& out);
+  // A HEADER_BUILD_ID record: the id binaries of that name are looked up by.
+  absl::Status FollowBuildId(const Record& record, RecordSink& out);
   // Replaces the user part of `sample`'s call chain with the unwound stack.
   // `stack` is the valid part of its stack copy.
   void UnwindSample(Lane& lane, const SampleFormat& format, uint16_t cpumode, Bytes stack,
