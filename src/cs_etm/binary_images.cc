@@ -299,16 +299,16 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   if (!path) {
     std::string looked;
     if (from_cache < candidates.size()) {
-      looked = absl::StrCat("for ", candidates[from_cache],
+      looked = absl::StrCat("for ", base::Printable(candidates[from_cache]),
                             candidates.size() > from_cache + 1
-                                ? absl::StrCat(" and ", candidates[from_cache + 1])
+                                ? absl::StrCat(" and ", base::Printable(candidates[from_cache + 1]))
                                 : "");
     }
     if (from_cache > 0) {
       absl::StrAppend(&looked, looked.empty() ? "" : ", ", "in the build-id cache as ",
-                      candidates.front());
+                      base::Printable(candidates.front()));
     }
-    warning = absl::StrCat("no file for ", dso.name,
+    warning = absl::StrCat("no file for ", base::Printable(dso.name),
                            looked.empty() ? " (no build id recorded, no path to look at)"
                                           : absl::StrCat(" (looked ", looked, ")"),
                            ": trace in it is skipped");
@@ -322,9 +322,9 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
     }
     if (!elf.ok() || !elf::HasBuildId(**elf, expected)) {
       const std::optional<std::string> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;
-      warning =
-          absl::StrCat(*path, " has build id ", actual.value_or("(none)"), " but the recording's ",
-                       dso.name, " has ", expected.ToHex(), ": trace in it is skipped");
+      warning = absl::StrCat(base::Printable(*path), " has build id ", actual.value_or("(none)"),
+                             " but the recording's ", base::Printable(dso.name), " has ",
+                             expected.ToHex(), ": trace in it is skipped");
       return nullptr;
     }
   }
@@ -337,9 +337,9 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   }
   if (!opened.ok() || st.st_size == 0) {
     if (opened.ok()) close(*opened);
-    warning = absl::StrCat(
-        opened.ok() ? absl::StrCat(*path, ": empty file") : std::string(opened.status().message()),
-        ": trace in ", dso.name, " is skipped");
+    warning = absl::StrCat(opened.ok() ? absl::StrCat(base::Printable(*path), ": empty file")
+                                       : std::string(opened.status().message()),
+                           ": trace in ", base::Printable(dso.name), " is skipped");
     return nullptr;
   }
   int fd = *opened;
@@ -349,7 +349,8 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   close(fd);
   if (mapped->base == MAP_FAILED) {
     mapped->base = nullptr;
-    warning = absl::StrCat("cannot map ", *path, ": trace in ", dso.name, " is skipped");
+    warning = absl::StrCat("cannot map ", base::Printable(*path), ": trace in ",
+                           base::Printable(dso.name), " is skipped");
     return nullptr;
   }
   mapped->image.path = *path;
@@ -359,7 +360,8 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
     if (elf.ok() && (*elf)->type() == ET_REL) {
       absl::StatusOr<elf::ModuleLayout> layout = elf::ModuleLayout::Of(**elf);
       if (!layout.ok()) {
-        warning = absl::StrCat(layout.status().message(), ": trace in ", dso.name, " is skipped");
+        warning = absl::StrCat(layout.status().message(), ": trace in ", base::Printable(dso.name),
+                               " is skipped");
         return nullptr;
       }
       mapped->image.module = *std::move(layout);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "base/printable.h"
 
 namespace perftk::elf {
 namespace {
@@ -167,8 +168,8 @@ absl::Status ParseCie(Bytes record, uint64_t offset, bool is_64, bool big_endian
     return r.failed() ? Rejected(offset, "CIE truncated") : absl::OkStatus();
   }
   if (augmentation[0] != 'z') {
-    return Rejected(offset,
-                    absl::StrCat("CIE augmentation \"", augmentation, "\" is not readable"));
+    return Rejected(offset, absl::StrCat("CIE augmentation \"", base::Printable(augmentation),
+                                         "\" is not readable"));
   }
   r.Uleb();  // augmentation data length
   for (char c : augmentation.substr(1)) {
@@ -177,8 +178,9 @@ absl::Status ParseCie(Bytes record, uint64_t offset, bool is_64, bool big_endian
     } else if (c == 'L') {
       cie.lsda = static_cast<uint8_t>(r.Fixed(1)) != kEhPeOmit;
     } else if (c != 'S') {
-      return Rejected(offset, absl::StrCat("CIE augmentation \"", augmentation, "\": '",
-                                           std::string(1, c), "' is not supported"));
+      return Rejected(offset,
+                      absl::StrCat("CIE augmentation \"", base::Printable(augmentation), "\": '",
+                                   base::Printable(std::string(1, c)), "' is not supported"));
     }
   }
   if (r.failed()) return Rejected(offset, "CIE truncated");

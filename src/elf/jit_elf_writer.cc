@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/printable.h"
 #include "elf/jit_elf_composer.h"
 #include "elf/sha1.h"
 
@@ -80,7 +81,7 @@ absl::StatusOr<uint64_t> MergedJitElfWriter::Add(const JitFunction& function) {
     uint64_t next = AlignUp(composer_->region_end(), kFunctionAlign);
     if (absl::Status s = unwinding_.Add(function.eh_frame, function.code.size(), next); !s.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("unwinding tables of ", function.name, ": ", s.message()));
+          absl::StrCat("unwinding tables of ", base::Printable(function.name), ": ", s.message()));
     }
     has_unwinding_ = true;
   }

@@ -185,14 +185,14 @@ absl::StatusOr<std::optional<JitTool::FoundDump>> JitTool::FindDump(const Record
     return FoundDump{path, namespaced};
   }
   if (namespaced) {
-    warnings_.Warn(absl::StrCat(absl::StrFormat("offset %#x: ", marker.file_offset()), filename,
-                                " is mapped by pid ", pid,
+    warnings_.Warn(absl::StrCat(absl::StrFormat("offset %#x: ", marker.file_offset()),
+                                base::Printable(filename), " is mapped by pid ", pid,
                                 ", and no readable jitdump there has pid ", name_pid,
                                 " in its header (a process in a pid namespace); the mmap is kept"));
   } else {
     warnings_.Warn(absl::StrCat(absl::StrFormat("offset %#x: jitdump ", marker.file_offset()),
-                                filename, " cannot be read (", std::strerror(recorded_path_errno),
-                                "); its marker mmap is kept"));
+                                base::Printable(filename), " cannot be read (",
+                                std::strerror(recorded_path_errno), "); its marker mmap is kept"));
   }
   return std::nullopt;
 }

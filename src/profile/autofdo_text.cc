@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/printable.h"
 #include "profile/numbers.h"
 
 namespace perftk::profile {
@@ -80,7 +81,8 @@ absl::StatusOr<uint64_t> ReadCountLine(LineReader& lines, absl::string_view what
     return lines.Error(absl::StrCat("the text ends where the number of ", what, " belongs"));
   std::optional<uint64_t> n = ParseDecimal(**line);
   if (!n) {
-    return lines.Error(absl::StrCat("expected the number of ", what, ", got '", **line, "'"));
+    return lines.Error(
+        absl::StrCat("expected the number of ", what, ", got '", base::Printable(**line), "'"));
   }
   return *n;
 }
@@ -94,7 +96,8 @@ absl::Status ReadEntries(LineReader& lines, uint64_t n, absl::string_view form, 
     if (!*line) {
       return lines.Error(absl::StrCat("the text ends after ", i, " of ", n, " lines ", form));
     }
-    if (!parse(**line)) return lines.Error(absl::StrCat("expected ", form, ", got '", **line, "'"));
+    if (!parse(**line))
+      return lines.Error(absl::StrCat("expected ", form, ", got '", base::Printable(**line), "'"));
   }
   return absl::OkStatus();
 }
@@ -111,15 +114,17 @@ std::optional<absl::string_view> BuildIdField(absl::string_view comment) {
 // One binary's text, its first line (the number of ranges) already read.
 absl::Status ReadBinary(LineReader& lines, uint64_t range_lines, Profile& into) {
   BinaryCounts counts;
-  absl::Status status =
-      ReadEntries(lines, range_lines, "START-END:COUNT", [&](absl::string_view line) {
-        AddressPair range;
-        uint64_t count;
-        if (!ParsePairLine(line, "-", range, count)) return false;
-        uint64_t& sum = EntryOf(counts.ranges, range);
-        sum = AddClamped(sum, count);
-        return true;
-      });
+  absl::Status status = ReadEntries(lines, range_lines, "START-END:COUNT with START <= END",
+                                    [&](absl::string_view line) {
+                                      AddressPair range;
+                                      uint64_t count;
+                                      if (!ParsePairLine(line, "-", range, count)) return false;
+                                      if (range.second < range.first)
+                                        return false;  // a reversed range: no code
+                                      uint64_t& sum = EntryOf(counts.ranges, range);
+                                      sum = AddClamped(sum, count);
+                                      return true;
+                                    });
   if (!status.ok()) return status;
   absl::StatusOr<uint64_t> n = ReadCountLine(lines, "address samples");
   if (!n.ok()) return n.status();
@@ -188,8 +193,8 @@ absl::Status ReadAutoFdoText(LineReader& lines, Profile& into) {
     if ((*line)->empty()) continue;
     std::optional<uint64_t> ranges = ParseDecimal(**line);
     if (!ranges) {
-      return lines.Error(
-          absl::StrCat("expected the number of ranges of a binary, got '", **line, "'"));
+      return lines.Error(absl::StrCat("expected the number of ranges of a binary, got '",
+                                      base::Printable(**line), "'"));
     }
     if (absl::Status s = ReadBinary(lines, *ranges, text); !s.ok()) return s;
   }

@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/printable.h"
 #include "profile/numbers.h"
 
 namespace perftk::profile {
@@ -95,13 +96,13 @@ absl::Status ReadBoltText(LineReader& lines, Profile& into) {
     if (field_count == 0) continue;
     const bool branch = fields[0] == "B";
     if (!branch && fields[0] != "F") {
-      return lines.Error(
-          absl::StrCat("expected an F or B line (as perftk writes), got '", **line, "'"));
+      return lines.Error(absl::StrCat("expected an F or B line (as perftk writes), got '",
+                                      base::Printable(**line), "'"));
     }
     if (field_count != (branch ? 5u : 4u)) {
       return lines.Error(absl::StrCat(
           branch ? "expected 'B FROM TO COUNT MISPREDICTED'" : "expected 'F START END COUNT'",
-          ", got '", **line, "'"));
+          ", got '", base::Printable(**line), "'"));
     }
     BuildId ids[2];
     std::optional<uint64_t> first = ParseLocation(fields[1], ids[0]);
