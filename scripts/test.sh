@@ -3,8 +3,9 @@
 # and shell tests (against the real perf) on
 # the release build and on the ASan+UBSan build, the tests labelled tsan
 # (the code that runs threads) under TSan, and the perf.data reader fuzzer
-# (60 s), the two cs-etm fuzzers, the unwind --jobs 2 fuzzer and
-# merge-profiles' text fuzzer (15 s each) for a bounded time. Configures and builds (incrementally) each of build/,
+# (60 s), the two cs-etm fuzzers, the unwind --jobs 2 fuzzer, merge-profiles'
+# text fuzzer, the build-id names fuzzer and the llvm-sample DWARF fuzzer
+# (15 s each, under a 2 GB RSS limit) for a bounded time. Configures and builds (incrementally) each of build/,
 # build-asan/, build-tsan/ and build-fuzz/ before it runs its tests. Ends with
 # one line "N passed, M failed, K skipped" counting every test of every suite
 # (and a check that the tests left the checkout as they found it); a skipped
@@ -128,6 +129,30 @@ else
   step "fuzzing merge-profiles' text reader for ${ETM_FUZZ_SECONDS:-15} s"
   if PERFTK_FUZZ_SEEDS="$seeds/profile" tests/fuzz/run.sh \
       build-fuzz/tests/fuzz/perftk_profile_text_fuzzer "${ETM_FUZZ_SECONDS:-15}"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
+  # The build-id tool on fuzzed recordings (seeded with tests/data): the
+  # names a recording gives, under a --symfs of FIFOs and devices.
+  build build-fuzz perftk_build_id_fuzzer
+  step "fuzzing the build-id tool's recorded names for ${ETM_FUZZ_SECONDS:-15} s"
+  if tests/fuzz/run.sh build-fuzz/tests/fuzz/perftk_build_id_fuzzer "${ETM_FUZZ_SECONDS:-15}"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
+  # --format=llvm-sample's DWARF reader, seeded with two small binaries
+  # with DWARF: the test workload (x86-64, gcc) and perftk_etm_gen's
+  # program (AArch64, hand-made DWARF 4).
+  mkdir -p "$seeds/elf"
+  cc -O1 -g -o "$seeds/elf/workload" tests/shell/lib/workload.c -lpthread
+  build/tests/perftk_etm_gen --cpus 1 --trace-mb 0.05 --out "$seeds/gen" >/dev/null
+  cp "$seeds/gen/etm_demo" "$seeds/elf/"
+  build build-fuzz perftk_llvm_sample_fuzzer
+  step "fuzzing --format=llvm-sample's DWARF reader for ${ETM_FUZZ_SECONDS:-15} s"
+  if PERFTK_FUZZ_SEEDS="$seeds/elf" tests/fuzz/run.sh \
+      build-fuzz/tests/fuzz/perftk_llvm_sample_fuzzer "${ETM_FUZZ_SECONDS:-15}"; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
