@@ -34,7 +34,7 @@ struct MappedSlot {
   std::atomic<size_t> length{0};
   char name[256] = {};
 };
-constexpr size_t kMappedSlots = 64;
+constexpr size_t kMappedSlots = 1024;  // recordings, binaries: a lane maps many
 std::array<MappedSlot, kMappedSlots> mapped_inputs;
 std::mutex mapped_mu;  // taken by Add/Remove only, never by the handler
 

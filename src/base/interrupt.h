@@ -36,6 +36,30 @@ void InstallInterruptHandling();
 size_t NoteMappedInput(const void* begin, size_t length, const std::string& name);
 void ForgetMappedInput(size_t token);
 
+// NoteMappedInput for as long as it lives: for mappings made elsewhere
+// (libelf's and libdw's of a binary), named while they are in use.
+class MappedInputName {
+ public:
+  MappedInputName() = default;
+  MappedInputName(const void* begin, size_t length, const std::string& name)
+      : token_(NoteMappedInput(begin, length, name)) {}
+  ~MappedInputName() { ForgetMappedInput(token_); }
+  MappedInputName(MappedInputName&& other) noexcept : token_(other.token_) { other.token_ = 0; }
+  MappedInputName& operator=(MappedInputName&& other) noexcept {
+    if (this != &other) {
+      ForgetMappedInput(token_);
+      token_ = other.token_;
+      other.token_ = 0;
+    }
+    return *this;
+  }
+  MappedInputName(const MappedInputName&) = delete;
+  MappedInputName& operator=(const MappedInputName&) = delete;
+
+ private:
+  size_t token_ = 0;
+};
+
 }  // namespace perftk::base
 
 #endif  // PERFTK_BASE_INTERRUPT_H_

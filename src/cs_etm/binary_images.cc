@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
+#include "base/interrupt.h"
 #include "base/printable.h"
 #include "elf/build_id.h"
 #include "elf/build_id_cache.h"
@@ -25,7 +26,9 @@ struct BinaryImages::Mapped {
   Image image;
   void* base = nullptr;
   size_t size = 0;
+  base::MappedInputName name;  // for a SIGBUS message: the file shrank
   ~Mapped() {
+    name = base::MappedInputName();
     if (base != nullptr) munmap(base, size);
   }
 };
@@ -355,6 +358,7 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   }
   mapped->image.path = *path;
   mapped->image.bytes = AsBytes(mapped->base, mapped->size);
+  mapped->name = base::MappedInputName(mapped->base, mapped->size, base::Printable(*path));
   if (dso.kernel_space) {
     absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(*path);
     if (elf.ok() && (*elf)->type() == ET_REL) {

@@ -185,6 +185,10 @@ absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path) 
   if (file->elf_ == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": libelf: ", LibelfError()));
   }
+  size_t mapped_size = 0;
+  if (const char* mapped = elf_rawfile(file->elf_, &mapped_size); mapped != nullptr) {
+    file->mapped_name_ = base::MappedInputName(mapped, mapped_size, base::Printable(path));
+  }
   if (absl::Status loaded = file->Load(); !loaded.ok()) return loaded;
   return file;
 }
@@ -207,6 +211,7 @@ absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::FromMemory(std::string name, s
 }
 
 ElfFile::~ElfFile() {
+  mapped_name_ = base::MappedInputName();  // before the mapping goes
   if (elf_ != nullptr) elf_end(elf_);
   if (fd_ >= 0) ::close(fd_);
 }

@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/interrupt.h"
 
 struct Elf;  // libelf's handle, opaque outside elf_file.cc
 
@@ -165,6 +166,7 @@ class ElfFile {
   int fd_ = -1;
   std::string memory_;
   ::Elf* elf_ = nullptr;
+  base::MappedInputName mapped_name_;  // libelf's mapping, for a SIGBUS message
   uint64_t file_size_ = 0;
   bool is_64bit_ = true;
   bool big_endian_ = false;

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "base/printable.h"
+
 namespace perftk::unwind {
 namespace {
 
@@ -53,14 +55,15 @@ ProcessUnwinder::ProcessUnwinder(int32_t pid, std::shared_ptr<const machine::Map
     : pid_(pid), maps_(std::move(maps)), files_(files), take_over_frames_(take_over_frames) {}
 
 ProcessUnwinder::~ProcessUnwinder() {
+  reported_.clear();  // their names before libdw's mappings go
   if (dwfl_ != nullptr) dwfl_end(dwfl_);
 }
 
 void ProcessUnwinder::Reset() {
+  reported_.clear();
   if (dwfl_ != nullptr) dwfl_end(dwfl_);
   dwfl_ = nullptr;
   attached_ = false;
-  reported_.clear();
   steps_.clear();
   last_ready_.reset();
   memos_.clear();
@@ -127,7 +130,16 @@ ProcessUnwinder::ModuleState ProcessUnwinder::PrepareModule(uint64_t pc) {
     return ModuleState::kNoFile;
   }
   if (reported_.contains(added) || Overlaps(added)) return ModuleState::kStale;
-  reported_[added] = Reported{map->dso, bias};
+  Reported& reported = reported_[added];
+  reported.dso = map->dso;
+  reported.bias = bias;
+  Dwarf_Addr elf_bias = 0;
+  if (Elf* elf = dwfl_module_getelf(added, &elf_bias); elf != nullptr) {
+    size_t size = 0;
+    if (const char* raw = elf_rawfile(elf, &size); raw != nullptr) {
+      reported.mapped = base::MappedInputName(raw, size, base::Printable(file->path()));
+    }
+  }
   if (dwfl_addrmodule(dwfl_, pc) != added) return ModuleState::kStale;
   if (!attached_) attached_ = dwfl_attach_state(dwfl_, nullptr, pid_, &kThreadCallbacks, this);
   if (!attached_) return ModuleState::kNoFile;

@@ -37,6 +37,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 #include "base/bytes.h"
+#include "base/interrupt.h"
 #include "machine/maps.h"
 #include "unwind/module_files.h"
 #include "unwind/registers.h"
@@ -85,6 +86,7 @@ class ProcessUnwinder {
   struct Reported {
     const machine::Dso* dso = nullptr;
     uint64_t bias = 0;
+    base::MappedInputName mapped;  // libdw's mapping of the file, for a SIGBUS message
   };
   // What one Unwind call is working on; the libdw callbacks read it.
   struct Attempt {
