@@ -17,7 +17,9 @@ namespace {
 absl::Status OpenError(const std::string& path, absl::string_view role, int error) {
   std::string message =
       absl::StrCat(Printable(path), ": cannot open the ", role, ": ", std::strerror(error));
-  if (error == ENOENT) return absl::NotFoundError(message);
+  // Not there: no such name, or a path through a file (a build-id cache
+  // link to a file, looked up as a folder).
+  if (error == ENOENT || error == ENOTDIR) return absl::NotFoundError(message);
   if (error == EMFILE || error == ENFILE) {
     absl::StrAppend(&message, " (raise the limit with `ulimit -n`, or lower --jobs)");
   }

@@ -16,6 +16,7 @@
 #include "base/input_file.h"
 #include "base/interrupt.h"
 #include "base/printable.h"
+#include "base/recorded_name.h"
 #include "elf/build_id.h"
 #include "elf/build_id_cache.h"
 #include "elf/elf_file.h"
@@ -263,7 +264,10 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
     candidates = elf::BuildIdCachePaths(elf::BuildIdCacheDir(), dso.name, expected);
   }
   const size_t from_cache = candidates.size();
-  if (dso.name != elf::kVdsoName) {
+  // A recorded name with '..' is never looked up by path: under --symfs it
+  // would leave it (base/recorded_name.h); the cache finds it by id.
+  const bool refused = base::HasDotDotComponent(dso.name);
+  if (dso.name != elf::kVdsoName && !refused) {
     if (symfs_.empty()) {
       candidates.push_back(dso.name);
     } else {
@@ -310,6 +314,10 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
     if (from_cache > 0) {
       absl::StrAppend(&looked, looked.empty() ? "" : ", ", "in the build-id cache as ",
                       base::Printable(candidates.front()));
+    }
+    if (refused) {
+      absl::StrAppend(&looked, looked.empty() ? "" : ", ",
+                      "not by its recorded name, which has a '..' component");
     }
     warning = absl::StrCat("no file for ", base::Printable(dso.name),
                            looked.empty() ? " (no build id recorded, no path to look at)"

@@ -180,6 +180,15 @@ absl::StatusOr<BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string
     why = absl::StrCat(base::Printable(path), " is not there");
     return BuildId();
   }
+  if (!S_ISREG(st.st_mode)) {
+    std::string what = absl::StrCat(base::Printable(path), " is ",
+                                    base::DescribeFileType(st.st_mode), ", not a regular file");
+    // Under --symfs, the user's own folder: an error. At the recorded path,
+    // the recording's word: no id.
+    if (!settings_.symfs.empty()) return absl::InvalidArgumentError(what);
+    why = std::move(what);
+    return BuildId();
+  }
   const machine::FileId& recorded = dso.file_id;
   if (recorded.ino != 0 && settings_.symfs.empty() &&
       (st.st_ino != recorded.ino || major(st.st_dev) != recorded.maj ||

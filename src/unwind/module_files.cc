@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/input_file.h"
 #include "base/printable.h"
+#include "base/recorded_name.h"
 #include "elf/build_id_cache.h"
 #include "elf/vdso.h"
 
@@ -125,22 +126,40 @@ std::unique_ptr<ModuleFile> ModuleFiles::Locate(const machine::Dso& dso) const {
   if (build_id.empty()) {
     if (auto it = build_ids_.find(dso.name); it != build_ids_.end()) build_id = it->second;
   }
-  std::vector<std::string> candidates;
-  if (dso.name.starts_with("/")) {
-    if (!symfs_.empty()) candidates.push_back(absl::StrCat(symfs_, dso.name));
-    candidates.push_back(dso.name);
+  // Where the file may be, and whether the place is the user's own (under
+  // --symfs, in the build-id cache): a FIFO, folder or device there is an
+  // error, at the recorded path (the recording's word) only no file.
+  std::vector<std::pair<std::string, bool>> candidates;
+  // A recorded name with '..' is never looked up by path: under --symfs it
+  // would leave it (base/recorded_name.h); the cache finds it by id.
+  if (dso.name.starts_with("/") && !base::HasDotDotComponent(dso.name)) {
+    if (!symfs_.empty()) candidates.emplace_back(absl::StrCat(symfs_, dso.name), true);
+    candidates.emplace_back(dso.name, false);
   }
   if (!build_id.empty()) {
     for (std::string& path : elf::BuildIdCachePaths(elf::BuildIdCacheDir(), dso.name, build_id)) {
-      candidates.push_back(std::move(path));
+      candidates.emplace_back(std::move(path), true);
     }
   }
   if (dso.name == elf::kVdsoName && !build_id.empty()) {
     // Recorded on this kernel: this process has the same image (Open
     // checks the build id).
-    if (const std::string& own = OwnVdsoFile(); !own.empty()) candidates.push_back(own);
+    if (const std::string& own = OwnVdsoFile(); !own.empty()) candidates.emplace_back(own, false);
   }
-  for (const std::string& path : candidates) {
+  for (const auto& [path, users_own] : candidates) {
+    struct stat st;
+    if (absl::Status s = base::StatWithoutOpening(path, "binary", st); !s.ok()) {
+      if (!absl::IsNotFound(s)) NoteFailure(s);
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      if (users_own) {
+        NoteFailure(absl::InvalidArgumentError(absl::StrCat(
+            base::Printable(path), ": where the binary of ", base::Printable(dso.name),
+            " belongs is ", base::DescribeFileType(st.st_mode), ", not a regular file")));
+      }
+      continue;
+    }
     if (auto file = Open(path, build_id)) return file;
   }
   return nullptr;
