@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/system_error.h"
 #include "base/write_all.h"
 
 namespace perftk::base {
@@ -65,7 +66,7 @@ absl::StatusOr<GeneratedFile> GeneratedFile::CreateStaged(const std::string& pat
 }
 
 absl::Status GeneratedFile::Error(const char* what, int error) const {
-  return absl::InternalError(absl::StrCat(path_, ": ", what, ": ", std::strerror(error)));
+  return absl::InternalError(absl::StrCat(path_, ": ", what, ": ", SystemErrorText(error)));
 }
 
 absl::Status GeneratedFile::Write(std::span<const std::byte> bytes) {

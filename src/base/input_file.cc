@@ -10,19 +10,18 @@
 #include "absl/strings/str_cat.h"
 #include "base/file_roles.h"
 #include "base/printable.h"
+#include "base/system_error.h"
 
 namespace perftk::base {
 namespace {
 
 absl::Status OpenError(const std::string& path, absl::string_view role, int error) {
   std::string message =
-      absl::StrCat(Printable(path), ": cannot open the ", role, ": ", std::strerror(error));
+      absl::StrCat(Printable(path), ": cannot open the ", role, ": ", SystemErrorText(error));
   // Not there: no such name, or a path through a file (a build-id cache
   // link to a file, looked up as a folder).
   if (error == ENOENT || error == ENOTDIR) return absl::NotFoundError(message);
-  if (error == EMFILE || error == ENFILE) {
-    absl::StrAppend(&message, " (raise the limit with `ulimit -n`, or lower --jobs)");
-  }
+  if (error == EACCES || error == EPERM) return absl::PermissionDeniedError(message);
   return absl::FailedPreconditionError(message);
 }
 

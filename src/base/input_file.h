@@ -33,7 +33,8 @@ absl::StatusOr<int> OpenInputFile(const std::string& path, absl::string_view rol
 
 // Stats `path` (following links) through an O_PATH descriptor, which
 // reads nothing and so acts on no device or FIFO. Errors as OpenInputFile's:
-// NotFound only for a file that is not there (ENOENT, ENOTDIR).
+// NotFound only for a file that is not there (ENOENT, ENOTDIR),
+// PermissionDenied for EACCES and EPERM.
 absl::Status StatWithoutOpening(const std::string& path, absl::string_view role, struct stat& st);
 
 // "a FIFO", "a directory", "a character device"... for a file's mode.

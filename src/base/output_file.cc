@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/printable.h"
+#include "base/system_error.h"
 #include "base/write_all.h"
 
 namespace perftk::base {
@@ -77,7 +78,7 @@ absl::Status OutputFile::Error(absl::string_view what, int error) const {
     return absl::UnavailableError(
         absl::StrCat(name, ": cannot ", what, ": the reader closed its end of the pipe"));
   }
-  return absl::InternalError(absl::StrCat(name, ": cannot ", what, ": ", std::strerror(error)));
+  return absl::InternalError(absl::StrCat(name, ": cannot ", what, ": ", SystemErrorText(error)));
 }
 
 absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& path,

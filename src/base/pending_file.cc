@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/system_error.h"
 
 namespace perftk::base {
 namespace {
@@ -131,7 +132,7 @@ absl::StatusOr<PendingFile> PendingFile::Make(const std::string& path, Kind kind
   std::lock_guard<std::mutex> lock(list.mu());
   if (make() != 0) {
     const int error = errno;
-    std::string message = absl::StrCat(path, ": cannot create: ", std::strerror(error));
+    std::string message = absl::StrCat(path, ": cannot create: ", SystemErrorText(error));
     errno = error;
     if (error == EEXIST) return absl::AlreadyExistsError(message);
     return absl::PermissionDeniedError(message);

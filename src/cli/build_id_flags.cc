@@ -32,7 +32,11 @@ std::optional<BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags, bool
   BuildIdSettings settings;
   settings.symfs = symfs;
   struct stat st;
-  if (input != "-" && stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+  // A recording made on a board without a clock (its mtime in 1970) says
+  // nothing of when it ended.
+  constexpr int64_t kYear2000 = 946684800;
+  if (input != "-" && stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      st.st_mtim.tv_sec >= kYear2000) {
     settings.recording_ended_ns = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
   }
   if (flags.all) {

@@ -17,6 +17,7 @@
 #include "base/interrupt.h"
 #include "base/printable.h"
 #include "base/recorded_name.h"
+#include "base/system_error.h"
 #include "elf/build_id.h"
 #include "elf/build_id_cache.h"
 #include "elf/elf_file.h"
@@ -276,6 +277,8 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
     }
   }
   std::optional<std::string> path;
+  // An error at one candidate ends the run only if no other has the file.
+  absl::Status first_error;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const std::string& candidate = candidates[i];
     struct stat st;
@@ -284,24 +287,39 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
       // EIO, ELOOP...) would otherwise pass as one and drop the binary's
       // trace without a word of why.
       if (errno == ENOENT || errno == ENOTDIR) continue;
-      error = absl::FailedPreconditionError(
-          absl::StrCat(base::Printable(candidate), ": cannot look at the binary of ",
-                       base::Printable(dso.name), ": ", std::strerror(errno)));
-      return nullptr;
+      if (first_error.ok()) {
+        first_error = absl::FailedPreconditionError(
+            absl::StrCat(base::Printable(candidate), ": cannot look at the binary of ",
+                         base::Printable(dso.name), ": ", base::SystemErrorText(errno)));
+      }
+      continue;
     }
     if (!S_ISREG(st.st_mode)) {
       // Under --symfs or in the build-id cache, the user's own folders: an
-      // error. At the bare recorded path (/dev/zero mapped by a JIT), the
-      // recording's: no file, as before.
+      // error, but for a folder at the bare .build-id link (perf's kernel
+      // layout, .build-id/xx/yyy/kallsyms). At the bare recorded path
+      // (/dev/zero mapped by a JIT), the recording's: no file, as before.
       const bool recorded_path = symfs_.empty() && i + 1 == candidates.size() && i >= from_cache;
-      if (recorded_path) continue;
-      error = absl::InvalidArgumentError(absl::StrCat(
+      const bool cache_folder = i < from_cache && S_ISDIR(st.st_mode);
+      if (recorded_path || cache_folder) continue;
+      absl::Status wrong = absl::InvalidArgumentError(absl::StrCat(
           base::Printable(candidate), ": where the binary of ", base::Printable(dso.name),
           " belongs is ", base::DescribeFileType(st.st_mode), ", not a regular file"));
-      return nullptr;
+      // Under --symfs, where the user put the binaries: their mistake,
+      // whatever else there is.
+      if (i >= from_cache) {
+        error = std::move(wrong);
+        return nullptr;
+      }
+      if (first_error.ok()) first_error = std::move(wrong);
+      continue;
     }
     path = candidate;
     break;
+  }
+  if (!path && !first_error.ok()) {
+    error = first_error;
+    return nullptr;
   }
   if (!path) {
     std::string looked;

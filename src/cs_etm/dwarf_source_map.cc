@@ -204,6 +204,9 @@ bool DwarfSourceMap::InCode(uint64_t start, uint64_t end, uint64_t die_offset) {
   for (const auto& [first, last] : code_segments_) {
     if (start >= first && end <= last) return true;
   }
+  // Code the linker dropped (--gc-sections): GNU ld leaves its DWARF at
+  // address 0, lld at a tombstone (-1, -2). No warning for those.
+  if (start == 0 || start >= ~uint64_t{1}) return false;
   // A damaged or hostile DWARF would otherwise have a function span the
   // address space, and every address of it be counted.
   constexpr size_t kMostWarnings = 20;

@@ -176,6 +176,13 @@ absl::StatusOr<BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string
   if (absl::Status s = base::StatWithoutOpening(path, "ELF file", st); !s.ok()) {
     // Only a file that is not there is missing: EACCES, EIO, EMFILE...
     // would leave the output without an id for a reason of this machine's.
+    // A file this user may not read (EACCES, EPERM: a setuid binary in a
+    // system-wide recording) is a warning with that reason: ids are
+    // added where they can be.
+    if (absl::IsPermissionDenied(s)) {
+      why = std::string(s.message());
+      return BuildId();
+    }
     if (!absl::IsNotFound(s)) return s;
     why = absl::StrCat(base::Printable(path), " is not there");
     return BuildId();
@@ -209,9 +216,10 @@ absl::StatusOr<BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string
   }
   absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(path);
   if (!elf.ok()) {
-    // Not a regular file, not ELF: the file's fault, a warning. Any
-    // other error is the system's and ends the run.
-    if (!absl::IsInvalidArgument(elf.status()) && !absl::IsNotFound(elf.status())) {
+    // Not ELF, or not readable by this user: the file's, a warning. Any
+    // other error (EIO, EMFILE) is the system's and ends the run.
+    if (!absl::IsInvalidArgument(elf.status()) && !absl::IsNotFound(elf.status()) &&
+        !absl::IsPermissionDenied(elf.status())) {
       return elf.status();
     }
     why = std::string(elf.status().message());

@@ -19,9 +19,9 @@
 //     process's own vDSO, when the recording was made on this machine (its
 //     host name and kernel release are this one's).
 // A DSO with a file but no id is named in a warning (and why: missing,
-// replaced since the recording, no build-id note); a file that cannot be
-// looked at for another reason than ENOENT (EACCES, EIO, EMFILE) ends the
-// run with that error. Anonymous memory, heap,
+// replaced since the recording, no build-id note, not readable by this
+// user); a file that cannot be looked at for another reason (EIO, EMFILE)
+// ends the run with that error. Anonymous memory, heap,
 // stack and the like have none and are passed over, and so are data
 // mappings (not executable) with kAll. The names come from the recording
 // and follow base/recorded_name.h: one with a '..' component is refused,
@@ -84,8 +84,8 @@ class BuildIdTool : public Tool {
   // and an id is found.
   absl::Status Cover(const machine::Dso& dso, RecordSink& out);
   // The id of `dso`, or an empty one with the reason in `why` (none when
-  // there is nothing to warn about); an error (EACCES, EIO, EMFILE: not
-  // the file's fault) ends the run.
+  // there is nothing to warn about); an error (EIO, EMFILE: not the
+  // file's fault) ends the run.
   absl::StatusOr<BuildId> FindId(const machine::Dso& dso, std::string& why) const;
   BuildId KernelId(const machine::Dso& dso, std::string& why) const;
   absl::Status CoverSampleDso(const Record& record, RecordSink& out);

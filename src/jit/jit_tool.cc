@@ -18,6 +18,7 @@
 #include "absl/strings/strip.h"
 #include "base/file_roles.h"
 #include "base/printable.h"
+#include "base/system_error.h"
 #include "jit/buildid_cache.h"
 #include "perf/features.h"
 #include "perf/record_encoders.h"
@@ -165,18 +166,18 @@ absl::StatusOr<std::optional<JitTool::FoundDump>> JitTool::FindDump(const Record
   // dump says it was written by that namespace pid.
   bool namespaced = pid != 0 && pid != name_pid;
   int recorded_path_errno = 0;  // the last candidate's
-  for (const std::string& path : DumpCandidates(filename, pid)) {
+  const std::vector<std::string> candidates = DumpCandidates(filename, pid);
+  for (const std::string& path : candidates) {
     if (access(path.c_str(), R_OK) != 0) {
       recorded_path_errno = errno;
-      // Only a dump that is not there is missing; EACCES, EIO or EMFILE
-      // would drop its code's symbols for a reason of this machine's.
-      if (errno == ENOENT || errno == ENOTDIR) continue;
+      // /proc/PID/root of a pid now another user's (EACCES): not this one.
+      // At the recorded path, the last, only a dump that is not there is
+      // missing; EACCES, EIO or EMFILE would drop its code's symbols for a
+      // reason of this machine's.
+      if (&path != &candidates.back() || errno == ENOENT || errno == ENOTDIR) continue;
       return absl::FailedPreconditionError(
           absl::StrCat(absl::StrFormat("offset %#x: jitdump ", marker.file_offset()),
-                       base::Printable(path), " cannot be read: ", std::strerror(errno),
-                       errno == EMFILE || errno == ENFILE
-                           ? " (raise the limit with `ulimit -n`, or lower --jobs)"
-                           : ""));
+                       base::Printable(path), " cannot be read: ", base::SystemErrorText(errno)));
     }
     if (namespaced) {
       absl::StatusOr<std::unique_ptr<JitDumpReader>> reader = JitDumpReader::Open(path);

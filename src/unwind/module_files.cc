@@ -17,6 +17,7 @@
 #include "base/input_file.h"
 #include "base/printable.h"
 #include "base/recorded_name.h"
+#include "base/system_error.h"
 #include "elf/build_id_cache.h"
 #include "elf/vdso.h"
 
@@ -87,10 +88,8 @@ uint64_t ModuleFile::LoadBias(const machine::Map& map) const {
 }
 
 absl::Status OpenFailure(const std::string& path, int error) {
-  return absl::FailedPreconditionError(absl::StrCat(
-      base::Printable(path), ": cannot open the binary: ", std::strerror(error),
-      error == EMFILE || error == ENFILE ? " (raise the limit with `ulimit -n`, or lower --jobs)"
-                                         : ""));
+  return absl::FailedPreconditionError(
+      absl::StrCat(base::Printable(path), ": cannot open: ", base::SystemErrorText(error)));
 }
 
 ModuleFiles::ModuleFiles(std::string symfs, BuildIdsByPath build_ids)
@@ -98,15 +97,15 @@ ModuleFiles::ModuleFiles(std::string symfs, BuildIdsByPath build_ids)
   elf_version(EV_CURRENT);  // here, not in Open: lanes open files at once
 }
 
-std::unique_ptr<ModuleFile> ModuleFiles::Open(const std::string& path,
-                                              const BuildId& build_id) const {
+std::unique_ptr<ModuleFile> ModuleFiles::Open(const std::string& path, const BuildId& build_id,
+                                              absl::Status& error) const {
   absl::StatusOr<int> opened = base::OpenInputFile(path, "binary");
   if (!opened.ok()) {
     // Missing or not a file: the next candidate. Any other error (EMFILE,
     // EACCES, EIO) would leave samples without call chains for a reason
-    // of this machine's: the run ends with it.
+    // of this machine's.
     const absl::Status& s = opened.status();
-    if (!absl::IsNotFound(s) && !absl::IsInvalidArgument(s)) NoteFailure(s);
+    if (!absl::IsNotFound(s) && !absl::IsInvalidArgument(s)) error = s;
     return nullptr;
   }
   const int fd = *opened;
@@ -126,52 +125,69 @@ std::unique_ptr<ModuleFile> ModuleFiles::Locate(const machine::Dso& dso) const {
   if (build_id.empty()) {
     if (auto it = build_ids_.find(dso.name); it != build_ids_.end()) build_id = it->second;
   }
-  // Where the file may be, and whether the place is the user's own (under
-  // --symfs, in the build-id cache): a FIFO, folder or device there is an
-  // error, at the recorded path (the recording's word) only no file.
-  std::vector<std::pair<std::string, bool>> candidates;
+  // Where the file may be. Under --symfs and in the build-id cache, the
+  // user's own folders, a FIFO or device (under --symfs a folder too) is an
+  // error; at the recorded path, the recording's word, only no file. (A
+  // folder at the bare .build-id link is perf's kernel layout,
+  // .build-id/xx/yyy/kallsyms: not the file either.)
+  enum class Place { kSymfs, kRecorded, kCache, kOwn };
+  std::vector<std::pair<std::string, Place>> candidates;
   // A recorded name with '..' is never looked up by path: under --symfs it
   // would leave it (base/recorded_name.h); the cache finds it by id.
   if (dso.name.starts_with("/") && !base::HasDotDotComponent(dso.name)) {
-    if (!symfs_.empty()) candidates.emplace_back(absl::StrCat(symfs_, dso.name), true);
-    candidates.emplace_back(dso.name, false);
+    if (!symfs_.empty()) candidates.emplace_back(absl::StrCat(symfs_, dso.name), Place::kSymfs);
+    candidates.emplace_back(dso.name, Place::kRecorded);
   }
   if (!build_id.empty()) {
     for (std::string& path : elf::BuildIdCachePaths(elf::BuildIdCacheDir(), dso.name, build_id)) {
-      candidates.emplace_back(std::move(path), true);
+      candidates.emplace_back(std::move(path), Place::kCache);
     }
   }
   if (dso.name == elf::kVdsoName && !build_id.empty()) {
     // Recorded on this kernel: this process has the same image (Open
     // checks the build id).
-    if (const std::string& own = OwnVdsoFile(); !own.empty()) candidates.emplace_back(own, false);
+    if (const std::string& own = OwnVdsoFile(); !own.empty()) {
+      candidates.emplace_back(own, Place::kOwn);
+    }
   }
-  for (const auto& [path, users_own] : candidates) {
+  // An error at one candidate ends the run only if no other has the file.
+  absl::Status first_error;
+  for (const auto& [path, place] : candidates) {
     struct stat st;
     if (absl::Status s = base::StatWithoutOpening(path, "binary", st); !s.ok()) {
-      if (!absl::IsNotFound(s)) NoteFailure(s);
+      if (!absl::IsNotFound(s) && first_error.ok()) first_error = s;
       continue;
     }
     if (!S_ISREG(st.st_mode)) {
-      if (users_own) {
-        NoteFailure(absl::InvalidArgumentError(absl::StrCat(
-            base::Printable(path), ": where the binary of ", base::Printable(dso.name),
-            " belongs is ", base::DescribeFileType(st.st_mode), ", not a regular file")));
+      absl::Status wrong = absl::InvalidArgumentError(
+          absl::StrCat(base::Printable(path), ": where the binary of ", base::Printable(dso.name),
+                       " belongs is ", base::DescribeFileType(st.st_mode), ", not a regular file"));
+      // Under --symfs, where the user put the binaries: their mistake,
+      // whatever else there is.
+      if (place == Place::kSymfs) {
+        NoteFailure(std::move(wrong));
+        return nullptr;
+      }
+      if (place == Place::kCache && !S_ISDIR(st.st_mode) && first_error.ok()) {
+        first_error = std::move(wrong);
       }
       continue;
     }
-    if (auto file = Open(path, build_id)) return file;
+    absl::Status error;
+    if (auto file = Open(path, build_id, error)) return file;
+    if (!error.ok() && first_error.ok()) first_error = error;
   }
+  if (!first_error.ok()) NoteFailure(first_error);
   return nullptr;
 }
 
-void ModuleFiles::AddBuildId(const std::string& name, const BuildId& id) {
+bool ModuleFiles::AddBuildId(const std::string& name, const BuildId& id) {
   build_ids_[name] = id;
   // Only answers of "not found" are dropped: a file found is in use by the
   // lane's unwinders, and it had to match the id it was found by anyway.
-  absl::erase_if(files_, [&](const auto& entry) {
-    return entry.second == nullptr && entry.first->name == name;
-  });
+  return absl::erase_if(files_, [&](const auto& entry) {
+           return entry.second == nullptr && entry.first->name == name;
+         }) > 0;
 }
 
 const ModuleFile* ModuleFiles::Find(const machine::Dso* dso) {

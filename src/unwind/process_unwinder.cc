@@ -24,6 +24,7 @@ thread_local ModuleFiles* unwinding_files = nullptr;
 
 int FindDebuginfo(Dwfl_Module* module, void** userdata, const char* name, Dwarf_Addr base,
                   const char* file, const char* debuglink, GElf_Word crc, char** found) {
+  errno = 0;  // libdw does not promise to set it
   const int fd =
       dwfl_standard_find_debuginfo(module, userdata, name, base, file, debuglink, crc, found);
   if (fd < 0 && (errno == EMFILE || errno == ENFILE) && unwinding_files != nullptr) {
@@ -409,7 +410,11 @@ UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, Bytes stack) {
 
 UnwoundStack ProcessUnwinder::Unwind(int32_t tid, const InitialRegisters& registers, Bytes stack,
                                      size_t max_frames) {
-  unwinding_files = &files_;
+  // libdw's callbacks report to this unwinder's files until Unwind returns.
+  struct Reporting {
+    explicit Reporting(ModuleFiles& files) { unwinding_files = &files; }
+    ~Reporting() { unwinding_files = nullptr; }
+  } reporting(files_);
   for (int round = 0;; ++round) {
     if (steps_.size() >= kMaxCfiAnswers) steps_.clear();
     Attempt attempt;

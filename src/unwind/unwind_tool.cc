@@ -273,6 +273,7 @@ absl::Status UnwindTool::WritePending(const PendingRecord& pending, RecordSink& 
 }
 
 void UnwindTool::UnwindWindowPart(size_t lane, SampleWindow& window, size_t begin, size_t end) {
+  TakeBuildIds(lanes_[lane]);
   for (size_t i = begin; i < end; ++i) {
     PendingRecord& pending = window.records[window.samples[i]];
     const UserStack& copy = pending.sample.stack_user;
@@ -344,10 +345,11 @@ absl::Status UnwindTool::FollowMachine(const Record& record, RecordSink& out) {
 
 absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
   if (record.type() == PERF_RECORD_SAMPLE) return QueueSample(record, out);
+  if (record.type() == PERF_RECORD_HEADER_BUILD_ID) NoteBuildId(record);
   if (!windows_.empty()) {
-    const bool changes_unwinding =
-        machine::ChangesMachines(record.type()) || record.type() == PERF_RECORD_HEADER_ATTR ||
-        record.type() == PERF_RECORD_HEADER_FEATURE || record.type() == PERF_RECORD_HEADER_BUILD_ID;
+    const bool changes_unwinding = machine::ChangesMachines(record.type()) ||
+                                   record.type() == PERF_RECORD_HEADER_ATTR ||
+                                   record.type() == PERF_RECORD_HEADER_FEATURE;
     if (!changes_unwinding) return KeepInWindow(record, out);
     if (absl::Status s = Drain(out); !s.ok()) return s;
   }
@@ -357,22 +359,31 @@ absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
       return RewriteHeaderAttr(record, out);
     case PERF_RECORD_HEADER_FEATURE:
       return FollowPipeFeature(record, out);
-    case PERF_RECORD_HEADER_BUILD_ID:
-      return FollowBuildId(record, out);
     default:
       return out.Emit(record);
   }
 }
 
-absl::Status UnwindTool::FollowBuildId(const Record& record, RecordSink& out) {
+void UnwindTool::NoteBuildId(const Record& record) {
   // A pipe's BUILD_ID feature, one DSO a record: binaries are then looked
-  // up by it as by the file's (the lanes are idle: samples before it were
-  // drained).
+  // up by it as by the file's. A malformed one is passed on as it is.
   absl::StatusOr<HeaderBuildIdRecord> view = HeaderBuildIdRecord::From(record);
-  if (!view.ok()) return Fail(record, view.status());
-  const BuildId id = BuildId::FromBytes(view->build_id());
-  for (Lane& lane : lanes_) lane.files->AddBuildId(std::string(view->filename()), id);
-  return out.Emit(record);
+  if (!view.ok()) return;
+  base::MutexLock lock(build_ids_mu_);
+  build_ids_.emplace_back(std::string(view->filename()), BuildId::FromBytes(view->build_id()));
+  build_ids_count_.store(build_ids_.size(), std::memory_order_release);
+}
+
+void UnwindTool::TakeBuildIds(Lane& lane) {
+  if (lane.build_ids_taken == build_ids_count_.load(std::memory_order_acquire)) return;
+  base::MutexLock lock(build_ids_mu_);
+  bool looks_again = false;
+  for (; lane.build_ids_taken < build_ids_.size(); ++lane.build_ids_taken) {
+    const auto& [name, id] = build_ids_[lane.build_ids_taken];
+    looks_again |= lane.files->AddBuildId(name, id);
+  }
+  // An unwinder may remember stacks cut short where no file was found.
+  if (looks_again) lane.unwinders.clear();
 }
 
 void UnwindTool::Abandon() {

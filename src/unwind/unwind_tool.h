@@ -32,13 +32,16 @@
 #define PERFTK_UNWIND_UNWIND_TOOL_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/mutex.h"
 #include "inject/ordered_batches.h"
 #include "inject/tool.h"
 #include "machine/machines.h"
@@ -104,8 +107,11 @@ class UnwindTool : public Tool {
   struct Lane {
     std::unique_ptr<ModuleFiles> files;
     absl::flat_hash_map<int32_t, std::unique_ptr<ProcessUnwinder>> unwinders;  // by pid
-    UnwindStats stats;  // its counts of unwinding outcomes
+    UnwindStats stats;           // its counts of unwinding outcomes
+    size_t build_ids_taken = 0;  // of build_ids_, handed to `files`
   };
+  // Hands the lane's files the build ids met since it last looked.
+  void TakeBuildIds(Lane& lane);
   static constexpr size_t kWindowsInFlight = 4;
   static constexpr size_t kSamplesPerTake = 32;  // a lane's share at a time
 
@@ -124,7 +130,7 @@ class UnwindTool : public Tool {
   // A pipe's ARCH feature comes as a record: the registers follow it.
   absl::Status FollowPipeFeature(const Record& record, RecordSink& out);
   // A HEADER_BUILD_ID record: the id binaries of that name are looked up by.
-  absl::Status FollowBuildId(const Record& record, RecordSink& out);
+  void NoteBuildId(const Record& record);
   // Replaces the user part of `sample`'s call chain with the unwound stack.
   // `stack` is the valid part of its stack copy.
   void UnwindSample(Lane& lane, const SampleFormat& format, uint16_t cpumode, Bytes stack,
@@ -139,6 +145,12 @@ class UnwindTool : public Tool {
   EventList output_events_;
   machine::Machines machines_;
   std::vector<Lane> lanes_;  // the stage's lanes, the caller's last
+  // A pipe's HEADER_BUILD_ID records, as they come: each lane takes the new
+  // ones before it unwinds (no drain: an id only helps find a file, so a
+  // sample before the record that sees it is none the worse).
+  base::Mutex build_ids_mu_;
+  std::vector<std::pair<std::string, BuildId>> build_ids_ ABSL_GUARDED_BY(build_ids_mu_);
+  std::atomic<size_t> build_ids_count_{0};
   SampleWindows windows_{kWindowsInFlight};
   UnwindStats stats_;  // samples seen; the lanes count the outcomes
   // Whether an event has stack copies; while none has, samples pass through

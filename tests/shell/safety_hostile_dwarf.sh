@@ -15,6 +15,8 @@ GEN=${ETM_GEN:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_etm_gen}
 "$GEN" --cpus 1 --trace-mb 0.3 --out gen >/dev/null || fail "perftk_etm_gen failed"
 "$PERFTK" cs-etm-decode -q -i gen/perf.data --format=llvm-sample --dso etm_demo -o good.prof
 has -E '^leaf_loop:[0-9]+:' good.prof || fail "no leaf_loop in the profile of the clean binary"
+grep -vE '^leaf_loop:|^ ' good.prof | has -E '^[a-z_]+:[0-9]+:' ||
+  fail "the clean binary's profile has no function but leaf_loop (the last check would mean nothing)"
 
 leaf=$(nm gen/etm_demo | awk '$3 == "leaf_loop" { print $1 }')
 python3 "$LIB_DIR/patch_high_pc.py" gen/etm_demo "$leaf" >patched.txt
