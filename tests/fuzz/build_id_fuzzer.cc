@@ -10,7 +10,6 @@
 // those. Seeded with tests/data. Errors are fine; crashes, sanitizer
 // reports, hangs, aborts and memory past run.sh's -rss_limit_mb are not
 // (issue 30's D1 and D8 lived here).
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include <string>
 
 #include "base/warnings.h"
+#include "fuzz_file.h"
 #include "inject/build_id_tool.h"
 #include "inject/pipeline.h"
 
@@ -54,14 +54,8 @@ std::string MakeTraps() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string traps = MakeTraps();
-  static const int fd = memfd_create("perftk-build-id-fuzz", 0);
-  if (fd < 0 || ftruncate(fd, 0) != 0) return 0;
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = pwrite(fd, data + done, size - done, static_cast<off_t>(done));
-    if (n <= 0) return 0;
-    done += static_cast<size_t>(n);
-  }
+  const std::string input = perftk::fuzz::AsFile(data, size);
+  if (input.empty()) return 0;
   for (const char* symfs : {"", "/bin"}) {
     perftk::BuildIdSettings settings;
     settings.scope = perftk::BuildIdScope::kAll;
@@ -70,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     perftk::base::WarningList warnings;
     perftk::BuildIdTool tool(settings, warnings);
     perftk::PipelineOptions options;
-    options.input = "/proc/self/fd/" + std::to_string(fd);
+    options.input = input;
     options.output = "/dev/null";
     perftk::base::WarningList reader_warnings;
     (void)perftk::RunPipeline(tool, options, reader_warnings);

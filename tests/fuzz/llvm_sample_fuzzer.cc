@@ -5,8 +5,6 @@
 // Errors are fine; crashes, sanitizer reports, hangs, aborts and memory
 // past run.sh's -rss_limit_mb are not. Issue 30's D2 lived here: one byte
 // of DW_AT_high_pc made the profile fill in 256 GiB of addresses.
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -14,21 +12,15 @@
 #include <string>
 
 #include "cs_etm/dwarf_source_map.h"
+#include "fuzz_file.h"
 #include "profile/llvm_sample.h"
 #include "profile/profile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // A file, as the binary is: libelf maps it.
-  static const int fd = memfd_create("perftk-llvm-sample-fuzz", 0);
-  if (fd < 0 || ftruncate(fd, 0) != 0) return 0;
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = pwrite(fd, data + done, size - done, static_cast<off_t>(done));
-    if (n <= 0) return 0;
-    done += static_cast<size_t>(n);
-  }
+  const std::string input = perftk::fuzz::AsFile(data, size);
+  if (input.empty()) return 0;
   absl::StatusOr<std::unique_ptr<perftk::cs_etm::DwarfSourceMap>> map =
-      perftk::cs_etm::DwarfSourceMap::Open("/proc/self/fd/" + std::to_string(fd));
+      perftk::cs_etm::DwarfSourceMap::Open(input);
   if (!map.ok()) return 0;
   perftk::profile::BinaryCounts counts;
   for (uint64_t offset = 0; offset < (256u << 10); offset += 64) {
