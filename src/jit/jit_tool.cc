@@ -18,6 +18,7 @@
 #include "absl/strings/strip.h"
 #include "base/file_roles.h"
 #include "base/printable.h"
+#include "base/recorded_name.h"
 #include "base/system_error.h"
 #include "jit/buildid_cache.h"
 #include "perf/features.h"
@@ -162,6 +163,15 @@ absl::StatusOr<std::optional<JitTool::FoundDump>> JitTool::FindDump(const Record
                                                                     absl::string_view filename,
                                                                     uint32_t pid,
                                                                     uint32_t name_pid) {
+  // The path comes from the recording, and the jitted files are written
+  // beside it: one with a '..' component is refused (base/recorded_name.h).
+  if (base::HasDotDotComponent(filename)) {
+    warnings_.Warn(absl::StrCat(absl::StrFormat("offset %#x: jitdump ", marker.file_offset()),
+                                base::Printable(filename),
+                                ": the recorded path has a '..' component: refused; its marker "
+                                "mmap is kept"));
+    return std::nullopt;
+  }
   // Another pid than the mapping's: a process in a pid namespace, if the
   // dump says it was written by that namespace pid.
   bool namespaced = pid != 0 && pid != name_pid;
