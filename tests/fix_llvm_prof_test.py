@@ -23,6 +23,9 @@ BODY = re.compile(r'^ +\d+(\.\d+)?: (\d+( [A-Za-z_][A-Za-z0-9_.]*:\d+)*'
                   r'|[A-Za-z_][A-Za-z0-9_.]*:\d+)$')
 
 
+# read(2)'s number, for waits_on_pipe: x86-64's 0, AArch64's 63.
+READ_SYSCALL = {'x86_64': 0, 'aarch64': 63}.get(os.uname().machine, 0)
+
 class FixLlvmProfTest(unittest.TestCase):
     def run_fix(self, raw, names=None, old=None, timeout=60, **popen):
         """Runs the script on raw in a directory of its own, names (bytes) as
@@ -230,6 +233,19 @@ class FixLlvmProfTest(unittest.TestCase):
                 self.assertOneLineError(run, path + ': ')
                 self.assertEqual(sorted(os.listdir(d)), ['in', 'n'])
 
+    @staticmethod
+    def waits_on_pipe(pid):
+        """Whether process `pid` sleeps in a pipe or FIFO read (its wait
+        channel, or where the kernel hides that, its system call: read)."""
+        try:
+            with open(f'/proc/{pid}/wchan') as f:
+                if 'pipe' in f.read():
+                    return True
+            with open(f'/proc/{pid}/syscall') as f:
+                return f.read().split(' ', 1)[0] == str(READ_SYSCALL)
+        except OSError:
+            return False
+
     # Ctrl-C (here while IN, a FIFO, has nothing to read) ends the run as
     # SIGINT does, a shell sees 130, without a traceback or a file left.
     def test_ctrl_c_ends_it_without_a_traceback(self):
@@ -252,6 +268,13 @@ class FixLlvmProfTest(unittest.TestCase):
                         fd = os.open(src, os.O_WRONLY | os.O_NONBLOCK)
                     except OSError:
                         time.sleep(0.01)
+                # Ctrl-C once the script waits in its read of the FIFO: a
+                # signal while Python is still inside open() and its
+                # clean-up may be swallowed there (as an exception in a
+                # destructor is), and the run would go on waiting.
+                while proc.poll() is None and not self.waits_on_pipe(proc.pid):
+                    self.assertLess(time.monotonic(), deadline)
+                    time.sleep(0.01)
                 proc.send_signal(signal.SIGINT)
                 _, err = proc.communicate(timeout=20)
             finally:
