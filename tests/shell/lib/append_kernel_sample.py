@@ -4,6 +4,10 @@ pipe-layout perf.data (native little-endian) made by `perf record -o -`:
 a recording that names a kernel module of the recorder's choosing.
 
   append_kernel_sample.py FILE NAME    # e.g. FILE '[../../tmp/x]'
+  append_kernel_sample.py FILE NAME user|user-data
+With `user`, a user-space MMAP of NAME (pid 4242) and no sample, as
+--buildid-all looks at every mapping; `user-data` marks it a data mapping
+(PERF_RECORD_MISC_MMAP_DATA).
 The sample's fields follow the first HEADER_ATTR's sample_type; only IP,
 TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD and IDENTIFIER are written
 (exit 2 for any other field).
@@ -38,8 +42,11 @@ def first_attr(data):
     sys.exit("no HEADER_ATTR record")
 
 
-def record(kind, body):
-    return struct.pack("<IHH", kind, MISC_KERNEL, 8 + len(body)) + body
+MISC_USER, MISC_MMAP_DATA = 2, 1 << 13
+
+
+def record(kind, body, misc=MISC_KERNEL):
+    return struct.pack("<IHH", kind, misc, 8 + len(body)) + body
 
 
 def main():
@@ -51,7 +58,10 @@ def main():
         print(f"sample_type {sample_type:#x} has fields this script does not write",
               file=sys.stderr)
         sys.exit(2)
+    mode = sys.argv[3] if len(sys.argv) > 3 else "kernel"
     pid, tid, time, cpu = 0xFFFFFFFF, 0, 1 << 62, 0
+    if mode != "kernel":
+        pid = tid = 4242
     trailer = b""
     if id_all:
         if sample_type & TID:
@@ -67,6 +77,12 @@ def main():
         if sample_type & IDENTIFIER:
             trailer += struct.pack("<Q", event_id)
     filename = name + b"\0" * (8 - len(name) % 8)
+    if mode != "kernel":
+        misc = MISC_USER | (MISC_MMAP_DATA if mode == "user-data" else 0)
+        body = struct.pack("<IIQQQ", pid, tid, 0x400000, LENGTH, 0) + filename + trailer
+        with open(path, "ab") as f:
+            f.write(record(MMAP, body, misc))
+        return
     mmap = record(MMAP, struct.pack("<IIQQQ", pid, tid, START, LENGTH, 0) + filename + trailer)
     body = b""
     if sample_type & IDENTIFIER:
