@@ -46,6 +46,15 @@ absl::Status StatWithoutOpening(const std::string& path, absl::string_view role,
   return absl::OkStatus();
 }
 
+bool IsSystemError(const absl::Status& status) {
+  return !status.ok() && !absl::IsNotFound(status) && !absl::IsInvalidArgument(status);
+}
+
+absl::Status MisplacedFileError(const std::string& path, absl::string_view what, mode_t mode) {
+  return absl::InvalidArgumentError(absl::StrCat(Printable(path), ": where ", what, " belongs is ",
+                                                 DescribeFileType(mode), ", not a regular file"));
+}
+
 const char* DescribeFileType(mode_t mode) {
   if (S_ISREG(mode)) return "a regular file";
   if (S_ISDIR(mode)) return "a directory";

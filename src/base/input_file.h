@@ -37,6 +37,16 @@ absl::StatusOr<int> OpenInputFile(const std::string& path, absl::string_view rol
 // PermissionDenied for EACCES and EPERM.
 absl::Status StatWithoutOpening(const std::string& path, absl::string_view role, struct stat& st);
 
+// Whether an open or stat failed for a reason of the system's (EACCES,
+// EIO, EMFILE...), not because the file is not there (NotFound) or is not
+// a file that will do (InvalidArgument).
+bool IsSystemError(const absl::Status& status);
+
+// "PATH: where WHAT belongs is a FIFO, not a regular file" (InvalidArgument),
+// for a place the user set up (--symfs, a build-id cache) holding something
+// else than a file.
+absl::Status MisplacedFileError(const std::string& path, absl::string_view what, mode_t mode);
+
 // "a FIFO", "a directory", "a character device"... for a file's mode.
 const char* DescribeFileType(mode_t mode);
 

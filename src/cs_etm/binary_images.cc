@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -17,7 +16,6 @@
 #include "base/interrupt.h"
 #include "base/printable.h"
 #include "base/recorded_name.h"
-#include "base/system_error.h"
 #include "elf/build_id.h"
 #include "elf/build_id_cache.h"
 #include "elf/elf_file.h"
@@ -40,12 +38,6 @@ namespace {
 std::string Basename(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// An open that failed for a reason of the system's (EMFILE, EACCES, EIO),
-// not for the file's: missing (NotFound) or not a file at all.
-bool IsSystemError(const absl::Status& status) {
-  return !status.ok() && !absl::IsNotFound(status) && !absl::IsInvalidArgument(status);
 }
 
 bool IsRegularFile(const std::string& path) {
@@ -282,16 +274,11 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   for (size_t i = 0; i < candidates.size(); ++i) {
     const std::string& candidate = candidates[i];
     struct stat st;
-    if (stat(candidate.c_str(), &st) != 0) {
+    if (absl::Status s = base::StatWithoutOpening(candidate, "binary", st); !s.ok()) {
       // Only a file that is not there is "missing": any other error (EACCES,
       // EIO, ELOOP...) would otherwise pass as one and drop the binary's
       // trace without a word of why.
-      if (errno == ENOENT || errno == ENOTDIR) continue;
-      if (first_error.ok()) {
-        first_error = absl::FailedPreconditionError(
-            absl::StrCat(base::Printable(candidate), ": cannot look at the binary of ",
-                         base::Printable(dso.name), ": ", base::SystemErrorText(errno)));
-      }
+      if (!absl::IsNotFound(s) && first_error.ok()) first_error = s;
       continue;
     }
     if (!S_ISREG(st.st_mode)) {
@@ -302,9 +289,8 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
       const bool recorded_path = symfs_.empty() && i + 1 == candidates.size() && i >= from_cache;
       const bool cache_folder = i < from_cache && S_ISDIR(st.st_mode);
       if (recorded_path || cache_folder) continue;
-      absl::Status wrong = absl::InvalidArgumentError(absl::StrCat(
-          base::Printable(candidate), ": where the binary of ", base::Printable(dso.name),
-          " belongs is ", base::DescribeFileType(st.st_mode), ", not a regular file"));
+      absl::Status wrong = base::MisplacedFileError(
+          candidate, absl::StrCat("the binary of ", base::Printable(dso.name)), st.st_mode);
       // Under --symfs, where the user put the binaries: their mistake,
       // whatever else there is.
       if (i >= from_cache) {
@@ -345,7 +331,7 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   }
   if (!expected.empty()) {
     absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(*path);
-    if (!elf.ok() && IsSystemError(elf.status())) {
+    if (!elf.ok() && base::IsSystemError(elf.status())) {
       error = elf.status();
       return nullptr;
     }
@@ -360,7 +346,7 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   struct stat st;
   absl::StatusOr<int> opened =
       base::OpenInputFile(*path, "binary", base::InputKind::kRegularFile, &st);
-  if (!opened.ok() && IsSystemError(opened.status())) {
+  if (!opened.ok() && base::IsSystemError(opened.status())) {
     error = opened.status();
     return nullptr;
   }

@@ -105,7 +105,7 @@ std::unique_ptr<ModuleFile> ModuleFiles::Open(const std::string& path, const Bui
     // EACCES, EIO) would leave samples without call chains for a reason
     // of this machine's.
     const absl::Status& s = opened.status();
-    if (!absl::IsNotFound(s) && !absl::IsInvalidArgument(s)) error = s;
+    if (base::IsSystemError(s)) error = s;
     return nullptr;
   }
   const int fd = *opened;
@@ -159,9 +159,8 @@ std::unique_ptr<ModuleFile> ModuleFiles::Locate(const machine::Dso& dso) const {
       continue;
     }
     if (!S_ISREG(st.st_mode)) {
-      absl::Status wrong = absl::InvalidArgumentError(
-          absl::StrCat(base::Printable(path), ": where the binary of ", base::Printable(dso.name),
-                       " belongs is ", base::DescribeFileType(st.st_mode), ", not a regular file"));
+      absl::Status wrong = base::MisplacedFileError(
+          path, absl::StrCat("the binary of ", base::Printable(dso.name)), st.st_mode);
       // Under --symfs, where the user put the binaries: their mistake,
       // whatever else there is.
       if (place == Place::kSymfs) {
