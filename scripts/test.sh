@@ -105,14 +105,20 @@ if [ ! -x tests/fuzz/run.sh ]; then
   step "fuzzing: tests/fuzz/run.sh is not executable, so no fuzzer can run"
   failed=$((failed + 1))
 else
-  step "fuzzing the perf.data reader for ${FUZZ_SECONDS:-60} s"
+  # fuzz WHAT TARGET SECONDS [SEEDS]: builds perftk_TARGET_fuzzer, runs it for
+  # SECONDS over SEEDS (a folder; tests/data by default) and counts the run.
+  fuzz() {
+    local what=$1 target=perftk_$2_fuzzer seconds=$3 seeds=${4:-}
+    build build-fuzz "$target"
+    step "fuzzing $what for $seconds s"
+    if PERFTK_FUZZ_SEEDS="$seeds" tests/fuzz/run.sh "build-fuzz/tests/fuzz/$target" "$seconds"; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1))
+    fi
+  }
   configure_fuzz
-  build build-fuzz perftk_reader_fuzzer
-  if tests/fuzz/run.sh build-fuzz/tests/fuzz/perftk_reader_fuzzer "${FUZZ_SECONDS:-60}"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-  fi
+  fuzz "the perf.data reader" reader "${FUZZ_SECONDS:-60}"
   # cs-etm-decode's inputs: the AUXTRACE_INFO parser and the decoder entry,
   # seeded from the real ETM recordings when they are there.
   etm=tests/data/simpleperf-etm
@@ -121,24 +127,11 @@ else
     python3 tests/fuzz/cs_etm_seeds.py "$etm" "$seeds/info" "$seeds/decoder"
   fi
   mkdir -p "$seeds/info" "$seeds/decoder"
-  build build-fuzz perftk_cs_etm_info_fuzzer perftk_cs_etm_decoder_fuzzer
   for target in info decoder; do
-    step "fuzzing cs-etm-decode's $target entry for ${ETM_FUZZ_SECONDS:-15} s"
-    if PERFTK_FUZZ_SEEDS="$seeds/$target" tests/fuzz/run.sh \
-        "build-fuzz/tests/fuzz/perftk_cs_etm_${target}_fuzzer" "${ETM_FUZZ_SECONDS:-15}"; then
-      passed=$((passed + 1))
-    else
-      failed=$((failed + 1))
-    fi
+    fuzz "cs-etm-decode's $target entry" "cs_etm_$target" "${ETM_FUZZ_SECONDS:-15}" "$seeds/$target"
   done
   # perftk unwind --jobs 2 on fuzzed recordings (seeded with tests/data).
-  build build-fuzz perftk_unwind_fuzzer
-  step "fuzzing unwind --jobs 2 for ${ETM_FUZZ_SECONDS:-15} s"
-  if tests/fuzz/run.sh build-fuzz/tests/fuzz/perftk_unwind_fuzzer "${ETM_FUZZ_SECONDS:-15}"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-  fi
+  fuzz "unwind --jobs 2" unwind "${ETM_FUZZ_SECONDS:-15}"
   # merge-profiles' inputs, seeded with an AutoFDO and a BOLT text.
   mkdir -p "$seeds/profile"
   if [ -r "$etm/perf_inject.data" ]; then
@@ -146,23 +139,10 @@ else
     build/src/perftk cs-etm-decode -q -i "$etm/perf_etm.data" --symfs "$etm" --format=bolt \
       -o "$seeds/profile/bolt.fdata" || true
   fi
-  build build-fuzz perftk_profile_text_fuzzer
-  step "fuzzing merge-profiles' text reader for ${ETM_FUZZ_SECONDS:-15} s"
-  if PERFTK_FUZZ_SEEDS="$seeds/profile" tests/fuzz/run.sh \
-      build-fuzz/tests/fuzz/perftk_profile_text_fuzzer "${ETM_FUZZ_SECONDS:-15}"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-  fi
+  fuzz "merge-profiles' text reader" profile_text "${ETM_FUZZ_SECONDS:-15}" "$seeds/profile"
   # The build-id tool on fuzzed recordings (seeded with tests/data): the
   # names a recording gives, under a --symfs of FIFOs and devices.
-  build build-fuzz perftk_build_id_fuzzer
-  step "fuzzing the build-id tool's recorded names for ${ETM_FUZZ_SECONDS:-15} s"
-  if tests/fuzz/run.sh build-fuzz/tests/fuzz/perftk_build_id_fuzzer "${ETM_FUZZ_SECONDS:-15}"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-  fi
+  fuzz "the build-id tool's recorded names" build_id "${ETM_FUZZ_SECONDS:-15}"
   # --format=llvm-sample's DWARF reader, seeded with two small binaries
   # with DWARF: the test workload (x86-64, gcc) and perftk_etm_gen's
   # program (AArch64, hand-made DWARF 4).
@@ -170,14 +150,7 @@ else
   cc -O1 -g -o "$seeds/elf/workload" tests/shell/lib/workload.c -lpthread
   build/tests/perftk_etm_gen --cpus 1 --trace-mb 0.05 --out "$seeds/gen" >/dev/null
   cp "$seeds/gen/etm_demo" "$seeds/elf/"
-  build build-fuzz perftk_llvm_sample_fuzzer
-  step "fuzzing --format=llvm-sample's DWARF reader for ${ETM_FUZZ_SECONDS:-15} s"
-  if PERFTK_FUZZ_SEEDS="$seeds/elf" tests/fuzz/run.sh \
-      build-fuzz/tests/fuzz/perftk_llvm_sample_fuzzer "${ETM_FUZZ_SECONDS:-15}"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-  fi
+  fuzz "--format=llvm-sample's DWARF reader" llvm_sample "${ETM_FUZZ_SECONDS:-15}" "$seeds/elf"
   rm -rf "$seeds"
 fi
 
