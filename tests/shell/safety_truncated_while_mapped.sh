@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# A binary truncated while perftk has it mapped ends the run by SIGBUS, and
+# the message names the file (issue 30, D10: "an input file shrank" named
+# none, for libelf's and libdw's mappings were not registered). The output
+# is removed as for any interrupted run.
+# The recording reaches perftk through a FIFO in two parts: the binary is
+# truncated once /proc/PID/maps shows it mapped, then the rest follows, and
+# decoding the rest must read the binary again. unwind reads libdw's mapping
+# of a program's .eh_frame_hdr, cs-etm-decode reads code for every decoded
+# branch.
+source "$(dirname "$0")/lib/common.bash"
+source "$LIB_DIR/checks.bash"
+source "$LIB_DIR/safety.bash"
+require_perf
+GEN=${ETM_GEN:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_etm_gen}
+[ -x "$GEN" ] || skip "no perftk_etm_gen at $GEN"
+
+# truncated_midway NAME BINARY RECORDING OUTPUT -- PERFTK-ARGS...: runs perftk
+# with the first third of RECORDING on stdin, truncates BINARY once perftk
+# maps it, then writes the rest; sets rc and leaves stderr in err.txt.
+truncated_midway() {
+  local name=$1 binary=$2 recording=$3 output=$4
+  shift 5
+  local part=$(($(stat -c %s "$recording") / 3)) pid child i
+  rm -f feed && mkfifo feed
+  timeout 60 "$PERFTK" "$@" -i - -o "$output" <feed 2>err.txt &
+  pid=$!
+  exec 3>feed
+  head -c "$part" "$recording" >&3
+  for ((i = 0; i < 200; i++)); do
+    child=$(pgrep -P "$pid" || true)  # perftk, under timeout
+    [ -n "$child" ] && grep -qF "$binary" "/proc/$child/maps" 2>/dev/null && break
+    sleep 0.05
+  done
+  check "$name: perftk maps $binary within 10 s" test "$i" -lt 200
+  truncate -s 0 "$binary"
+  tail -c +$((part + 1)) "$recording" >&3 2>/dev/null || true
+  exec 3>&-
+  set +e
+  wait "$pid"
+  rc=$?
+  set -e
+}
+
+# unwind: a dwarf pipe recording of a private copy of the workload, long
+# enough that unwinding starts before the first third is read.
+build_workload
+perf record -q -e cpu-clock --call-graph dwarf,4096 -o - -- ./workload 300 1 2>/dev/null \
+  >dwarf.pipe || skip "perf record --call-graph dwarf -o - failed"
+[ "$(stat -c %s dwarf.pipe)" -gt 1000000 ] || fail "only $(stat -c %s dwarf.pipe) bytes recorded"
+truncated_midway unwind "$WORK/workload" dwarf.pipe unwound.data -- unwind -q
+check "unwind: killed by SIGBUS (exit $rc, 135 wanted): $(last_error)" test "$rc" = 135
+check "unwind: the message names the binary: $(last_error)" \
+  err_has "$WORK/workload: the input shrank while it was read"
+check "unwind: no output left" test ! -e unwound.data
+
+# cs-etm-decode: the generator's binary, in the pipe layout.
+"$GEN" --cpus 1 --trace-mb 2 --buffer-kb 64 --out gen >/dev/null || fail "perftk_etm_gen failed"
+"$PERFTK" copy -q -i gen/perf.data -o etm.pipe --pipe
+truncated_midway cs-etm-decode "$WORK/gen/etm_demo" etm.pipe decoded.data -- \
+  cs-etm-decode -q --itrace=il64
+check "cs-etm-decode: killed by SIGBUS (exit $rc, 135 wanted): $(last_error)" test "$rc" = 135
+check "cs-etm-decode: the message names the binary: $(last_error)" \
+  err_has "$WORK/gen/etm_demo: the input shrank while it was read"
+check "cs-etm-decode: no output left" test ! -e decoded.data
+check "no temporary files left" no_temps_in "$WORK"
+checks_summary
