@@ -24,6 +24,7 @@ TEST(A64DirectBranchTarget, UnconditionalImmediateBranches) {
 TEST(A64DirectBranchTarget, ConditionalAndCompareBranches) {
   EXPECT_EQ(A64DirectBranchTarget(0x54000100u, kAt), kAt + 0x20);      // b.eq #0x20
   EXPECT_EQ(A64DirectBranchTarget(0x54800001u, kAt), kAt - 0x100000);  // b.ne #-0x100000
+  EXPECT_EQ(A64DirectBranchTarget(0x54000110u, kAt), kAt + 0x20);      // bc.eq #0x20 (FEAT_HBC)
   EXPECT_EQ(A64DirectBranchTarget(0x34000081u, kAt), kAt + 0x10);      // cbz w1, #0x10
   EXPECT_EQ(A64DirectBranchTarget(0xb5ffffe2u, kAt), kAt - 0x4);       // cbnz x2, #-0x4
 }
