@@ -3,7 +3,6 @@
 // random bytes, for ETMv4.0, 4.4 and 4.6 configurations. OpenCSD 1.3.3's C
 // API gives no packets of an ETE source (attaching the callback fails with
 // OCSD_ERR_NO_PROTOCOL): what ETE adds is checked through the decoder.
-#include <array>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -16,6 +15,7 @@
 namespace perftk::cs_etm {
 namespace {
 
+using opencsd_oracle::Comparable;
 using opencsd_oracle::Describe;
 using opencsd_oracle::OpenCsdPackets;
 
@@ -56,46 +56,6 @@ std::vector<Etm4Packet> Ours(const TraceSource& source, std::span<const uint8_t>
   parser.Parse(data.subspan(at), at, packets);
   parser.Finish(packets);
   return packets;
-}
-
-// OpenCSD leaves its address history uninitialized until the first trace
-// info packet (the decoder ignores everything before one), and its context
-// until the first context packet; a 32-bit address packet keeps the high
-// bits when that context says AArch64. Addresses that depend on what is not
-// yet known are not compared.
-std::vector<std::string> Comparable(std::vector<Etm4Packet> packets) {
-  using T = Etm4PacketType;
-  // Whether each of the last three addresses is known, newest first.
-  std::array<bool, 3> known = {false, false, false};
-  auto push = [&](bool value) { known = {value, known[0], known[1]}; };
-  bool context_known = false;
-  bool sixty_four_bit = false;  // of the known context
-  for (Etm4Packet& packet : packets) {
-    const T type = packet.type;
-    const bool long64 = type == T::kLongAddress64Is0 || type == T::kLongAddress64Is1 ||
-                        type == T::kAddressContext64Is0 || type == T::kAddressContext64Is1;
-    const bool long32 = type == T::kLongAddress32Is0 || type == T::kLongAddress32Is1 ||
-                        type == T::kAddressContext32Is0 || type == T::kAddressContext32Is1 ||
-                        (type == T::kQ && (packet.q_type == 0xa || packet.q_type == 0xb));
-    const bool short_form = type == T::kShortAddressIs0 || type == T::kShortAddressIs1 ||
-                            (type == T::kQ && (packet.q_type == 0x5 || packet.q_type == 0x6));
-    const bool match = type == T::kAddressMatch || (type == T::kQ && packet.q_type <= 0x2);
-    if (type == T::kTraceInfo) known = {true, true, true};
-    if (long64) push(true);
-    // With an AArch64 context the high bits stay: known if they were.
-    if (long32) push(context_known && (!sixty_four_bit || known[0]));
-    if (short_form) push(known[0]);
-    if (match) push(packet.match_index < 3 ? known[packet.match_index] : known[0]);
-    if ((type == T::kContext || type == T::kAddressContext32Is0 ||
-         type == T::kAddressContext32Is1 || type == T::kAddressContext64Is0 ||
-         type == T::kAddressContext64Is1) &&
-        packet.context.updated) {
-      context_known = true;
-      sixty_four_bit = packet.context.sixty_four_bit;
-    }
-    if (!known[0]) packet.address = 0;
-  }
-  return Describe(packets);
 }
 
 // Empty if equal, else the first difference with a few lines around it.

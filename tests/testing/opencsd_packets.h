@@ -9,9 +9,11 @@
 #include <opencsd/ete/trc_pkt_types_ete.h>
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -177,6 +179,46 @@ inline std::vector<std::string> Describe(const std::vector<Etm4Packet>& packets)
   return lines;
 }
 
+// OpenCSD leaves its address history uninitialized until the first trace
+// info packet (the decoder ignores everything before one), and its context
+// until the first context packet; a 32-bit address packet keeps the high
+// bits when that context says AArch64. Addresses that depend on what is not
+// yet known are not compared.
+inline std::vector<std::string> Comparable(std::vector<Etm4Packet> packets) {
+  using T = Etm4PacketType;
+  // Whether each of the last three addresses is known, newest first.
+  std::array<bool, 3> known = {false, false, false};
+  auto push = [&](bool value) { known = {value, known[0], known[1]}; };
+  bool context_known = false;
+  bool sixty_four_bit = false;  // of the known context
+  for (Etm4Packet& packet : packets) {
+    const T type = packet.type;
+    const bool long64 = type == T::kLongAddress64Is0 || type == T::kLongAddress64Is1 ||
+                        type == T::kAddressContext64Is0 || type == T::kAddressContext64Is1;
+    const bool long32 = type == T::kLongAddress32Is0 || type == T::kLongAddress32Is1 ||
+                        type == T::kAddressContext32Is0 || type == T::kAddressContext32Is1 ||
+                        (type == T::kQ && (packet.q_type == 0xa || packet.q_type == 0xb));
+    const bool short_form = type == T::kShortAddressIs0 || type == T::kShortAddressIs1 ||
+                            (type == T::kQ && (packet.q_type == 0x5 || packet.q_type == 0x6));
+    const bool match = type == T::kAddressMatch || (type == T::kQ && packet.q_type <= 0x2);
+    if (type == T::kTraceInfo) known = {true, true, true};
+    if (long64) push(true);
+    // With an AArch64 context the high bits stay: known if they were.
+    if (long32) push(context_known && (!sixty_four_bit || known[0]));
+    if (short_form) push(known[0]);
+    if (match) push(packet.match_index < 3 ? known[packet.match_index] : known[0]);
+    if ((type == T::kContext || type == T::kAddressContext32Is0 ||
+         type == T::kAddressContext32Is1 || type == T::kAddressContext64Is0 ||
+         type == T::kAddressContext64Is1) &&
+        packet.context.updated) {
+      context_known = true;
+      sixty_four_bit = packet.context.sixty_four_bit;
+    }
+    if (!known[0]) packet.address = 0;
+  }
+  return Describe(packets);
+}
+
 // OpenCSD's packets of the raw (unformatted) stream `data` of `source`,
 // then of the end of the trace. None if OpenCSD refuses the configuration.
 inline std::vector<Etm4Packet> OpenCsdPackets(const TraceSource& source,
@@ -228,6 +270,76 @@ inline std::vector<Etm4Packet> OpenCsdPackets(const TraceSource& source,
   }
   if (err == OCSD_OK) {
     uint32_t consumed = 0;
+    size_t at = 0;
+    while (at < data.size()) {
+      ocsd_datapath_resp_t resp =
+          ocsd_dt_process_data(tree, OCSD_OP_DATA, at, static_cast<uint32_t>(data.size() - at),
+                               data.data() + at, &consumed);
+      if (OCSD_DATA_RESP_IS_FATAL(resp) || consumed == 0) break;
+      at += consumed;
+    }
+    ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &consumed);
+  }
+  ocsd_destroy_dcd_tree(tree);
+  return packets;
+}
+
+// A packet and the trace id whose stream it is in.
+struct IdPacket {
+  uint8_t trace_id = 0;
+  Etm4Packet packet;
+};
+
+// OpenCSD's packets of the formatted block `data` (16-byte frames, decoded
+// from a reset, as perftk's OpenCSD path configures the deformatter), for
+// each ETMv4 source of `sources` under its trace id, in the order OpenCSD's
+// packet processors make them.
+inline std::vector<IdPacket> OpenCsdFramePackets(
+    const std::vector<std::pair<uint8_t, TraceSource>>& sources, std::span<const uint8_t> data) {
+  struct Context {
+    uint8_t id;
+    std::vector<IdPacket>* packets;
+  };
+  std::vector<IdPacket> packets;
+  std::vector<Context> contexts;
+  contexts.reserve(sources.size());
+  dcd_tree_handle_t tree = ocsd_create_dcd_tree(
+      OCSD_TRC_SRC_FRAME_FORMATTED, OCSD_DFRMTR_FRAME_MEM_ALIGN | OCSD_DFRMTR_RESET_ON_4X_FSYNC);
+  if (tree == C_API_INVALID_TREE_HANDLE) return packets;
+  struct Sink {
+    static ocsd_datapath_resp_t Packet(const void* context, const ocsd_datapath_op_t op,
+                                       const ocsd_trc_index_t index, const void* packet) {
+      const auto* c = static_cast<const Context*>(context);
+      if (op == OCSD_OP_DATA && packet != nullptr) {
+        c->packets->push_back(
+            {c->id, FromOpenCsd(*static_cast<const ocsd_etmv4_i_pkt*>(packet), index)});
+      }
+      return OCSD_RESP_CONT;
+    }
+  };
+  bool ok = true;
+  for (const auto& [id, source] : sources) {
+    ocsd_etmv4_cfg cfg{};
+    cfg.reg_idr0 = source.trcidr0;
+    cfg.reg_idr1 = source.trcidr1;
+    cfg.reg_idr2 = source.trcidr2;
+    cfg.reg_idr8 = source.trcidr8;
+    cfg.reg_configr = source.trcconfigr;
+    cfg.reg_traceidr = id;
+    cfg.arch_ver = ((source.trcidr1 >> 4) & 0xf) >= 4 ? ARCH_AA64 : ARCH_V8;
+    cfg.core_prof = profile_CortexA;
+    unsigned char csid = 0;
+    contexts.push_back({id, &packets});
+    ok = ok &&
+         ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC, &cfg,
+                                &csid) == OCSD_OK &&
+         ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
+                                        reinterpret_cast<void*>(&Sink::Packet),
+                                        &contexts.back()) == OCSD_OK;
+  }
+  if (ok) {
+    uint32_t consumed = 0;
+    ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, &consumed);
     size_t at = 0;
     while (at < data.size()) {
       ocsd_datapath_resp_t resp =
