@@ -22,6 +22,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <span>
 
 #include "absl/container/flat_hash_map.h"
@@ -80,6 +82,32 @@ class CodeBlockCache {
   absl::flat_hash_map<Key, CodeBlock> blocks_;
   uint64_t hits_ = 0;
   uint64_t walks_ = 0;
+};
+
+// One cache per set of trace unit features, which change what a waypoint
+// is (cores of two kinds in one recording).
+class CodeBlockCaches {
+ public:
+  CodeBlockCache& For(const A64TraceFeatures& features) {
+    const int key = (features.armv8_3 ? 1 : 0) | (features.wfi_wfe_branches ? 2 : 0);
+    auto it = caches_.find(key);
+    if (it == caches_.end())
+      it = caches_.emplace(key, std::make_unique<CodeBlockCache>(features)).first;
+    return *it->second;
+  }
+  uint64_t hits() const {
+    uint64_t n = 0;
+    for (const auto& [key, cache] : caches_) n += cache->hits();
+    return n;
+  }
+  uint64_t walks() const {
+    uint64_t n = 0;
+    for (const auto& [key, cache] : caches_) n += cache->walks();
+    return n;
+  }
+
+ private:
+  std::map<int, std::unique_ptr<CodeBlockCache>> caches_;
 };
 
 }  // namespace perftk::cs_etm

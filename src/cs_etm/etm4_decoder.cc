@@ -1,0 +1,597 @@
+#include "cs_etm/etm4_decoder.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace perftk::cs_etm {
+namespace {
+
+using T = Etm4PacketType;
+using Kind = Etm4Decoder::Step;
+
+constexpr uint32_t kTrcConfigReturnStack = 1u << 12;
+constexpr uint32_t kTrcConfigQElements = 3u << 13;
+
+}  // namespace
+
+Etm4Decoder::Etm4Decoder(const TraceSource& source, uint8_t trace_id,
+                         DecodeEnvironment& environment, CodeReader& code, CodeBlockCache& blocks)
+    : trace_id_(trace_id),
+      pid_format_(source.pid_format()),
+      max_spec_depth_(static_cast<int>(source.trcidr8)),
+      features_{.armv8_3 = ((source.trcidr1 >> 4) & 0xf) >= 4,
+                .wfi_wfe_branches = Etm4Config::For(source).wfi_wfe_branches},
+      environment_(environment),
+      code_(code),
+      blocks_(blocks) {
+  return_stack_.active = (source.trcconfigr & kTrcConfigReturnStack) != 0;
+  ResetState();
+}
+
+bool Etm4Decoder::Supports(const TraceSource& source) {
+  if (source.protocol != TraceProtocol::kEtmV4) return false;
+  const Etm4Config config = Etm4Config::For(source);
+  const bool lsp0 = (source.trcconfigr & 0x6) != 0;
+  return !config.data_trace && !config.conditional_trace && !lsp0 &&
+         (source.trcconfigr & kTrcConfigQElements) == 0 && !config.m_profile;
+}
+
+void Etm4Decoder::StartBlock(const PacketContext& seed) {
+  context_ = seed;
+  cs_timestamp_ = 0;
+  ResetState();
+}
+
+void Etm4Decoder::Reset() { ResetState(); }
+
+void Etm4Decoder::ResetState() {
+  state_ = State::kNoSync;
+  is_64bit_ = false;
+  spec_depth_ = 0;
+  need_context_ = true;
+  need_address_ = true;
+  pending_address_ = false;
+  previous_overflow_ = false;
+  stack_.clear();
+  last_isa_bit_ = 0;
+  resolution_ = Resolution{};
+}
+
+Etm4Decoder::Step Etm4Decoder::Decode(const Etm4Packet& packet, std::vector<Packet>& out) {
+  switch (state_) {
+    case State::kNoSync:
+      Emit(PacketKind::kDiscontinuity, out);
+      state_ = State::kWaitSync;
+      [[fallthrough]];
+    case State::kWaitSync:
+      if (packet.type == T::kAsync) state_ = State::kWaitTraceInfo;
+      return Kind::kDone;
+    case State::kWaitTraceInfo:
+      need_context_ = true;
+      need_address_ = true;
+      if (packet.type == T::kTraceInfo) {
+        spec_depth_ = static_cast<int>(packet.spec_depth);
+        state_ = State::kDecode;
+        return_stack_.Flush();
+      }
+      return Kind::kDone;
+    case State::kDecode:
+      break;
+  }
+  switch (packet.type) {
+    case T::kQ:
+    case T::kTimestampMarker:
+    case T::kTransactionStart:
+    case T::kTransactionCommit:
+    case T::kTransactionFail:
+    case T::kPeReset:
+    case T::kIte:
+    case T::kSourceAddressMatch:
+    case T::kSourceShortAddressIs0:
+    case T::kSourceShortAddressIs1:
+    case T::kSourceLongAddress32Is0:
+    case T::kSourceLongAddress32Is1:
+    case T::kSourceLongAddress64Is0:
+    case T::kSourceLongAddress64Is1:
+    case T::kNumberedDataSync:
+    case T::kUnnumberedDataSync:
+    case T::kNotSync:
+      return NotFollowed("a packet the fast decoder does not read");
+    default:
+      break;
+  }
+  DecodePacket(packet);
+  if (state_ != State::kDecode || !resolution_.any()) return Kind::kDone;
+  if (Resolve(out) == Kind::kNotFollowed) return Kind::kNotFollowed;
+  if (state_ == State::kNoSync) {
+    // A discard or overflow: OpenCSD says at once that sync is lost, and
+    // this packet (not an A-sync) leaves it waiting for one.
+    Emit(PacketKind::kDiscontinuity, out);
+    state_ = State::kWaitSync;
+  }
+  return Kind::kDone;
+}
+
+void Etm4Decoder::DecodePacket(const Etm4Packet& packet) {
+  bool is_address = false;
+  auto push = [&](Element::Kind kind, bool p0) -> Element& {
+    Element& element = stack_.emplace_back();
+    element.kind = kind;
+    element.p0 = p0;
+    return element;
+  };
+  auto push_address = [&] {
+    last_isa_bit_ = packet.isa;
+    Element& element = push(Element::Kind::kAddress, false);
+    element.address = packet.address;
+    element.isa = packet.isa;
+    is_address = true;
+  };
+  switch (packet.type) {
+    case T::kAsync:
+    case T::kIgnore:
+    case T::kFunctionReturn:  // a data trace hint on M profiles only
+      break;
+    case T::kTraceInfo:  // later trace infos only empty the return stack
+      return_stack_.Flush();
+      break;
+    case T::kTraceOn:
+      push(Element::Kind::kTraceOn, false);
+      break;
+    case T::kAtomF1:
+    case T::kAtomF2:
+    case T::kAtomF3:
+    case T::kAtomF4:
+    case T::kAtomF5:
+    case T::kAtomF6: {
+      Element& element = push(Element::Kind::kAtoms, true);
+      element.atom_bits = packet.atom_bits;
+      element.atom_count = packet.atom_count;
+      spec_depth_ += packet.atom_count;
+      break;
+    }
+    case T::kContext: {
+      Element& element = push(Element::Kind::kContext, false);
+      element.context = packet.context;
+      element.isa = last_isa_bit_;
+      break;
+    }
+    case T::kAddressContext32Is0:
+    case T::kAddressContext32Is1:
+    case T::kAddressContext64Is0:
+    case T::kAddressContext64Is1: {
+      last_isa_bit_ = packet.isa;
+      Element& element = push(Element::Kind::kContext, false);
+      element.context = packet.context;
+      element.isa = last_isa_bit_;
+      push_address();
+      break;
+    }
+    case T::kAddressMatch:
+    case T::kShortAddressIs0:
+    case T::kShortAddressIs1:
+    case T::kLongAddress32Is0:
+    case T::kLongAddress32Is1:
+    case T::kLongAddress64Is0:
+    case T::kLongAddress64Is1:
+      push_address();
+      break;
+    case T::kException: {
+      Element& element = push(Element::Kind::kException, true);
+      element.exception_number = packet.exception_type;
+      element.branch_target = packet.address_interpretation == 0x2;
+      pending_address_ = true;  // counted once its address comes
+      break;
+    }
+    case T::kExceptionReturn:
+      push(Element::Kind::kExceptionReturn, false);
+      break;
+    case T::kEvent:
+      push(Element::Kind::kEvent, false);
+      break;
+    case T::kCycleCountF1:
+    case T::kCycleCountF2:
+    case T::kCycleCountF3:
+      push(Element::Kind::kCycleCount, false);
+      break;
+    case T::kTimestamp:
+      push(Element::Kind::kTimestamp, false).timestamp = packet.timestamp;
+      break;
+    case T::kMispredict:
+    case T::kCancelF1Mispredict:
+    case T::kCancelF2:
+    case T::kCancelF3:
+      resolution_.mispredict = true;
+      if (packet.atom_count > 0) {
+        Element& element = push(Element::Kind::kAtoms, true);
+        element.atom_bits = packet.atom_bits;
+        element.atom_count = packet.atom_count;
+        spec_depth_ += packet.atom_count;
+      }
+      resolution_.cancel = static_cast<int>(packet.cancel);
+      break;
+    case T::kCancelF1:
+      resolution_.cancel = static_cast<int>(packet.cancel);
+      break;
+    case T::kCommit:
+      resolution_.commit = static_cast<int>(packet.commit);
+      break;
+    case T::kOverflow:
+      previous_overflow_ = true;
+      [[fallthrough]];
+    case T::kDiscard:
+      spec_depth_ = 0;
+      resolution_.discard = true;
+      break;
+    default:  // errors: the trace is lost until the next A-sync
+      BadPacket();
+      return;
+  }
+  if (is_address && pending_address_) {
+    ++spec_depth_;  // the exception that waited for it
+    pending_address_ = false;
+  }
+  if (spec_depth_ > max_spec_depth_) resolution_.commit = spec_depth_ - max_spec_depth_;
+}
+
+void Etm4Decoder::BadPacket() {
+  ++bad_packets_;
+  ResetState();
+}
+
+Etm4Decoder::Step Etm4Decoder::Resolve(std::vector<Packet>& out) {
+  Result result = Result::kOk;
+  if (resolution_.commit > 0) result = Commit(out);
+  if (result == Result::kOk && resolution_.cancel > 0) result = Cancel();
+  if (result == Result::kOk && resolution_.mispredict) result = Mispredict();
+  if (result == Result::kOk && resolution_.discard) Discard(out);
+  if (result == Result::kNotFollowed) return Kind::kNotFollowed;
+  if (result == Result::kError) {
+    // OpenCSD goes on from the next A-sync, but which of the elements it
+    // made before the error it still sends depends on more than this
+    // decoder models (measured on 1.3.3: a context made before an atom's
+    // range survives an overrun, the range does not): OpenCSD decodes it.
+    ++decode_errors_;
+    return NotFollowed(error_why_);
+  }
+  return Kind::kDone;
+}
+
+Etm4Decoder::Result Etm4Decoder::Mispredict() {
+  resolution_.mispredict = false;
+  for (auto it = stack_.end(); it != stack_.begin();) {
+    --it;
+    if (it->kind == Element::Kind::kAtoms) {
+      if (it->atom_count > 0) it->atom_bits ^= uint32_t{1} << (it->atom_count - 1);
+      return Result::kOk;
+    }
+    if (it->kind == Element::Kind::kAddress) it = stack_.erase(it);
+  }
+  return Error("a mispredict without an atom");
+}
+
+Etm4Decoder::Result Etm4Decoder::Commit(std::vector<Packet>& out) {
+  const int requested = resolution_.commit;
+  while (resolution_.commit > 0) {
+    if (stack_.empty()) return Error("more commits than elements");
+    Element& element = stack_.front();
+    bool pop = true;
+    switch (element.kind) {
+      case Element::Kind::kTraceOn:
+        Emit(PacketKind::kDiscontinuity, out);
+        previous_overflow_ = false;
+        return_stack_.Flush();
+        break;
+      case Element::Kind::kAddress:
+        return_stack_.pop_pending = false;
+        SetAddress(element.address, element.isa);
+        need_address_ = false;
+        break;
+      case Element::Kind::kContext:
+        if (element.context.updated) ApplyContext(element, out);
+        break;
+      case Element::Kind::kTimestamp:
+      case Element::Kind::kCycleCount:
+      case Element::Kind::kEvent:
+        ProcessTimestampLike(element);
+        break;
+      case Element::Kind::kAtoms:
+        while (element.atom_count > 0 && resolution_.commit > 0) {
+          const bool taken = element.atom_bits & 1;
+          element.atom_bits >>= 1;
+          --element.atom_count;
+          if (return_stack_.pop_pending) {
+            const uint64_t address = return_stack_.Pop();
+            if (return_stack_.entries < 0) return Error("a return stack underflow");
+            instruction_.address = address;
+            instruction_.known = true;
+            need_address_ = false;
+          }
+          if (!need_context_ && !need_address_) {
+            if (ProcessAtom(taken, out) == Kind::kNotFollowed) return Result::kNotFollowed;
+          }
+          --resolution_.commit;
+        }
+        pop = element.atom_count == 0;
+        break;
+      case Element::Kind::kException:
+        if (return_stack_.pop_pending) {
+          const uint64_t address = return_stack_.Pop();
+          if (return_stack_.entries < 0) return Error("a return stack underflow");
+          instruction_.address = address;
+          instruction_.known = true;
+          need_address_ = false;
+        }
+        if (const Result r = ProcessException(out); r != Result::kOk) return r;
+        --resolution_.commit;
+        break;
+      case Element::Kind::kExceptionReturn:
+        Emit(PacketKind::kExceptionReturn, out);
+        break;
+    }
+    if (pop) stack_.pop_front();
+  }
+  spec_depth_ -= requested - resolution_.commit;
+  return Result::kOk;
+}
+
+Etm4Decoder::Result Etm4Decoder::Cancel() {
+  const int requested = resolution_.cancel;
+  std::vector<Element> kept;  // timestamps and the like survive a cancel
+  while (resolution_.cancel > 0 && !stack_.empty()) {
+    Element& newest = stack_.back();
+    if (!newest.p0) {
+      if (newest.kind == Element::Kind::kTimestamp || newest.kind == Element::Kind::kCycleCount ||
+          newest.kind == Element::Kind::kEvent) {
+        kept.push_back(newest);
+      }
+      stack_.pop_back();
+      continue;
+    }
+    if (newest.kind == Element::Kind::kAtoms) {
+      const int cancelled = std::min<int>(resolution_.cancel, newest.atom_count);
+      newest.atom_count = static_cast<uint8_t>(newest.atom_count - cancelled);
+      newest.atom_bits &= newest.atom_count >= 32 ? ~0u : (1u << newest.atom_count) - 1;
+      resolution_.cancel -= cancelled;
+      if (newest.atom_count == 0) stack_.pop_back();
+    } else {
+      --resolution_.cancel;
+      stack_.pop_back();
+    }
+  }
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it) stack_.push_back(*it);
+  const bool overrun = resolution_.cancel > 0;
+  resolution_.cancel = 0;
+  spec_depth_ -= requested;
+  return overrun ? Error("more cancels than elements") : Result::kOk;
+}
+
+void Etm4Decoder::Discard(std::vector<Packet>& out) {
+  (void)out;
+  for (const Element& element : stack_) ProcessTimestampLike(element);
+  stack_.clear();
+  resolution_ = Resolution{};
+  spec_depth_ = 0;
+  state_ = State::kNoSync;
+  need_context_ = true;
+  need_address_ = true;
+  pending_address_ = false;
+}
+
+Etm4Decoder::Step Etm4Decoder::EndOfTrace(std::vector<Packet>& out) {
+  for (const Element& element : stack_) {
+    const bool p0_kind = element.kind == Element::Kind::kAtoms ||
+                         element.kind == Element::Kind::kTraceOn ||
+                         element.kind == Element::Kind::kException ||
+                         element.kind == Element::Kind::kExceptionReturn;
+    if (p0_kind) break;  // OpenCSD drops the rest
+    ProcessTimestampLike(element);
+  }
+  stack_.clear();
+  Emit(PacketKind::kDiscontinuity, out);
+  return Kind::kDone;
+}
+
+void Etm4Decoder::ProcessTimestampLike(const Element& element) {
+  if (element.kind == Element::Kind::kTimestamp) cs_timestamp_ = element.timestamp;
+}
+
+void Etm4Decoder::SetAddress(uint64_t address, uint8_t isa) {
+  (void)isa;  // with a 64-bit context the instruction set bit does not count
+  instruction_.address = address;
+  instruction_.known = true;
+  instruction_.a64 = is_64bit_;
+}
+
+void Etm4Decoder::ApplyContext(const Element& element, std::vector<Packet>& out) {
+  const Etm4Context& context = element.context;
+  is_64bit_ = context.sixty_four_bit;
+  instruction_.a64 = is_64bit_;
+  need_context_ = false;
+  // What perftk's element callback does with a PE_CONTEXT (decoder.cc).
+  PacketContext next = context_;
+  if (pid_format_ == PidFormat::kCtxtId && context.context_id_updated) {
+    next.tid = static_cast<int32_t>(context.context_id);
+  } else if (pid_format_ == PidFormat::kCtxtId2 && context.vmid_updated) {
+    next.tid = static_cast<int32_t>(context.vmid);
+  }
+  if (next.tid != context_.tid) next.pid = environment_.PidOf(next.tid);
+  next.el = static_cast<int8_t>(context.el);
+  if (next == context_) return;
+  context_ = next;
+  Emit(PacketKind::kContext, out);
+}
+
+Etm4Decoder::Step Etm4Decoder::ProcessAtom(bool taken, std::vector<Packet>& out) {
+  if (!instruction_.a64) return NotFollowed("AArch32 code");
+  const uint64_t start = instruction_.address;
+  uint64_t count = 0;
+  const Walk walk = WalkCode(count, nullptr);
+  if (walk == Walk::kFound) {
+    const uint64_t next = instruction_.address;
+    const A64Instruction& last = instruction_.last;
+    if (last.waypoint == A64Waypoint::kDirectBranch && taken) {
+      instruction_.address = instruction_.target;
+      if (last.role == A64BranchRole::kLink) return_stack_.Push(next);
+    } else if (last.waypoint == A64Waypoint::kIndirectBranch && taken) {
+      need_address_ = true;
+      if (last.role == A64BranchRole::kLink) return_stack_.Push(next);
+      if (return_stack_.active) return_stack_.pop_pending = true;
+    }
+    EmitRange(start, next, count, taken, out);
+    return Kind::kDone;
+  }
+  need_address_ = true;
+  if (count > 0) EmitRange(start, instruction_.address, count, true, out);
+  Emit(PacketKind::kNoAccess, out).start = instruction_.address;
+  return Kind::kDone;
+}
+
+Etm4Decoder::Result Etm4Decoder::ProcessException(std::vector<Packet>& out) {
+  const Element exception = stack_.front();
+  stack_.pop_front();
+  std::optional<Element> context;
+  if (!stack_.empty() && stack_.front().kind == Element::Kind::kContext) {
+    context = stack_.front();
+    stack_.pop_front();
+  }
+  // OpenCSD stops the block without the return address.
+  if (stack_.empty() || stack_.front().kind != Element::Kind::kAddress) {
+    return Error("an exception without its address");
+  }
+  const Element& address = stack_.front();  // popped by Commit
+  const uint64_t return_address = address.address;
+  if (exception.branch_target) {
+    const bool sixty_four = context ? context->context.sixty_four_bit : instruction_.a64;
+    instruction_.address = return_address;
+    instruction_.known = true;
+    instruction_.a64 = address.isa == 0 && sixty_four;
+    need_address_ = false;
+  }
+  if (context) ApplyContext(*context, out);
+  bool no_access = false;
+  if (instruction_.address != return_address) {
+    // With no address ever, OpenCSD walks from uninitialized memory.
+    if (!instruction_.known) {
+      NotFollowed("an exception before any address");
+      return Result::kNotFollowed;
+    }
+    if (!instruction_.a64) {
+      NotFollowed("AArch32 code");
+      return Result::kNotFollowed;
+    }
+    const uint64_t start = instruction_.address;
+    uint64_t count = 0;
+    if (WalkCode(count, &return_address) == Walk::kFound) {
+      EmitRange(start, instruction_.address, count, true, out);
+    } else {
+      need_address_ = true;
+      if (count > 0) EmitRange(start, instruction_.address, count, true, out);
+      no_access = true;
+    }
+  }
+  if (no_access) Emit(PacketKind::kNoAccess, out).start = instruction_.address;
+  Emit(PacketKind::kException, out).exception_number = exception.exception_number;
+  return Result::kOk;
+}
+
+Etm4Decoder::Walk Etm4Decoder::WalkCode(uint64_t& count, const uint64_t* until) {
+  uint64_t address = instruction_.address;
+  while (true) {
+    const CodeSpan span = code_.CodeAt(MemoryContext(address), address);
+    if (span.bytes.size() < 4) {
+      instruction_.address = address;
+      return Walk::kNoAccess;
+    }
+    const CodeBlock block = blocks_.Find(span);
+    const uint64_t end = address + block.size();
+    if (until != nullptr && *until > address && *until <= end && (*until - address) % 4 == 0) {
+      // The walk ends at `until`, perhaps inside the block.
+      const uint64_t walked = (*until - address) / 4;
+      count += walked;
+      const bool at_waypoint = walked == block.instructions && !block.span_ended;
+      instruction_.last = at_waypoint ? block.last : A64Instruction{};
+      instruction_.target = *until - 4 + static_cast<uint64_t>(block.target_delta);
+      instruction_.address = *until;
+      return Walk::kFound;
+    }
+    count += block.instructions;
+    address = end;
+    instruction_.last = block.span_ended ? A64Instruction{} : block.last;
+    if (!block.span_ended) {
+      instruction_.target = end - 4 + static_cast<uint64_t>(block.target_delta);
+      if (until == nullptr) {
+        instruction_.address = end;
+        return Walk::kFound;
+      }
+    }
+  }
+}
+
+Etm4Decoder::Result Etm4Decoder::Error(const char* why) {
+  error_why_ = why;
+  return Result::kError;
+}
+
+Etm4Decoder::Step Etm4Decoder::NotFollowed(const char* why) {
+  not_followed_why_ = why;
+  return Kind::kNotFollowed;
+}
+
+PacketContext Etm4Decoder::MemoryContext(uint64_t address) const {
+  PacketContext context = context_;
+  if (context.el == kUnknownEl) context.el = address >= kKernelSpaceStart ? 1 : 0;
+  return context;
+}
+
+Packet& Etm4Decoder::Emit(PacketKind kind, std::vector<Packet>& out) {
+  Packet& packet = out.emplace_back();
+  packet.kind = kind;
+  packet.trace_id = trace_id_;
+  packet.context = context_;
+  packet.cs_timestamp = cs_timestamp_;
+  return packet;
+}
+
+void Etm4Decoder::EmitRange(uint64_t start, uint64_t end, uint64_t count, bool executed,
+                            std::vector<Packet>& out) {
+  Packet& packet = Emit(PacketKind::kRange, out);
+  const A64Instruction& last = instruction_.last;
+  packet.isa = Isa::kA64;
+  packet.start = start;
+  packet.end = end;
+  packet.instr_count = static_cast<uint32_t>(count);
+  packet.last_size = 4;
+  packet.last_cond = last.conditional;
+  packet.last_branch = last.waypoint == A64Waypoint::kDirectBranch     ? BranchKind::kDirect
+                       : last.waypoint == A64Waypoint::kIndirectBranch ? BranchKind::kIndirect
+                                                                       : BranchKind::kNone;
+  packet.last_taken = packet.last_branch != BranchKind::kNone && executed;
+}
+
+void Etm4Decoder::ReturnStack::Push(uint64_t address) {
+  if (!active) return;
+  head = (head + 1) & 0xf;
+  addresses[head] = address;
+  entries = std::min(entries + 1, 16);
+  pop_pending = false;
+}
+
+uint64_t Etm4Decoder::ReturnStack::Pop() {
+  uint64_t address = ~uint64_t{0};
+  if (!active) return address;
+  if (entries > 0) {
+    address = addresses[head];
+    head = (head - 1) & 0xf;
+  }
+  --entries;
+  pop_pending = false;
+  return address;
+}
+
+void Etm4Decoder::ReturnStack::Flush() {
+  entries = 0;
+  pop_pending = false;
+}
+
+}  // namespace perftk::cs_etm

@@ -1,0 +1,197 @@
+// Decodes the packets of one ETMv4 trace source (etm4_packets.h) into
+// perftk's Packets (packet.h): the packets the OpenCSD path (decoder.h)
+// makes from the same trace, in the same order, with the same contexts and
+// timestamps, but following code by blocks (code_blocks.h), not by
+// instruction.
+//
+// Part of the fast decoder (issue 29). It keeps OpenCSD 1.3.3's ETMv4
+// decoder's model of the trace: synchronization (an A-sync, then a trace
+// info), the P0 element stack with its speculation (commit, cancel,
+// mispredict, discard, the speculation depth of TRCIDR8), the return stack
+// (TRCCONFIGR.RS), exceptions with their preferred return address,
+// overflow, the need for an address and a context before atoms are
+// followed, and what happens at the end of the trace. Each OpenCSD element
+// becomes what perftk's element callback makes of it: NO_SYNC, TRACE_ON
+// and EO_TRACE a discontinuity, PE_CONTEXT a context change (when pid, tid
+// or EL change), INSTR_RANGE a range, EXCEPTION and EXCEPTION_RET,
+// ADDR_NACC, and TIMESTAMP the timestamp later packets carry.
+//
+// What it does not follow, it says so (Step returns kNotFollowed): AArch32
+// code (A32/T32), Q packets, ETE's packets, and the decode errors (a commit
+// or cancel of more elements than there are, a return stack underflow, an
+// exception without its address), after which OpenCSD waits for the next
+// A-sync keeping some of what it made before the error and dropping the
+// rest. The block is then OpenCSD's to decode.
+#ifndef PERFTK_CS_ETM_ETM4_DECODER_H_
+#define PERFTK_CS_ETM_ETM4_DECODER_H_
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "cs_etm/code_blocks.h"
+#include "cs_etm/decoder.h"
+#include "cs_etm/etm4_packets.h"
+#include "cs_etm/metadata.h"
+#include "cs_etm/packet.h"
+
+namespace perftk::cs_etm {
+
+// Where the decoder reads code.
+class CodeReader {
+ public:
+  virtual ~CodeReader() = default;
+  // The code readable at `address` in the address space `context` names
+  // (its el is never kUnknownEl here); an empty span if there is none.
+  virtual CodeSpan CodeAt(const PacketContext& context, uint64_t address) = 0;
+};
+
+class Etm4Decoder {
+ public:
+  enum class Step { kDone, kNotFollowed };
+
+  // `trace_id` is the source's id in the trace (decoder.h, DecoderTraceId).
+  Etm4Decoder(const TraceSource& source, uint8_t trace_id, DecodeEnvironment& environment,
+              CodeReader& code, CodeBlockCache& blocks);
+
+  // Whether this decoder can follow the source's configuration at all
+  // (no data trace, conditional trace or Q elements; ETMv4, not ETE).
+  static bool Supports(const TraceSource& source);
+
+  // A new block: the decoder starts unsynchronized, in `seed` context (the
+  // thread perf says the CPU runs), with no timestamp.
+  void StartBlock(const PacketContext& seed);
+  // A reset inside the block (four frame syncs): unsynchronized again.
+  void Reset();
+  // Decodes one packet, appending the packets it makes to `out`.
+  Step Decode(const Etm4Packet& packet, std::vector<Packet>& out);
+  // The end of the block's trace.
+  Step EndOfTrace(std::vector<Packet>& out);
+
+  uint8_t trace_id() const { return trace_id_; }
+  uint64_t bad_packets() const { return bad_packets_; }
+  // Decode errors after which the trace was lost until the next A-sync.
+  uint64_t decode_errors() const { return decode_errors_; }
+  // What the last kNotFollowed was about.
+  const char* not_followed_why() const { return not_followed_why_; }
+
+ private:
+  enum class State : uint8_t { kNoSync, kWaitSync, kWaitTraceInfo, kDecode };
+  // A P0 stack element (OpenCSD's TrcStackElem and its kinds).
+  struct Element {
+    enum class Kind : uint8_t {
+      kTraceOn,
+      kAddress,
+      kContext,
+      kAtoms,
+      kException,
+      kExceptionReturn,
+      kTimestamp,
+      kCycleCount,
+      kEvent,
+    };
+    Kind kind = Kind::kAtoms;
+    bool p0 = false;
+    uint64_t address = 0;    // kAddress
+    uint8_t isa = 0;         // kAddress; kContext: the instruction set bit last seen
+    Etm4Context context;     // kContext
+    uint32_t atom_bits = 0;  // kAtoms: the atoms not yet committed, oldest in bit 0
+    uint8_t atom_count = 0;
+    uint16_t exception_number = 0;  // kException
+    bool branch_target = false;     // kException: the return address was a branch target
+    uint64_t timestamp = 0;         // kTimestamp
+  };
+  // What resolving must do after a packet.
+  struct Resolution {
+    int commit = 0;
+    int cancel = 0;
+    bool mispredict = false;
+    bool discard = false;
+    bool any() const { return commit != 0 || cancel != 0 || mispredict || discard; }
+  };
+  // The return stack (OpenCSD's TrcAddrReturnStack).
+  struct ReturnStack {
+    bool active = false;
+    bool pop_pending = false;
+    int head = 0;
+    int entries = 0;
+    std::array<uint64_t, 16> addresses{};
+    void Push(uint64_t address);
+    uint64_t Pop();
+    void Flush();
+  };
+  // The last instruction the decoder walked to (OpenCSD's m_instr_info).
+  struct Instruction {
+    uint64_t address = 0;  // of the next instruction to trace from
+    bool known = false;    // the trace has given an address (never forgotten)
+    bool a64 = false;      // the instruction set is A64
+    A64Instruction last;   // the last instruction walked
+    uint64_t target = 0;   // its target, if a direct branch
+  };
+  enum class Walk : uint8_t { kFound, kNoAccess };
+  // How resolving went: kError is a decode error after which OpenCSD
+  // waits for the next A-sync.
+  enum class Result : uint8_t { kOk, kError, kNotFollowed };
+
+  void ResetState();
+  void DecodePacket(const Etm4Packet& packet);
+  void BadPacket();
+  Step Resolve(std::vector<Packet>& out);
+  Result Commit(std::vector<Packet>& out);
+  Result Cancel();
+  Result Mispredict();
+  void Discard(std::vector<Packet>& out);
+  Step ProcessAtom(bool taken, std::vector<Packet>& out);
+  Result ProcessException(std::vector<Packet>& out);
+  void ProcessTimestampLike(const Element& element);
+  void ApplyContext(const Element& element, std::vector<Packet>& out);
+  void SetAddress(uint64_t address, uint8_t isa);
+
+  // Walks from instruction_.address to the next waypoint (or, with
+  // `until`, to that address whatever comes before it); the range walked
+  // is [start, instruction_.address) of `count` instructions.
+  Walk WalkCode(uint64_t& count, const uint64_t* until);
+  PacketContext MemoryContext(uint64_t address) const;
+  Step NotFollowed(const char* why);
+  Result Error(const char* why);
+
+  // Packets, as perftk's element callback makes them.
+  Packet& Emit(PacketKind kind, std::vector<Packet>& out);
+  void EmitRange(uint64_t start, uint64_t end, uint64_t count, bool executed,
+                 std::vector<Packet>& out);
+
+  const uint8_t trace_id_;
+  const PidFormat pid_format_;
+  const int max_spec_depth_;
+  const A64TraceFeatures features_;
+  DecodeEnvironment& environment_;
+  CodeReader& code_;
+  CodeBlockCache& blocks_;
+
+  // perftk's view of the source (decoder.cc's Source).
+  PacketContext context_;
+  uint64_t cs_timestamp_ = 0;
+
+  // OpenCSD's decoder state.
+  State state_ = State::kNoSync;
+  bool need_context_ = true;
+  bool need_address_ = true;
+  bool pending_address_ = false;  // an exception waits for its address
+  bool previous_overflow_ = false;
+  bool is_64bit_ = false;
+  uint8_t last_isa_bit_ = 0;
+  int spec_depth_ = 0;
+  Resolution resolution_;
+  std::deque<Element> stack_;  // oldest first
+  ReturnStack return_stack_;
+  Instruction instruction_;
+  uint64_t bad_packets_ = 0;
+  uint64_t decode_errors_ = 0;
+  const char* not_followed_why_ = "";
+  const char* error_why_ = "";
+};
+
+}  // namespace perftk::cs_etm
+
+#endif  // PERFTK_CS_ETM_ETM4_DECODER_H_

@@ -1,0 +1,180 @@
+#include "cs_etm/fast_decoder.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_format.h"
+#include "cs_etm/frame_demux.h"
+
+namespace perftk::cs_etm {
+
+// Routes the runs of a formatted block to the sources' parsers and decoders.
+class FastTraceDecoder::Runs : public FrameDemuxSink {
+ public:
+  Runs(FastTraceDecoder& decoder, const TraceBlock& block) : decoder_(decoder), block_(block) {}
+  void Run(const FrameRun& run) override {
+    if (!followed_) return;
+    Source* source = decoder_.FindSource(run.trace_id);
+    if (source == nullptr) return;
+    followed_ = decoder_.Feed(*source, run.bytes, run.index, block_);
+  }
+  void Reset(uint64_t) override {
+    for (auto& [id, source] : decoder_.sources_) {
+      source.parser->Reset();
+      source.decoder->Reset();
+    }
+  }
+  bool followed() const { return followed_; }
+
+ private:
+  FastTraceDecoder& decoder_;
+  const TraceBlock& block_;
+  bool followed_ = true;
+};
+
+bool FastTraceDecoder::Supports(const CsEtmInfo& info, bool formatted, uint32_t raw_cpu) {
+  bool any = false;
+  for (const TraceSource& source : info.sources) {
+    if (!formatted && source.cpu != raw_cpu) continue;
+    if (!Etm4Decoder::Supports(source)) return false;
+    any = true;
+  }
+  return any;
+}
+
+absl::StatusOr<std::unique_ptr<FastTraceDecoder>> FastTraceDecoder::Create(
+    const CsEtmInfo& info, const std::map<uint32_t, uint8_t>& trace_ids, bool formatted,
+    uint32_t raw_cpu, DecodeEnvironment& environment, CodeReader& code, CodeBlockCaches& blocks,
+    size_t batch_size) {
+  std::unique_ptr<FastTraceDecoder> decoder(
+      new FastTraceDecoder(environment, formatted, std::max<size_t>(batch_size, 1)));
+  for (const TraceSource& source : info.sources) {
+    if (!formatted && source.cpu != raw_cpu) continue;
+    if (!Etm4Decoder::Supports(source)) {
+      return absl::FailedPreconditionError(
+          absl::StrFormat("the fast decoder does not follow the trace of cpu %d", source.cpu));
+    }
+    const uint8_t id = DecoderTraceId(source, trace_ids);
+    const Etm4Config config = Etm4Config::For(source);
+    const A64TraceFeatures features{.armv8_3 = ((source.trcidr1 >> 4) & 0xf) >= 4,
+                                    .wfi_wfe_branches = config.wfi_wfe_branches};
+    Source& entry = decoder->sources_[id];
+    entry.cpu = source.cpu;
+    entry.parser = std::make_unique<Etm4PacketParser>(config);
+    entry.decoder =
+        std::make_unique<Etm4Decoder>(source, id, environment, code, blocks.For(features));
+  }
+  if (decoder->sources_.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "no trace source metadata for cpu %d in AUXTRACE_INFO", static_cast<int32_t>(raw_cpu)));
+  }
+  return decoder;
+}
+
+FastTraceDecoder::Source* FastTraceDecoder::FindSource(uint8_t trace_id) {
+  auto it = sources_.find(trace_id);
+  if (it != sources_.end()) return &it->second;
+  // A raw stream has one source whatever id its packets carry.
+  return !formatted_ && sources_.size() == 1 ? &sources_.begin()->second : nullptr;
+}
+
+absl::StatusOr<FastTraceDecoder::Outcome> FastTraceDecoder::Decode(const TraceBlock& block,
+                                                                   PacketSink& sink) {
+  sink_ = &sink;
+  spilled_ = false;
+  sink_status_ = absl::OkStatus();
+  held_.clear();
+  // The thread perf says the CPU runs, as TraceDecoder seeds it.
+  PacketContext seed;
+  if (block.seed_tid >= 0) {
+    seed.tid = block.seed_tid;
+    seed.pid = block.seed_pid;
+  } else if (block.cpu == kNoCpu && block.tid != 0) {
+    seed.tid = static_cast<int32_t>(block.tid);
+  }
+  for (auto& [id, source] : sources_) {
+    source.parser->Reset();
+    PacketContext context = seed;
+    if (seed.tid >= 0 && seed.pid < 0) context.pid = environment_.PidOf(seed.tid);
+    source.decoder->StartBlock(context);
+  }
+  const std::span<const uint8_t> data(reinterpret_cast<const uint8_t*>(block.data.data()),
+                                      block.data.size());
+  bool followed = true;
+  if (formatted_) {
+    if (!CanDemux(data)) {
+      not_followed_why_ = "frames OpenCSD reads past";
+      return Outcome::kNotFollowed;
+    }
+    Runs runs(*this, block);
+    Demux(data, runs);
+    followed = runs.followed();
+  } else {
+    followed = Feed(sources_.begin()->second, data, 0, block);
+  }
+  if (followed) followed = Finish(block);
+  if (!sink_status_.ok()) return sink_status_;
+  if (!followed) return Outcome::kNotFollowed;
+  if (absl::Status s = Spill(/*all=*/true); !s.ok()) return s;
+  if (absl::Status s = sink.EndBlock(); !s.ok()) return s;
+  return Outcome::kDecoded;
+}
+
+bool FastTraceDecoder::Feed(Source& source, std::span<const uint8_t> bytes, uint64_t index,
+                            const TraceBlock& block) {
+  parsed_.clear();
+  source.parser->Parse(bytes, index, parsed_);
+  return DecodePackets(source, block);
+}
+
+bool FastTraceDecoder::DecodePackets(Source& source, const TraceBlock& block) {
+  for (const Etm4Packet& packet : parsed_) {
+    if (source.decoder->Decode(packet, held_) == Etm4Decoder::Step::kNotFollowed) {
+      not_followed_why_ = source.decoder->not_followed_why();
+      if (!spilled_) return false;
+      NoteLost(source, block, packet.index);
+    }
+  }
+  if (held_.size() >= kMaxHeld) {
+    sink_status_ = Spill(/*all=*/false);
+    if (!sink_status_.ok()) return false;
+  }
+  return true;
+}
+
+bool FastTraceDecoder::Finish(const TraceBlock& block) {
+  // OpenCSD ends its decoders in trace id order: a packet cut short, then
+  // the end of the trace.
+  for (auto& [id, source] : sources_) {
+    parsed_.clear();
+    source.parser->Finish(parsed_);
+    if (!DecodePackets(source, block)) return false;
+    source.decoder->EndOfTrace(held_);
+  }
+  return true;
+}
+
+absl::Status FastTraceDecoder::Spill(bool all) {
+  if (held_.empty()) return absl::OkStatus();
+  if (!all) spilled_ = true;
+  for (size_t at = 0; at < held_.size(); at += batch_size_) {
+    const size_t n = std::min(batch_size_, held_.size() - at);
+    if (absl::Status s = sink_->Consume(std::span<const Packet>(held_.data() + at, n)); !s.ok()) {
+      return s;
+    }
+  }
+  held_.clear();
+  return absl::OkStatus();
+}
+
+void FastTraceDecoder::NoteLost(Source& source, const TraceBlock& block, uint64_t index) {
+  source.decoder->Reset();
+  ++decode_errors_;
+  if (first_error_.empty()) {
+    first_error_ = absl::StrFormat(
+        "the fast decoder cannot follow the trace of cpu %d at file offset %#x (trace byte %#x "
+        "of the block): decoded again from its next A-sync (--decoder=opencsd follows it)",
+        source.cpu, block.file_offset + index, index);
+  }
+}
+
+}  // namespace perftk::cs_etm

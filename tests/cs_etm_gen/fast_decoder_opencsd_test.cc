@@ -1,0 +1,360 @@
+// FastTraceDecoder against TraceDecoder (OpenCSD) on the same blocks over
+// the same synthetic program: every packet the two hand the sink must be
+// the same, field by field, for raw and formatted blocks, with and without
+// speculation and the return stack, on trace that is well formed and on
+// trace with bytes flipped, dropped or cut short.
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "cs_etm/decoder.h"
+#include "cs_etm/fast_decoder.h"
+#include "etm_encoder.h"
+#include "gtest/gtest.h"
+
+namespace perftk::cs_etm {
+namespace {
+
+constexpr uint64_t kCodeStart = 0x400000;
+constexpr uint64_t kCodeSize = 0x10000;
+constexpr uint64_t kOtherStart = 0x420000;  // a second mapping; none in between
+constexpr uint64_t kOtherSize = 0x1000;
+
+uint32_t Branch(uint32_t base, int64_t words, int bits) {
+  return base | ((static_cast<uint32_t>(words) & ((1u << bits) - 1)) << (bits == 26 ? 0 : 5));
+}
+
+// A program of random A64 instructions: mostly plain ones, every kind of
+// branch, ISB, WFI; direct branches stay inside their mapping.
+std::vector<uint8_t> RandomCode(std::mt19937& random, size_t size) {
+  std::vector<uint8_t> code(size);
+  for (size_t at = 0; at < size; at += 4) {
+    const int64_t here = static_cast<int64_t>(at / 4);
+    auto within = [&](int64_t reach) {
+      int64_t lo = std::max<int64_t>(-here, -reach),
+              hi = std::min<int64_t>(size / 4 - here - 1, reach);
+      return lo + static_cast<int64_t>(random() % static_cast<uint64_t>(hi - lo + 1));
+    };
+    uint32_t word = 0x8b020020u;  // add x0, x1, x2
+    const uint32_t pick = random() % 100;
+    if (pick < 8) {
+      word = Branch(0x54000000u | (random() % 14), within(1 << 18), 19);  // b.cond
+    } else if (pick < 12) {
+      word = Branch(0x14000000u, within(1 << 25), 26);  // b
+    } else if (pick < 16) {
+      word = Branch(0x94000000u, within(1 << 25), 26);  // bl
+    } else if (pick < 21) {
+      word = 0xd65f03c0u;  // ret
+    } else if (pick < 23) {
+      word = 0xd61f0200u;  // br x16
+    } else if (pick < 24) {
+      word = 0xd63f0200u;  // blr x16
+    } else if (pick < 25) {
+      word = 0xd5033fdfu;  // isb
+    } else if (pick < 26) {
+      word = 0xd503207fu;  // wfi
+    } else if (pick < 28) {
+      word = Branch(0xb4000000u, within(1 << 18), 19);  // cbz
+    } else if (pick < 29) {
+      word = Branch(0x36000000u | ((random() % 32) << 19), within(1 << 13), 14);  // tbz
+    } else if (pick < 35) {
+      word = 0xd503201fu;  // nop
+    }
+    std::memcpy(code.data() + at, &word, 4);
+  }
+  return code;
+}
+
+class Program : public DecodeEnvironment, public CodeReader {
+ public:
+  explicit Program(std::mt19937& random)
+      : main_(RandomCode(random, kCodeSize)), other_(RandomCode(random, kOtherSize)) {}
+
+  int32_t PidOf(int32_t tid) override { return tid < 0 ? tid : tid / 10; }
+  uint32_t ReadCode(const PacketContext&, uint64_t address, uint32_t size, uint8_t* out) override {
+    const std::vector<uint8_t>* code = nullptr;
+    const uint64_t base = Locate(address, code);
+    if (code == nullptr) return 0;
+    const uint64_t n = std::min<uint64_t>(size, code->size() - (address - base));
+    std::memcpy(out, code->data() + (address - base), n);
+    return static_cast<uint32_t>(n);
+  }
+  CodeSpan CodeAt(const PacketContext&, uint64_t address) override {
+    const std::vector<uint8_t>* code = nullptr;
+    const uint64_t base = Locate(address, code);
+    if (code == nullptr) return {};
+    const uint64_t offset = address - base;
+    return CodeSpan{code, offset, std::span<const uint8_t>(*code).subspan(offset)};
+  }
+
+ private:
+  uint64_t Locate(uint64_t address, const std::vector<uint8_t>*& code) const {
+    if (address >= kCodeStart && address < kCodeStart + kCodeSize) {
+      code = &main_;
+      return kCodeStart;
+    }
+    if (address >= kOtherStart && address < kOtherStart + kOtherSize) {
+      code = &other_;
+      return kOtherStart;
+    }
+    code = nullptr;
+    return 0;
+  }
+  std::vector<uint8_t> main_;
+  std::vector<uint8_t> other_;
+};
+
+std::string Describe(const Packet& p) {
+  return absl::StrFormat(
+      "kind %d isa %d branch %d taken %d cond %d size %d id %#x count %d exc %d [%#x,%#x) "
+      "ts %d ctx %d/%d/%d",
+      static_cast<int>(p.kind), static_cast<int>(p.isa), static_cast<int>(p.last_branch),
+      p.last_taken, p.last_cond, p.last_size, p.trace_id, p.instr_count, p.exception_number,
+      p.start, p.end, p.cs_timestamp, p.context.pid, p.context.tid, p.context.el);
+}
+
+struct Collect : PacketSink {
+  absl::Status Consume(std::span<const Packet> packets) override {
+    for (const Packet& p : packets) lines.push_back(Describe(p));
+    return absl::OkStatus();
+  }
+  absl::Status EndBlock() override {
+    lines.push_back("end of block");
+    return absl::OkStatus();
+  }
+  std::vector<std::string> lines;
+};
+
+std::string FirstDifference(const std::vector<std::string>& got,
+                            const std::vector<std::string>& want) {
+  size_t i = 0;
+  while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
+  if (i == got.size() && i == want.size()) return "";
+  std::string text = absl::StrFormat("first difference at packet %d (fast %d, OpenCSD %d)\n", i,
+                                     got.size(), want.size());
+  for (size_t j = i >= 6 ? i - 6 : 0; j < i + 4; ++j) {
+    text += "  fast:    " + (j < got.size() ? got[j] : "-") + "\n";
+    text += "  OpenCSD: " + (j < want.size() ? want[j] : "-") + "\n";
+  }
+  return text;
+}
+
+TraceSource Source(uint32_t cpu, uint32_t spec_depth, bool return_stack) {
+  TraceSource source;
+  source.protocol = TraceProtocol::kEtmV4;
+  source.cpu = cpu;
+  source.trcidr0 = 0x28000ea1;
+  source.trcidr1 = 0x4100f440;
+  source.trcidr2 = 0x00000488;
+  source.trcidr8 = spec_depth;
+  source.trcconfigr = 0xc1 | (return_stack ? 1u << 12 : 0);
+  source.trctraceidr = 0x10 + 2 * cpu;
+  return source;
+}
+
+// A stream of one source: synchronization, then packets in a random but
+// mostly meaningful order, addresses into the program.
+std::vector<uint8_t> RandomTrace(std::mt19937& random, size_t packets, bool speculative) {
+  etm_gen::EtmV4Encoder e;
+  e.ASync();
+  e.TraceInfo();
+  etm_gen::EtmContext context{.el = 0, .context_id = 123, .sixty_four_bit = true};
+  auto code_address = [&] {
+    if (random() % 8 == 0) return kOtherStart + (random() % (kOtherSize / 4)) * 4;
+    if (random() % 32 == 0) return uint64_t{0x410000} + (random() % 16) * 4;  // no code
+    return kCodeStart + (random() % (kCodeSize / 4)) * 4;
+  };
+  e.AddressWithContext(code_address(), context);
+  std::vector<uint8_t> out = e.Take();
+  auto raw = [&](std::initializer_list<uint8_t> bytes) {
+    std::vector<uint8_t> taken = e.Take();
+    out.insert(out.end(), taken.begin(), taken.end());
+    out.insert(out.end(), bytes.begin(), bytes.end());
+  };
+  for (size_t i = 0; i < packets; ++i) {
+    const uint32_t pick = random() % 100;
+    if (pick < 55) {
+      e.Atom(random() % 4 != 0);
+    } else if (pick < 70) {
+      e.LongAddress(code_address());
+    } else if (pick < 74) {
+      e.Exception(static_cast<uint8_t>(random() % 16), code_address());
+    } else if (pick < 76) {
+      raw({0x07});  // exception return
+    } else if (pick < 79) {
+      e.Timestamp(random());
+    } else if (pick < 81) {
+      context.context_id = 100 + random() % 4;
+      context.el = random() % 3 == 0 ? 1 : 0;
+      e.Context(context);
+    } else if (pick < 83) {
+      e.AddressWithContext(code_address(), context);
+    } else if (pick < 84) {
+      e.TraceOn();
+    } else if (pick < 86) {
+      raw({static_cast<uint8_t>(0x95), static_cast<uint8_t>(random() & 0x7f)});  // short address
+    } else if (pick < 88) {
+      raw({static_cast<uint8_t>(0x90 + random() % 3)});  // exact match
+    } else if (pick < 89) {
+      raw({0x71});  // event
+    } else if (pick < 90) {
+      raw({0x1b});  // cycle count F3
+    } else if (pick < 91) {
+      raw({0x00, 0x05});  // overflow
+    } else if (pick < 92) {
+      e.ASync();
+      e.TraceInfo();
+    } else if (pick < 95 && speculative) {
+      raw({0x2d, static_cast<uint8_t>(1 + random() % 4)});  // commit
+    } else if (pick < 97 && speculative) {
+      raw({static_cast<uint8_t>(0x30 + random() % 4)});  // mispredict
+    } else if (pick < 98 && speculative) {
+      raw({0x2e, 0x01});  // cancel one
+    } else if (pick < 99) {
+      raw({0x00, 0x03});  // discard
+    }
+  }
+  std::vector<uint8_t> rest = e.Take();
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+void Damage(std::mt19937& random, std::vector<uint8_t>& stream) {
+  const int kind = random() % 4;
+  if (kind == 0) return;
+  if (kind == 1) {
+    for (int i = 0; i < 3; ++i) stream[random() % stream.size()] ^= 1u << (random() % 8);
+  } else if (kind == 2) {
+    const size_t at = random() % stream.size();
+    stream.erase(stream.begin() + at,
+                 stream.begin() + std::min(stream.size(), at + 1 + random() % 6));
+  } else {
+    stream.resize(stream.size() - random() % std::min<size_t>(stream.size(), 8));
+  }
+}
+
+struct Counts {
+  int blocks = 0;
+  int followed = 0;
+  // Blocks of well-formed trace without speculation or the return stack
+  // (which random addresses make underflow): the fast decoder must follow
+  // nearly all of them. (The rest meet an exception whose walk OpenCSD
+  // starts from memory it never set, and the like.)
+  int clean = 0;
+  int clean_followed = 0;
+  bool round_is_clean = false;
+  size_t packets = 0;
+  int opencsd_crashed = 0;
+  std::map<std::string, int> not_followed;  // by reason
+  std::string Reasons() const {
+    std::string text;
+    for (const auto& [why, n] : not_followed) text += absl::StrFormat("%d: %s\n", n, why);
+    return text;
+  }
+};
+
+void Compare(const CsEtmInfo& info, const TraceBlock& block, bool formatted, uint32_t raw_cpu,
+             Program& program, CodeBlockCaches& caches, Counts& counts, const std::string& what) {
+  Collect want;
+  auto opencsd = TraceDecoder::Create(info, {}, formatted, raw_cpu, program);
+  ASSERT_TRUE(opencsd.ok()) << opencsd.status();
+  ASSERT_TRUE((*opencsd)->Decode(block, want).ok()) << what;
+  if ((*opencsd)->first_error().find("OpenCSD crashed") != std::string::npos) {
+    ++counts.opencsd_crashed;  // nothing to compare with
+    return;
+  }
+  Collect got;
+  auto fast = FastTraceDecoder::Create(info, {}, formatted, raw_cpu, program, program, caches);
+  ASSERT_TRUE(fast.ok()) << fast.status();
+  absl::StatusOr<FastTraceDecoder::Outcome> outcome = (*fast)->Decode(block, got);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  ++counts.blocks;
+  counts.clean += counts.round_is_clean;
+  counts.clean_followed += counts.round_is_clean && *outcome == FastTraceDecoder::Outcome::kDecoded;
+  if (*outcome == FastTraceDecoder::Outcome::kNotFollowed) {
+    EXPECT_TRUE(got.lines.empty()) << what << ": not followed, yet packets went out";
+    ++counts.not_followed[(*fast)->not_followed_why()];
+    return;
+  }
+  ++counts.followed;
+  counts.packets += want.lines.size();
+  ASSERT_EQ(FirstDifference(got.lines, want.lines), "") << what;
+}
+
+TraceBlock BlockOf(const std::vector<uint8_t>& data, bool formatted, uint32_t cpu) {
+  TraceBlock block;
+  block.cpu = cpu;
+  block.formatted = formatted;
+  block.seed_tid = 1230;
+  block.data =
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(data.data()), data.size());
+  return block;
+}
+
+TEST(FastTraceDecoder, RawTraceAsOpenCsdDecodesIt) {
+  std::mt19937 random(32);
+  Program program(random);
+  CodeBlockCaches caches;
+  Counts counts;
+  for (int round = 0; round < 400; ++round) {
+    const bool speculative = round % 2 == 1;
+    CsEtmInfo info;
+    info.sources.push_back(Source(0, speculative ? 4 : 0, round % 8 >= 6));
+    std::vector<uint8_t> stream = RandomTrace(random, 100 + random() % 1500, speculative);
+    if (round % 3 == 2) Damage(random, stream);
+    counts.round_is_clean = !speculative && round % 8 < 6 && round % 3 != 2;
+    Compare(info, BlockOf(stream, false, 0), false, 0, program, caches, counts,
+            absl::StrFormat("round %d", round));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GE(counts.clean_followed, counts.clean * 9 / 10) << counts.Reasons();
+  EXPECT_GT(counts.followed, counts.blocks / 2) << counts.Reasons();
+  EXPECT_GT(counts.packets, 8000u);
+}
+
+TEST(FastTraceDecoder, FormattedTraceAsOpenCsdDecodesIt) {
+  std::mt19937 random(33);
+  Program program(random);
+  CodeBlockCaches caches;
+  Counts counts;
+  for (int round = 0; round < 200; ++round) {
+    CsEtmInfo info;
+    const bool speculative = round % 2 == 1;
+    for (uint32_t cpu = 0; cpu < 3; ++cpu) {
+      info.sources.push_back(Source(cpu, speculative ? 4 : 0, round % 8 >= 6));
+    }
+    etm_gen::FrameFormatter formatter;
+    std::vector<std::vector<uint8_t>> streams;
+    for (uint32_t cpu = 0; cpu < 3; ++cpu) {
+      streams.push_back(RandomTrace(random, 50 + random() % 600, speculative));
+      if (round % 3 == 2) Damage(random, streams.back());
+    }
+    counts.round_is_clean = !speculative && round % 8 < 6 && round % 3 != 2;
+    std::vector<size_t> at(3, 0);
+    for (bool more = true; more;) {
+      more = false;
+      const size_t i = random() % 3;
+      const size_t n = std::min<size_t>(1 + random() % 30, streams[i].size() - at[i]);
+      formatter.Add(
+          info.sources[i].trace_id(),
+          std::vector<uint8_t>(streams[i].begin() + at[i], streams[i].begin() + at[i] + n));
+      at[i] += n;
+      for (size_t j = 0; j < 3; ++j) more = more || at[j] < streams[j].size();
+    }
+    std::vector<uint8_t> frames = formatter.Finish();
+    Compare(info, BlockOf(frames, true, 0), true, 0, program, caches, counts,
+            absl::StrFormat("round %d", round));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  // Three sources a block: one that is not followed takes its block.
+  EXPECT_GE(counts.clean_followed, counts.clean * 8 / 10) << counts.Reasons();
+  EXPECT_GT(counts.followed, counts.blocks / 3) << counts.Reasons();
+  EXPECT_GT(counts.packets, 4000u);
+}
+
+}  // namespace
+}  // namespace perftk::cs_etm
