@@ -64,15 +64,16 @@ absl::Status CheckKernelSource(const std::string& path, absl::string_view role) 
 }
 
 void PrintSummary(const cs_etm::DecodeStats& stats, size_t inputs) {
-  std::fprintf(stderr,
-               "perftk cs-etm-decode: %s%lu trace blocks (%lu bytes), %lu packets, %lu "
-               "instruction samples, %lu branch samples\n",
-               inputs > 1 ? absl::StrCat(inputs, " recordings: ").c_str() : "",
-               static_cast<unsigned long>(stats.blocks),
-               static_cast<unsigned long>(stats.trace_bytes),
-               static_cast<unsigned long>(stats.packets),
-               static_cast<unsigned long>(stats.instruction_samples),
-               static_cast<unsigned long>(stats.branch_samples));
+  std::fprintf(
+      stderr,
+      "perftk cs-etm-decode: %s%lu trace blocks (%lu bytes; %lu by the fast decoder, "
+      "%lu by OpenCSD), %lu packets, %lu instruction samples, %lu branch samples\n",
+      inputs > 1 ? absl::StrCat(inputs, " recordings: ").c_str() : "",
+      static_cast<unsigned long>(stats.blocks), static_cast<unsigned long>(stats.trace_bytes),
+      static_cast<unsigned long>(stats.fast_blocks),
+      static_cast<unsigned long>(stats.opencsd_blocks), static_cast<unsigned long>(stats.packets),
+      static_cast<unsigned long>(stats.instruction_samples),
+      static_cast<unsigned long>(stats.branch_samples));
 }
 
 // --format=autofdo or bolt: every input decoded, the profiles added up
@@ -186,6 +187,8 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   decode.vmlinux = options.vmlinux;
   decode.kcore = options.kcore;
   decode.jobs = options.jobs;
+  decode.decoder =
+      options.decoder == "opencsd" ? cs_etm::DecoderChoice::kOpenCsd : cs_etm::DecoderChoice::kFast;
   decode.dso = options.dso;
   if (profile_format) return RunProfileDecode(options, *inputs, decode, llvm_sample);
   // Printed after the run, below any progress line.
@@ -338,6 +341,11 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_option("-j,--jobs", options->jobs, "Decode threads (output identical to --jobs 1)")
       ->capture_default_str()
       ->check(CLI::Range(1, kMaxJobs));
+  sub->add_option("--decoder", options->decoder,
+                  "fast: perftk's decoder, OpenCSD for the blocks it does not follow; opencsd: "
+                  "OpenCSD alone (the same output, slower)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fast", "opencsd"}));
   sub->add_flag("-q,--quiet", options->quiet, "No summary line on stderr");
   sub->callback([options, &outcome] { outcome = RunCsEtmDecode(*options); });
 }

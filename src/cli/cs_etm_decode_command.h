@@ -29,7 +29,8 @@ struct CsEtmDecodeOptions {
   std::string dso;      // --format=bolt or autofdo: the one binary to write
   std::string binary;   // --format=bolt or autofdo: a regex binaries' paths must match
   int jobs = 1;
-  bool quiet = false;  // no summary line on stderr
+  std::string decoder = "fast";  // or "opencsd"
+  bool quiet = false;            // no summary line on stderr
 };
 
 absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options);

@@ -69,8 +69,6 @@ absl::Status DecodeLane::Decode(BlockJob& job) {
     cached_maps_.reset();
     kernel_slide_.reset();
   }
-  absl::StatusOr<TraceDecoder*> decoder = DecoderFor(job);
-  if (!decoder.ok()) return decoder.status();
   const OutputFormat format = inputs_.options.format;
   // A synthesizer keeps no flows (the job brings them): one per setup, so
   // that a sample's CPU does not depend on the lane that made it.
@@ -87,14 +85,59 @@ absl::Status DecodeLane::Decode(BlockJob& job) {
     profile_->SetBuildIds(inputs_.build_ids);
   }
   if (synthesizer_) synthesizer_->BeginBlock(kNoCpu, job.block.time, *job.flows, job.ids);
+  if (inputs_.options.decoder == DecoderChoice::kFast) {
+    absl::StatusOr<bool> decoded = DecodeFast(job);
+    if (!decoded.ok()) return decoded.status();
+    if (*decoded) return absl::OkStatus();
+  }
+  absl::StatusOr<TraceDecoder*> decoder = DecoderFor(job);
+  if (!decoder.ok()) return decoder.status();
   const uint64_t waits_before = (*decoder)->waits();
   absl::Status status = (*decoder)->Decode(job.block, *this);
   job.stats.decoder_waits = (*decoder)->waits() - waits_before;
+  job.stats.opencsd_blocks = 1;
   job.errors = (*decoder)->decode_errors();
   job.first_error = (*decoder)->first_error();
   // The next block's errors must be its own: start it from a new decoder.
   if (job.errors > 0 || !status.ok()) DropDecoder(job.source);
   return status;
+}
+
+absl::StatusOr<bool> DecodeLane::DecodeFast(BlockJob& job) {
+  absl::StatusOr<FastTraceDecoder*> decoder = FastDecoderFor(job);
+  if (!decoder.ok()) return decoder.status();
+  if (*decoder == nullptr) return false;
+  absl::StatusOr<FastTraceDecoder::Outcome> outcome = (*decoder)->Decode(job.block, *this);
+  if (!outcome.ok() || *outcome == FastTraceDecoder::Outcome::kNotFollowed) {
+    // As for OpenCSD, a block after this one starts from a new decoder.
+    fast_decoders_.erase(job.source);
+    if (!outcome.ok()) return outcome.status();
+    return false;
+  }
+  job.stats.fast_blocks = 1;
+  job.errors = (*decoder)->decode_errors();
+  job.first_error = (*decoder)->first_error();
+  if (job.errors > 0) fast_decoders_.erase(job.source);
+  return true;
+}
+
+absl::StatusOr<FastTraceDecoder*> DecodeLane::FastDecoderFor(const BlockJob& job) {
+  auto it = fast_decoders_.find(job.source);
+  if (it != fast_decoders_.end() && it->second.generation == job.setup->generation) {
+    return it->second.decoder.get();
+  }
+  KeyedFastDecoder& entry = fast_decoders_[job.source];
+  entry.generation = job.setup->generation;
+  entry.decoder.reset();
+  const auto cpu = static_cast<uint32_t>(job.source);
+  if (!FastTraceDecoder::Supports(job.setup->info, job.block.formatted, cpu)) return nullptr;
+  absl::StatusOr<std::unique_ptr<FastTraceDecoder>> decoder = FastTraceDecoder::Create(
+      job.setup->info, job.setup->trace_ids, job.block.formatted, cpu,
+      static_cast<DecodeEnvironment&>(*this), static_cast<CodeReader&>(*this), code_blocks_,
+      inputs_.options.packet_batch);
+  if (!decoder.ok()) return decoder.status();
+  entry.decoder = std::move(*decoder);
+  return entry.decoder.get();
 }
 
 int32_t DecodeLane::PidOf(int32_t tid) {
@@ -161,6 +204,62 @@ uint32_t DecodeLane::ReadCode(const PacketContext& context, uint64_t address, ui
   uint64_t n = std::min<uint64_t>({size, available, image->bytes.size() - offset});
   std::memcpy(out, image->bytes.data() + offset, n);
   return static_cast<uint32_t>(n);
+}
+
+CodeSpan DecodeLane::CodeAt(const PacketContext& context, uint64_t address) {
+  // The same bytes ReadCode reads, as long a stretch as one read could give.
+  std::optional<machine::Map> map = FindMap(context, address);
+  if (!map || map->dso == nullptr) return {};
+  BinaryImages& images = inputs_.images;
+  const uint64_t available = map->end - address;
+  if (map->kind == machine::MapKind::kKernel || (images.has_kcore() && map->dso->kernel_space)) {
+    const KernelCode* code = images.Kernel(*map->dso);
+    if (code == nullptr) return {};
+    return PageAt(
+        code, address - KernelSlide(*map, *code), available,
+        [code](uint64_t at, uint32_t size, uint8_t* out) { return code->Read(at, size, out); });
+  }
+  if (map->IsIdentity()) return {};
+  const Image* image = images.Find(*map->dso);
+  if (image == nullptr) return {};
+  const uint64_t offset = map->DsoAddress(address);
+  if (image->module) {
+    const elf::ModuleLayout& layout = *image->module;
+    return PageAt(image, offset, available, [&layout](uint64_t at, uint32_t size, uint8_t* out) {
+      return layout.Read(at, size, out);
+    });
+  }
+  if (offset >= image->bytes.size()) return {};
+  const uint64_t n = std::min<uint64_t>(available, image->bytes.size() - offset);
+  return CodeSpan{
+      image, offset, {reinterpret_cast<const uint8_t*>(image->bytes.data()) + offset, n}};
+}
+
+CodeSpan DecodeLane::PageAt(const void* image, uint64_t offset, uint64_t limit,
+                            absl::FunctionRef<uint32_t(uint64_t, uint32_t, uint8_t*)> read) {
+  constexpr uint64_t kPage = 4096;
+  constexpr size_t kMaxPages = 4096;
+  const uint64_t page = offset & ~(kPage - 1);
+  auto it = code_pages_.find({image, page});
+  if (it == code_pages_.end()) {
+    if (code_pages_.size() >= kMaxPages) code_pages_.clear();
+    CodePage fresh;
+    fresh.bytes.resize(kPage);
+    fresh.bytes.resize(read(page, kPage, fresh.bytes.data()));
+    it = code_pages_.emplace(std::pair{image, page}, std::move(fresh)).first;
+  }
+  const std::vector<uint8_t>& bytes = it->second.bytes;
+  const uint64_t at = offset - page;
+  if (at + 4 <= bytes.size()) {
+    const uint64_t n = std::min<uint64_t>(bytes.size() - at, limit);
+    return CodeSpan{image, offset, {bytes.data() + at, n}};
+  }
+  // The page's start cannot be read, or not this far: read from `offset`
+  // itself, for this one lookup.
+  scratch_.resize(kPage - at);
+  scratch_.resize(read(offset, static_cast<uint32_t>(kPage - at), scratch_.data()));
+  const uint64_t n = std::min<uint64_t>(scratch_.size(), limit);
+  return CodeSpan{&scratch_, offset, {scratch_.data(), n}};
 }
 
 std::optional<CodeLocation> DecodeLane::Locate(const PacketContext& context, uint64_t address) {

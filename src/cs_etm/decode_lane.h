@@ -24,11 +24,16 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cs_etm/binary_images.h"
+#include "cs_etm/code_blocks.h"
 #include "cs_etm/decode_options.h"
 #include "cs_etm/decoder.h"
+#include "cs_etm/etm4_decoder.h"
+#include "cs_etm/fast_decoder.h"
 #include "cs_etm/frame_scan.h"
 #include "cs_etm/packet.h"
 #include "cs_etm/profile.h"
@@ -67,6 +72,7 @@ struct BlockJob {
 };
 
 class DecodeLane : private DecodeEnvironment,
+                   private CodeReader,
                    private CodeLocator,
                    private SampleOutput,
                    private PacketSink {
@@ -86,9 +92,22 @@ class DecodeLane : private DecodeEnvironment,
     uint64_t generation = 0;
     std::unique_ptr<TraceDecoder> decoder;
   };
+  struct KeyedFastDecoder {
+    uint64_t generation = 0;
+    std::unique_ptr<FastTraceDecoder> decoder;  // null: the setup is OpenCSD's
+  };
+  // A page of code read from a file that is not mapped (the kernel's, a
+  // module's), for the fast decoder's spans.
+  struct CodePage {
+    std::vector<uint8_t> bytes;
+  };
 
   absl::Status Decode(BlockJob& job);
+  // The block decoded by the fast decoder; false if it is OpenCSD's.
+  absl::StatusOr<bool> DecodeFast(BlockJob& job);
   absl::StatusOr<TraceDecoder*> DecoderFor(const BlockJob& job);
+  // Null when the fast decoder does not take this setup.
+  absl::StatusOr<FastTraceDecoder*> FastDecoderFor(const BlockJob& job);
   void DropDecoder(int64_t source);
   std::optional<machine::Map> FindMap(const PacketContext& context, uint64_t address);
   // How far the running kernel is from `code`'s link addresses (KASLR).
@@ -101,6 +120,12 @@ class DecodeLane : private DecodeEnvironment,
   int32_t PidOf(int32_t tid) override;
   uint32_t ReadCode(const PacketContext& context, uint64_t address, uint32_t size,
                     uint8_t* out) override;
+  // CodeReader: ReadCode's bytes, as spans.
+  CodeSpan CodeAt(const PacketContext& context, uint64_t address) override;
+  // The bytes `read` gives for the page of `image` at `offset` on, at most
+  // `limit` of them (a page is read once, then kept).
+  CodeSpan PageAt(const void* image, uint64_t offset, uint64_t limit,
+                  absl::FunctionRef<uint32_t(uint64_t, uint32_t, uint8_t*)> read);
   // CodeLocator
   std::optional<CodeLocation> Locate(const PacketContext& context, uint64_t address) override;
   std::optional<uint64_t> DirectBranchTarget(const PacketContext& context, uint64_t address,
@@ -111,6 +136,10 @@ class DecodeLane : private DecodeEnvironment,
   const LaneInputs inputs_;
   BlockJob* job_ = nullptr;
   std::map<int64_t, KeyedDecoder> decoders_;  // by source
+  std::map<int64_t, KeyedFastDecoder> fast_decoders_;
+  CodeBlockCaches code_blocks_;
+  absl::flat_hash_map<std::pair<const void*, uint64_t>, CodePage> code_pages_;
+  std::vector<uint8_t> scratch_;  // PageAt's bytes when a page will not do
   std::unique_ptr<SampleSynthesizer> synthesizer_;
   uint64_t synthesizer_generation_ = 0;  // of the setup it was made for
   std::unique_ptr<BranchProfile> profile_;

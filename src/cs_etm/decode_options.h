@@ -19,6 +19,10 @@ inline bool IsProfile(OutputFormat format) {
   return format == OutputFormat::kAutoFdo || format == OutputFormat::kBolt;
 }
 
+// Which decoder follows the trace: the fast one (fast_decoder.h), with
+// OpenCSD for the blocks it does not follow, or OpenCSD alone.
+enum class DecoderChoice { kFast, kOpenCsd };
+
 struct DecodeOptions {
   ItraceOptions itrace;
   OutputFormat format = OutputFormat::kPerf;
@@ -30,6 +34,7 @@ struct DecodeOptions {
   size_t packet_batch = TraceDecoder::kDefaultBatchSize;
   // Decode threads; 1 decodes on the calling thread.
   int jobs = 1;
+  DecoderChoice decoder = DecoderChoice::kFast;
   // kBolt, kAutoFdo: the binary whose profile is written, by recorded path
   // or file name. Empty: for kBolt the only binary the trace ran in (several
   // are an error), for kAutoFdo every binary.
@@ -47,6 +52,8 @@ struct DecodeStats {
   uint64_t instruction_samples = 0;
   uint64_t branch_samples = 0;
   uint64_t decoder_waits = 0;
+  uint64_t fast_blocks = 0;     // decoded by the fast decoder
+  uint64_t opencsd_blocks = 0;  // decoded by OpenCSD
 };
 
 }  // namespace perftk::cs_etm

@@ -118,6 +118,8 @@ absl::Status CsEtmDecodeTool::WriteBlock(BlockJob& job) {
   stats_.instruction_samples += job.stats.instruction_samples;
   stats_.branch_samples += job.stats.branch_samples;
   stats_.decoder_waits += job.stats.decoder_waits;
+  stats_.fast_blocks += job.stats.fast_blocks;
+  stats_.opencsd_blocks += job.stats.opencsd_blocks;
   if (job.errors > 0) {
     SourceErrors& errors = errors_[job.source];
     if (errors.count == 0) errors.first = job.first_error;

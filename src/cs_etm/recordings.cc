@@ -28,6 +28,8 @@ void AddStats(const DecodeStats& from, DecodeStats& into) {
   into.instruction_samples += from.instruction_samples;
   into.branch_samples += from.branch_samples;
   into.decoder_waits += from.decoder_waits;
+  into.fast_blocks += from.fast_blocks;
+  into.opencsd_blocks += from.opencsd_blocks;
 }
 
 }  // namespace

@@ -44,11 +44,12 @@ struct DecodeRun {
 };
 
 DecodeRun Decode(const std::string& file, const std::string& itrace, OutputFormat format,
-                 const std::string& symfs = kEtmDir,
-                 size_t batch = TraceDecoder::kDefaultBatchSize) {
+                 const std::string& symfs = kEtmDir, size_t batch = TraceDecoder::kDefaultBatchSize,
+                 DecoderChoice decoder = DecoderChoice::kFast) {
   DecodeRun run;
   DecodeOptions options;
   options.packet_batch = batch;
+  options.decoder = decoder;
   options.itrace = *ParseItrace(itrace);
   options.format = format;
   options.symfs = symfs;
@@ -201,18 +202,22 @@ TEST(CsEtmDecode, ScriptFormatMatchesSamples) {
 
 // Handing packets over in small batches goes through OpenCSD's WAIT/FLUSH
 // protocol many times; the result must not change.
+// OpenCSD's path: its decoder hands packets over in batches, waiting.
 TEST(CsEtmDecode, WaitFlushProtocolKeepsTheOutput) {
   for (const char* file : {"perf_etm.data", "perf_with_unformatted_trace.data"}) {
-    DecodeRun whole = Decode(file, "i100il64", OutputFormat::kScript);
+    DecodeRun whole = Decode(file, "i100il64", OutputFormat::kScript, kEtmDir,
+                             TraceDecoder::kDefaultBatchSize, DecoderChoice::kOpenCsd);
     ASSERT_TRUE(whole.status.ok()) << whole.status;
     EXPECT_EQ(whole.waits, 0u);
     for (size_t batch : {1, 7}) {
-      DecodeRun small = Decode(file, "i100il64", OutputFormat::kScript, kEtmDir, batch);
+      DecodeRun small =
+          Decode(file, "i100il64", OutputFormat::kScript, kEtmDir, batch, DecoderChoice::kOpenCsd);
       ASSERT_TRUE(small.status.ok()) << small.status;
       EXPECT_GT(small.waits, 20u);
       EXPECT_EQ(small.text, whole.text) << file << " batch " << batch;
     }
-    DecodeRun profile = Decode(file, "il64", OutputFormat::kAutoFdo, kEtmDir, 1);
+    DecodeRun profile =
+        Decode(file, "il64", OutputFormat::kAutoFdo, kEtmDir, 1, DecoderChoice::kOpenCsd);
     EXPECT_EQ(AutoFdoLines(profile.text), AutoFdoLines(ReadFile(kEtmDir + "perf_inject.data")));
   }
 }
