@@ -7,6 +7,9 @@ namespace {
 
 using T = Etm4PacketType;
 
+// A packet's payload starts after its header byte.
+constexpr size_t kPayload = 1;
+
 // Trace info: which of its sections are still to come.
 constexpr uint8_t kInfoSection = 0x01;
 constexpr uint8_t kKeySection = 0x02;
@@ -247,7 +250,7 @@ size_t Etm4PacketParser::ReadWholePacket(std::span<const uint8_t> rest, uint64_t
     case T::kLongAddress64Is1: {
       if (rest.size() < 9) return 0;
       const uint8_t isa = header.type == T::kLongAddress64Is1 ? 1 : 0;
-      Set64BitAddress(LongAddress64(rest.data() + 1, isa), isa);
+      Set64BitAddress(LongAddress64(rest.data() + kPayload, isa), isa);
       Etm4Packet& packet = emit(header.type);
       packet.address = address_.value;
       packet.isa = isa;
@@ -797,10 +800,10 @@ void Etm4PacketParser::ReadAddressContext(uint8_t byte, std::vector<Etm4Packet>&
   }
   if (p.remaining_c > 0 || !p.done_a || p.remaining_a > 0 || p.remaining_b > 0) return;
   if (p.sixty_four) {
-    Set64BitAddress(LongAddress64(bytes_.data() + 1, p.isa), p.isa);
+    Set64BitAddress(LongAddress64(bytes_.data() + kPayload, p.isa), p.isa);
     SetContextFields(9);
   } else {
-    Set32BitAddress(LongAddress32(bytes_.data() + 1, p.isa), p.isa);
+    Set32BitAddress(LongAddress32(bytes_.data() + kPayload, p.isa), p.isa);
     SetContextFields(5);
   }
   Send(out);
@@ -836,9 +839,9 @@ void Etm4PacketParser::ReadLongAddress(uint8_t byte, std::vector<Etm4Packet>& ou
   }
   if (bytes_.size() != (p.sixty_four ? 9u : 5u)) return;
   if (p.sixty_four) {
-    Set64BitAddress(LongAddress64(bytes_.data() + 1, p.isa), p.isa);
+    Set64BitAddress(LongAddress64(bytes_.data() + kPayload, p.isa), p.isa);
   } else {
-    Set32BitAddress(LongAddress32(bytes_.data() + 1, p.isa), p.isa);
+    Set32BitAddress(LongAddress32(bytes_.data() + kPayload, p.isa), p.isa);
   }
   Send(out);
 }

@@ -6,8 +6,9 @@
 # The recording reaches perftk through a FIFO in two parts: the binary is
 # truncated once /proc/PID/maps shows it mapped, then the rest follows, and
 # decoding the rest must read the binary again. unwind reads libdw's mapping
-# of a program's .eh_frame_hdr, cs-etm-decode reads code for every decoded
-# branch.
+# of a program's .eh_frame_hdr; cs-etm-decode with OpenCSD reads code for
+# every decoded branch (its fast decoder reads each code block once, and
+# this small program's blocks are all read before the truncation).
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
 source "$LIB_DIR/safety.bash"
@@ -58,7 +59,7 @@ check "unwind: no output left" test ! -e unwound.data
 "$GEN" --cpus 1 --trace-mb 2 --buffer-kb 64 --out gen >/dev/null || fail "perftk_etm_gen failed"
 "$PERFTK" copy -q -i gen/perf.data -o etm.pipe --pipe
 truncated_midway cs-etm-decode "$WORK/gen/etm_demo" etm.pipe decoded.data -- \
-  cs-etm-decode -q --itrace=il64
+  cs-etm-decode -q --itrace=il64 --decoder=opencsd
 check "cs-etm-decode: killed by SIGBUS (exit $rc, 135 wanted): $(last_error)" test "$rc" = 135
 check "cs-etm-decode: the message names the binary: $(last_error)" \
   err_has "$WORK/gen/etm_demo: the input shrank while it was read"
