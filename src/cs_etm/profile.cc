@@ -40,24 +40,25 @@ absl::Status BranchProfile::Consume(std::span<const Packet> packets) {
         if (!start) break;
         uint64_t last = packet.last_address();
         uint64_t last_offset = start->offset + (last - packet.start);
-        ++binaries_[start->dso].ranges[{start->offset, last_offset}];
+        ++BinaryOf(start->dso).ranges[{start->offset, last_offset}];
         if (packet.last_taken) {
-          Pending pending;
+          Pending& pending = pending_[packet.trace_id];
           pending.context = packet.context;
           pending.dso = start->dso;
           pending.from = last_offset;
           pending.indirect = packet.last_branch == BranchKind::kIndirect;
+          pending.target = std::nullopt;
           if (!pending.indirect) {
             pending.target = locator_.DirectBranchTarget(packet.context, last, packet.isa);
           }
-          pending_[packet.trace_id] = pending;
+          has_pending_.set(packet.trace_id);
         }
         break;
       }
       case PacketKind::kContext:
         // A new thread: the old one's branch target is not the next range.
-        if (auto it = pending_.find(packet.trace_id);
-            it != pending_.end() && it->second.context.tid != packet.context.tid) {
+        if (has_pending_.test(packet.trace_id) &&
+            pending_[packet.trace_id].context.tid != packet.context.tid) {
           Resolve(packet.trace_id, nullptr);
         }
         break;
@@ -82,15 +83,17 @@ void BranchProfile::Add(const BranchProfile& other) {
 }
 
 absl::Status BranchProfile::EndBlock() {
-  while (!pending_.empty()) Resolve(pending_.begin()->first, nullptr);
+  // In trace id order, as the sources' last branches always were.
+  for (size_t id = 0; id < has_pending_.size() && has_pending_.any(); ++id) {
+    if (has_pending_.test(id)) Resolve(static_cast<uint8_t>(id), nullptr);
+  }
   return absl::OkStatus();
 }
 
 void BranchProfile::Resolve(uint8_t id, const Packet* next) {
-  auto it = pending_.find(id);
-  if (it == pending_.end()) return;
-  Pending pending = it->second;
-  pending_.erase(it);
+  if (!has_pending_.test(id)) return;
+  has_pending_.reset(id);
+  const Pending& pending = pending_[id];
   std::optional<uint64_t> target = pending.target;
   if (!target && next != nullptr) target = next->start;
   uint64_t to = 0;
@@ -102,7 +105,15 @@ void BranchProfile::Resolve(uint8_t id, const Packet* next) {
 }
 
 void BranchProfile::Count(const machine::Dso* dso, const Branch& branch) {
-  ++binaries_[dso].branches[branch];
+  ++BinaryOf(dso).branches[branch];
+}
+
+BranchProfile::Binary& BranchProfile::BinaryOf(const machine::Dso* dso) {
+  if (dso != last_dso_ || last_binary_ == nullptr) {
+    last_dso_ = dso;
+    last_binary_ = &binaries_[dso];
+  }
+  return *last_binary_;
 }
 
 profile::BinaryKey BranchProfile::KeyOf(const machine::Dso& dso) const {

@@ -43,6 +43,8 @@
 #ifndef PERFTK_CS_ETM_PROFILE_H_
 #define PERFTK_CS_ETM_PROFILE_H_
 
+#include <array>
+#include <bitset>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -50,6 +52,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "cs_etm/packet.h"
 #include "machine/dso.h"
 #include "perf/features.h"
@@ -122,10 +125,15 @@ class BranchProfile : public PacketSink {
     uint64_t to = 0;
     bool indirect = false;
     auto operator<=>(const Branch&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const Branch& b) {
+      return H::combine(std::move(h), b.from, b.to, b.indirect);
+    }
   };
+  // Counts by file offsets, unordered (ToProfile orders them).
   struct Binary {
-    std::map<std::pair<uint64_t, uint64_t>, uint64_t> ranges;
-    std::map<Branch, uint64_t> branches;
+    absl::flat_hash_map<std::pair<uint64_t, uint64_t>, uint64_t> ranges;
+    absl::flat_hash_map<Branch, uint64_t> branches;
   };
   const std::map<const machine::Dso*, Binary>& binaries() const { return binaries_; }
 
@@ -140,14 +148,20 @@ class BranchProfile : public PacketSink {
   // Resolves a pending branch of trace source `id` to `next` (null: a break).
   void Resolve(uint8_t id, const Packet* next);
   void Count(const machine::Dso* dso, const Branch& branch);
+  // The counts of `dso`, from a one-entry cache.
+  Binary& BinaryOf(const machine::Dso* dso);
 
   CodeLocator& locator_;
   const BinaryLayout& LayoutOf(const machine::Dso* dso) const;
 
   BuildIdsByPath build_ids_;
   std::map<const machine::Dso*, BinaryLayout> layouts_;
-  std::map<uint8_t, Pending> pending_;
+  // Branches waiting for the next range of their trace source, by id.
+  std::array<Pending, 256> pending_;
+  std::bitset<256> has_pending_;
   std::map<const machine::Dso*, Binary> binaries_;
+  const machine::Dso* last_dso_ = nullptr;
+  Binary* last_binary_ = nullptr;
 };
 
 }  // namespace perftk::cs_etm
