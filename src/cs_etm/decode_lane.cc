@@ -85,6 +85,9 @@ absl::Status DecodeLane::Decode(BlockJob& job) {
     profile_->SetBuildIds(inputs_.build_ids);
   }
   if (synthesizer_) synthesizer_->BeginBlock(kNoCpu, job.block.time, *job.flows, job.ids);
+  for (MapMemo& memo : map_memos_) memo.valid = false;  // the model may have changed
+  // Pages go only between blocks: decoders keep spans of them.
+  if (code_pages_.size() > kMaxCodePages) code_pages_.clear();
   if (inputs_.options.decoder == DecoderChoice::kFast) {
     absl::StatusOr<bool> decoded = DecodeFast(job);
     if (!decoded.ok()) return decoded.status();
@@ -147,11 +150,30 @@ int32_t DecodeLane::PidOf(int32_t tid) {
 }
 
 std::optional<machine::Map> DecodeLane::FindMap(const PacketContext& context, uint64_t address) {
+  const bool kernel = IsKernel(context, address);
+  // The model holds still while a block decodes: the maps found last for
+  // this address space answer most lookups.
+  for (MapMemo& memo : map_memos_) {
+    if (memo.valid && memo.kernel == kernel && (kernel || memo.pid == context.pid) &&
+        memo.map.Contains(address)) {
+      if (&memo != &map_memos_[0]) std::swap(memo, map_memos_[0]);
+      return map_memos_[0].map;
+    }
+  }
+  std::optional<machine::Map> map = LookUpMap(context.pid, kernel, address);
+  if (map) {
+    map_memos_[1] = map_memos_[0];
+    map_memos_[0] = MapMemo{true, kernel, context.pid, *map};
+  }
+  return map;
+}
+
+std::optional<machine::Map> DecodeLane::LookUpMap(int32_t pid, bool kernel, uint64_t address) {
   const machine::Machine& host = inputs_.machines.host();
-  if (IsKernel(context, address)) return host.kernel_maps().Find(address, kernel_cache_);
-  if (context.pid != cached_pid_ || !cached_maps_) {
-    cached_pid_ = context.pid;
-    cached_maps_ = host.FindUserMaps(context.pid);
+  if (kernel) return host.kernel_maps().Find(address, kernel_cache_);
+  if (pid != cached_pid_ || !cached_maps_) {
+    cached_pid_ = pid;
+    cached_maps_ = host.FindUserMaps(pid);
     if (!cached_maps_) return std::nullopt;
   }
   return cached_maps_->Find(address, maps_cache_);
@@ -238,11 +260,9 @@ CodeSpan DecodeLane::CodeAt(const PacketContext& context, uint64_t address) {
 CodeSpan DecodeLane::PageAt(const void* image, uint64_t offset, uint64_t limit,
                             absl::FunctionRef<uint32_t(uint64_t, uint32_t, uint8_t*)> read) {
   constexpr uint64_t kPage = 4096;
-  constexpr size_t kMaxPages = 4096;
   const uint64_t page = offset & ~(kPage - 1);
   auto it = code_pages_.find({image, page});
   if (it == code_pages_.end()) {
-    if (code_pages_.size() >= kMaxPages) code_pages_.clear();
     CodePage fresh;
     fresh.bytes.resize(kPage);
     fresh.bytes.resize(read(page, kPage, fresh.bytes.data()));

@@ -16,6 +16,7 @@
 #ifndef PERFTK_CS_ETM_DECODE_LANE_H_
 #define PERFTK_CS_ETM_DECODE_LANE_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -110,6 +111,7 @@ class DecodeLane : private DecodeEnvironment,
   absl::StatusOr<FastTraceDecoder*> FastDecoderFor(const BlockJob& job);
   void DropDecoder(int64_t source);
   std::optional<machine::Map> FindMap(const PacketContext& context, uint64_t address);
+  std::optional<machine::Map> LookUpMap(int32_t pid, bool kernel, uint64_t address);
   // How far the running kernel is from `code`'s link addresses (KASLR).
   uint64_t KernelSlide(const machine::Map& text, const KernelCode& code);
 
@@ -138,8 +140,19 @@ class DecodeLane : private DecodeEnvironment,
   std::map<int64_t, KeyedDecoder> decoders_;  // by source
   std::map<int64_t, KeyedFastDecoder> fast_decoders_;
   CodeBlockCaches code_blocks_;
+  // Pages of code read so far; emptied between blocks once there are more
+  // than kMaxCodePages (16 MB).
+  static constexpr size_t kMaxCodePages = 4096;
   absl::flat_hash_map<std::pair<const void*, uint64_t>, CodePage> code_pages_;
   std::vector<uint8_t> scratch_;  // PageAt's bytes when a page will not do
+  // The two maps found last (most recent first), for this block only.
+  struct MapMemo {
+    bool valid = false;
+    bool kernel = false;
+    int32_t pid = 0;
+    machine::Map map;
+  };
+  std::array<MapMemo, 2> map_memos_;
   std::unique_ptr<SampleSynthesizer> synthesizer_;
   uint64_t synthesizer_generation_ = 0;  // of the setup it was made for
   std::unique_ptr<BranchProfile> profile_;

@@ -39,6 +39,7 @@ bool Etm4Decoder::Supports(const TraceSource& source) {
 void Etm4Decoder::StartBlock(const PacketContext& seed) {
   context_ = seed;
   cs_timestamp_ = 0;
+  last_span_ = CodeSpan{};  // the address spaces may have changed
   ResetState();
 }
 
@@ -498,7 +499,7 @@ Etm4Decoder::Result Etm4Decoder::ProcessException(std::vector<Packet>& out) {
 Etm4Decoder::Walk Etm4Decoder::WalkCode(uint64_t& count, const uint64_t* until) {
   uint64_t address = instruction_.address;
   while (true) {
-    const CodeSpan span = code_.CodeAt(MemoryContext(address), address);
+    const CodeSpan span = SpanAt(address);
     if (span.bytes.size() < 4) {
       instruction_.address = address;
       return Walk::kNoAccess;
@@ -536,6 +537,22 @@ Etm4Decoder::Result Etm4Decoder::Error(const char* why) {
 Etm4Decoder::Step Etm4Decoder::NotFollowed(const char* why) {
   not_followed_why_ = why;
   return Kind::kNotFollowed;
+}
+
+CodeSpan Etm4Decoder::SpanAt(uint64_t address) {
+  const PacketContext context = MemoryContext(address);
+  const bool kernel = IsKernel(context, address);
+  // Within the span read last for the same address space: no lookup.
+  if (last_span_.bytes.size() > 0 && last_span_pid_ == context.pid && last_span_kernel_ == kernel &&
+      address >= last_span_address_ && address - last_span_address_ < last_span_.bytes.size()) {
+    const uint64_t skip = address - last_span_address_;
+    return CodeSpan{last_span_.image, last_span_.offset + skip, last_span_.bytes.subspan(skip)};
+  }
+  last_span_ = code_.CodeAt(context, address);
+  last_span_address_ = address;
+  last_span_pid_ = context.pid;
+  last_span_kernel_ = kernel;
+  return last_span_;
 }
 
 PacketContext Etm4Decoder::MemoryContext(uint64_t address) const {

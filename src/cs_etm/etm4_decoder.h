@@ -153,6 +153,8 @@ class Etm4Decoder {
   // is [start, instruction_.address) of `count` instructions.
   Walk WalkCode(uint64_t& count, const uint64_t* until);
   PacketContext MemoryContext(uint64_t address) const;
+  // The code at `address`, from the span read last when it holds it.
+  CodeSpan SpanAt(uint64_t address);
   Step NotFollowed(const char* why);
   Result Error(const char* why);
 
@@ -186,6 +188,10 @@ class Etm4Decoder {
   std::deque<Element> stack_;  // oldest first
   ReturnStack return_stack_;
   Instruction instruction_;
+  CodeSpan last_span_;  // read at last_span_address_, valid for this block
+  uint64_t last_span_address_ = 0;
+  int32_t last_span_pid_ = 0;
+  bool last_span_kernel_ = false;
   uint64_t bad_packets_ = 0;
   uint64_t decode_errors_ = 0;
   const char* not_followed_why_ = "";
