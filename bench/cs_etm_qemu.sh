@@ -6,10 +6,14 @@
 # the trace (instructions, MB, qemu + recorder time and log lines/s), then
 # for each decode: wall time, MB of trace per second, CPU time, CPUs busy,
 # peak RSS (bench/measure.py: the median of REPEAT runs), and whether its
-# output is right:
-#   - --format=autofdo with --jobs 1 and 2: equal to the ground truth;
-#   - --itrace=il64 --format=script with --jobs 1 and 2 (perf script's
-#     -F pid,tid,ip,brstack lines);
+# output is right, with the fast decoder (--jobs 1 and 2) and with
+# --decoder=opencsd (--jobs 1):
+#   - --format=autofdo: equal to the ground truth;
+#   - --itrace=il64 --format=script (perf script's -F pid,tid,ip,brstack
+#     lines): equal to the fast decoder's --jobs 1;
+# then the fast decoder's speed-up over the OpenCSD path, --jobs 2's over
+# --jobs 1, and millions of executed instructions decoded per second per
+# core (the figure that does not depend on how well the trace compresses);
 #   - with PERF_CORESIGHT=/path/to/perf (bench/build_perf_coresight.sh): perf
 #     script --itrace=il64 on the same recording (indexed by perftk copy),
 #     the ratio of its time to perftk's, and whether its lines are perftk's.
@@ -74,22 +78,33 @@ row() {  # NAME "wall cpu rss" VERDICT
     'BEGIN { if (w <= 0) w = 0.001; printf "%-26s %9.2f %7.1f %8.2f %5.2f %14d  %s\n", n, w, mb / w, c, c / w, r, v }'
 }
 declare -A WALL
-for jobs in 1 2; do
-  "$PERFTK" cs-etm-decode -q -i perf.data --format=autofdo --jobs "$jobs" -o "jobs$jobs.afdo"
-  result=$(measure "$PERFTK" cs-etm-decode -q -i perf.data --format=autofdo --jobs "$jobs" -o /dev/null)
-  verdict=differs
-  cmp -s truth.afdo "jobs$jobs.afdo" && verdict="equals the truth"
-  row "autofdo --jobs $jobs" "$result" "$verdict"
-  WALL[autofdo$jobs]=${result%% *}
+# fast: perftk's decoder (the default); opencsd: --decoder=opencsd.
+for decoder in fast opencsd; do
+  for jobs in 1 2; do
+    [ "$decoder" = opencsd ] && [ "$jobs" = 2 ] && continue
+    out="autofdo.$decoder.$jobs"
+    "$PERFTK" cs-etm-decode -q -i perf.data --format=autofdo --jobs "$jobs" --decoder="$decoder" -o "$out"
+    result=$(measure "$PERFTK" cs-etm-decode -q -i perf.data --format=autofdo --jobs "$jobs" \
+      --decoder="$decoder" -o /dev/null)
+    verdict=differs
+    cmp -s truth.afdo "$out" && verdict="equals the truth"
+    row "autofdo $decoder --jobs $jobs" "$result" "$verdict"
+    WALL[autofdo.$decoder.$jobs]=${result%% *}
+  done
 done
-for jobs in 1 2; do
-  "$PERFTK" cs-etm-decode -q -i perf.data --itrace=il64 --format=script --jobs "$jobs" -o "il64.jobs$jobs"
-  result=$(measure "$PERFTK" cs-etm-decode -q -i perf.data --itrace=il64 --format=script \
-    --jobs "$jobs" -o /dev/null)
-  verdict="$(wc -l <"il64.jobs$jobs") samples"
-  [ "$jobs" = 1 ] || { cmp -s il64.jobs1 il64.jobs2 && verdict+=", equal to --jobs 1" || verdict+=", DIFFERS from --jobs 1"; }
-  row "il64 --jobs $jobs" "$result" "$verdict"
-  WALL[il64$jobs]=${result%% *}
+for decoder in fast opencsd; do
+  for jobs in 1 2; do
+    [ "$decoder" = opencsd ] && [ "$jobs" = 2 ] && continue
+    out="il64.$decoder.$jobs"
+    "$PERFTK" cs-etm-decode -q -i perf.data --itrace=il64 --format=script --jobs "$jobs" \
+      --decoder="$decoder" -o "$out"
+    result=$(measure "$PERFTK" cs-etm-decode -q -i perf.data --itrace=il64 --format=script \
+      --jobs "$jobs" --decoder="$decoder" -o /dev/null)
+    verdict="$(wc -l <"$out") samples"
+    [ "$out" = il64.fast.1 ] || { cmp -s il64.fast.1 "$out" && verdict+=", equal to fast --jobs 1" || verdict+=", DIFFERS from fast --jobs 1"; }
+    row "il64 $decoder --jobs $jobs" "$result" "$verdict"
+    WALL[il64.$decoder.$jobs]=${result%% *}
+  done
 done
 if [ -n "${PERF_CORESIGHT:-}" ]; then
   # perf reads AUX data in file order only through an AUXTRACE index,
@@ -99,7 +114,7 @@ if [ -n "${PERF_CORESIGHT:-}" ]; then
   "${perf_script[@]}" >perf.script 2>perf.err
   result=$(measure "${perf_script[@]}")
   verdict="$(wc -l <perf.script) samples, $(($(wc -l <perf.script) - $(uniq perf.script | wc -l))) adjacent duplicates"
-  if uniq perf.script | cmp -s - il64.jobs1; then
+  if uniq perf.script | cmp -s - il64.fast.1; then
     verdict+="; without them equal to perftk's"
   else
     verdict+="; without them DIFFERENT from perftk's"
@@ -108,12 +123,19 @@ if [ -n "${PERF_CORESIGHT:-}" ]; then
   WALL[perf]=${result%% *}
 fi
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 0.001) }'; }
+instructions=$(sed -nE 's/.* ([0-9]+) instructions.*/\1/p' recorder.out)
+per_core() {  # WALL: millions of executed instructions per second, one core
+  awk -v n="$instructions" -v w="$1" 'BEGIN { printf "%.0f", n / (w > 0 ? w : 0.001) / 1e6 }'
+}
 echo
-echo "speed-up --jobs 2 / --jobs 1: autofdo $(ratio "${WALL[autofdo1]}" "${WALL[autofdo2]}")x," \
-  "il64 $(ratio "${WALL[il641]}" "${WALL[il642]}")x"
+for format in autofdo il64; do
+  echo "$format: fast / OpenCSD path (--jobs 1): $(ratio "${WALL[$format.opencsd.1]}" \
+    "${WALL[$format.fast.1]}")x; --jobs 2 / --jobs 1: $(ratio "${WALL[$format.fast.1]}" \
+    "${WALL[$format.fast.2]}")x; $(per_core "${WALL[$format.fast.1]}") M instructions/s per core"
+done
 if [ -n "${WALL[perf]:-}" ]; then
-  echo "perf script / perftk il64: $(ratio "${WALL[perf]}" "${WALL[il641]}")x (--jobs 1)," \
-    "$(ratio "${WALL[perf]}" "${WALL[il642]}")x (--jobs 2)"
+  echo "perf script / perftk il64 fast: $(ratio "${WALL[perf]}" "${WALL[il64.fast.1]}")x (--jobs 1)," \
+    "$(ratio "${WALL[perf]}" "${WALL[il64.fast.2]}")x (--jobs 2)"
 fi
 [ "${KEEP:-0}" = 1 ] && echo "work dir: $work"
 exit 0

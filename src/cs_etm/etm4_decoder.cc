@@ -9,6 +9,8 @@ namespace {
 using T = Etm4PacketType;
 using Kind = Etm4Decoder::Step;
 
+constexpr uint64_t kTopOfAddressSpace = ~uint64_t{0} - 0xffff;  // the last 64 KiB
+
 constexpr uint32_t kTrcConfigReturnStack = 1u << 12;
 constexpr uint32_t kTrcConfigQElements = 3u << 13;
 
@@ -428,6 +430,7 @@ Etm4Decoder::Step Etm4Decoder::ProcessAtom(bool taken, std::vector<Packet>& out)
   const uint64_t start = instruction_.address;
   uint64_t count = 0;
   const Walk walk = WalkCode(count, nullptr);
+  if (walk == Walk::kWraps) return NotFollowed("code at the end of the address space");
   if (walk == Walk::kFound) {
     const uint64_t next = instruction_.address;
     const A64Instruction& last = instruction_.last;
@@ -483,7 +486,12 @@ Etm4Decoder::Result Etm4Decoder::ProcessException(std::vector<Packet>& out) {
     }
     const uint64_t start = instruction_.address;
     uint64_t count = 0;
-    if (WalkCode(count, &return_address) == Walk::kFound) {
+    const Walk walk = WalkCode(count, &return_address);
+    if (walk == Walk::kWraps) {
+      NotFollowed("code at the end of the address space");
+      return Result::kNotFollowed;
+    }
+    if (walk == Walk::kFound) {
       EmitRange(start, instruction_.address, count, true, out);
     } else {
       need_address_ = true;
@@ -499,6 +507,10 @@ Etm4Decoder::Result Etm4Decoder::ProcessException(std::vector<Packet>& out) {
 Etm4Decoder::Walk Etm4Decoder::WalkCode(uint64_t& count, const uint64_t* until) {
   uint64_t address = instruction_.address;
   while (true) {
+    // Near the top of the address space OpenCSD's memory cache answers
+    // with bytes of other addresses (its page arithmetic wraps); no code
+    // lives there (the kernel keeps it unmapped).
+    if (address >= kTopOfAddressSpace) return Walk::kWraps;
     const CodeSpan span = SpanAt(address);
     if (span.bytes.size() < 4) {
       instruction_.address = address;

@@ -129,7 +129,7 @@ class Etm4Decoder {
     A64Instruction last;   // the last instruction walked
     uint64_t target = 0;   // its target, if a direct branch
   };
-  enum class Walk : uint8_t { kFound, kNoAccess };
+  enum class Walk : uint8_t { kFound, kNoAccess, kWraps };
   // How resolving went: kError is a decode error after which OpenCSD
   // waits for the next A-sync.
   enum class Result : uint8_t { kOk, kError, kNotFollowed };

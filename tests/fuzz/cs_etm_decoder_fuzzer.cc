@@ -3,6 +3,13 @@
 // fuzzed trace bytes go through TraceDecoder, the sample synthesizer and the
 // branch profile, as one block of cs-etm-decode.
 //
+// It is also the fast decoder's differential fuzzer (issue 29): an ETMv4
+// block goes through FastTraceDecoder as well, which must never crash or
+// hang, and, when it does not hand the block back (as it does on the
+// decode errors it leaves to OpenCSD), must make exactly OpenCSD's packets;
+// blocks on which OpenCSD crashed (caught by opencsd_guard.h) are not
+// compared.
+//
 // Input: byte 0 chooses the mode (bit 0: formatted, bit 1: ETE instead of
 // ETMv4, bits 2-3: packet batch size 1, 7, 64 or 1024); byte 1 times 4 is
 // the length of the code that follows, which the program image holds at
@@ -20,7 +27,10 @@
 #include <string>
 #include <vector>
 
+#include "cs_etm/code_blocks.h"
 #include "cs_etm/decoder.h"
+#include "cs_etm/etm4_decoder.h"
+#include "cs_etm/fast_decoder.h"
 #include "cs_etm/frame_scan.h"
 #include "cs_etm/itrace.h"
 #include "cs_etm/metadata.h"
@@ -70,7 +80,7 @@ TraceSource EteSource(uint32_t cpu) {
   return source;
 }
 
-class Image : public DecodeEnvironment, public CodeLocator, public SampleOutput {
+class Image : public DecodeEnvironment, public CodeReader, public CodeLocator, public SampleOutput {
  public:
   explicit Image(std::span<const uint8_t> code) : code_(code) { dso_.name = "/fuzz/image"; }
 
@@ -81,6 +91,11 @@ class Image : public DecodeEnvironment, public CodeLocator, public SampleOutput 
     uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(size, code_.size() - offset));
     std::memcpy(out, code_.data() + offset, n);
     return n;
+  }
+  CodeSpan CodeAt(const PacketContext&, uint64_t address) override {
+    if (address < kCodeBase || address - kCodeBase >= code_.size()) return {};
+    const uint64_t offset = address - kCodeBase;
+    return CodeSpan{this, offset, code_.subspan(offset)};
   }
   std::optional<CodeLocation> Locate(const PacketContext&, uint64_t address) override {
     if (address < kCodeBase || address - kCodeBase >= code_.size()) return std::nullopt;
@@ -111,6 +126,7 @@ class Tee : public PacketSink {
       : synthesizer_(synthesizer), profile_(profile), ids_(ids) {}
   absl::Status Consume(std::span<const Packet> packets) override {
     for (const Packet& packet : packets) {
+      made.push_back(packet);
       if (ids_ && !ids_->test(packet.trace_id) && packet.kind != PacketKind::kDiscontinuity) {
         fprintf(stderr, "packet of trace id 0x%x that the frame scan did not find\n",
                 packet.trace_id);
@@ -124,12 +140,70 @@ class Tee : public PacketSink {
     if (absl::Status s = synthesizer_.EndBlock(); !s.ok()) return s;
     return profile_.EndBlock();
   }
+  std::vector<Packet> made;  // every packet, for the fast decoder's check
 
  private:
   SampleSynthesizer& synthesizer_;
   BranchProfile& profile_;
   std::optional<TraceIdSet> ids_;
 };
+
+// The packets of a block, as a sink.
+struct Collect : PacketSink {
+  absl::Status Consume(std::span<const Packet> packets) override {
+    made.insert(made.end(), packets.begin(), packets.end());
+    return absl::OkStatus();
+  }
+  std::vector<Packet> made;
+};
+
+bool Same(const Packet& a, const Packet& b) {
+  return a.kind == b.kind && a.isa == b.isa && a.last_branch == b.last_branch &&
+         a.last_taken == b.last_taken && a.last_cond == b.last_cond && a.last_size == b.last_size &&
+         a.trace_id == b.trace_id && a.instr_count == b.instr_count &&
+         a.exception_number == b.exception_number && a.start == b.start && a.end == b.end &&
+         a.cs_timestamp == b.cs_timestamp && a.context == b.context;
+}
+
+// The fast decoder on `block`, against OpenCSD's `want`.
+void CheckFastDecoder(const CsEtmInfo& info, const std::map<uint32_t, uint8_t>& trace_ids,
+                      bool formatted, Image& image, const TraceBlock& block,
+                      const std::vector<Packet>& want) {
+  CodeBlockCaches caches;
+  auto fast = FastTraceDecoder::Create(info, trace_ids, formatted, 0, image, image, caches);
+  if (!fast.ok()) {
+    fprintf(stderr, "%s\n", std::string(fast.status().message()).c_str());
+    abort();
+  }
+  Collect got;
+  absl::StatusOr<FastTraceDecoder::Outcome> outcome = (*fast)->Decode(block, got);
+  if (!outcome.ok()) abort();  // the sink never fails
+  if (*outcome == FastTraceDecoder::Outcome::kNotFollowed) {
+    if (!got.made.empty()) {
+      fprintf(stderr, "the fast decoder handed back a block after making packets of it\n");
+      abort();
+    }
+    return;
+  }
+  size_t i = 0;
+  while (i < got.made.size() && i < want.size() && Same(got.made[i], want[i])) ++i;
+  if (i == got.made.size() && i == want.size()) return;
+  fprintf(stderr, "the fast decoder's packet %zu differs (fast %zu packets, OpenCSD %zu):\n", i,
+          got.made.size(), want.size());
+  auto print = [](const char* who, const std::vector<Packet>& packets, size_t j) {
+    if (j >= packets.size()) return;
+    const Packet& p = packets[j];
+    fprintf(stderr, "  %zu %s: kind %d id %#x [%#lx,%#lx) n %u branch %d taken %d ctx %d/%d/%d\n",
+            j, who, static_cast<int>(p.kind), p.trace_id, static_cast<unsigned long>(p.start),
+            static_cast<unsigned long>(p.end), p.instr_count, static_cast<int>(p.last_branch),
+            p.last_taken, p.context.pid, p.context.tid, p.context.el);
+  };
+  for (size_t j = i >= 4 ? i - 4 : 0; j < i + 3; ++j) {
+    print("fast", got.made, j);
+    print("OpenCSD", want, j);
+  }
+  abort();
+}
 
 }  // namespace
 
@@ -183,7 +257,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   block.seed_tid = 101;
   block.data = perftk::Bytes(trace);
   synthesizer.BeginBlock(kNoCpu, 1);
-  (void)(*decoder)->Decode(block, tee);
+  const bool decoded = (*decoder)->Decode(block, tee).ok();
+  // Compared where OpenCSD decoded the block (a fatal error, which ends a
+  // cs-etm-decode run, or a crash are not outputs to compare with).
+  if (!ete && batch == 1024 && decoded &&
+      (*decoder)->first_error().find("OpenCSD crashed") == std::string::npos) {
+    CheckFastDecoder(info, trace_ids, formatted, image, block, tee.made);
+  }
   // A second block through the same decoder: it must reset cleanly.
   synthesizer.BeginBlock(kNoCpu, 2);
   (void)(*decoder)->Decode(block, tee);
