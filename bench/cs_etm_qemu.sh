@@ -22,6 +22,10 @@
 #     stale packet meets the TRACE_ON); those adjacent duplicates removed,
 #     the lines must be equal.
 #
+# PROGRAM=zstd (the vendored zstd compressing KB kilobytes, 256 by default,
+# at level 9: long loops, many instructions per trace byte) or PROGRAM=zlib
+# (zlib's test/example.c) instead of Lua.
+#
 #   bench/cs_etm_qemu.sh          # fib(27): ~127 M instructions, ~47 MB of trace, ~2 min
 #   N=24 bench/cs_etm_qemu.sh     # ~30 M instructions
 #   N=30 REPEAT=1 bench/cs_etm_qemu.sh   # ~540 M instructions, ~200 MB of trace
@@ -51,19 +55,43 @@ else
   work=$(mktemp -d "${TMPDIR:-/tmp}/perftk-etm-qemu-bench.XXXXXX")
   [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
   cd "$work"
-  aarch64-linux-gnu-gcc -std=gnu99 -O2 -g -no-pie -Wl,--emit-relocs -DLUA_USE_POSIX \
-    '-Dluai_makeseed(L)=0' -o lua "$here/../third_party/lua/src/onelua.c" -lm
-  cat >fib.lua <<'EOF'
+  export PERFTK_SOURCE_DIR=$here/..
+  lib=$PERFTK_SOURCE_DIR/tests/shell/lib
+  skip() { echo "missing: $*" >&2; exit 1; }
+  fail() { echo "FAIL: $*" >&2; exit 1; }
+  case ${PROGRAM:-lua} in
+    lua)
+      aarch64-linux-gnu-gcc -std=gnu99 -O2 -g -no-pie -Wl,--emit-relocs -DLUA_USE_POSIX \
+        '-Dluai_makeseed(L)=0' -o lua "$here/../third_party/lua/src/onelua.c" -lm
+      cat >fib.lua <<'EOF'
 local function fib(k) if k < 2 then return k end return fib(k - 1) + fib(k - 2) end
 print(fib(tonumber(arg[1])))
 EOF
+      program=lua args=(fib.lua "$N") what="fib($N)"
+      ;;
+    zstd)
+      # shellcheck source=../tests/shell/lib/qemu_zstd.bash
+      source "$lib/qemu_zstd.bash"
+      build_zstd zstd aarch64-linux-gnu-gcc || fail "building zstd"
+      KB=${KB:-256}
+      zstd_input input "$KB" || fail "no $KB KB of input"
+      program=zstd args=(-q -9 input -o input.zst) what="zstd -9 of $KB KB"
+      ;;
+    zlib)
+      # shellcheck source=../tests/shell/lib/qemu_zlib.bash
+      source "$lib/qemu_zlib.bash"
+      build_zlib_example example aarch64-linux-gnu-gcc || fail "building zlib's example"
+      program=example args=(foo.gz) what="zlib's test/example.c"
+      ;;
+    *) fail "PROGRAM=$PROGRAM: lua, zstd or zlib" ;;
+  esac
   start=$(date +%s.%N)
   env -i "$(command -v qemu-aarch64)" -L "$PREFIX" -d in_asm,exec,nochain -strace -D /dev/stderr \
-    ./lua fib.lua "$N" 2>&1 >lua.out |
-    /usr/bin/time -f '%M' -o recorder.rss "$QEMU_ETM" --blocks --program ./lua --prefix "$PREFIX" \
+    "./$program" "${args[@]}" 2>&1 >lua.out </dev/null |
+    /usr/bin/time -f '%M' -o recorder.rss "$QEMU_ETM" --blocks --program "./$program" --prefix "$PREFIX" \
       --buffer-kb 256 --out perf.data --truth-autofdo truth.afdo >recorder.out
   end=$(date +%s.%N)
-  echo "fib($N) = $(cat lua.out) under qemu, recorded in $(awk -v a="$start" -v b="$end" \
+  echo "$what = $(head -c 80 lua.out) under qemu, recorded in $(awk -v a="$start" -v b="$end" \
     'BEGIN { printf "%.1f", b - a }') s (recorder peak RSS $(cat recorder.rss) KB)"
   cat recorder.out
 fi

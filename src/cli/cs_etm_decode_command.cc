@@ -228,9 +228,9 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<CsEtmDecodeOptions>();
   CLI::App* sub = app.add_subcommand(
       "cs-etm-decode",
-      "Decode Arm CoreSight ETM/ETE trace with OpenCSD into instruction samples with\n"
-      "last-branch stacks (input for AutoFDO and BOLT), each stamped with the\n"
-      "pid/tid/EL that retired it.");
+      "Decode Arm CoreSight ETM/ETE trace into instruction samples with last-branch\n"
+      "stacks (input for AutoFDO and BOLT), each stamped with the pid/tid/EL that\n"
+      "retired it.");
   sub->footer(
       "Samples follow perf's --itrace rules for CoreSight: i[N] one instruction sample\n"
       "every N instructions (default 100000; a time unit is accepted and ignored, as\n"
@@ -259,6 +259,11 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "A recording whose AUX data is missing decodes to no samples, with a warning\n"
       "naming the AUX records without data (exit status 0). Exit status: 0 OK, 1 error,\n"
       "2 usage error.\n\n"
+      "The decoder is perftk's own (--decoder=fast, the default): it follows code by\n"
+      "blocks, not by instruction, and writes byte for byte what OpenCSD's path writes\n"
+      "(--decoder=opencsd, several times slower). ETMv4 sources in A64 code are its;\n"
+      "ETE, ETMv3 and PTM sources, AArch32 code and blocks with decode errors go to\n"
+      "OpenCSD. The summary line says how many blocks each decoded.\n\n"
       "--jobs N decodes on N threads; the output is byte for byte that of --jobs 1.\n"
       "Every AUX block ends the flow of its trace (perf resets the decoder there), so\n"
       "blocks decode in parallel, also those of one CPU, for autofdo/bolt and for\n"
