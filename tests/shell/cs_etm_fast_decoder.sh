@@ -29,8 +29,9 @@ decode() {
     --itrace="$7" -o "$1" 2>"$1.err" || fail "cs-etm-decode $* failed: $(tail -1 "$1.err")"
 }
 # blocks_by NAME WHICH: the summary's count of blocks decoded by WHICH.
-blocks_by() { sed -nE "s/.* ([0-9]+) by $2.*/\1/p" "$1.err" | head -1; }
-total_blocks() { sed -nE 's/.*: ([0-9]+) trace blocks.*/\1/p' "$1.err" | head -1; }
+# (The summary is one line.)
+blocks_by() { sed -nE "s/.* ([0-9]+) by $2.*/\1/p" "$1.err"; }
+total_blocks() { sed -nE 's/.*: ([0-9]+) trace blocks.*/\1/p' "$1.err"; }
 
 compared=0
 for case in $cases; do
