@@ -111,31 +111,35 @@ absl::StatusOr<bool> DecodeLane::DecodeFast(BlockJob& job) {
   if (!decoder.ok()) return decoder.status();
   if (*decoder == nullptr) return false;
   absl::StatusOr<FastTraceDecoder::Outcome> outcome = (*decoder)->Decode(job.block, *this);
+  KeyedFastDecoder& entry = fast_decoders_[job.source];
   if (!outcome.ok() || *outcome == FastTraceDecoder::Outcome::kNotFollowed) {
     // As for OpenCSD, a block after this one starts from a new decoder.
-    fast_decoders_.erase(job.source);
+    entry.decoder.reset();
     if (!outcome.ok()) return outcome.status();
+    entry.opencsd_only = ++entry.refusals >= KeyedFastDecoder::kMaxRefusals;
     return false;
   }
+  entry.refusals = 0;
   job.stats.fast_blocks = 1;
   job.errors = (*decoder)->decode_errors();
   job.first_error = (*decoder)->first_error();
-  if (job.errors > 0) fast_decoders_.erase(job.source);
+  if (job.errors > 0) entry.decoder.reset();
   return true;
 }
 
 absl::StatusOr<FastTraceDecoder*> DecodeLane::FastDecoderFor(const BlockJob& job) {
-  auto it = fast_decoders_.find(job.source);
-  if (it != fast_decoders_.end() && it->second.generation == job.setup->generation) {
-    return it->second.decoder.get();
-  }
   KeyedFastDecoder& entry = fast_decoders_[job.source];
-  entry.generation = job.setup->generation;
-  entry.decoder.reset();
-  const auto cpu = static_cast<uint32_t>(job.source);
-  if (!FastTraceDecoder::Supports(job.setup->info, job.block.formatted, cpu)) return nullptr;
+  if (!entry.set_up || entry.generation != job.setup->generation) {
+    entry = KeyedFastDecoder{};
+    entry.set_up = true;
+    entry.generation = job.setup->generation;
+    entry.opencsd_only = !FastTraceDecoder::Supports(job.setup->info, job.block.formatted,
+                                                     static_cast<uint32_t>(job.source));
+  }
+  if (entry.opencsd_only) return nullptr;
+  if (entry.decoder) return entry.decoder.get();
   absl::StatusOr<std::unique_ptr<FastTraceDecoder>> decoder = FastTraceDecoder::Create(
-      job.setup->info, job.setup->trace_ids, job.block.formatted, cpu,
+      job.setup->info, job.setup->trace_ids, job.block.formatted, static_cast<uint32_t>(job.source),
       static_cast<DecodeEnvironment&>(*this), static_cast<CodeReader&>(*this), code_blocks_,
       inputs_.options.packet_batch);
   if (!decoder.ok()) return decoder.status();

@@ -94,8 +94,14 @@ class DecodeLane : private DecodeEnvironment,
     std::unique_ptr<TraceDecoder> decoder;
   };
   struct KeyedFastDecoder {
+    // A source whose blocks keep going back to OpenCSD (AArch32 code, say)
+    // stops being tried after this many in a row, until its setup changes.
+    static constexpr int kMaxRefusals = 8;
+    bool set_up = false;  // generation and opencsd_only hold
     uint64_t generation = 0;
-    std::unique_ptr<FastTraceDecoder> decoder;  // null: the setup is OpenCSD's
+    std::unique_ptr<FastTraceDecoder> decoder;  // null: made at the next block
+    int refusals = 0;                           // blocks handed back in a row
+    bool opencsd_only = false;                  // the setup, or the refusals
   };
   // A page of code read from a file that is not mapped (the kernel's, a
   // module's), for the fast decoder's spans.
