@@ -123,6 +123,12 @@ void Etm4Decoder::DecodePacket(const Etm4Packet& packet) {
     element.p0 = p0;
     return element;
   };
+  auto push_atoms = [&] {
+    Element& element = push(Element::Kind::kAtoms, true);
+    element.atom_bits = packet.atom_bits;
+    element.atom_count = packet.atom_count;
+    spec_depth_ += packet.atom_count;
+  };
   auto push_address = [&] {
     last_isa_bit_ = packet.isa;
     Element& element = push(Element::Kind::kAddress, false);
@@ -146,13 +152,9 @@ void Etm4Decoder::DecodePacket(const Etm4Packet& packet) {
     case T::kAtomF3:
     case T::kAtomF4:
     case T::kAtomF5:
-    case T::kAtomF6: {
-      Element& element = push(Element::Kind::kAtoms, true);
-      element.atom_bits = packet.atom_bits;
-      element.atom_count = packet.atom_count;
-      spec_depth_ += packet.atom_count;
+    case T::kAtomF6:
+      push_atoms();
       break;
-    }
     case T::kContext: {
       Element& element = push(Element::Kind::kContext, false);
       element.context = packet.context;
@@ -205,12 +207,7 @@ void Etm4Decoder::DecodePacket(const Etm4Packet& packet) {
     case T::kCancelF2:
     case T::kCancelF3:
       resolution_.mispredict = true;
-      if (packet.atom_count > 0) {
-        Element& element = push(Element::Kind::kAtoms, true);
-        element.atom_bits = packet.atom_bits;
-        element.atom_count = packet.atom_count;
-        spec_depth_ += packet.atom_count;
-      }
+      if (packet.atom_count > 0) push_atoms();
       resolution_.cancel = static_cast<int>(packet.cancel);
       break;
     case T::kCancelF1:

@@ -219,6 +219,20 @@ inline std::vector<std::string> Comparable(std::vector<Etm4Packet> packets) {
   return Describe(packets);
 }
 
+// Gives `data` to `tree` whole, then the end of the trace.
+inline void Feed(dcd_tree_handle_t tree, std::span<const uint8_t> data) {
+  uint32_t consumed = 0;
+  size_t at = 0;
+  while (at < data.size()) {
+    ocsd_datapath_resp_t resp =
+        ocsd_dt_process_data(tree, OCSD_OP_DATA, at, static_cast<uint32_t>(data.size() - at),
+                             data.data() + at, &consumed);
+    if (OCSD_DATA_RESP_IS_FATAL(resp) || consumed == 0) break;
+    at += consumed;
+  }
+  ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &consumed);
+}
+
 // OpenCSD's packets of the raw (unformatted) stream `data` of `source`,
 // then of the end of the trace. None if OpenCSD refuses the configuration.
 inline std::vector<Etm4Packet> OpenCsdPackets(const TraceSource& source,
@@ -268,18 +282,7 @@ inline std::vector<Etm4Packet> OpenCsdPackets(const TraceSource& source,
     err = ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
                                          reinterpret_cast<void*>(&Sink::Packet), &packets);
   }
-  if (err == OCSD_OK) {
-    uint32_t consumed = 0;
-    size_t at = 0;
-    while (at < data.size()) {
-      ocsd_datapath_resp_t resp =
-          ocsd_dt_process_data(tree, OCSD_OP_DATA, at, static_cast<uint32_t>(data.size() - at),
-                               data.data() + at, &consumed);
-      if (OCSD_DATA_RESP_IS_FATAL(resp) || consumed == 0) break;
-      at += consumed;
-    }
-    ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &consumed);
-  }
+  if (err == OCSD_OK) Feed(tree, data);
   ocsd_destroy_dcd_tree(tree);
   return packets;
 }
@@ -340,15 +343,7 @@ inline std::vector<IdPacket> OpenCsdFramePackets(
   if (ok) {
     uint32_t consumed = 0;
     ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, nullptr, &consumed);
-    size_t at = 0;
-    while (at < data.size()) {
-      ocsd_datapath_resp_t resp =
-          ocsd_dt_process_data(tree, OCSD_OP_DATA, at, static_cast<uint32_t>(data.size() - at),
-                               data.data() + at, &consumed);
-      if (OCSD_DATA_RESP_IS_FATAL(resp) || consumed == 0) break;
-      at += consumed;
-    }
-    ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &consumed);
+    Feed(tree, data);
   }
   ocsd_destroy_dcd_tree(tree);
   return packets;
