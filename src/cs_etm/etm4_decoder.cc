@@ -129,6 +129,11 @@ void Etm4Decoder::DecodePacket(const Etm4Packet& packet) {
     element.atom_count = packet.atom_count;
     spec_depth_ += packet.atom_count;
   };
+  auto push_context = [&] {
+    Element& element = push(Element::Kind::kContext, false);
+    element.context = packet.context;
+    element.isa = last_isa_bit_;
+  };
   auto push_address = [&] {
     last_isa_bit_ = packet.isa;
     Element& element = push(Element::Kind::kAddress, false);
@@ -155,23 +160,17 @@ void Etm4Decoder::DecodePacket(const Etm4Packet& packet) {
     case T::kAtomF6:
       push_atoms();
       break;
-    case T::kContext: {
-      Element& element = push(Element::Kind::kContext, false);
-      element.context = packet.context;
-      element.isa = last_isa_bit_;
+    case T::kContext:
+      push_context();
       break;
-    }
     case T::kAddressContext32Is0:
     case T::kAddressContext32Is1:
     case T::kAddressContext64Is0:
-    case T::kAddressContext64Is1: {
+    case T::kAddressContext64Is1:
       last_isa_bit_ = packet.isa;
-      Element& element = push(Element::Kind::kContext, false);
-      element.context = packet.context;
-      element.isa = last_isa_bit_;
+      push_context();
       push_address();
       break;
-    }
     case T::kAddressMatch:
     case T::kShortAddressIs0:
     case T::kShortAddressIs1:

@@ -233,6 +233,20 @@ inline void Feed(dcd_tree_handle_t tree, std::span<const uint8_t> data) {
   ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &consumed);
 }
 
+// OpenCSD's configuration of the ETMv4 source `source` under `trace_id`.
+inline ocsd_etmv4_cfg EtmV4Config(const TraceSource& source, uint32_t trace_id) {
+  ocsd_etmv4_cfg cfg{};
+  cfg.reg_idr0 = source.trcidr0;
+  cfg.reg_idr1 = source.trcidr1;
+  cfg.reg_idr2 = source.trcidr2;
+  cfg.reg_idr8 = source.trcidr8;
+  cfg.reg_configr = source.trcconfigr;
+  cfg.reg_traceidr = trace_id;
+  cfg.arch_ver = ((source.trcidr1 >> 4) & 0xf) >= 4 ? ARCH_AA64 : ARCH_V8;
+  cfg.core_prof = profile_CortexA;
+  return cfg;
+}
+
 // OpenCSD's packets of the raw (unformatted) stream `data` of `source`,
 // then of the end of the trace. None if OpenCSD refuses the configuration.
 inline std::vector<Etm4Packet> OpenCsdPackets(const TraceSource& source,
@@ -256,15 +270,7 @@ inline std::vector<Etm4Packet> OpenCsdPackets(const TraceSource& source,
     err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE, OCSD_CREATE_FLG_PACKET_PROC, &cfg,
                                  &csid);
   } else {
-    ocsd_etmv4_cfg cfg{};
-    cfg.reg_idr0 = source.trcidr0;
-    cfg.reg_idr1 = source.trcidr1;
-    cfg.reg_idr2 = source.trcidr2;
-    cfg.reg_idr8 = source.trcidr8;
-    cfg.reg_configr = source.trcconfigr;
-    cfg.reg_traceidr = source.trctraceidr;
-    cfg.arch_ver = ((source.trcidr1 >> 4) & 0xf) >= 4 ? ARCH_AA64 : ARCH_V8;
-    cfg.core_prof = profile_CortexA;
+    ocsd_etmv4_cfg cfg = EtmV4Config(source, source.trctraceidr);
     err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, OCSD_CREATE_FLG_PACKET_PROC, &cfg,
                                  &csid);
   }
@@ -322,15 +328,7 @@ inline std::vector<IdPacket> OpenCsdFramePackets(
   };
   bool ok = true;
   for (const auto& [id, source] : sources) {
-    ocsd_etmv4_cfg cfg{};
-    cfg.reg_idr0 = source.trcidr0;
-    cfg.reg_idr1 = source.trcidr1;
-    cfg.reg_idr2 = source.trcidr2;
-    cfg.reg_idr8 = source.trcidr8;
-    cfg.reg_configr = source.trcconfigr;
-    cfg.reg_traceidr = id;
-    cfg.arch_ver = ((source.trcidr1 >> 4) & 0xf) >= 4 ? ARCH_AA64 : ARCH_V8;
-    cfg.core_prof = profile_CortexA;
+    ocsd_etmv4_cfg cfg = EtmV4Config(source, id);
     unsigned char csid = 0;
     contexts.push_back({id, &packets});
     ok = ok &&
