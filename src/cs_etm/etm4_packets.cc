@@ -97,20 +97,17 @@ void Etm4PacketParser::BuildHeaderTable() {
     set(h, h >= 0x0e ? T::kCycleCountF1 : T::kCycleCountF2, Reading::kCycleCount);
   }
   for (int h = 0x10; h <= 0x1f; ++h) set(h, T::kCycleCountF3, Reading::kCycleCount);
-  for (int h = 0x20; h <= 0x27; ++h) {
-    if (config_.data_trace) {
-      set(h, T::kNumberedDataSync);
-    } else {
-      for_config(h, T::kNumberedDataSync);
+  auto data_sync = [&](int first, int last, T type) {
+    for (int h = first; h <= last; ++h) {
+      if (config_.data_trace) {
+        set(h, type);
+      } else {
+        for_config(h, type);
+      }
     }
-  }
-  for (int h = 0x28; h <= 0x2c; ++h) {
-    if (config_.data_trace) {
-      set(h, T::kUnnumberedDataSync);
-    } else {
-      for_config(h, T::kUnnumberedDataSync);
-    }
-  }
+  };
+  data_sync(0x20, 0x27, T::kNumberedDataSync);
+  data_sync(0x28, 0x2c, T::kUnnumberedDataSync);
   set(0x2d, T::kCommit, Reading::kSpeculation);
   set(0x2e, T::kCancelF1, Reading::kSpeculation);
   set(0x2f, T::kCancelF1Mispredict, Reading::kSpeculation);

@@ -283,7 +283,10 @@ class Etm4PacketParser {
   uint32_t cc_threshold_ = 0;
   bool cc_threshold_valid_ = false;
 
-  // Within one packet.
+  // Within one packet. The flags and counters are shared by the packet
+  // kinds: each Read function says, where it sets them, what they count
+  // (for example remaining_a/remaining_b are VMID and context id bytes in a
+  // context packet, done_a/done_b the timestamp and its cycle count).
   struct Progress {
     bool done_a = false;
     bool done_b = false;
