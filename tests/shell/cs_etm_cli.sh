@@ -26,7 +26,8 @@ set +e
 [ $? -eq 2 ] || fail "--itrace=q should exit 2 (a usage error)"
 "$PERFTK" cs-etm-decode -i "$ETM/perf_etm.data" --jobs 0 -o bad.data 2>/dev/null
 [ $? -eq 2 ] || fail "--jobs 0 should exit 2 (a usage error)"
-for bad in "--every-taken 0" "--every-taken 63 --itrace=b" "--every-taken 63 --format=autofdo"; do
+for bad in "--every-taken 0" "--every-taken 63 --itrace=b" "--every-taken 63 --format=autofdo" \
+  "--decoder=nope"; do
   # shellcheck disable=SC2086
   "$PERFTK" cs-etm-decode -i "$ETM/perf_etm.data" --symfs "$ETM" $bad -o bad.data 2>/dev/null
   [ $? -eq 2 ] || fail "$bad should exit 2 (a usage error)"
