@@ -25,7 +25,8 @@ Etm4Decoder::Etm4Decoder(const TraceSource& source, uint8_t trace_id,
                 .wfi_wfe_branches = Etm4Config::For(source).wfi_wfe_branches},
       environment_(environment),
       code_(code),
-      blocks_(blocks) {
+      blocks_(blocks),
+      block_memo_(kBlockMemoSize) {
   return_stack_.active = (source.trcconfigr & kTrcConfigReturnStack) != 0;
   ResetState();
 }
@@ -41,7 +42,11 @@ bool Etm4Decoder::Supports(const TraceSource& source) {
 void Etm4Decoder::StartBlock(const PacketContext& seed) {
   context_ = seed;
   cs_timestamp_ = 0;
-  last_span_ = CodeSpan{};  // the address spaces may have changed
+  last_span_ = CodeSpan{};              // the address spaces may have changed
+  if (++block_memo_generation_ == 0) {  // wrapped: empty every entry for real
+    std::fill(block_memo_.begin(), block_memo_.end(), BlockMemo{});
+    block_memo_generation_ = 1;
+  }
   ResetState();
 }
 
@@ -507,12 +512,11 @@ Etm4Decoder::Walk Etm4Decoder::WalkCode(uint64_t& count, const uint64_t* until) 
     // with bytes of other addresses (its page arithmetic wraps); no code
     // lives there (the kernel keeps it unmapped).
     if (address >= kTopOfAddressSpace) return Walk::kWraps;
-    const CodeSpan span = SpanAt(address);
-    if (span.bytes.size() < 4) {
+    CodeBlock block;
+    if (!BlockAt(address, block)) {
       instruction_.address = address;
       return Walk::kNoAccess;
     }
-    const CodeBlock block = blocks_.Find(span);
     const uint64_t end = address + block.size();
     if (until != nullptr && *until > address && *until <= end && (*until - address) % 4 == 0) {
       // The walk ends at `until`, perhaps inside the block.
@@ -561,6 +565,23 @@ CodeSpan Etm4Decoder::SpanAt(uint64_t address) {
   last_span_pid_ = context.pid;
   last_span_kernel_ = kernel;
   return last_span_;
+}
+
+bool Etm4Decoder::BlockAt(uint64_t address, CodeBlock& block) {
+  const PacketContext context = MemoryContext(address);
+  const bool kernel = IsKernel(context, address);
+  const int32_t pid = kernel ? -1 : context.pid;
+  BlockMemo& memo = block_memo_[((address >> 2) ^ (address >> 14)) & (kBlockMemoSize - 1)];
+  if (memo.generation == block_memo_generation_ && memo.address == address && memo.pid == pid &&
+      memo.kernel == kernel) {
+    block = memo.block;
+    return true;
+  }
+  const CodeSpan span = SpanAt(address);
+  if (span.bytes.size() < 4) return false;
+  block = blocks_.Find(span);
+  memo = BlockMemo{address, pid, kernel, block_memo_generation_, block};
+  return true;
 }
 
 PacketContext Etm4Decoder::MemoryContext(uint64_t address) const {

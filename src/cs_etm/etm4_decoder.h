@@ -155,6 +155,9 @@ class Etm4Decoder {
   PacketContext MemoryContext(uint64_t address) const;
   // The code at `address`, from the span read last when it holds it.
   CodeSpan SpanAt(uint64_t address);
+  // The block at `address` in the current address space, from the memo
+  // when it was found before in this block; false when no code is there.
+  bool BlockAt(uint64_t address, CodeBlock& block);
   Step NotFollowed(const char* why);
   Result Error(const char* why);
 
@@ -188,7 +191,20 @@ class Etm4Decoder {
   std::deque<Element> stack_;  // oldest first
   ReturnStack return_stack_;
   Instruction instruction_;
-  CodeSpan last_span_;  // read at last_span_address_, valid for this block
+  // Blocks found in this block of trace, by address: most atoms land
+  // where one landed before, and this answers them without reading maps
+  // or hashing. Direct-mapped; an entry of another generation is empty.
+  struct BlockMemo {
+    uint64_t address = 0;
+    int32_t pid = 0;
+    bool kernel = false;
+    uint32_t generation = 0;
+    CodeBlock block;
+  };
+  static constexpr size_t kBlockMemoSize = 4096;
+  std::vector<BlockMemo> block_memo_;
+  uint32_t block_memo_generation_ = 1;  // entries start at 0: empty
+  CodeSpan last_span_;                  // read at last_span_address_, valid for this block
   uint64_t last_span_address_ = 0;
   int32_t last_span_pid_ = 0;
   bool last_span_kernel_ = false;
