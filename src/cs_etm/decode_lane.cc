@@ -63,6 +63,13 @@ void DecodeLane::DropDecoder(int64_t source) {
 }
 
 absl::Status DecodeLane::Decode(BlockJob& job) {
+  absl::Status status = DecodeBlock(job);
+  // Counts find their binaries in this block's model, whatever happened.
+  if (profile_ != nullptr) profile_->Flush();
+  return status;
+}
+
+absl::Status DecodeLane::DecodeBlock(BlockJob& job) {
   if (job.model_generation != model_generation_) {  // a process may have a new address space
     model_generation_ = job.model_generation;
     cached_pid_ = -2;

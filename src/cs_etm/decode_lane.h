@@ -110,6 +110,7 @@ class DecodeLane : private DecodeEnvironment,
   };
 
   absl::Status Decode(BlockJob& job);
+  absl::Status DecodeBlock(BlockJob& job);
   // The block decoded by the fast decoder; false if it is OpenCSD's.
   absl::StatusOr<bool> DecodeFast(BlockJob& job);
   absl::StatusOr<TraceDecoder*> DecoderFor(const BlockJob& job);

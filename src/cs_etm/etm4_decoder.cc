@@ -613,6 +613,10 @@ void Etm4Decoder::EmitRange(uint64_t start, uint64_t end, uint64_t count, bool e
                        : last.waypoint == A64Waypoint::kIndirectBranch ? BranchKind::kIndirect
                                                                        : BranchKind::kNone;
   packet.last_taken = packet.last_branch != BranchKind::kNone && executed;
+  if (packet.last_branch == BranchKind::kDirect) {
+    packet.has_branch_target = true;
+    packet.branch_target = instruction_.target;
+  }
 }
 
 void Etm4Decoder::ReturnStack::Push(uint64_t address) {

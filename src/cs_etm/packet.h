@@ -53,6 +53,7 @@ struct Packet {
   BranchKind last_branch = BranchKind::kNone;  // of the range's last instruction
   bool last_taken = false;                     // the last instruction is a branch and was taken
   bool last_cond = false;
+  bool has_branch_target = false;  // branch_target holds the last instruction's direct target
   uint8_t last_size = 4;
   uint8_t trace_id = 0;
   uint32_t instr_count = 0;
@@ -60,6 +61,9 @@ struct Packet {
   uint64_t start = 0;
   uint64_t end = 0;           // exclusive
   uint64_t cs_timestamp = 0;  // the last CoreSight timestamp seen before it, 0 if none
+  // Of a direct branch: where it goes, when the decoder read it already
+  // (the fast decoder does; the OpenCSD path leaves it to the profile).
+  uint64_t branch_target = 0;
   PacketContext context;
 
   // The address of the range's last instruction.

@@ -36,29 +36,32 @@ absl::Status BranchProfile::Consume(std::span<const Packet> packets) {
     switch (packet.kind) {
       case PacketKind::kRange: {
         Resolve(packet.trace_id, &packet);
-        std::optional<CodeLocation> start = locator_.Locate(packet.context, packet.start);
-        if (!start) break;
-        uint64_t last = packet.last_address();
-        uint64_t last_offset = start->offset + (last - packet.start);
-        ++BinaryOf(start->dso).ranges[{start->offset, last_offset}];
-        if (packet.last_taken) {
-          Pending& pending = pending_[packet.trace_id];
-          pending.context = packet.context;
-          pending.dso = start->dso;
-          pending.from = last_offset;
-          pending.indirect = packet.last_branch == BranchKind::kIndirect;
-          pending.target = std::nullopt;
-          if (!pending.indirect) {
-            pending.target = locator_.DirectBranchTarget(packet.context, last, packet.isa);
-          }
-          has_pending_.set(packet.trace_id);
+        const TracedRange range{packet.context.pid, packet.context.el, packet.start,
+                                packet.last_address()};
+        TracedRangeCounts& counts = traced_ranges_[range];
+        ++counts.count;
+        if (!packet.last_taken) break;
+        const bool indirect = packet.last_branch == BranchKind::kIndirect;
+        if (!indirect && packet.has_branch_target) {
+          ++counts.direct_taken;
+          counts.direct_target = packet.branch_target;
+          break;
         }
+        Pending& pending = pending_[packet.trace_id];
+        pending.from = range;
+        pending.tid = packet.context.tid;
+        pending.indirect = indirect;
+        pending.target = std::nullopt;
+        if (!indirect) {
+          pending.target = locator_.DirectBranchTarget(packet.context, range.last, packet.isa);
+        }
+        has_pending_.set(packet.trace_id);
         break;
       }
       case PacketKind::kContext:
         // A new thread: the old one's branch target is not the next range.
         if (has_pending_.test(packet.trace_id) &&
-            pending_[packet.trace_id].context.tid != packet.context.tid) {
+            pending_[packet.trace_id].tid != packet.context.tid) {
           Resolve(packet.trace_id, nullptr);
         }
         break;
@@ -71,6 +74,7 @@ absl::Status BranchProfile::Consume(std::span<const Packet> packets) {
         break;
     }
   }
+  if (traced_ranges_.spilled() + traced_branches_.spilled() >= kMaxTraced) Flush();
   return absl::OkStatus();
 }
 
@@ -87,6 +91,7 @@ absl::Status BranchProfile::EndBlock() {
   for (size_t id = 0; id < has_pending_.size() && has_pending_.any(); ++id) {
     if (has_pending_.test(id)) Resolve(static_cast<uint8_t>(id), nullptr);
   }
+  Flush();
   return absl::OkStatus();
 }
 
@@ -96,16 +101,44 @@ void BranchProfile::Resolve(uint8_t id, const Packet* next) {
   const Pending& pending = pending_[id];
   std::optional<uint64_t> target = pending.target;
   if (!target && next != nullptr) target = next->start;
-  uint64_t to = 0;
-  if (target) {
-    std::optional<CodeLocation> where = locator_.Locate(pending.context, *target);
-    if (where && where->dso == pending.dso) to = where->offset;
-  }
-  Count(pending.dso, Branch{pending.from, to, pending.indirect});
+  ++traced_branches_[TracedBranch{pending.from, target.value_or(0), target.has_value(),
+                                  pending.indirect}]
+        .n;
 }
 
-void BranchProfile::Count(const machine::Dso* dso, const Branch& branch) {
-  ++BinaryOf(dso).branches[branch];
+void BranchProfile::Flush() {
+  absl::flat_hash_map<TracedRange, TracedRangeCounts>& ranges = traced_ranges_.Drain();
+  for (const auto& [range, counts] : ranges) {
+    std::optional<CodeLocation> start = locator_.Locate(ContextOf(range), range.start);
+    if (!start) continue;
+    const uint64_t last_offset = start->offset + (range.last - range.start);
+    Binary& binary = BinaryOf(start->dso);
+    binary.ranges[{start->offset, last_offset}] += counts.count;
+    if (counts.direct_taken > 0) {
+      CountBranch(range, counts.direct_target, /*indirect=*/false, counts.direct_taken);
+    }
+  }
+  absl::flat_hash_map<TracedBranch, Times>& branches = traced_branches_.Drain();
+  for (const auto& [branch, times] : branches) {
+    CountBranch(branch.from, branch.known ? std::optional<uint64_t>(branch.to) : std::nullopt,
+                branch.indirect, times.n);
+  }
+  ranges.clear();
+  branches.clear();
+}
+
+void BranchProfile::CountBranch(const TracedRange& from, const std::optional<uint64_t>& to,
+                                bool indirect, uint64_t count) {
+  const PacketContext context = ContextOf(from);
+  std::optional<CodeLocation> start = locator_.Locate(context, from.start);
+  if (!start) return;  // the range was not counted either
+  uint64_t to_offset = 0;
+  if (to) {
+    std::optional<CodeLocation> where = locator_.Locate(context, *to);
+    if (where && where->dso == start->dso) to_offset = where->offset;
+  }
+  const Branch branch{start->offset + (from.last - from.start), to_offset, indirect};
+  BinaryOf(start->dso).branches[branch] += count;
 }
 
 BranchProfile::Binary& BranchProfile::BinaryOf(const machine::Dso* dso) {

@@ -11,9 +11,15 @@
 //
 // Built from the decoder's packets: every range counts once; a range whose
 // last instruction is a taken branch adds a branch to its target. The target
-// of a direct A64 branch is read from the instruction itself; otherwise it
-// is the start of the next range of the same thread when that follows
-// without a break. A target outside the binary, or unknown, is 0.
+// of a direct A64 branch is the packet's (the fast decoder read it) or read
+// from the instruction itself; otherwise it is the start of the next range
+// of the same thread when that follows without a break. A target outside
+// the binary, or unknown, is 0.
+//
+// Counting comes first, by runtime address in each address space; the
+// counts find their binaries and offsets once per distinct range and branch,
+// at the end of each block (Flush), while the machine model still holds the
+// block's maps.
 //
 // Output formats:
 //   - AutoFDO text (simpleperf inject --output autofdo, read by
@@ -44,6 +50,7 @@
 #define PERFTK_CS_ETM_PROFILE_H_
 
 #include <array>
+#include <bit>
 #include <bitset>
 #include <cstdint>
 #include <map>
@@ -53,6 +60,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "cs_etm/counting_cache.h"
 #include "cs_etm/packet.h"
 #include "machine/dso.h"
 #include "perf/features.h"
@@ -96,7 +104,12 @@ class BranchProfile : public PacketSink {
   explicit BranchProfile(CodeLocator& locator) : locator_(locator) {}
 
   absl::Status Consume(std::span<const Packet> packets) override;
+  // Resolves the pending branches and flushes.
   absl::Status EndBlock() override;
+  // Turns the counts by runtime address into counts by binary and offset,
+  // with the locator as it is now. The lane calls it at the end of every
+  // block, before the model may change.
+  void Flush();
 
   // Build ids by recorded file name, for binaries whose MMAP2 had none.
   void SetBuildIds(BuildIdsByPath build_ids) { build_ids_ = std::move(build_ids); }
@@ -138,16 +151,76 @@ class BranchProfile : public PacketSink {
   const std::map<const machine::Dso*, Binary>& binaries() const { return binaries_; }
 
  private:
+  // A range [start, last] by runtime address, in the address space of pid
+  // and el (what the locator looks at).
+  struct TracedRange {
+    int32_t pid = 0;
+    int8_t el = 0;
+    uint64_t start = 0;
+    uint64_t last = 0;  // the address of the last instruction
+    bool operator==(const TracedRange&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const TracedRange& r) {
+      return H::combine(std::move(h), r.pid, r.el, r.start, r.last);
+    }
+  };
+  struct TracedRangeCounts {
+    uint64_t count = 0;
+    uint64_t direct_taken = 0;   // taken to a target the packet gave
+    uint64_t direct_target = 0;  // runtime; the same for every such packet
+    void Add(const TracedRangeCounts& other) {
+      count += other.count;
+      if (other.direct_taken == 0) return;
+      direct_taken += other.direct_taken;
+      direct_target = other.direct_target;
+    }
+  };
+  struct TracedRangeSlot {
+    uint64_t operator()(const TracedRange& r) const {
+      return (r.start ^ std::rotl(r.last, 29) ^ (uint64_t{static_cast<uint32_t>(r.pid)} << 40) ^
+              static_cast<uint8_t>(r.el)) *
+             0x9e3779b97f4a7c15ULL;
+    }
+  };
+  // A taken branch from a range's last instruction to a runtime address.
+  struct TracedBranch {
+    TracedRange from;
+    uint64_t to = 0;
+    bool known = false;  // `to` is known
+    bool indirect = false;
+    bool operator==(const TracedBranch&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const TracedBranch& b) {
+      return H::combine(std::move(h), b.from, b.to, b.known, b.indirect);
+    }
+  };
+  struct TracedBranchSlot {
+    uint64_t operator()(const TracedBranch& b) const {
+      return TracedRangeSlot{}(b.from) ^ (std::rotl(b.to, 17) * 0xc2b2ae3d27d4eb4fULL);
+    }
+  };
+  struct Times {
+    uint64_t n = 0;
+    void Add(const Times& other) { n += other.n; }
+  };
   struct Pending {
-    PacketContext context;
-    const machine::Dso* dso = nullptr;
-    uint64_t from = 0;
+    TracedRange from;
+    int32_t tid = 0;
     bool indirect = false;
     std::optional<uint64_t> target;  // runtime address, known for direct branches
   };
+  // Flushed within a block once this many ranges and branches wait.
+  static constexpr size_t kMaxTraced = size_t{1} << 16;
+
+  static PacketContext ContextOf(const TracedRange& range) {
+    return PacketContext{.pid = range.pid, .tid = -1, .el = range.el};
+  }
   // Resolves a pending branch of trace source `id` to `next` (null: a break).
   void Resolve(uint8_t id, const Packet* next);
-  void Count(const machine::Dso* dso, const Branch& branch);
+  // Counts a branch from `from` to the runtime address `to` (null:
+  // unknown) `count` times, in the binary that holds `from`.
+  void CountBranch(const TracedRange& from, const std::optional<uint64_t>& to, bool indirect,
+                   uint64_t count);
   // The counts of `dso`, from a one-entry cache.
   Binary& BinaryOf(const machine::Dso* dso);
 
@@ -159,6 +232,9 @@ class BranchProfile : public PacketSink {
   // Branches waiting for the next range of their trace source, by id.
   std::array<Pending, 256> pending_;
   std::bitset<256> has_pending_;
+  // Counted, not yet located (Flush).
+  CountingCache<TracedRange, TracedRangeCounts, TracedRangeSlot> traced_ranges_;
+  CountingCache<TracedBranch, Times, TracedBranchSlot> traced_branches_;
   std::map<const machine::Dso*, Binary> binaries_;
   const machine::Dso* last_dso_ = nullptr;
   Binary* last_binary_ = nullptr;

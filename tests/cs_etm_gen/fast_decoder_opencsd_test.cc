@@ -6,11 +6,13 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "cs_etm/a64_branch.h"
 #include "cs_etm/decoder.h"
 #include "cs_etm/fast_decoder.h"
 #include "etm_encoder.h"
@@ -108,20 +110,36 @@ class Program : public DecodeEnvironment, public CodeReader {
   std::vector<uint8_t> other_;
 };
 
-std::string Describe(const Packet& p) {
+// A direct branch's target as the packet gives it, or else as the code
+// says (OpenCSD's packets leave it to the profile): the two paths must
+// agree on where every direct branch goes.
+std::string TargetOf(const Packet& p, Program& program) {
+  if (p.has_branch_target) return absl::StrFormat("%#x", p.branch_target);
+  if (p.last_branch != BranchKind::kDirect) return "-";
+  uint8_t word[4];
+  if (program.ReadCode(p.context, p.last_address(), 4, word) != 4) return "unreadable";
+  std::optional<uint64_t> target = A64DirectBranchTarget(
+      word[0] | word[1] << 8 | word[2] << 16 | uint32_t{word[3]} << 24, p.last_address());
+  return target ? absl::StrFormat("%#x", *target) : "none";
+}
+
+std::string Describe(const Packet& p, Program& program) {
   return absl::StrFormat(
       "kind %d isa %d branch %d taken %d cond %d size %d id %#x count %d exc %d [%#x,%#x) "
-      "ts %d ctx %d/%d/%d",
+      "ts %d ctx %d/%d/%d target %s",
       static_cast<int>(p.kind), static_cast<int>(p.isa), static_cast<int>(p.last_branch),
       p.last_taken, p.last_cond, p.last_size, p.trace_id, p.instr_count, p.exception_number,
-      p.start, p.end, p.cs_timestamp, p.context.pid, p.context.tid, p.context.el);
+      p.start, p.end, p.cs_timestamp, p.context.pid, p.context.tid, p.context.el,
+      TargetOf(p, program));
 }
 
 struct Collect : PacketSink {
+  explicit Collect(Program& program) : program(program) {}
   absl::Status Consume(std::span<const Packet> packets) override {
-    for (const Packet& p : packets) lines.push_back(Describe(p));
+    for (const Packet& p : packets) lines.push_back(Describe(p, program));
     return absl::OkStatus();
   }
+  Program& program;
   absl::Status EndBlock() override {
     lines.push_back("end of block");
     return absl::OkStatus();
@@ -259,7 +277,7 @@ struct Counts {
 
 void Compare(const CsEtmInfo& info, const TraceBlock& block, bool formatted, uint32_t raw_cpu,
              Program& program, CodeBlockCaches& caches, Counts& counts, const std::string& what) {
-  Collect want;
+  Collect want(program);
   auto opencsd = TraceDecoder::Create(info, {}, formatted, raw_cpu, program);
   ASSERT_TRUE(opencsd.ok()) << opencsd.status();
   ASSERT_TRUE((*opencsd)->Decode(block, want).ok()) << what;
@@ -267,7 +285,7 @@ void Compare(const CsEtmInfo& info, const TraceBlock& block, bool formatted, uin
     ++counts.opencsd_crashed;  // nothing to compare with
     return;
   }
-  Collect got;
+  Collect got(program);
   auto fast = FastTraceDecoder::Create(info, {}, formatted, raw_cpu, program, program, caches);
   ASSERT_TRUE(fast.ok()) << fast.status();
   absl::StatusOr<FastTraceDecoder::Outcome> outcome = (*fast)->Decode(block, got);
