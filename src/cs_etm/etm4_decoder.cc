@@ -14,6 +14,11 @@ constexpr uint64_t kTopOfAddressSpace = ~uint64_t{0} - 0xffff;  // the last 64 K
 constexpr uint32_t kTrcConfigReturnStack = 1u << 12;
 constexpr uint32_t kTrcConfigQElements = 3u << 13;
 
+bool IsAtomPacket(Etm4PacketType type) {
+  return type == T::kAtomF1 || type == T::kAtomF2 || type == T::kAtomF3 || type == T::kAtomF4 ||
+         type == T::kAtomF5 || type == T::kAtomF6;
+}
+
 }  // namespace
 
 Etm4Decoder::Etm4Decoder(const TraceSource& source, uint8_t trace_id,
@@ -107,6 +112,13 @@ Etm4Decoder::Step Etm4Decoder::Decode(const Etm4Packet& packet, std::vector<Pack
       return NotFollowed("a packet the fast decoder does not read");
     default:
       break;
+  }
+  if (IsAtomPacket(packet.type) && packet.atom_count > 0 && stack_.empty() && !resolution_.any() &&
+      spec_depth_ == max_spec_depth_) {
+    // Pushed, then committed at once by the speculation limit: the common
+    // case without speculation, with nothing older on the stack. (An atom
+    // packet without atoms stays on the stack: it takes the long way.)
+    return CommitAtomsAtOnce(packet, out);
   }
   DecodePacket(packet);
   if (state_ != State::kDecode || !resolution_.any()) return Kind::kDone;
@@ -304,16 +316,7 @@ Etm4Decoder::Result Etm4Decoder::Commit(std::vector<Packet>& out) {
           const bool taken = element.atom_bits & 1;
           element.atom_bits >>= 1;
           --element.atom_count;
-          if (return_stack_.pop_pending) {
-            const uint64_t address = return_stack_.Pop();
-            if (return_stack_.entries < 0) return Error("a return stack underflow");
-            instruction_.address = address;
-            instruction_.known = true;
-            need_address_ = false;
-          }
-          if (!need_context_ && !need_address_) {
-            if (ProcessAtom(taken, out) == Kind::kNotFollowed) return Result::kNotFollowed;
-          }
+          if (const Result r = CommitAtom(taken, out); r != Result::kOk) return r;
           --resolution_.commit;
         }
         pop = element.atom_count == 0;
@@ -337,6 +340,34 @@ Etm4Decoder::Result Etm4Decoder::Commit(std::vector<Packet>& out) {
   }
   spec_depth_ -= requested - resolution_.commit;
   return Result::kOk;
+}
+
+Etm4Decoder::Result Etm4Decoder::CommitAtom(bool taken, std::vector<Packet>& out) {
+  if (return_stack_.pop_pending) {
+    const uint64_t address = return_stack_.Pop();
+    if (return_stack_.entries < 0) return Error("a return stack underflow");
+    instruction_.address = address;
+    instruction_.known = true;
+    need_address_ = false;
+  }
+  if (!need_context_ && !need_address_) {
+    if (ProcessAtom(taken, out) == Kind::kNotFollowed) return Result::kNotFollowed;
+  }
+  return Result::kOk;
+}
+
+Etm4Decoder::Step Etm4Decoder::CommitAtomsAtOnce(const Etm4Packet& packet,
+                                                 std::vector<Packet>& out) {
+  uint32_t bits = packet.atom_bits;
+  for (uint8_t i = 0; i < packet.atom_count; ++i, bits >>= 1) {
+    const Result r = CommitAtom(bits & 1, out);
+    if (r == Result::kNotFollowed) return Kind::kNotFollowed;
+    if (r == Result::kError) {
+      ++decode_errors_;
+      return NotFollowed(error_why_);
+    }
+  }
+  return Kind::kDone;
 }
 
 Etm4Decoder::Result Etm4Decoder::Cancel() {

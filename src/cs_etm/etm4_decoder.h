@@ -139,6 +139,11 @@ class Etm4Decoder {
   void BadPacket();
   Step Resolve(std::vector<Packet>& out);
   Result Commit(std::vector<Packet>& out);
+  // One atom of a commit.
+  Result CommitAtom(bool taken, std::vector<Packet>& out);
+  // An atom packet whose atoms the speculation limit commits as soon as
+  // they are pushed, on an empty stack: committed without the stack.
+  Step CommitAtomsAtOnce(const Etm4Packet& packet, std::vector<Packet>& out);
   Result Cancel();
   Result Mispredict();
   void Discard(std::vector<Packet>& out);
