@@ -113,11 +113,16 @@ Etm4Decoder::Step Etm4Decoder::Decode(const Etm4Packet& packet, std::vector<Pack
     default:
       break;
   }
-  if (IsAtomPacket(packet.type) && packet.atom_count > 0 && stack_.empty() && !resolution_.any() &&
-      spec_depth_ == max_spec_depth_) {
-    // Pushed, then committed at once by the speculation limit: the common
-    // case without speculation, with nothing older on the stack. (An atom
-    // packet without atoms stays on the stack: it takes the long way.)
+  if (IsAtomPacket(packet.type) && packet.atom_count > 0 && !resolution_.any() &&
+      spec_depth_ == max_spec_depth_ && !stack_.has_p0()) {
+    // Pushed, then committed at once by the speculation limit, after the
+    // addresses, contexts and the like waiting for it: the common case
+    // without speculation. (An atom packet without atoms stays on the
+    // stack: it takes the long way.)
+    if (!stack_.empty()) {
+      for (const Element& element : stack_) CommitMarker(element, out);
+      stack_.clear();
+    }
     return CommitAtomsAtOnce(packet, out);
   }
   DecodePacket(packet);
@@ -134,12 +139,7 @@ Etm4Decoder::Step Etm4Decoder::Decode(const Etm4Packet& packet, std::vector<Pack
 
 void Etm4Decoder::DecodePacket(const Etm4Packet& packet) {
   bool is_address = false;
-  auto push = [&](Element::Kind kind, bool p0) -> Element& {
-    Element& element = stack_.emplace_back();
-    element.kind = kind;
-    element.p0 = p0;
-    return element;
-  };
+  auto push = [&](Element::Kind kind, bool p0) -> Element& { return stack_.Push(kind, p0); };
   auto push_atoms = [&] {
     Element& element = push(Element::Kind::kAtoms, true);
     element.atom_bits = packet.atom_bits;
@@ -293,24 +293,6 @@ Etm4Decoder::Result Etm4Decoder::Commit(std::vector<Packet>& out) {
     Element& element = stack_.front();
     bool pop = true;
     switch (element.kind) {
-      case Element::Kind::kTraceOn:
-        Emit(PacketKind::kDiscontinuity, out);
-        previous_overflow_ = false;
-        return_stack_.Flush();
-        break;
-      case Element::Kind::kAddress:
-        return_stack_.pop_pending = false;
-        SetAddress(element.address, element.isa);
-        need_address_ = false;
-        break;
-      case Element::Kind::kContext:
-        if (element.context.updated) ApplyContext(element, out);
-        break;
-      case Element::Kind::kTimestamp:
-      case Element::Kind::kCycleCount:
-      case Element::Kind::kEvent:
-        ProcessTimestampLike(element);
-        break;
       case Element::Kind::kAtoms:
         while (element.atom_count > 0 && resolution_.commit > 0) {
           const bool taken = element.atom_bits & 1;
@@ -332,14 +314,43 @@ Etm4Decoder::Result Etm4Decoder::Commit(std::vector<Packet>& out) {
         if (const Result r = ProcessException(out); r != Result::kOk) return r;
         --resolution_.commit;
         break;
-      case Element::Kind::kExceptionReturn:
-        Emit(PacketKind::kExceptionReturn, out);
+      default:
+        CommitMarker(element, out);
         break;
     }
     if (pop) stack_.pop_front();
   }
   spec_depth_ -= requested - resolution_.commit;
   return Result::kOk;
+}
+
+void Etm4Decoder::CommitMarker(const Element& element, std::vector<Packet>& out) {
+  switch (element.kind) {
+    case Element::Kind::kTraceOn:
+      Emit(PacketKind::kDiscontinuity, out);
+      previous_overflow_ = false;
+      return_stack_.Flush();
+      break;
+    case Element::Kind::kAddress:
+      return_stack_.pop_pending = false;
+      SetAddress(element.address, element.isa);
+      need_address_ = false;
+      break;
+    case Element::Kind::kContext:
+      if (element.context.updated) ApplyContext(element, out);
+      break;
+    case Element::Kind::kTimestamp:
+    case Element::Kind::kCycleCount:
+    case Element::Kind::kEvent:
+      ProcessTimestampLike(element);
+      break;
+    case Element::Kind::kExceptionReturn:
+      Emit(PacketKind::kExceptionReturn, out);
+      break;
+    case Element::Kind::kAtoms:
+    case Element::Kind::kException:
+      break;  // P0 elements: Commit's
+  }
 }
 
 Etm4Decoder::Result Etm4Decoder::CommitAtom(bool taken, std::vector<Packet>& out) {
@@ -461,7 +472,18 @@ Etm4Decoder::Step Etm4Decoder::ProcessAtom(bool taken, std::vector<Packet>& out)
   if (!instruction_.a64) return NotFollowed("AArch32 code");
   const uint64_t start = instruction_.address;
   uint64_t count = 0;
-  const Walk walk = WalkCode(count, nullptr);
+  Walk walk = Walk::kFound;
+  const CodeBlock* known = start < kTopOfAddressSpace ? Remembered(start) : nullptr;
+  if (known != nullptr && !known->span_ended) {
+    // One block from the memo: WalkCode's first step, without the call.
+    count = known->instructions;
+    const uint64_t end = start + known->size();
+    instruction_.last = known->last;
+    instruction_.target = end - 4 + static_cast<uint64_t>(known->target_delta);
+    instruction_.address = end;
+  } else {
+    walk = WalkCode(count, nullptr);
+  }
   if (walk == Walk::kWraps) return NotFollowed("code at the end of the address space");
   if (walk == Walk::kFound) {
     const uint64_t next = instruction_.address;
@@ -599,19 +621,16 @@ CodeSpan Etm4Decoder::SpanAt(uint64_t address) {
 }
 
 bool Etm4Decoder::BlockAt(uint64_t address, CodeBlock& block) {
-  const PacketContext context = MemoryContext(address);
-  const bool kernel = IsKernel(context, address);
-  const int32_t pid = kernel ? -1 : context.pid;
-  BlockMemo& memo = block_memo_[((address >> 2) ^ (address >> 14)) & (kBlockMemoSize - 1)];
-  if (memo.generation == block_memo_generation_ && memo.address == address && memo.pid == pid &&
-      memo.kernel == kernel) {
-    block = memo.block;
+  if (const CodeBlock* known = Remembered(address)) {
+    block = *known;
     return true;
   }
   const CodeSpan span = SpanAt(address);
   if (span.bytes.size() < 4) return false;
   block = blocks_.Find(span);
-  memo = BlockMemo{address, pid, kernel, block_memo_generation_, block};
+  const bool kernel = InKernel(address);
+  block_memo_[MemoSlot(address)] =
+      BlockMemo{address, kernel ? -1 : context_.pid, kernel, block_memo_generation_, block};
   return true;
 }
 

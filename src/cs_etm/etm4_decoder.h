@@ -139,10 +139,13 @@ class Etm4Decoder {
   void BadPacket();
   Step Resolve(std::vector<Packet>& out);
   Result Commit(std::vector<Packet>& out);
+  // A committed element that is not P0 (an address, a context, a
+  // timestamp...): what it changes or emits.
+  void CommitMarker(const Element& element, std::vector<Packet>& out);
   // One atom of a commit.
   Result CommitAtom(bool taken, std::vector<Packet>& out);
   // An atom packet whose atoms the speculation limit commits as soon as
-  // they are pushed, on an empty stack: committed without the stack.
+  // they are pushed, after what waits on the stack: committed without it.
   Step CommitAtomsAtOnce(const Etm4Packet& packet, std::vector<Packet>& out);
   Result Cancel();
   Result Mispredict();
@@ -163,6 +166,21 @@ class Etm4Decoder {
   // The block at `address` in the current address space, from the memo
   // when it was found before in this block; false when no code is there.
   bool BlockAt(uint64_t address, CodeBlock& block);
+  // Whether code at `address` is the kernel's, in the current context.
+  bool InKernel(uint64_t address) const {
+    return context_.el == kUnknownEl ? address >= kKernelSpaceStart : context_.el >= 1;
+  }
+  static size_t MemoSlot(uint64_t address) {
+    return ((address >> 2) ^ (address >> 14)) & (kBlockMemoSize - 1);
+  }
+  // The memo's block at `address`, or null.
+  const CodeBlock* Remembered(uint64_t address) const {
+    const BlockMemo& memo = block_memo_[MemoSlot(address)];
+    const bool kernel = InKernel(address);
+    const bool hit = memo.generation == block_memo_generation_ && memo.address == address &&
+                     memo.kernel == kernel && memo.pid == (kernel ? -1 : context_.pid);
+    return hit ? &memo.block : nullptr;
+  }
   Step NotFollowed(const char* why);
   Result Error(const char* why);
 
@@ -193,7 +211,49 @@ class Etm4Decoder {
   uint8_t last_isa_bit_ = 0;
   int spec_depth_ = 0;
   Resolution resolution_;
-  std::deque<Element> stack_;  // oldest first
+  // The P0 stack (oldest first), knowing how many P0 elements it holds.
+  class ElementStack {
+   public:
+    using iterator = std::deque<Element>::iterator;
+    Element& Push(Element::Kind kind, bool p0) {
+      Element& element = elements_.emplace_back();
+      element.kind = kind;
+      element.p0 = p0;
+      p0_count_ += p0;
+      return element;
+    }
+    void push_back(const Element& element) {
+      elements_.push_back(element);
+      p0_count_ += element.p0;
+    }
+    void pop_front() {
+      p0_count_ -= elements_.front().p0;
+      elements_.pop_front();
+    }
+    void pop_back() {
+      p0_count_ -= elements_.back().p0;
+      elements_.pop_back();
+    }
+    iterator erase(iterator it) {
+      p0_count_ -= it->p0;
+      return elements_.erase(it);
+    }
+    void clear() {
+      elements_.clear();
+      p0_count_ = 0;
+    }
+    Element& front() { return elements_.front(); }
+    Element& back() { return elements_.back(); }
+    bool empty() const { return elements_.empty(); }
+    bool has_p0() const { return p0_count_ != 0; }
+    iterator begin() { return elements_.begin(); }
+    iterator end() { return elements_.end(); }
+
+   private:
+    std::deque<Element> elements_;
+    int p0_count_ = 0;
+  };
+  ElementStack stack_;
   ReturnStack return_stack_;
   Instruction instruction_;
   // Blocks found in this block of trace, by address: most atoms land
