@@ -7,21 +7,46 @@
 
 namespace perftk::cs_etm {
 
-// Routes the runs of a formatted block to the sources' parsers and decoders.
+// Routes the runs of a formatted block to the sources' parsers and
+// decoders. Consecutive runs of one source are parsed as one piece: a
+// frame holds at most 15 bytes of a source, so most long packets would
+// otherwise straddle two runs and be read a byte at a time. The pieces
+// still end wherever the source changes, at a decoder reset and at the
+// block's end, the places where what the parser does at the end of a
+// piece can be seen.
 class FastTraceDecoder::Runs : public FrameDemuxSink {
  public:
+  // Pieces are parsed once they hold this much.
+  static constexpr size_t kMaxPiece = 4096;
+
   Runs(FastTraceDecoder& decoder, const TraceBlock& block) : decoder_(decoder), block_(block) {}
   void Run(const FrameRun& run) override {
     if (!followed_) return;
-    Source* source = decoder_.FindSource(run.trace_id);
+    if (run.trace_id != last_id_ || last_source_ == nullptr) {
+      last_id_ = run.trace_id;
+      last_source_ = decoder_.FindSource(run.trace_id);
+    }
+    Source* source = last_source_;
     if (source == nullptr) return;
-    followed_ = decoder_.Feed(*source, run.bytes, run.index, block_);
+    if (source != pending_ || piece_.size() + run.bytes.size() > kMaxPiece) Flush();
+    if (!followed_) return;
+    pending_ = source;
+    source->pieces.push_back({source->stream_position + piece_.size(), run.index});
+    piece_.insert(piece_.end(), run.bytes.begin(), run.bytes.end());
   }
   void Reset(uint64_t) override {
+    Flush();
     for (auto& [id, source] : decoder_.sources_) {
       source.parser->Reset();
       source.decoder->Reset();
     }
+  }
+  // Parses and decodes the piece gathered so far.
+  void Flush() {
+    if (pending_ == nullptr || piece_.empty() || !followed_) return;
+    followed_ = decoder_.Feed(*pending_, piece_, pending_->stream_position, block_);
+    pending_->stream_position += piece_.size();
+    piece_.clear();
   }
   bool followed() const { return followed_; }
 
@@ -29,6 +54,10 @@ class FastTraceDecoder::Runs : public FrameDemuxSink {
   FastTraceDecoder& decoder_;
   const TraceBlock& block_;
   bool followed_ = true;
+  uint8_t last_id_ = 0;
+  Source* last_source_ = nullptr;
+  Source* pending_ = nullptr;  // whose bytes piece_ holds
+  std::vector<uint8_t> piece_;
 };
 
 bool FastTraceDecoder::Supports(const CsEtmInfo& info, bool formatted, uint32_t raw_cpu) {
@@ -93,6 +122,8 @@ absl::StatusOr<FastTraceDecoder::Outcome> FastTraceDecoder::Decode(const TraceBl
   }
   for (auto& [id, source] : sources_) {
     source.parser->Reset();
+    source.stream_position = 0;
+    source.pieces.clear();
     PacketContext context = seed;
     if (seed.tid >= 0 && seed.pid < 0) context.pid = environment_.PidOf(seed.tid);
     source.decoder->StartBlock(context);
@@ -107,6 +138,7 @@ absl::StatusOr<FastTraceDecoder::Outcome> FastTraceDecoder::Decode(const TraceBl
     }
     Runs runs(*this, block);
     Demux(data, runs);
+    runs.Flush();
     followed = runs.followed();
   } else {
     followed = Feed(sources_.begin()->second, data, 0, block);
@@ -133,10 +165,10 @@ bool FastTraceDecoder::DecodePackets(Source& source, const TraceBlock& block) {
       if (!spilled_) return false;
       NoteLost(source, block, packet.index);
     }
-  }
-  if (held_.size() >= kMaxHeld) {
-    sink_status_ = Spill(/*all=*/false);
-    if (!sink_status_.ok()) return false;
+    if (held_.size() >= kMaxHeld) {
+      sink_status_ = Spill(/*all=*/false);
+      if (!sink_status_.ok()) return false;
+    }
   }
   return true;
 }
@@ -166,7 +198,17 @@ absl::Status FastTraceDecoder::Spill(bool all) {
   return absl::OkStatus();
 }
 
-void FastTraceDecoder::NoteLost(Source& source, const TraceBlock& block, uint64_t index) {
+uint64_t FastTraceDecoder::Source::BlockIndex(uint64_t position) const {
+  if (pieces.empty()) return position;  // raw trace: the stream is the block
+  auto it = std::upper_bound(pieces.begin(), pieces.end(), position,
+                             [](uint64_t p, const Piece& piece) { return p < piece.position; });
+  if (it == pieces.begin()) return position;
+  --it;
+  return it->block_index + (position - it->position);
+}
+
+void FastTraceDecoder::NoteLost(Source& source, const TraceBlock& block, uint64_t position) {
+  const uint64_t index = source.BlockIndex(position);
   source.decoder->Reset();
   ++decode_errors_;
   if (first_error_.empty()) {

@@ -64,21 +64,32 @@ class FastTraceDecoder {
     std::unique_ptr<Etm4PacketParser> parser;
     std::unique_ptr<Etm4Decoder> decoder;
     bool lost = false;  // left the fast path after its packets went out
+    // Formatted trace: where the source's stream (its runs end to end, the
+    // indexes its packets carry) came from in the block.
+    struct Piece {
+      uint64_t position = 0;     // in the stream
+      uint64_t block_index = 0;  // OpenCSD's index of the run there
+    };
+    uint64_t stream_position = 0;  // bytes parsed this block
+    std::vector<Piece> pieces;     // one per run, in stream order
+    // The block index of the stream's byte at `position`.
+    uint64_t BlockIndex(uint64_t position) const;
   };
   class Runs;
 
   FastTraceDecoder(DecodeEnvironment& environment, bool formatted, size_t batch_size)
       : environment_(environment), formatted_(formatted), batch_size_(batch_size) {}
   Source* FindSource(uint8_t trace_id);
-  // Parses and decodes a piece of `source`'s stream; false if the block
-  // must go to OpenCSD.
+  // Parses and decodes a piece of `source`'s stream, `index` its position
+  // in the stream; false if the block must go to OpenCSD.
   bool Feed(Source& source, std::span<const uint8_t> bytes, uint64_t index,
             const TraceBlock& block);
   bool DecodePackets(Source& source, const TraceBlock& block);
   bool Finish(const TraceBlock& block);
   // Hands the held packets to the sink once there are too many.
   absl::Status Spill(bool all);
-  void NoteLost(Source& source, const TraceBlock& block, uint64_t index);
+  // The source could not be followed from its stream's `position` on.
+  void NoteLost(Source& source, const TraceBlock& block, uint64_t position);
 
   DecodeEnvironment& environment_;
   const bool formatted_;

@@ -1,0 +1,134 @@
+// A block whose packets outgrow what the fast decoder holds, then leaves
+// the fast path: the packets already handed over stay, the source is lost
+// until its next A-sync, and the error names the trace byte where it was
+// lost, as OpenCSD indexes formatted trace, however the runs of frames were
+// gathered into pieces for the parser.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "cs_etm/fast_decoder.h"
+#include "cs_etm/frame_demux.h"
+#include "etm_encoder.h"
+#include "gtest/gtest.h"
+
+namespace perftk::cs_etm {
+namespace {
+
+constexpr uint64_t kCodeStart = 0x400000;
+
+// A page of `b .`: every E atom is a range of one instruction, back to it.
+class Loops : public DecodeEnvironment, public CodeReader {
+ public:
+  Loops() : code_(4096) {
+    for (size_t at = 0; at < code_.size(); at += 4) {
+      const uint32_t branch_to_self = 0x14000000u;
+      std::memcpy(code_.data() + at, &branch_to_self, 4);
+    }
+  }
+  int32_t PidOf(int32_t tid) override { return tid; }
+  uint32_t ReadCode(const PacketContext&, uint64_t address, uint32_t size, uint8_t* out) override {
+    if (address < kCodeStart || address - kCodeStart >= code_.size()) return 0;
+    const uint64_t n = std::min<uint64_t>(size, code_.size() - (address - kCodeStart));
+    std::memcpy(out, code_.data() + (address - kCodeStart), n);
+    return static_cast<uint32_t>(n);
+  }
+  CodeSpan CodeAt(const PacketContext&, uint64_t address) override {
+    if (address < kCodeStart || address - kCodeStart >= code_.size()) return {};
+    const uint64_t offset = address - kCodeStart;
+    return CodeSpan{this, offset, std::span<const uint8_t>(code_).subspan(offset)};
+  }
+
+ private:
+  std::vector<uint8_t> code_;
+};
+
+TraceSource Source() {
+  TraceSource source;
+  source.protocol = TraceProtocol::kEtmV4;
+  source.trcidr0 = 0x28000ea1;
+  source.trcidr1 = 0x4100f440;
+  source.trcidr2 = 0x00000488;
+  source.trcconfigr = 0xc1;
+  source.trctraceidr = 0x10;
+  return source;
+}
+
+// Where Demux says the stream's byte at `position` is: OpenCSD's index.
+uint64_t IndexOfStreamByte(std::span<const uint8_t> frames, uint64_t position) {
+  struct Find : FrameDemuxSink {
+    void Run(const FrameRun& run) override {
+      if (run.trace_id != 0x10) return;
+      if (wanted >= seen && wanted < seen + run.bytes.size()) index = run.index + (wanted - seen);
+      seen += run.bytes.size();
+    }
+    void Reset(uint64_t) override {}
+    uint64_t wanted = 0;
+    uint64_t seen = 0;
+    uint64_t index = ~uint64_t{0};
+  } find;
+  find.wanted = position;
+  EXPECT_TRUE(Demux(frames, find));
+  return find.index;
+}
+
+struct Collect : PacketSink {
+  absl::Status Consume(std::span<const Packet> packets) override {
+    for (const Packet& p : packets) ranges += p.kind == PacketKind::kRange;
+    return absl::OkStatus();
+  }
+  size_t ranges = 0;
+};
+
+TEST(FastTraceDecoder, ASourceLostAfterItsPacketsWentOutIsNamedByTraceByte) {
+  etm_gen::EtmV4Encoder e;
+  e.ASync();
+  e.TraceInfo();
+  e.AddressWithContext(kCodeStart + 0x100, etm_gen::EtmContext{.el = 0, .context_id = 7});
+  const size_t kAtoms = FastTraceDecoder::kMaxHeld + 5000;
+  for (size_t i = 0; i < kAtoms; ++i) e.Atom(true);
+  std::vector<uint8_t> stream = e.Take();
+  // A context in AArch32, then an atom: code the fast decoder does not
+  // follow.
+  e.Context(etm_gen::EtmContext{.el = 0, .context_id = 7, .sixty_four_bit = false});
+  const std::vector<uint8_t> context = e.Take();
+  stream.insert(stream.end(), context.begin(), context.end());
+  const uint64_t lost_at = stream.size();
+  stream.push_back(0xf7);  // one E atom
+  // More trace after it: the decoder waits for an A-sync.
+  for (int i = 0; i < 40; ++i) stream.push_back(0xf7);
+
+  etm_gen::FrameFormatter formatter;
+  formatter.Add(0x10, stream);
+  const std::vector<uint8_t> frames = formatter.Finish();
+
+  CsEtmInfo info;
+  info.sources.push_back(Source());
+  Loops code;
+  CodeBlockCaches caches;
+  auto decoder = FastTraceDecoder::Create(info, {}, /*formatted=*/true, 0, code, code, caches);
+  ASSERT_TRUE(decoder.ok()) << decoder.status();
+  TraceBlock block;
+  block.formatted = true;
+  block.seed_tid = 7;
+  block.file_offset = 0x10000;
+  block.data =
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(frames.data()), frames.size());
+  Collect sink;
+  absl::StatusOr<FastTraceDecoder::Outcome> outcome = (*decoder)->Decode(block, sink);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  // Too late to hand the block back: decoded, with an error.
+  EXPECT_EQ(*outcome, FastTraceDecoder::Outcome::kDecoded);
+  EXPECT_EQ(sink.ranges, kAtoms);
+  EXPECT_EQ((*decoder)->decode_errors(), 1u);
+  const uint64_t index = IndexOfStreamByte(frames, lost_at);
+  ASSERT_NE(index, ~uint64_t{0});
+  EXPECT_NE((*decoder)->first_error().find(absl::StrFormat(
+                "at file offset %#x (trace byte %#x of the block)", 0x10000 + index, index)),
+            std::string::npos)
+      << (*decoder)->first_error() << "; want trace byte " << absl::StrFormat("%#x", index);
+}
+
+}  // namespace
+}  // namespace perftk::cs_etm
