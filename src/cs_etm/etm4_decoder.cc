@@ -371,6 +371,7 @@ Etm4Decoder::Step Etm4Decoder::CommitAtomsAtOnce(const Etm4Packet& packet,
                                                  std::vector<Packet>& out) {
   uint32_t bits = packet.atom_bits;
   for (uint8_t i = 0; i < packet.atom_count; ++i, bits >>= 1) {
+    if (QuickAtom(bits & 1, out)) continue;
     const Result r = CommitAtom(bits & 1, out);
     if (r == Result::kNotFollowed) return Kind::kNotFollowed;
     if (r == Result::kError) {
@@ -468,35 +469,69 @@ void Etm4Decoder::ApplyContext(const Element& element, std::vector<Packet>& out)
   Emit(PacketKind::kContext, out);
 }
 
+inline void Etm4Decoder::EmitRange(uint64_t start, uint64_t end, uint64_t count, bool executed,
+                                   std::vector<Packet>& out) {
+  const A64Instruction& last = instruction_.last;
+  const BranchKind branch = last.waypoint == A64Waypoint::kDirectBranch     ? BranchKind::kDirect
+                            : last.waypoint == A64Waypoint::kIndirectBranch ? BranchKind::kIndirect
+                                                                            : BranchKind::kNone;
+  const bool direct = branch == BranchKind::kDirect;
+  out.push_back(Packet{.kind = PacketKind::kRange,
+                       .isa = Isa::kA64,
+                       .last_branch = branch,
+                       .last_taken = branch != BranchKind::kNone && executed,
+                       .last_cond = last.conditional,
+                       .has_branch_target = direct,
+                       .last_size = 4,
+                       .trace_id = trace_id_,
+                       .instr_count = static_cast<uint32_t>(count),
+                       .start = start,
+                       .end = end,
+                       .cs_timestamp = cs_timestamp_,
+                       .branch_target = direct ? instruction_.target : 0,
+                       .context = context_});
+}
+
+// The walk ended at a waypoint: the atom decides where the trace goes
+// next, and the range walked is the atom's.
+inline void Etm4Decoder::FollowWaypoint(uint64_t start, uint64_t count, bool taken,
+                                        std::vector<Packet>& out) {
+  const uint64_t next = instruction_.address;
+  const A64Instruction last = instruction_.last;
+  if (taken && last.waypoint == A64Waypoint::kDirectBranch) {
+    instruction_.address = instruction_.target;
+    if (last.role == A64BranchRole::kLink) return_stack_.Push(next);
+  } else if (taken && last.waypoint == A64Waypoint::kIndirectBranch) {
+    need_address_ = true;
+    if (last.role == A64BranchRole::kLink) return_stack_.Push(next);
+    if (return_stack_.active) return_stack_.pop_pending = true;
+  }
+  EmitRange(start, next, count, taken, out);
+}
+
+inline bool Etm4Decoder::QuickAtom(bool taken, std::vector<Packet>& out) {
+  if (return_stack_.pop_pending || need_context_ || need_address_ || !instruction_.a64) {
+    return false;
+  }
+  const uint64_t start = instruction_.address;
+  const CodeBlock* known = start < kTopOfAddressSpace ? Remembered(start) : nullptr;
+  if (known == nullptr || known->span_ended) return false;
+  const uint64_t end = start + known->size();
+  instruction_.last = known->last;
+  instruction_.target = end - 4 + static_cast<uint64_t>(known->target_delta);
+  instruction_.address = end;
+  FollowWaypoint(start, known->instructions, taken, out);
+  return true;
+}
+
 Etm4Decoder::Step Etm4Decoder::ProcessAtom(bool taken, std::vector<Packet>& out) {
   if (!instruction_.a64) return NotFollowed("AArch32 code");
   const uint64_t start = instruction_.address;
   uint64_t count = 0;
-  Walk walk = Walk::kFound;
-  const CodeBlock* known = start < kTopOfAddressSpace ? Remembered(start) : nullptr;
-  if (known != nullptr && !known->span_ended) {
-    // One block from the memo: WalkCode's first step, without the call.
-    count = known->instructions;
-    const uint64_t end = start + known->size();
-    instruction_.last = known->last;
-    instruction_.target = end - 4 + static_cast<uint64_t>(known->target_delta);
-    instruction_.address = end;
-  } else {
-    walk = WalkCode(count, nullptr);
-  }
+  const Walk walk = WalkCode(count, nullptr);
   if (walk == Walk::kWraps) return NotFollowed("code at the end of the address space");
   if (walk == Walk::kFound) {
-    const uint64_t next = instruction_.address;
-    const A64Instruction& last = instruction_.last;
-    if (last.waypoint == A64Waypoint::kDirectBranch && taken) {
-      instruction_.address = instruction_.target;
-      if (last.role == A64BranchRole::kLink) return_stack_.Push(next);
-    } else if (last.waypoint == A64Waypoint::kIndirectBranch && taken) {
-      need_address_ = true;
-      if (last.role == A64BranchRole::kLink) return_stack_.Push(next);
-      if (return_stack_.active) return_stack_.pop_pending = true;
-    }
-    EmitRange(start, next, count, taken, out);
+    FollowWaypoint(start, count, taken, out);
     return Kind::kDone;
   }
   need_address_ = true;
@@ -647,26 +682,6 @@ Packet& Etm4Decoder::Emit(PacketKind kind, std::vector<Packet>& out) {
   packet.context = context_;
   packet.cs_timestamp = cs_timestamp_;
   return packet;
-}
-
-void Etm4Decoder::EmitRange(uint64_t start, uint64_t end, uint64_t count, bool executed,
-                            std::vector<Packet>& out) {
-  Packet& packet = Emit(PacketKind::kRange, out);
-  const A64Instruction& last = instruction_.last;
-  packet.isa = Isa::kA64;
-  packet.start = start;
-  packet.end = end;
-  packet.instr_count = static_cast<uint32_t>(count);
-  packet.last_size = 4;
-  packet.last_cond = last.conditional;
-  packet.last_branch = last.waypoint == A64Waypoint::kDirectBranch     ? BranchKind::kDirect
-                       : last.waypoint == A64Waypoint::kIndirectBranch ? BranchKind::kIndirect
-                                                                       : BranchKind::kNone;
-  packet.last_taken = packet.last_branch != BranchKind::kNone && executed;
-  if (packet.last_branch == BranchKind::kDirect) {
-    packet.has_branch_target = true;
-    packet.branch_target = instruction_.target;
-  }
 }
 
 void Etm4Decoder::ReturnStack::Push(uint64_t address) {

@@ -151,6 +151,12 @@ class Etm4Decoder {
   Result Mispredict();
   void Discard(std::vector<Packet>& out);
   Step ProcessAtom(bool taken, std::vector<Packet>& out);
+  // ProcessAtom for the common atom: A64 code from a known address and
+  // context, no return stack pop waiting, a remembered block that ends at
+  // a waypoint. False, with nothing done, for any other.
+  bool QuickAtom(bool taken, std::vector<Packet>& out);
+  // What a walk that found a waypoint leaves to its atom.
+  void FollowWaypoint(uint64_t start, uint64_t count, bool taken, std::vector<Packet>& out);
   Result ProcessException(std::vector<Packet>& out);
   void ProcessTimestampLike(const Element& element);
   void ApplyContext(const Element& element, std::vector<Packet>& out);

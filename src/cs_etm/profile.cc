@@ -35,7 +35,7 @@ absl::Status BranchProfile::Consume(std::span<const Packet> packets) {
   for (const Packet& packet : packets) {
     switch (packet.kind) {
       case PacketKind::kRange: {
-        Resolve(packet.trace_id, &packet);
+        if (has_pending_[packet.trace_id]) Resolve(packet.trace_id, &packet);
         const TracedRange range{packet.context.pid, packet.context.el, packet.start,
                                 packet.last_address()};
         TracedRangeCounts& counts = traced_ranges_[range];
