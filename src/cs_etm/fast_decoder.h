@@ -34,7 +34,10 @@ namespace perftk::cs_etm {
 
 class FastTraceDecoder {
  public:
-  static constexpr size_t kMaxHeld = size_t{1} << 16;
+  // 512 KB of Packets: held packets are written and read back once per
+  // block, and more than a core's L2 cache holds slowed two lanes by 20%
+  // (64 K of them, 4 MB, on Lua fib(30)).
+  static constexpr size_t kMaxHeld = size_t{1} << 13;
 
   // Whether every source the decoder would take (all of them for formatted
   // trace, `raw_cpu`'s for raw) is one it follows.
