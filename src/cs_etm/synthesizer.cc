@@ -44,15 +44,18 @@ void SampleSynthesizer::BeginBlock(uint32_t cpu, uint64_t time, TraceFlows& flow
   block_time_ = time;
   flows_ = &flows;
   block_ids_ = ids;
+  last_state_ = nullptr;  // of other flows
 }
 
-SampleSynthesizer::State& SampleSynthesizer::StateOf(uint8_t trace_id) {
+SampleSynthesizer::State& SampleSynthesizer::NewStateOf(uint8_t trace_id) {
   std::unique_ptr<State>& state = flows_->states_[trace_id];
   if (!state) {
     state = std::make_unique<State>();
     state->trace_id = trace_id;
     state->ring.resize(options_.last_branch ? options_.last_branch_size : 0);
   }
+  last_state_ = state.get();
+  last_id_ = trace_id;
   return *state;
 }
 
@@ -68,6 +71,7 @@ absl::Status SampleSynthesizer::Consume(std::span<const Packet> packets) {
     State& state = StateOf(packet.trace_id);
     switch (packet.kind) {
       case PacketKind::kRange:
+        if (CountRange(state, packet)) break;
         if (absl::Status s = OnRange(state, packet); !s.ok()) return s;
         break;
       case PacketKind::kDiscontinuity:
@@ -104,6 +108,27 @@ absl::Status SampleSynthesizer::EndBlock() {
     state->prev.reset();
   }
   return absl::OkStatus();
+}
+
+inline void SampleSynthesizer::PushBranch(State& state, uint64_t from, uint64_t to) {
+  if (state.ring.empty()) return;
+  state.pos = (state.pos == 0 ? state.ring.size() : state.pos) - 1;
+  state.ring[state.pos] = BranchEntry{from, to, kBranchFlagPredicted};
+  if (state.count < state.ring.size()) ++state.count;
+}
+
+inline bool SampleSynthesizer::CountRange(State& state, const Packet& packet) {
+  if (options_.branches || options_.taken_period != 0) return false;
+  if (options_.instructions && state.counted + packet.instr_count >= options_.period) return false;
+  // OnRange's work when no sample is due: the branch into this range, the
+  // instructions, the range.
+  if (options_.last_branch && state.prev && state.prev->kind == PacketKind::kRange &&
+      state.prev->last_taken) {
+    PushBranch(state, state.prev->last_address(), packet.start);
+  }
+  if (options_.instructions) state.counted += packet.instr_count;
+  state.prev = packet;
+  return true;
 }
 
 absl::Status SampleSynthesizer::OnRange(State& state, const Packet& packet) {
@@ -182,13 +207,6 @@ absl::Status SampleSynthesizer::Flush(State& state, bool reset_ring) {
     state.count = 0;
   }
   return absl::OkStatus();
-}
-
-void SampleSynthesizer::PushBranch(State& state, uint64_t from, uint64_t to) {
-  if (state.ring.empty()) return;
-  state.pos = (state.pos == 0 ? state.ring.size() : state.pos) - 1;
-  state.ring[state.pos] = BranchEntry{from, to, kBranchFlagPredicted};
-  if (state.count < state.ring.size()) ++state.count;
 }
 
 SynthesizedSample SampleSynthesizer::NewSample(const State& state, SynthesizedSample::Kind kind,

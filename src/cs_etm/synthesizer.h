@@ -113,7 +113,13 @@ class SampleSynthesizer : public PacketSink {
 
  private:
   using State = TraceFlows::State;
-  State& StateOf(uint8_t trace_id);
+  State& StateOf(uint8_t trace_id) {
+    return last_state_ != nullptr && last_id_ == trace_id ? *last_state_ : NewStateOf(trace_id);
+  }
+  State& NewStateOf(uint8_t trace_id);
+  // A range that completes no sample, counted; false (nothing done) for
+  // one that OnRange must see.
+  bool CountRange(State& state, const Packet& packet);
   absl::Status OnRange(State& state, const Packet& packet);
   absl::Status Flush(State& state, bool reset_ring);
   // A sample of `kind` stamped with the packet's context, the block's cpu and time.
@@ -140,6 +146,8 @@ class SampleSynthesizer : public PacketSink {
   TraceFlows own_flows_;
   TraceFlows* flows_ = &own_flows_;      // of the current block
   std::optional<TraceIdSet> block_ids_;  // of the current block; nullopt: any
+  State* last_state_ = nullptr;          // StateOf's last answer, in flows_
+  uint8_t last_id_ = 0;                  // its trace id
   uint32_t block_cpu_ = 0xffffffffu;
   uint64_t block_time_ = 0;
   uint64_t emitted_ = 0;
