@@ -36,6 +36,13 @@ absl::StatusOr<std::unique_ptr<Input>> Input::Open(const std::string& path) {
   if (S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(absl::StrCat(input->name_, ": is a directory"));
   }
+  if (S_ISFIFO(st.st_mode)) {
+    // A pipe holds 64 KB by default: a 256 KB AUX buffer on its way from
+    // `perf record -o -` would wake the writer and the reader four times
+    // each. Asked for 1 MB (pipe-max-size, which any user may ask for);
+    // refused, the pipe stays as it was.
+    (void)fcntl(input->fd_, F_SETPIPE_SZ, kPipeSize);
+  }
   if (S_ISREG(st.st_mode)) {
     if (st.st_size == 0) {
       input->mapped_size_known_ = true;

@@ -44,6 +44,8 @@ class Input {
   void ReleaseBefore(uint64_t offset);
   static constexpr uint64_t kReleasedAgain = 32u << 20;
   uint64_t position() const { return position_; }
+  // What a pipe given as input is asked to hold (F_SETPIPE_SZ).
+  static constexpr int kPipeSize = 1 << 20;
 
  private:
   Input() = default;
