@@ -213,6 +213,9 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
     PipelineOptions pipeline;
     pipeline.input = inputs->front();
     pipeline.progress_label = "perftk cs-etm-decode";
+    // Written as it is made: memory does not grow with the trace.
+    base::OutputFile& file = **out;
+    tool.StreamTextTo([&file](absl::string_view text) { return file.Write(text); });
     StderrWarnings warnings;
     status = RunPipeline(tool, pipeline, warnings).status();
     if (status.ok()) status = (*out)->Write(tool.text());

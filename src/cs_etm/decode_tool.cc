@@ -129,6 +129,7 @@ absl::Status CsEtmDecodeTool::WriteBlock(BlockJob& job) {
   for (const std::vector<std::byte>& bytes : job.samples.records) {
     if (absl::Status s = sink_->Emit(Record(bytes, 0)); !s.ok()) return s;
   }
+  if (text_sink_ && !job.samples.text.empty()) return text_sink_(job.samples.text);
   text_ += job.samples.text;
   return absl::OkStatus();
 }

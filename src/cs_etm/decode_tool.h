@@ -34,16 +34,19 @@
 // AUX_OUTPUT_HW_ID) and with the synthesized samples: event "instructions"
 // (PERF_TYPE_HARDWARE) for i, "branches" for b, written in block order;
 // sample time is the time of the block's AUX record. The other formats emit
-// nothing and keep what Text() returns.
+// no records: script text goes to the text sink as blocks are written (or
+// is kept for text()), a profile's text is made at End.
 #ifndef PERFTK_CS_ETM_DECODE_TOOL_H_
 #define PERFTK_CS_ETM_DECODE_TOOL_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "base/warnings.h"
 #include "cs_etm/binary_images.h"
 #include "cs_etm/block_scheduler.h"
@@ -68,7 +71,13 @@ class CsEtmDecodeTool : public Tool, private InOrderOutput {
   absl::Status Process(const Record& record, RecordSink& out) override;
   absl::Status End(RecordSink& out, FeatureSet& features) override;
 
-  // The text output of kAutoFdo, kBolt and kScript, complete after End.
+  // Where kScript's text goes, block by block in block order, as the
+  // blocks are written; without one it is kept for text(). Set before the
+  // run.
+  using TextSink = std::function<absl::Status(absl::string_view)>;
+  void StreamTextTo(TextSink sink) { text_sink_ = std::move(sink); }
+  // The text output of kAutoFdo and kBolt, and of kScript when it was not
+  // streamed, complete after End.
   const std::string& text() const { return text_; }
   // kBolt: the recorded path of the binary the text is about, after End.
   const std::string& bolt_binary() const { return bolt_binary_; }
@@ -102,6 +111,7 @@ class CsEtmDecodeTool : public Tool, private InOrderOutput {
   std::map<int64_t, SourceErrors> errors_;  // by source: -1 formatted, else raw cpu
   profile::Profile profile_;
   std::string text_;
+  TextSink text_sink_;
   std::string bolt_binary_;
   DecodeStats stats_;
   base::WarningSink& warnings_;
