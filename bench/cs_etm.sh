@@ -11,8 +11,9 @@
 # KEEP=1 keeps the work directory, REPEAT=N runs each perftk configuration N
 # times (default 3) and reports the fastest, listing all.
 # Prints trace MB, wall time, MB/s, CPU time (user + system), CPUs busy (CPU
-# time / wall) and peak RSS for --jobs 1 and --jobs 2 and the speed-up; a
-# run that fails (e.g. --jobs 2 before it exists) prints n/a.
+# time / wall) and peak RSS for --jobs 1 and --jobs 2 (perf.data output) and
+# --format=script (--jobs 1), the speed-up, and script's peak RSS against
+# perf.data's; a run that fails prints n/a.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-$here/../build}
@@ -76,7 +77,11 @@ divide() {
 
 run_best jobs1 "$PERFTK" cs-etm-decode --itrace=il64 -i "$work/perf.data" -o "$work/jobs1.data"
 run_best jobs2 "$PERFTK" cs-etm-decode --itrace=il64 --jobs 2 -i "$work/perf.data" -o "$work/jobs2.data"
-names=(jobs1 jobs2)
+# The same samples as text: written as blocks are decoded, its peak RSS
+# must not exceed the perf.data output's (issue 31).
+run_best script "$PERFTK" cs-etm-decode --itrace=il64 --format=script -i "$work/perf.data" \
+  -o "$work/script.txt"
+names=(jobs1 jobs2 script)
 # Trace bytes as the decoder counted them ("N trace blocks (B bytes)"), else the file size.
 trace_bytes=$(sed -nE 's/.*trace blocks \(([0-9]+) bytes\).*/\1/p' "$work/jobs1.err" | sed -n 1p)
 [ -n "$trace_bytes" ] || trace_bytes=$(stat -c %s "$work/perf.data")
@@ -100,6 +105,10 @@ for n in "${names[@]}"; do
     "${CPU[$n]}" "$(divide "${CPU[$n]}" "${WALL[$n]}")" "${RSS[$n]}" \
     "${STATUS[$n]}${ALL[$n]:+ ($(echo ${ALL[$n]}) s)}"
 done
+if [ "${STATUS[jobs1]}" = ok ] && [ "${STATUS[script]}" = ok ]; then
+  echo "peak RSS --format=script / --format=perf (--jobs 1): $(divide "${RSS[script]}" \
+    "${RSS[jobs1]}")x (at most 1.00x: the text is not kept)"
+fi
 if [ "${STATUS[jobs1]}" = ok ] && [ "${STATUS[jobs2]}" = ok ]; then
   echo "speed-up --jobs 2 / --jobs 1: $(divide "${WALL[jobs1]}" "${WALL[jobs2]}")x"
   # Near 2 CPUs busy with the speed-up short of it means each CPU ran slower
