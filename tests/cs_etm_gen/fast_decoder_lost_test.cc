@@ -12,6 +12,7 @@
 #include "cs_etm/frame_demux.h"
 #include "etm_encoder.h"
 #include "gtest/gtest.h"
+#include "test_sources.h"
 
 namespace perftk::cs_etm {
 namespace {
@@ -43,17 +44,6 @@ class Loops : public DecodeEnvironment, public CodeReader {
  private:
   std::vector<uint8_t> code_;
 };
-
-TraceSource Source() {
-  TraceSource source;
-  source.protocol = TraceProtocol::kEtmV4;
-  source.trcidr0 = 0x28000ea1;
-  source.trcidr1 = 0x4100f440;
-  source.trcidr2 = 0x00000488;
-  source.trcconfigr = 0xc1;
-  source.trctraceidr = 0x10;
-  return source;
-}
 
 // Where Demux says the stream's byte at `position` is: OpenCSD's index.
 uint64_t IndexOfStreamByte(std::span<const uint8_t> frames, uint64_t position) {
@@ -104,7 +94,7 @@ TEST(FastTraceDecoder, ASourceLostAfterItsPacketsWentOutIsNamedByTraceByte) {
   const std::vector<uint8_t> frames = formatter.Finish();
 
   CsEtmInfo info;
-  info.sources.push_back(Source());
+  info.sources.push_back(EtmV44Source());
   Loops code;
   CodeBlockCaches caches;
   auto decoder = FastTraceDecoder::Create(info, {}, /*formatted=*/true, 0, code, code, caches);

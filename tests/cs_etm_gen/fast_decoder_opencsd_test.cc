@@ -17,6 +17,7 @@
 #include "cs_etm/fast_decoder.h"
 #include "etm_encoder.h"
 #include "gtest/gtest.h"
+#include "test_sources.h"
 
 namespace perftk::cs_etm {
 namespace {
@@ -159,19 +160,6 @@ std::string FirstDifference(const std::vector<std::string>& got,
     text += "  OpenCSD: " + (j < want.size() ? want[j] : "-") + "\n";
   }
   return text;
-}
-
-TraceSource Source(uint32_t cpu, uint32_t spec_depth, bool return_stack) {
-  TraceSource source;
-  source.protocol = TraceProtocol::kEtmV4;
-  source.cpu = cpu;
-  source.trcidr0 = 0x28000ea1;
-  source.trcidr1 = 0x4100f440;
-  source.trcidr2 = 0x00000488;
-  source.trcidr8 = spec_depth;
-  source.trcconfigr = 0xc1 | (return_stack ? 1u << 12 : 0);
-  source.trctraceidr = 0x10 + 2 * cpu;
-  return source;
 }
 
 // A stream of one source: synchronization, then packets in a random but
@@ -321,7 +309,7 @@ TEST(FastTraceDecoder, RawTraceAsOpenCsdDecodesIt) {
   for (int round = 0; round < 400; ++round) {
     const bool speculative = round % 2 == 1;
     CsEtmInfo info;
-    info.sources.push_back(Source(0, speculative ? 4 : 0, round % 8 >= 6));
+    info.sources.push_back(EtmV44Source(0, speculative ? 4 : 0, round % 8 >= 6));
     std::vector<uint8_t> stream = RandomTrace(random, 100 + random() % 1500, speculative);
     if (round % 3 == 2) Damage(random, stream);
     counts.round_is_clean = !speculative && round % 8 < 6 && round % 3 != 2;
@@ -343,7 +331,7 @@ TEST(FastTraceDecoder, FormattedTraceAsOpenCsdDecodesIt) {
     CsEtmInfo info;
     const bool speculative = round % 2 == 1;
     for (uint32_t cpu = 0; cpu < 3; ++cpu) {
-      info.sources.push_back(Source(cpu, speculative ? 4 : 0, round % 8 >= 6));
+      info.sources.push_back(EtmV44Source(cpu, speculative ? 4 : 0, round % 8 >= 6));
     }
     etm_gen::FrameFormatter formatter;
     std::vector<std::vector<uint8_t>> streams;

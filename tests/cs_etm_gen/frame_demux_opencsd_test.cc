@@ -18,6 +18,7 @@
 #include "etm_encoder.h"
 #include "gtest/gtest.h"
 #include "perf/reader.h"
+#include "test_sources.h"
 
 namespace perftk::cs_etm {
 namespace {
@@ -94,15 +95,6 @@ std::vector<IdPacket> Ours(const Sources& sources, std::span<const uint8_t> bloc
   return runs.out;
 }
 
-TraceSource EtmV44() {
-  TraceSource source;
-  source.trcidr0 = 0x28000ea1;
-  source.trcidr1 = 0x4100f440;
-  source.trcidr2 = 0x00000488;
-  source.trcconfigr = 0xc1;
-  return source;
-}
-
 std::vector<uint8_t> RandomStream(std::mt19937& random, size_t size) {
   etm_gen::EtmV4Encoder encoder;
   encoder.ASync();
@@ -114,7 +106,8 @@ std::vector<uint8_t> RandomStream(std::mt19937& random, size_t size) {
 
 TEST(FrameDemux, InterleavedSourcesAsOpenCsdReadsThem) {
   std::mt19937 random(31);
-  const Sources sources = {{0x10, EtmV44()}, {0x12, EtmV44()}, {0x14, EtmV44()}};
+  const Sources sources = {
+      {0x10, EtmV44Source(0)}, {0x12, EtmV44Source(1)}, {0x14, EtmV44Source(2)}};
   size_t packets = 0;
   for (int round = 0; round < 200; ++round) {
     std::vector<std::vector<uint8_t>> streams;
