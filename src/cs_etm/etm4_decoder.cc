@@ -261,6 +261,10 @@ Etm4Decoder::Step Etm4Decoder::Resolve(std::vector<Packet>& out) {
   if (result == Result::kOk && resolution_.cancel > 0) result = Cancel();
   if (result == Result::kOk && resolution_.mispredict) result = Mispredict();
   if (result == Result::kOk && resolution_.discard) Discard(out);
+  return StepAfter(result);
+}
+
+Etm4Decoder::Step Etm4Decoder::StepAfter(Result result) {
   if (result == Result::kNotFollowed) return Kind::kNotFollowed;
   if (result == Result::kError) {
     // OpenCSD goes on from the next A-sync, but which of the elements it
@@ -304,13 +308,7 @@ Etm4Decoder::Result Etm4Decoder::Commit(std::vector<Packet>& out) {
         pop = element.atom_count == 0;
         break;
       case Element::Kind::kException:
-        if (return_stack_.pop_pending) {
-          const uint64_t address = return_stack_.Pop();
-          if (return_stack_.entries < 0) return Error("a return stack underflow");
-          instruction_.address = address;
-          instruction_.known = true;
-          need_address_ = false;
-        }
+        if (const Result r = PopPendingReturn(); r != Result::kOk) return r;
         if (const Result r = ProcessException(out); r != Result::kOk) return r;
         --resolution_.commit;
         break;
@@ -353,7 +351,7 @@ void Etm4Decoder::CommitMarker(const Element& element, std::vector<Packet>& out)
   }
 }
 
-Etm4Decoder::Result Etm4Decoder::CommitAtom(bool taken, std::vector<Packet>& out) {
+Etm4Decoder::Result Etm4Decoder::PopPendingReturn() {
   if (return_stack_.pop_pending) {
     const uint64_t address = return_stack_.Pop();
     if (return_stack_.entries < 0) return Error("a return stack underflow");
@@ -361,6 +359,11 @@ Etm4Decoder::Result Etm4Decoder::CommitAtom(bool taken, std::vector<Packet>& out
     instruction_.known = true;
     need_address_ = false;
   }
+  return Result::kOk;
+}
+
+Etm4Decoder::Result Etm4Decoder::CommitAtom(bool taken, std::vector<Packet>& out) {
+  if (const Result r = PopPendingReturn(); r != Result::kOk) return r;
   if (!need_context_ && !need_address_) {
     if (ProcessAtom(taken, out) == Kind::kNotFollowed) return Result::kNotFollowed;
   }
@@ -372,12 +375,7 @@ Etm4Decoder::Step Etm4Decoder::CommitAtomsAtOnce(const Etm4Packet& packet,
   uint32_t bits = packet.atom_bits;
   for (uint8_t i = 0; i < packet.atom_count; ++i, bits >>= 1) {
     if (QuickAtom(bits & 1, out)) continue;
-    const Result r = CommitAtom(bits & 1, out);
-    if (r == Result::kNotFollowed) return Kind::kNotFollowed;
-    if (r == Result::kError) {
-      ++decode_errors_;
-      return NotFollowed(error_why_);
-    }
+    if (const Result r = CommitAtom(bits & 1, out); r != Result::kOk) return StepAfter(r);
   }
   return Kind::kDone;
 }

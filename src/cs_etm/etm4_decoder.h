@@ -138,6 +138,11 @@ class Etm4Decoder {
   void DecodePacket(const Etm4Packet& packet);
   void BadPacket();
   Step Resolve(std::vector<Packet>& out);
+  // The Step a resolution that ended in `result` makes: a decode error is
+  // counted and hands the block to OpenCSD.
+  Step StepAfter(Result result);
+  // The return address a return waits for, from the return stack.
+  Result PopPendingReturn();
   Result Commit(std::vector<Packet>& out);
   // A committed element that is not P0 (an address, a context, a
   // timestamp...): what it changes or emits.

@@ -115,30 +115,30 @@ void BranchProfile::Flush() {
     Binary& binary = BinaryOf(start->dso);
     binary.ranges[{start->offset, last_offset}] += counts.count;
     if (counts.direct_taken > 0) {
-      CountBranch(range, counts.direct_target, /*indirect=*/false, counts.direct_taken);
+      CountBranch(range, *start, counts.direct_target, /*indirect=*/false, counts.direct_taken);
     }
   }
   absl::flat_hash_map<TracedBranch, Times>& branches = traced_branches_.Drain();
   for (const auto& [branch, times] : branches) {
-    CountBranch(branch.from, branch.known ? std::optional<uint64_t>(branch.to) : std::nullopt,
-                branch.indirect, times.n);
+    std::optional<CodeLocation> start = locator_.Locate(ContextOf(branch.from), branch.from.start);
+    if (!start) continue;  // the range was not counted either
+    CountBranch(branch.from, *start,
+                branch.known ? std::optional<uint64_t>(branch.to) : std::nullopt, branch.indirect,
+                times.n);
   }
   ranges.clear();
   branches.clear();
 }
 
-void BranchProfile::CountBranch(const TracedRange& from, const std::optional<uint64_t>& to,
-                                bool indirect, uint64_t count) {
-  const PacketContext context = ContextOf(from);
-  std::optional<CodeLocation> start = locator_.Locate(context, from.start);
-  if (!start) return;  // the range was not counted either
+void BranchProfile::CountBranch(const TracedRange& from, const CodeLocation& start,
+                                const std::optional<uint64_t>& to, bool indirect, uint64_t count) {
   uint64_t to_offset = 0;
   if (to) {
-    std::optional<CodeLocation> where = locator_.Locate(context, *to);
-    if (where && where->dso == start->dso) to_offset = where->offset;
+    std::optional<CodeLocation> where = locator_.Locate(ContextOf(from), *to);
+    if (where && where->dso == start.dso) to_offset = where->offset;
   }
-  const Branch branch{start->offset + (from.last - from.start), to_offset, indirect};
-  BinaryOf(start->dso).branches[branch] += count;
+  const Branch branch{start.offset + (from.last - from.start), to_offset, indirect};
+  BinaryOf(start.dso).branches[branch] += count;
 }
 
 BranchProfile::Binary& BranchProfile::BinaryOf(const machine::Dso* dso) {

@@ -217,10 +217,10 @@ class BranchProfile : public PacketSink {
   }
   // Resolves a pending branch of trace source `id` to `next` (null: a break).
   void Resolve(uint8_t id, const Packet* next);
-  // Counts a branch from `from` to the runtime address `to` (null:
-  // unknown) `count` times, in the binary that holds `from`.
-  void CountBranch(const TracedRange& from, const std::optional<uint64_t>& to, bool indirect,
-                   uint64_t count);
+  // Counts a branch from `from`, located at `start`, to the runtime
+  // address `to` (null: unknown) `count` times.
+  void CountBranch(const TracedRange& from, const CodeLocation& start,
+                   const std::optional<uint64_t>& to, bool indirect, uint64_t count);
   // The counts of `dso`, from a one-entry cache.
   Binary& BinaryOf(const machine::Dso* dso);
 

@@ -117,26 +117,28 @@ inline void SampleSynthesizer::PushBranch(State& state, uint64_t from, uint64_t 
   if (state.count < state.ring.size()) ++state.count;
 }
 
+inline bool SampleSynthesizer::EnterRange(State& state, const Packet& packet) {
+  const bool after_taken =
+      state.prev && state.prev->kind == PacketKind::kRange && state.prev->last_taken;
+  if (after_taken && options_.last_branch) {
+    PushBranch(state, state.prev->last_address(), packet.start);
+  }
+  return after_taken;
+}
+
 inline bool SampleSynthesizer::CountRange(State& state, const Packet& packet) {
   if (options_.branches || options_.taken_period != 0) return false;
   if (options_.instructions && state.counted + packet.instr_count >= options_.period) return false;
   // OnRange's work when no sample is due: the branch into this range, the
   // instructions, the range.
-  if (options_.last_branch && state.prev && state.prev->kind == PacketKind::kRange &&
-      state.prev->last_taken) {
-    PushBranch(state, state.prev->last_address(), packet.start);
-  }
+  EnterRange(state, packet);
   if (options_.instructions) state.counted += packet.instr_count;
   state.prev = packet;
   return true;
 }
 
 absl::Status SampleSynthesizer::OnRange(State& state, const Packet& packet) {
-  const bool prev_taken_range =
-      state.prev && state.prev->kind == PacketKind::kRange && state.prev->last_taken;
-  if (options_.last_branch && prev_taken_range) {
-    PushBranch(state, state.prev->last_address(), packet.start);
-  }
+  const bool prev_taken_range = EnterRange(state, packet);
   if (options_.instructions && options_.taken_period != 0) {
     if (prev_taken_range && ++state.counted >= options_.taken_period) {
       if (absl::Status s =

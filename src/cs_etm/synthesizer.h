@@ -117,6 +117,9 @@ class SampleSynthesizer : public PacketSink {
     return last_state_ != nullptr && last_id_ == trace_id ? *last_state_ : NewStateOf(trace_id);
   }
   State& NewStateOf(uint8_t trace_id);
+  // Whether `packet` follows a range that ended in a taken branch; that
+  // branch then goes on the ring (with l).
+  bool EnterRange(State& state, const Packet& packet);
   // A range that completes no sample, counted; false (nothing done) for
   // one that OnRange must see.
   bool CountRange(State& state, const Packet& packet);
