@@ -1,7 +1,10 @@
 #include "cs_etm/etm4_decoder.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
+
+#include "cs_etm/a64_branch.h"
 
 namespace perftk::cs_etm {
 namespace {
@@ -13,6 +16,8 @@ constexpr uint64_t kTopOfAddressSpace = ~uint64_t{0} - 0xffff;  // the last 64 K
 
 constexpr uint32_t kTrcConfigReturnStack = 1u << 12;
 constexpr uint32_t kTrcConfigQElements = 3u << 13;
+constexpr uint32_t kTrcIdr0TimestampMarkers = 1u << 23;  // ETE TSMARK
+constexpr uint32_t kTrcIdr0CommitTransactions = 1u << 30;  // ETE COMMTRANS
 
 bool IsAtomPacket(Etm4PacketType type) {
   return type == T::kAtomF1 || type == T::kAtomF2 || type == T::kAtomF3 || type == T::kAtomF4 ||
@@ -26,8 +31,11 @@ Etm4Decoder::Etm4Decoder(const TraceSource& source, uint8_t trace_id,
     : trace_id_(trace_id),
       pid_format_(source.pid_format()),
       max_spec_depth_(static_cast<int>(source.trcidr8)),
-      features_{.armv8_3 = ((source.trcidr1 >> 4) & 0xf) >= 4,
-                .wfi_wfe_branches = Etm4Config::For(source).wfi_wfe_branches},
+      features_(FeaturesOf(source)),
+      ete_(source.protocol == TraceProtocol::kEte),
+      timestamps_after_marker_(ete_ && Etm4Config::For(source).version() >= 0x51 &&
+                               (source.trcidr0 & kTrcIdr0TimestampMarkers) != 0),
+      transaction_start_p0_(ete_ && (source.trcidr0 & kTrcIdr0CommitTransactions) == 0),
       environment_(environment),
       code_(code),
       blocks_(blocks),
@@ -37,11 +45,22 @@ Etm4Decoder::Etm4Decoder(const TraceSource& source, uint8_t trace_id,
 }
 
 bool Etm4Decoder::Supports(const TraceSource& source) {
-  if (source.protocol != TraceProtocol::kEtmV4) return false;
+  if (source.protocol != TraceProtocol::kEtmV4 && source.protocol != TraceProtocol::kEte) {
+    return false;
+  }
   const Etm4Config config = Etm4Config::For(source);
   const bool lsp0 = (source.trcconfigr & 0x6) != 0;
   return !config.data_trace && !config.conditional_trace && !lsp0 &&
          (source.trcconfigr & kTrcConfigQElements) == 0 && !config.m_profile;
+}
+
+A64TraceFeatures Etm4Decoder::FeaturesOf(const TraceSource& source) {
+  // OpenCSD decodes ETE as an Armv8.3+ core's (perftk gives it ARCH_AA64),
+  // ETMv4 as TRCIDR1's version says.
+  const bool armv8_3 =
+      source.protocol == TraceProtocol::kEte || ((source.trcidr1 >> 4) & 0xf) >= 4;
+  return A64TraceFeatures{.armv8_3 = armv8_3,
+                          .wfi_wfe_branches = Etm4Config::For(source).wfi_wfe_branches};
 }
 
 void Etm4Decoder::StartBlock(const PacketContext& seed) {
@@ -65,6 +84,7 @@ void Etm4Decoder::ResetState() {
   need_address_ = true;
   pending_address_ = false;
   previous_overflow_ = false;
+  timestamp_marker_seen_ = false;
   stack_.clear();
   last_isa_bit_ = 0;
   resolution_ = Resolution{};
@@ -80,6 +100,8 @@ Etm4Decoder::Step Etm4Decoder::Decode(const Etm4Packet& packet, std::vector<Pack
       if (packet.type == T::kAsync) state_ = State::kWaitTraceInfo;
       return Kind::kDone;
     case State::kWaitTraceInfo:
+      // (ETE's early events and a trace info's TSTATE make elements that
+      // perftk ignores, and that never stand between others: not kept.)
       need_context_ = true;
       need_address_ = true;
       if (packet.type == T::kTraceInfo) {
@@ -93,19 +115,7 @@ Etm4Decoder::Step Etm4Decoder::Decode(const Etm4Packet& packet, std::vector<Pack
   }
   switch (packet.type) {
     case T::kQ:
-    case T::kTimestampMarker:
-    case T::kTransactionStart:
-    case T::kTransactionCommit:
-    case T::kTransactionFail:
-    case T::kPeReset:
     case T::kIte:
-    case T::kSourceAddressMatch:
-    case T::kSourceShortAddressIs0:
-    case T::kSourceShortAddressIs1:
-    case T::kSourceLongAddress32Is0:
-    case T::kSourceLongAddress32Is1:
-    case T::kSourceLongAddress64Is0:
-    case T::kSourceLongAddress64Is1:
     case T::kNumberedDataSync:
     case T::kUnnumberedDataSync:
     case T::kNotSync:
@@ -114,7 +124,7 @@ Etm4Decoder::Step Etm4Decoder::Decode(const Etm4Packet& packet, std::vector<Pack
       break;
   }
   if (IsAtomPacket(packet.type) && packet.atom_count > 0 && !resolution_.any() &&
-      spec_depth_ == max_spec_depth_ && !stack_.has_p0()) {
+      spec_depth_ == max_spec_depth_ && !stack_.has_committable()) {
     // Pushed, then committed at once by the speculation limit, after the
     // addresses, contexts and the like waiting for it: the common case
     // without speculation. (An atom packet without atoms stays on the
@@ -218,6 +228,29 @@ void Etm4Decoder::DecodePacket(const Etm4Packet& packet) {
     case T::kTimestamp:
       push(Element::Kind::kTimestamp, false).timestamp = packet.timestamp;
       break;
+    case T::kTimestampMarker:
+      push(Element::Kind::kTimestampMarker, false);
+      break;
+    case T::kTransactionStart:
+      push(Element::Kind::kTransaction, transaction_start_p0_);
+      spec_depth_ += transaction_start_p0_;
+      break;
+    case T::kTransactionCommit:
+    case T::kTransactionFail:
+      push(Element::Kind::kTransaction, false);
+      break;
+    case T::kSourceAddressMatch:
+    case T::kSourceShortAddressIs0:
+    case T::kSourceShortAddressIs1:
+    case T::kSourceLongAddress32Is0:
+    case T::kSourceLongAddress32Is1:
+    case T::kSourceLongAddress64Is0:
+    case T::kSourceLongAddress64Is1:
+      // Not an address the trace goes to: no pending exception is
+      // satisfied, the instruction set bit is not kept.
+      push(Element::Kind::kSourceAddress, false).address = packet.address;
+      ++spec_depth_;
+      break;
     case T::kMispredict:
     case T::kCancelF1Mispredict:
     case T::kCancelF2:
@@ -239,7 +272,8 @@ void Etm4Decoder::DecodePacket(const Etm4Packet& packet) {
       spec_depth_ = 0;
       resolution_.discard = true;
       break;
-    default:  // errors: the trace is lost until the next A-sync
+    default:  // errors, and ETE's PE reset (OpenCSD 1.3.3 knows no element
+              // for it): the trace is lost until the next A-sync
       BadPacket();
       return;
   }
@@ -312,6 +346,15 @@ Etm4Decoder::Result Etm4Decoder::Commit(std::vector<Packet>& out) {
         if (const Result r = ProcessException(out); r != Result::kOk) return r;
         --resolution_.commit;
         break;
+      case Element::Kind::kSourceAddress:  // no return stack pop first
+        if (const Result r = ProcessSourceAddress(element.address, out); r != Result::kOk) {
+          return r;
+        }
+        --resolution_.commit;
+        break;
+      case Element::Kind::kTransaction:
+        resolution_.commit -= element.p0;
+        break;
       default:
         CommitMarker(element, out);
         break;
@@ -340,14 +383,18 @@ void Etm4Decoder::CommitMarker(const Element& element, std::vector<Packet>& out)
     case Element::Kind::kTimestamp:
     case Element::Kind::kCycleCount:
     case Element::Kind::kEvent:
+    case Element::Kind::kTimestampMarker:
       ProcessTimestampLike(element);
       break;
     case Element::Kind::kExceptionReturn:
       Emit(PacketKind::kExceptionReturn, out);
       break;
+    case Element::Kind::kTransaction:  // nothing perftk uses
+      break;
     case Element::Kind::kAtoms:
     case Element::Kind::kException:
-      break;  // P0 elements: Commit's
+    case Element::Kind::kSourceAddress:
+      break;  // what a commit takes: Commit's
   }
 }
 
@@ -387,7 +434,8 @@ Etm4Decoder::Result Etm4Decoder::Cancel() {
     Element& newest = stack_.back();
     if (!newest.p0) {
       if (newest.kind == Element::Kind::kTimestamp || newest.kind == Element::Kind::kCycleCount ||
-          newest.kind == Element::Kind::kEvent) {
+          newest.kind == Element::Kind::kEvent ||
+          newest.kind == Element::Kind::kTimestampMarker) {
         kept.push_back(newest);
       }
       stack_.pop_back();
@@ -428,8 +476,9 @@ Etm4Decoder::Step Etm4Decoder::EndOfTrace(std::vector<Packet>& out) {
     const bool p0_kind = element.kind == Element::Kind::kAtoms ||
                          element.kind == Element::Kind::kTraceOn ||
                          element.kind == Element::Kind::kException ||
-                         element.kind == Element::Kind::kExceptionReturn;
-    if (p0_kind) break;  // OpenCSD drops the rest
+                         element.kind == Element::Kind::kExceptionReturn ||
+                         (element.kind == Element::Kind::kTransaction && element.p0);
+    if (p0_kind) break;  // OpenCSD drops the rest (a source address it skips)
     ProcessTimestampLike(element);
   }
   stack_.clear();
@@ -438,7 +487,12 @@ Etm4Decoder::Step Etm4Decoder::EndOfTrace(std::vector<Packet>& out) {
 }
 
 void Etm4Decoder::ProcessTimestampLike(const Element& element) {
-  if (element.kind == Element::Kind::kTimestamp) cs_timestamp_ = element.timestamp;
+  if (element.kind == Element::Kind::kTimestampMarker) {
+    timestamp_marker_seen_ = timestamp_marker_seen_ || timestamps_after_marker_;
+  } else if (element.kind == Element::Kind::kTimestamp &&
+             (!timestamps_after_marker_ || timestamp_marker_seen_)) {
+    cs_timestamp_ = element.timestamp;
+  }
 }
 
 void Etm4Decoder::SetAddress(uint64_t address, uint8_t isa) {
@@ -505,6 +559,11 @@ inline void Etm4Decoder::FollowWaypoint(uint64_t start, uint64_t count, bool tak
     if (return_stack_.active) return_stack_.pop_pending = true;
   }
   EmitRange(start, next, count, taken, out);
+  // ETE has no exception return packet: OpenCSD makes one of an E atom on
+  // an ERET.
+  if (ete_ && taken && last.role == A64BranchRole::kExceptionReturn) {
+    Emit(PacketKind::kExceptionReturn, out);
+  }
 }
 
 inline bool Etm4Decoder::QuickAtom(bool taken, std::vector<Packet>& out) {
@@ -588,6 +647,58 @@ Etm4Decoder::Result Etm4Decoder::ProcessException(std::vector<Packet>& out) {
   }
   if (no_access) Emit(PacketKind::kNoAccess, out).start = instruction_.address;
   Emit(PacketKind::kException, out).exception_number = exception.exception_number;
+  return Result::kOk;
+}
+
+Etm4Decoder::Result Etm4Decoder::ProcessSourceAddress(uint64_t source,
+                                                      std::vector<Packet>& out) {
+  if (need_context_) {  // OpenCSD reads it with an instruction set left from before
+    NotFollowed("a source address before any context");
+    return Result::kNotFollowed;
+  }
+  if (!instruction_.a64) {
+    NotFollowed("AArch32 code");
+    return Result::kNotFollowed;
+  }
+  if (source >= kTopOfAddressSpace) {
+    NotFollowed("code at the end of the address space");
+    return Result::kNotFollowed;
+  }
+  const CodeSpan span = SpanAt(source);
+  if (span.bytes.size() < 4) {  // nothing else changes
+    Emit(PacketKind::kNoAccess, out).start = source;
+    return Result::kOk;
+  }
+  const uint32_t word = static_cast<uint32_t>(span.bytes[0]) |
+                        static_cast<uint32_t>(span.bytes[1]) << 8 |
+                        static_cast<uint32_t>(span.bytes[2]) << 16 |
+                        static_cast<uint32_t>(span.bytes[3]) << 24;
+  // From where the trace is, or from the source itself when the address is
+  // unknown or behind: every instruction before it ran, none of them was
+  // read (OpenCSD counts A64 instructions by bytes).
+  const uint64_t end = source + 4;
+  const uint64_t start =
+      need_address_ || instruction_.address > source ? source : instruction_.address;
+  const uint64_t count = (end - start) / 4;
+  if (count > UINT32_MAX) {
+    NotFollowed("a source address too far from the trace");
+    return Result::kNotFollowed;
+  }
+  need_address_ = false;
+  const A64Instruction last = ClassifyA64(word, features_);
+  instruction_.last = last;
+  instruction_.known = true;
+  instruction_.address = end;
+  if (last.waypoint == A64Waypoint::kDirectBranch) {
+    instruction_.target = A64DirectBranchTarget(word, source).value_or(end);
+    instruction_.address = instruction_.target;
+    if (last.role == A64BranchRole::kLink) return_stack_.Push(end);
+  } else if (last.waypoint == A64Waypoint::kIndirectBranch) {
+    need_address_ = true;
+    if (last.role == A64BranchRole::kLink) return_stack_.Push(end);
+    if (return_stack_.active) return_stack_.pop_pending = true;
+  }
+  EmitRange(start, end, count, true, out);
   return Result::kOk;
 }
 

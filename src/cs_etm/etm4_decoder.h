@@ -1,5 +1,5 @@
-// Decodes the packets of one ETMv4 trace source (etm4_packets.h) into
-// perftk's Packets (packet.h): the packets the OpenCSD path (decoder.h)
+// Decodes the packets of one ETMv4 or ETE trace source (etm4_packets.h)
+// into perftk's Packets (packet.h): the packets the OpenCSD path (decoder.h)
 // makes from the same trace, in the same order, with the same contexts and
 // timestamps, but following code by blocks (code_blocks.h), not by
 // instruction.
@@ -16,8 +16,16 @@
 // or EL change), INSTR_RANGE a range, EXCEPTION and EXCEPTION_RET,
 // ADDR_NACC, and TIMESTAMP the timestamp later packets carry.
 //
+// ETE (docs/ete-in-opencsd.md) as OpenCSD 1.3.3 decodes it: an E atom on
+// an ERET is followed by an exception return; source address packets walk
+// straight to their instruction; timestamp markers open the gate for
+// timestamps (TRCIDR0.TSMARK on ETE 1.1+); transactions take a commit when
+// TRCIDR0.COMMTRANS is 0 and make nothing perftk uses; a PE reset is a bad
+// packet. Events before the first trace info and a trace info's TSTATE
+// make only elements perftk ignores, so they are not kept.
+//
 // What it does not follow, it says so (Step returns kNotFollowed): AArch32
-// code (A32/T32), Q packets, ETE's packets, and the decode errors (a commit
+// code (A32/T32), Q and ITE packets, and the decode errors (a commit
 // or cancel of more elements than there are, a return stack underflow, an
 // exception without its address), after which OpenCSD waits for the next
 // A-sync keeping some of what it made before the error and dropping the
@@ -56,8 +64,10 @@ class Etm4Decoder {
               CodeReader& code, CodeBlockCache& blocks);
 
   // Whether this decoder can follow the source's configuration at all
-  // (no data trace, conditional trace or Q elements; ETMv4, not ETE).
+  // (ETMv4 or ETE; no data trace, conditional trace or Q elements).
   static bool Supports(const TraceSource& source);
+  // How the source's trace unit classifies A64 instructions.
+  static A64TraceFeatures FeaturesOf(const TraceSource& source);
 
   // A new block: the decoder starts unsynchronized, in `seed` context (the
   // thread perf says the CPU runs), with no timestamp.
@@ -90,10 +100,13 @@ class Etm4Decoder {
       kTimestamp,
       kCycleCount,
       kEvent,
+      kTimestampMarker,  // ETE
+      kTransaction,      // ETE: P0 when a transaction start takes a commit
+      kSourceAddress,    // ETE: not P0, yet it takes a commit
     };
     Kind kind = Kind::kAtoms;
     bool p0 = false;
-    uint64_t address = 0;    // kAddress
+    uint64_t address = 0;    // kAddress, kSourceAddress
     uint8_t isa = 0;         // kAddress; kContext: the instruction set bit last seen
     Etm4Context context;     // kContext
     uint32_t atom_bits = 0;  // kAtoms: the atoms not yet committed, oldest in bit 0
@@ -163,6 +176,8 @@ class Etm4Decoder {
   // What a walk that found a waypoint leaves to its atom.
   void FollowWaypoint(uint64_t start, uint64_t count, bool taken, std::vector<Packet>& out);
   Result ProcessException(std::vector<Packet>& out);
+  // A source address packet's instruction, reached in a straight line.
+  Result ProcessSourceAddress(uint64_t source, std::vector<Packet>& out);
   void ProcessTimestampLike(const Element& element);
   void ApplyContext(const Element& element, std::vector<Packet>& out);
   void SetAddress(uint64_t address, uint8_t isa);
@@ -204,6 +219,11 @@ class Etm4Decoder {
   const PidFormat pid_format_;
   const int max_spec_depth_;
   const A64TraceFeatures features_;
+  const bool ete_;
+  // ETE 1.1 with TRCIDR0.TSMARK: timestamps count only after a marker.
+  const bool timestamps_after_marker_;
+  // ETE with TRCIDR0.COMMTRANS 0: a transaction start is a P0 element.
+  const bool transaction_start_p0_;
   DecodeEnvironment& environment_;
   CodeReader& code_;
   CodeBlockCache& blocks_;
@@ -218,11 +238,13 @@ class Etm4Decoder {
   bool need_address_ = true;
   bool pending_address_ = false;  // an exception waits for its address
   bool previous_overflow_ = false;
+  bool timestamp_marker_seen_ = false;
   bool is_64bit_ = false;
   uint8_t last_isa_bit_ = 0;
   int spec_depth_ = 0;
   Resolution resolution_;
-  // The P0 stack (oldest first), knowing how many P0 elements it holds.
+  // The P0 stack (oldest first), knowing how many of its elements a
+  // commit takes: the P0 ones, and ETE's source addresses.
   class ElementStack {
    public:
     using iterator = std::deque<Element>::iterator;
@@ -230,39 +252,43 @@ class Etm4Decoder {
       Element& element = elements_.emplace_back();
       element.kind = kind;
       element.p0 = p0;
-      p0_count_ += p0;
+      committable_ += TakesCommit(element);
       return element;
     }
     void push_back(const Element& element) {
       elements_.push_back(element);
-      p0_count_ += element.p0;
+      committable_ += TakesCommit(element);
     }
     void pop_front() {
-      p0_count_ -= elements_.front().p0;
+      committable_ -= TakesCommit(elements_.front());
       elements_.pop_front();
     }
     void pop_back() {
-      p0_count_ -= elements_.back().p0;
+      committable_ -= TakesCommit(elements_.back());
       elements_.pop_back();
     }
     iterator erase(iterator it) {
-      p0_count_ -= it->p0;
+      committable_ -= TakesCommit(*it);
       return elements_.erase(it);
     }
     void clear() {
       elements_.clear();
-      p0_count_ = 0;
+      committable_ = 0;
     }
     Element& front() { return elements_.front(); }
     Element& back() { return elements_.back(); }
     bool empty() const { return elements_.empty(); }
-    bool has_p0() const { return p0_count_ != 0; }
+    // Whether a commit would take one of the elements.
+    bool has_committable() const { return committable_ != 0; }
     iterator begin() { return elements_.begin(); }
     iterator end() { return elements_.end(); }
 
    private:
+    static bool TakesCommit(const Element& element) {
+      return element.p0 || element.kind == Element::Kind::kSourceAddress;
+    }
     std::deque<Element> elements_;
-    int p0_count_ = 0;
+    int committable_ = 0;
   };
   ElementStack stack_;
   ReturnStack return_stack_;

@@ -85,8 +85,7 @@ absl::StatusOr<std::unique_ptr<FastTraceDecoder>> FastTraceDecoder::Create(
     }
     const uint8_t id = DecoderTraceId(source, trace_ids);
     const Etm4Config config = Etm4Config::For(source);
-    const A64TraceFeatures features{.armv8_3 = ((source.trcidr1 >> 4) & 0xf) >= 4,
-                                    .wfi_wfe_branches = config.wfi_wfe_branches};
+    const A64TraceFeatures features = Etm4Decoder::FeaturesOf(source);
     Source& entry = decoder->sources_[id];
     entry.cpu = source.cpu;
     entry.parser = std::make_unique<Etm4PacketParser>(config);

@@ -12,6 +12,7 @@ namespace perftk::etm_gen {
 namespace {
 
 constexpr uint64_t kMagicEtmV4 = 0x4040404040404040ULL;
+constexpr uint64_t kMagicEte = 0x5050505050505050ULL;
 constexpr uint32_t kAuxtraceCsEtm = 3;
 constexpr uint64_t kEtmOptCtxtId = 1ULL << 14;
 constexpr uint64_t kEtmOptTs = 1ULL << 28;
@@ -24,6 +25,10 @@ constexpr uint32_t kTrcIdr0 = 0x28000ea1;
 constexpr uint32_t kTrcIdr1 = 0x4100f422;
 constexpr uint32_t kTrcIdr2 = 0x20001088;
 constexpr uint32_t kTrcAuthStatus = 0x8c;
+// An ETE 1.0 (TRCDEVARCH.ARCHVER 5, REVISION 0) reports no version in
+// TRCIDR1.
+constexpr uint32_t kEteTrcIdr1 = 0x4100fff0;
+constexpr uint32_t kEteTrcDevArch = 0x47705a13;
 constexpr uint32_t kProtRx = 5;  // PROT_READ | PROT_EXEC
 constexpr uint32_t kMapPrivate = 2;
 
@@ -48,12 +53,17 @@ uint64_t PageAlign(uint64_t size) { return (size + 0xfff) & ~uint64_t{0xfff}; }
 
 }  // namespace
 
-std::vector<uint64_t> CsEtmInfoWords(uint32_t nr_cpus, bool timestamps) {
+std::vector<uint64_t> CsEtmInfoWords(uint32_t nr_cpus, bool timestamps, bool ete) {
   std::vector<uint64_t> words = {1, (uint64_t{kCsEtmPmuType} << 32) | nr_cpus, 0};
+  const uint32_t configr = kTrcConfigCid | (timestamps ? kTrcConfigTs : 0u);
   for (uint32_t cpu = 0; cpu < nr_cpus; ++cpu) {
-    words.insert(words.end(),
-                 {kMagicEtmV4, cpu, 7, kTrcConfigCid | (timestamps ? kTrcConfigTs : 0u),
-                  TraceIdOfCpu(cpu), kTrcIdr0, kTrcIdr1, kTrcIdr2, 0, kTrcAuthStatus});
+    if (ete) {
+      words.insert(words.end(), {kMagicEte, cpu, 8, configr, TraceIdOfCpu(cpu), kTrcIdr0,
+                                 kEteTrcIdr1, kTrcIdr2, 0, kTrcAuthStatus, kEteTrcDevArch});
+    } else {
+      words.insert(words.end(), {kMagicEtmV4, cpu, 7, configr, TraceIdOfCpu(cpu), kTrcIdr0,
+                                 kTrcIdr1, kTrcIdr2, 0, kTrcAuthStatus});
+    }
   }
   return words;
 }
@@ -170,7 +180,9 @@ absl::Status RecordingWriter::WriteHeaderRecords() {
   }
   Body info;
   info.U32(kAuxtraceCsEtm).U32(0);
-  for (uint64_t w : CsEtmInfoWords(layout_.nr_cpus, layout_.timestamps)) info.U64(w);
+  for (uint64_t w : CsEtmInfoWords(layout_.nr_cpus, layout_.timestamps, layout_.ete)) {
+    info.U64(w);
+  }
   return Write(PERF_RECORD_AUXTRACE_INFO, 0, info.bytes, 0, 0, 0, 0, /*sample_id=*/false);
 }
 

@@ -43,6 +43,10 @@ struct FileMapping {
 struct RecordingLayout {
   uint32_t nr_cpus = 1;
   bool timestamps = false;  // sets the TS bit in the event config and TRCCONFIGR
+  // ETE 1.0 trace units (their registers, the ETE metadata) instead of
+  // ETMv4.2: the packets written are the same, what they mean differs only
+  // at an ERET (ETE makes an exception return of its E atom).
+  bool ete = false;
   std::string user_binary;  // absolute path, mapped by every process ("" = none)
   uint64_t user_size = 0;
   std::string kernel_image;  // absolute path, mapped as kernel code ("" = none)
@@ -66,8 +70,8 @@ struct RecordingLayout {
   std::vector<ProcessMapping> processes;
 };
 
-// The AUXTRACE_INFO private words for `nr_cpus` ETMv4 trace units.
-std::vector<uint64_t> CsEtmInfoWords(uint32_t nr_cpus, bool timestamps);
+// The AUXTRACE_INFO private words for `nr_cpus` ETMv4 (or ETE) trace units.
+std::vector<uint64_t> CsEtmInfoWords(uint32_t nr_cpus, bool timestamps, bool ete = false);
 
 class RecordingWriter {
  public:

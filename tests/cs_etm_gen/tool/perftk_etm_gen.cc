@@ -8,7 +8,8 @@
 // files by absolute path. Each CPU runs the threads of several processes
 // that share etm_demo, switching threads inside AUX buffers; the trace is
 // formatted CoreSight frames (or raw with --raw), with timestamps unless
-// --no-timestamps. Prints what it wrote on one line.
+// --no-timestamps, from ETMv4 trace units (ETE ones with --ete). Prints
+// what it wrote on one line.
 //
 // With --expect-itrace=i<N>il<M> --expect-out FILE it also writes, from the
 // simulator's ground truth, the instruction samples cs-etm-decode must make
@@ -49,6 +50,7 @@ struct Options {
   uint64_t seed = 1;
   bool raw = false;
   bool no_timestamps = false;
+  bool ete = false;
   uint32_t switch_every = 4000;  // waypoints between thread switches
   int syscall_per_mille = 30;
   std::string expect_itrace = "i1000il64";
@@ -159,6 +161,7 @@ absl::Status Generate(const Options& options) {
   RecordingLayout layout;
   layout.nr_cpus = options.cpus;
   layout.timestamps = !options.no_timestamps;
+  layout.ete = options.ete;
   layout.user_binary = programs.user_path;
   layout.user_size = std::filesystem::file_size(programs.user_path);
   layout.kernel_image = programs.kernel_path;
@@ -282,6 +285,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 32));
   app.add_flag("--raw", options.raw, "raw (unformatted) trace instead of CoreSight frames");
   app.add_flag("--no-timestamps", options.no_timestamps, "no timestamp packets");
+  app.add_flag("--ete", options.ete, "ETE 1.0 trace units instead of ETMv4.2");
   CLI11_PARSE(app, argc, argv);
   absl::Status status = perftk::etm_gen::Generate(options);
   if (!status.ok()) {
