@@ -3,15 +3,17 @@
 // fuzzed trace bytes go through TraceDecoder, the sample synthesizer and the
 // branch profile, as one block of cs-etm-decode.
 //
-// It is also the fast decoder's differential fuzzer (issue 29): an ETMv4
-// block goes through FastTraceDecoder as well, which must never crash or
+// It is also the fast decoder's differential fuzzer (issue 29): a block
+// goes through FastTraceDecoder as well, which must never crash or
 // hang, and, when it does not hand the block back (as it does on the
 // decode errors it leaves to OpenCSD), must make exactly OpenCSD's packets;
 // blocks on which OpenCSD crashed (caught by opencsd_guard.h) are not
 // compared.
 //
 // Input: byte 0 chooses the mode (bit 0: formatted, bit 1: ETE instead of
-// ETMv4, bits 2-3: packet batch size 1, 7, 64 or 1024); byte 1 times 4 is
+// ETMv4, bits 2-3: packet batch size 1, 7, 64 or 1024, bit 4: a speculation
+// depth of 4; on ETE, bit 5: transaction starts are not P0 (COMMTRANS),
+// bit 6: ETE 1.0, whose timestamps need no marker); byte 1 times 4 is
 // the length of the code that follows, which the program image holds at
 // kCodeBase (the trace may run through it); the rest is the trace.
 #include <algorithm>
@@ -52,7 +54,7 @@ constexpr uint64_t kCodeBase = 0x582b2b1000;
 // formatted seeds (cs_etm_seeds.py) decode; CPU 0 that of its CPU 0.
 uint64_t TraceIdOfCpu(uint32_t cpu) { return cpu == 0 ? 0x10 : 0x1e; }
 
-TraceSource EtmV4Source(uint32_t cpu) {
+TraceSource EtmV4Source(uint32_t cpu, uint32_t spec_depth) {
   TraceSource source;
   source.protocol = TraceProtocol::kEtmV4;
   source.cpu = cpu;
@@ -61,23 +63,26 @@ TraceSource EtmV4Source(uint32_t cpu) {
   source.trcidr0 = 0x28000ea1;
   source.trcidr1 = 0x4100f422;
   source.trcidr2 = 0x20001088;
-  source.trcidr8 = 0;
+  source.trcidr8 = spec_depth;
   source.trcauthstatus = 0x8c;
   return source;
 }
 
-TraceSource EteSource(uint32_t cpu) {
+// The unit of simpleperf's ETE recording: ETE 1.1 with timestamp markers
+// (TRCIDR0.TSMARK), transaction starts as P0 elements (COMMTRANS 0).
+TraceSource EteSource(uint32_t cpu, uint32_t spec_depth, bool commit_transactions,
+                      bool ete_1_0) {
   TraceSource source;
   source.protocol = TraceProtocol::kEte;
   source.cpu = cpu;
   source.trcconfigr = 0x8080;
   source.trctraceidr = TraceIdOfCpu(cpu);
-  source.trcidr0 = 0x288006a1;
+  source.trcidr0 = 0x288006a1 | (commit_transactions ? 1u << 30 : 0);
   source.trcidr1 = 0x4100fff0;
   source.trcidr2 = 0xc0001088;
-  source.trcidr8 = 0;
+  source.trcidr8 = spec_depth;
   source.trcauthstatus = 0xcc;
-  source.trcdevarch = 0x47715a13;
+  source.trcdevarch = ete_1_0 ? 0x47705a13 : 0x47715a13;
   return source;
 }
 
@@ -229,6 +234,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool ete = mode & 2;
   static constexpr size_t kBatches[] = {1, 7, 64, 1024};
   const size_t batch = kBatches[(mode >> 2) & 3];
+  const uint32_t spec_depth = mode & 0x10 ? 4 : 0;
   const size_t code_size = std::min<size_t>(size_t{data[1]} * 4, size - 2);
   std::span<const uint8_t> code(data + 2, code_size);
   std::vector<std::byte> trace(reinterpret_cast<const std::byte*>(data + 2 + code_size),
@@ -238,7 +244,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   info.version = 1;
   std::map<uint32_t, uint8_t> trace_ids;
   for (uint32_t cpu = 0; cpu < 2; ++cpu) {
-    info.sources.push_back(ete ? EteSource(cpu) : EtmV4Source(cpu));
+    info.sources.push_back(ete ? EteSource(cpu, spec_depth, mode & 0x20, mode & 0x40)
+                               : EtmV4Source(cpu, spec_depth));
     trace_ids[cpu] = info.sources.back().trace_id();
   }
   Image image(code);
@@ -274,7 +281,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool decoded = (*decoder)->Decode(block, tee).ok();
   // Compared where OpenCSD decoded the block (a fatal error, which ends a
   // cs-etm-decode run, or a crash are not outputs to compare with).
-  if (!ete && batch == 1024 && decoded &&
+  if (batch == 1024 && decoded &&
       (*decoder)->first_error().find("OpenCSD crashed") == std::string::npos) {
     CheckFastDecoder(info, trace_ids, formatted, image, block, tee.made);
   }
