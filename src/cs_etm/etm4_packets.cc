@@ -38,11 +38,14 @@ Etm4Config Etm4Config::For(const TraceSource& source) {
   const uint32_t idr2 = source.trcidr2;
   const uint32_t configr = source.trcconfigr;
   config.cid_bytes = ((idr2 >> 5) & 0x1f) == 4 ? 4 : 0;
+  // 16- and 32-bit VMIDs from ETMv4.1 on, and on every ETE (OpenCSD 1.3.3
+  // compares the whole version, so ETE 1.0's minor 0 does not matter).
   const uint32_t vmid_size = (idr2 >> 10) & 0x1f;
-  config.vmid_bytes = vmid_size == 1                       ? 1
-                      : config.minor > 0 && vmid_size == 2 ? 2
-                      : config.minor > 0 && vmid_size == 4 ? 4
-                                                           : 0;
+  const bool wide_vmid = config.version() > 0x40;
+  config.vmid_bytes = vmid_size == 1                ? 1
+                      : wide_vmid && vmid_size == 2 ? 2
+                      : wide_vmid && vmid_size == 4 ? 4
+                                                    : 0;
   config.cc_bits = ((idr2 >> 25) & 0xf) + 12;
   const bool cycle_counting = (idr0 & 0x80) != 0;
   config.commit_opt1 = (idr0 & 0x20000000) != 0 && cycle_counting;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "cs_etm/a64_branch.h"
 #include "cs_etm/decoder.h"
 #include "cs_etm/fast_decoder.h"
@@ -294,6 +295,7 @@ struct Counts {
   size_t packets = 0;
   int opencsd_crashed = 0;
   std::map<std::string, int> not_followed;  // by reason
+  std::vector<std::string> last_block;      // the packets of the last block compared
   std::string Reasons() const {
     std::string text;
     for (const auto& [why, n] : not_followed) text += absl::StrFormat("%d: %s\n", n, why);
@@ -326,6 +328,7 @@ void Compare(const CsEtmInfo& info, const TraceBlock& block, bool formatted, uin
   }
   ++counts.followed;
   counts.packets += want.lines.size();
+  counts.last_block = want.lines;
   ASSERT_EQ(FirstDifference(got.lines, want.lines), "") << what;
 }
 
@@ -398,6 +401,45 @@ TEST(FastTraceDecoder, FormattedTraceAsOpenCsdDecodesIt) {
   EXPECT_GE(counts.clean_followed, counts.clean * 8 / 10) << counts.Reasons();
   EXPECT_GT(counts.followed, counts.blocks / 3) << counts.Reasons();
   EXPECT_GT(counts.packets, 4000u);
+}
+
+// ETE 1.0 reports minor version 0, yet its VMIDs are as wide as TRCIDR2
+// says (32 bits here): with the pid in the VMID (perf's contextid2), the
+// thread of every range is that VMID. (The differential fuzzer found the
+// packet parser reading no VMID at all.)
+TEST(FastTraceDecoder, Ete10ReadsWideVmids) {
+  std::mt19937 random(35);
+  Program program(random);
+  for (const uint32_t devarch : {0x47705a13u, 0x47715a13u}) {
+    CsEtmInfo info;
+    info.version = 1;
+    TraceSource source = EteSource(0, 0, false, /*timestamp_markers=*/false);
+    source.trcdevarch = devarch;
+    source.trcidr2 = (source.trcidr2 & ~(0x1fu << 10)) | 4u << 10;  // 32-bit VMIDs
+    source.trcconfigr = 0x80 | 0x1;  // VMID traced, as perf's contextid2 sets it
+    info.sources.push_back(source);
+    ASSERT_EQ(source.pid_format(), PidFormat::kCtxtId2);
+    // A-sync, trace info, trace on, address 0x400000 with a context (EL0,
+    // AArch64, non-secure) and VMID 0x13f, then an E atom.
+    std::vector<uint8_t> stream(11, 0);
+    for (const uint8_t byte : {0x80, 0x01, 0x00, 0x04, 0x85, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00,
+                               0x00, 0x00, 0x70, 0x3f, 0x01, 0x00, 0x00, 0xf7}) {
+      stream.push_back(byte);
+    }
+    CodeBlockCaches caches;
+    Counts counts;
+    Compare(info, BlockOf(stream, false, 0), false, 0, program, caches, counts,
+            absl::StrFormat("TRCDEVARCH %#x", devarch));
+    if (::testing::Test::HasFatalFailure()) return;
+    EXPECT_EQ(counts.followed, 1) << counts.Reasons();
+    int ranges = 0;
+    for (const std::string& line : counts.last_block) {
+      if (!line.starts_with("kind 0")) continue;
+      ++ranges;
+      EXPECT_NE(line.find("ctx 31/319/0"), std::string::npos) << line;
+    }
+    EXPECT_EQ(ranges, 1) << absl::StrJoin(counts.last_block, "\n");
+  }
 }
 
 TEST(FastTraceDecoder, EteTraceAsOpenCsdDecodesIt) {
