@@ -24,6 +24,7 @@ class WarningList final : public WarningSink {
  public:
   void Warn(std::string line) override { lines_.push_back(std::move(line)); }
   const std::vector<std::string>& lines() const { return lines_; }
+  void Clear() { lines_.clear(); }
 
  private:
   std::vector<std::string> lines_;

@@ -11,9 +11,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/json.h"
+#include "base/warnings.h"
 #include "cli/warnings.h"
+#include "inject/tool.h"
+#include "inject/tool_feed.h"
 #include "machine/machines.h"
-#include "machine/record_events.h"
 #include "perf/describe.h"
 #include "perf/ordered_reader.h"
 #include "perf/reader.h"
@@ -73,6 +75,21 @@ std::string Line(absl::string_view kind, const std::vector<Field>& fields, bool 
 }
 
 // The map a sample's ip falls in, as `dso` and `dso_addr` fields.
+// --resolve: the model of the maps, kept as the pipeline keeps it; a record
+// the model cannot take is named on its line, not the run's end.
+class ModelFollower : public Tool {
+ public:
+  std::optional<ModelPolicy> model_policy() const override {
+    return ModelPolicy{.warn_on_bad_records = true};
+  }
+  absl::Status Process(const Record&, RecordSink&) override { return absl::OkStatus(); }
+};
+
+class NoRecords : public RecordSink {
+ public:
+  absl::Status Emit(const Record&) override { return absl::OkStatus(); }
+};
+
 void AddSampleMap(const machine::Machines& machines, const Record& record, const EventList& events,
                   std::vector<Field>& fields) {
   absl::StatusOr<size_t> index = events.IndexOf(record);
@@ -135,7 +152,10 @@ absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
   }
   if (!options.header_only) {
     OrderedReader ordered(**reader);
-    machine::Machines machines;
+    ModelFollower follower;
+    base::WarningList model_errors;
+    ToolFeed model(follower, model_errors);
+    NoRecords nowhere;
     const bool in_time_order = options.ordered || options.resolve;
     while (true) {
       absl::StatusOr<std::optional<Record>> record =
@@ -145,11 +165,14 @@ absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
       const EventList& events = (*reader)->header().events;
       std::vector<Field> fields = DescribeRecord(**record, events);
       if (options.resolve) {
-        if (absl::Status s = machine::ApplyRecord(machines, **record); !s.ok()) {
-          fields.push_back(Field::Text("error", std::string(s.message())));
+        if (absl::Status s = model.Process(**record, nowhere); !s.ok()) return s;
+        for (const std::string& error : model_errors.lines()) {
+          fields.push_back(Field::Text("error", error));
         }
-        if ((*record)->type() == PERF_RECORD_SAMPLE)
-          AddSampleMap(machines, **record, events, fields);
+        model_errors.Clear();
+        if ((*record)->type() == PERF_RECORD_SAMPLE) {
+          AddSampleMap(model.model(), **record, events, fields);
+        }
       }
       if (absl::Status s = Emit(out, Line("record", fields, options.json)); !s.ok()) return s;
     }

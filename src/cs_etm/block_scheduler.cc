@@ -24,10 +24,10 @@ bool FlowsCarryAcrossBlocks(const ItraceOptions& itrace) {
 
 }  // namespace
 
-BlockScheduler::BlockScheduler(const DecodeOptions& options, BinaryImages& images,
-                               const SampleEncoder& encoder, const BuildIdsByPath& build_ids,
-                               InOrderOutput& output)
-    : inputs_{options, model_, images, encoder, build_ids},
+BlockScheduler::BlockScheduler(const DecodeOptions& options, const machine::Machines& model,
+                               BinaryImages& images, const SampleEncoder& encoder,
+                               const BuildIdsByPath& build_ids, InOrderOutput& output)
+    : inputs_{options, model, images, encoder, build_ids},
       output_(output),
       jobs_(static_cast<size_t>(std::max(options.jobs, 1))),
       any_lane_(IsProfile(options.format) || !FlowsCarryAcrossBlocks(options.itrace)),
@@ -135,11 +135,15 @@ absl::Status BlockScheduler::WriteAll() {
   return batches_->Drain([this](uint64_t) { return WriteOldest(); });
 }
 
-absl::Status BlockScheduler::ChangeModel(absl::FunctionRef<void(machine::Machines&)> change) {
+void BlockScheduler::Abandon() {
+  batches_->Abandon();
+  slots_.clear();
+}
+
+absl::Status BlockScheduler::BeforeModelChange() {
   // Blocks in flight read the model: let them finish first.
   if (absl::Status s = WriteAll(); !s.ok()) return s;
   ++model_generation_;
-  change(model_);
   return absl::OkStatus();
 }
 

@@ -27,11 +27,10 @@
 // behind it. At most 2 x jobs blocks are in flight, and at most 4096 slots
 // wait (then Pass waits for all blocks).
 //
-// The scheduler owns the machine model the lanes read code through: lanes
-// get it const, and ChangeModel, the only way to change it, first waits for
-// every block in flight and writes their results, so each block is decoded
-// against the model as it was when it was submitted. Not thread-safe: one
-// caller thread.
+// The lanes read code through the pipeline's machine model, const; before
+// it changes, BeforeModelChange waits for every block in flight and writes
+// their results, so each block is decoded against the model as it was when
+// it was submitted. Not thread-safe: one caller thread.
 #ifndef PERFTK_CS_ETM_BLOCK_SCHEDULER_H_
 #define PERFTK_CS_ETM_BLOCK_SCHEDULER_H_
 
@@ -46,7 +45,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "cs_etm/decode_lane.h"
 #include "cs_etm/profile.h"
@@ -69,10 +67,11 @@ class InOrderOutput {
 
 class BlockScheduler {
  public:
-  // The lanes read `options`, `images`, `encoder` and `build_ids` (see
-  // LaneInputs), which must outlive the scheduler, as must `output`.
-  BlockScheduler(const DecodeOptions& options, BinaryImages& images, const SampleEncoder& encoder,
-                 const BuildIdsByPath& build_ids, InOrderOutput& output);
+  // The lanes read `options`, `model`, `images`, `encoder` and `build_ids`
+  // (see LaneInputs), which must outlive the scheduler, as must `output`.
+  BlockScheduler(const DecodeOptions& options, const machine::Machines& model, BinaryImages& images,
+                 const SampleEncoder& encoder, const BuildIdsByPath& build_ids,
+                 InOrderOutput& output);
   // Lets the running blocks finish, drops the others.
   ~BlockScheduler();
   BlockScheduler(const BlockScheduler&) = delete;
@@ -82,13 +81,17 @@ class BlockScheduler {
   // as it is now. Fails on raw trace that names no CPU while the setup has
   // several sources.
   absl::Status Submit(const TraceBlock& block, std::shared_ptr<const DecodeSetup> setup);
-  // Waits for every block and writes everything (failing as WriteAll), then
-  // lets `change` change the machine model.
-  absl::Status ChangeModel(absl::FunctionRef<void(machine::Machines&)> change);
+  // Waits for every block and writes everything (failing as WriteAll): the
+  // machine model may change then, and blocks submitted after it see that
+  // it did.
+  absl::Status BeforeModelChange();
   // Writes `record` now if nothing waits to be written, else queues a copy.
   absl::Status Pass(const Record& record);
   // Waits for every block and writes everything.
   absl::Status WriteAll();
+  // The run failed: lets the running blocks finish (no lane reads the
+  // model after it) and drops the others.
+  void Abandon();
   // The lanes' profiles (kAutoFdo, kBolt), in lane order.
   std::vector<const BranchProfile*> Profiles() const;
 
@@ -116,9 +119,8 @@ class BlockScheduler {
   static constexpr uint64_t kFormattedLanes = uint64_t{1} << 40;
   static constexpr uint64_t kSharedFormattedLane = 256;
 
-  machine::Machines model_;
-  uint64_t model_generation_ = 0;  // counts the changes of model_
-  const LaneInputs inputs_;        // reads model_
+  uint64_t model_generation_ = 0;  // counts the changes of the model
+  const LaneInputs inputs_;
   InOrderOutput& output_;
   const size_t jobs_;
   // Whether blocks may go to any lane (no flow carries from block to block).

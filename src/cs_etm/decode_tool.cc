@@ -31,7 +31,7 @@ absl::Status CsEtmDecodeTool::Begin(Header& header) {
       SampleEncoder::Create(options_.format, options_.itrace, header);
   if (!encoder.ok()) return encoder.status();
   encoder_ = std::make_unique<SampleEncoder>(*std::move(encoder));
-  scheduler_ = std::make_unique<BlockScheduler>(options_, *images_, *encoder_, build_ids_,
+  scheduler_ = std::make_unique<BlockScheduler>(options_, model(), *images_, *encoder_, build_ids_,
                                                 static_cast<InOrderOutput&>(*this));
   return absl::OkStatus();
 }
@@ -43,6 +43,16 @@ void CsEtmDecodeTool::LoadBuildIds(const Header& header) {
   } else if (header.features.count(HEADER_BUILD_ID)) {
     warnings_.Warn(absl::StrCat("BUILD_ID feature unreadable: ", build_ids.status().message()));
   }
+}
+
+void CsEtmDecodeTool::Abandon() {
+  if (scheduler_ != nullptr) scheduler_->Abandon();
+}
+
+absl::Status CsEtmDecodeTool::BeforeModelChange(const Record& record, RecordSink& out) {
+  (void)record;
+  sink_ = &out;
+  return scheduler_->BeforeModelChange();
 }
 
 absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
@@ -78,15 +88,7 @@ absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
             record.file_offset()));
       }
       break;
-    default:
-      if (machine::ChangesMachines(record.type())) {
-        absl::Status changed = scheduler_->ChangeModel([&](machine::Machines& model) {
-          if (absl::Status s = machine::ApplyRecord(model, record); !s.ok()) {
-            warnings_.Warn(std::string(s.message()));
-          }
-        });
-        if (!changed.ok()) return changed;
-      }
+    default:  // the model has taken what changes it
       break;
   }
   if (options_.format != OutputFormat::kPerf) return absl::OkStatus();

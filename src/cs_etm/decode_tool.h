@@ -3,10 +3,11 @@
 //
 // Records: AUXTRACE_INFO gives the trace sources; AUX, ITRACE_START,
 // SWITCH(_CPU_WIDE), AUX_OUTPUT_HW_ID and AUXTRACE feed the trace blocks
-// (trace_blocks.h); MMAP/MMAP2/COMM/FORK/KSYMBOL build the machine model the
-// decoder reads code through. EXIT is passed on but not applied to the model:
-// the trace of a thread is often written after it exited, and its maps must
-// still be found (simpleperf does the same).
+// (trace_blocks.h); MMAP/MMAP2/COMM/FORK/KSYMBOL build the pipeline's
+// machine model the decoder reads code through (a record it cannot take is
+// a warning). EXIT is passed on but not applied to the model: the trace of
+// a thread is often written after it exited, and its maps must still be
+// found (simpleperf does the same).
 //
 // Decoding: the trace records (trace_records.h) cut the trace into blocks,
 // and a block scheduler (block_scheduler.h) sends each block to a decode
@@ -18,11 +19,10 @@
 //     packet and error counts are kept in the block's job, and jobs are
 //     written in block order; records passed through after a block wait
 //     behind it;
-//   - the machine model is the scheduler's: lanes read it const, and a
-//     record that changes it goes through BlockScheduler::ChangeModel, which
-//     first waits for every block submitted before it and writes their
-//     results. So each block is decoded against the model as it was when
-//     its AUXTRACE record was read, as with --jobs 1;
+//   - lanes read the pipeline's model const, and before a record changes
+//     it, BeforeModelChange waits for every block submitted before it and
+//     writes their results. So each block is decoded against the model as
+//     it was when its AUXTRACE record was read, as with --jobs 1;
 //   - decode errors are counted per block, and the first error of a source
 //     is the first one in block order; binary warnings are sorted.
 // Profiles (autofdo, bolt) keep nothing from block to block: each lane has
@@ -42,6 +42,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,12 @@ class CsEtmDecodeTool : public Tool, private InOrderOutput {
   CsEtmDecodeTool(DecodeOptions options, base::WarningSink& warnings);
   ~CsEtmDecodeTool() override;
 
+  std::optional<ModelPolicy> model_policy() const override {
+    return ModelPolicy{.apply_exits = false, .warn_on_bad_records = true};
+  }
+  absl::Status BeforeModelChange(const Record& record, RecordSink& out) override;
+  // Stops the lanes, which read the pipeline's model.
+  void Abandon() override;
   absl::Status Begin(Header& header) override;
   absl::Status Process(const Record& record, RecordSink& out) override;
   absl::Status End(RecordSink& out, FeatureSet& features) override;
@@ -106,7 +113,7 @@ class CsEtmDecodeTool : public Tool, private InOrderOutput {
   std::unique_ptr<TraceRecordReader> reader_;
   std::unique_ptr<BinaryImages> images_;
   std::unique_ptr<SampleEncoder> encoder_;
-  std::unique_ptr<BlockScheduler> scheduler_;  // owns the machine model; gone before the rest
+  std::unique_ptr<BlockScheduler> scheduler_;  // gone before the rest
   RecordSink* sink_ = nullptr;
   std::map<int64_t, SourceErrors> errors_;  // by source: -1 formatted, else raw cpu
   profile::Profile profile_;

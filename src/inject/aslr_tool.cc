@@ -212,7 +212,7 @@ RemapTable::Space AslrTool::SpaceOf(const Machine* machine, int32_t pid, uint16_
     ++stats_.unknown_addresses;
     return *moved;
   }
-  if (const Machine* machine = machines_.Find(cpumode, pid)) {
+  if (const Machine* machine = model().Find(cpumode, pid)) {
     for (uint16_t mode : {cpumode, OtherSpace(cpumode)}) {
       std::optional<Map> map = machine->FindMap(pid, mode, addr);
       if (!map) continue;
@@ -246,12 +246,11 @@ RemapTable::Space AslrTool::SpaceOf(const Machine* machine, int32_t pid, uint16_
 }
 
 absl::Status AslrTool::RewriteMmap(const Record& record, RecordSink& out) {
-  if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
   absl::StatusOr<machine::MmapEvent> mmap = machine::MmapEventOf(record);
   if (!mmap.ok()) return Fail(record, mmap.status());
   ++stats_.mappings;
   const uint16_t cpumode = record.cpumode();
-  const Machine* machine = machines_.Find(cpumode, mmap->pid);
+  const Machine* machine = model().Find(cpumode, mmap->pid);
   std::optional<Map> map;
   if (machine != nullptr) map = machine->FindMap(mmap->pid, cpumode, mmap->start);
 
@@ -286,11 +285,13 @@ absl::Status AslrTool::RewriteKsymbol(const Record& record, RecordSink& out) {
   if (!ksym.ok()) return Fail(record, ksym.status());
   uint64_t new_addr;
   if (ksym->unregister()) {
-    new_addr = Translate(0, PERF_RECORD_MISC_KERNEL, ksym->addr);
-    if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
+    // Translated before the model let the symbol go (without a model
+    // that follows records, as in tests, here).
+    new_addr = unregistered_address_ ? *unregistered_address_
+                                     : Translate(0, PERF_RECORD_MISC_KERNEL, ksym->addr);
+    unregistered_address_.reset();
   } else {
-    if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
-    const Machine* machine = machines_.Find(PERF_RECORD_MISC_KERNEL, 0);
+    const Machine* machine = model().Find(PERF_RECORD_MISC_KERNEL, 0);
     std::optional<Map> map =
         machine ? machine->FindMap(0, PERF_RECORD_MISC_KERNEL, ksym->addr) : std::nullopt;
     if (map && map->kind == MapKind::kKsymbol && map->start == ksym->addr) {
@@ -308,12 +309,11 @@ absl::Status AslrTool::RewriteKsymbol(const Record& record, RecordSink& out) {
 }
 
 absl::Status AslrTool::FollowTask(const Record& record, RecordSink& out) {
-  if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
   const uint16_t cpumode = record.cpumode();
   if (record.type() != PERF_RECORD_COMM) {
     absl::StatusOr<machine::TaskEvent> task = machine::TaskEventOf(record);
     if (!task.ok()) return Fail(record, task.status());
-    const Machine* machine = machines_.Find(cpumode, task->pid);
+    const Machine* machine = model().Find(cpumode, task->pid);
     // An exited process keeps its placements, as the model keeps its maps:
     // samples taken while it exits come after its EXIT.
     if (record.type() == PERF_RECORD_FORK && task->pid != task->ppid) {
@@ -468,6 +468,20 @@ absl::Status AslrTool::Process(const Record& record, RecordSink& out) {
     return status;
   }
   return ProcessOne(record, out);
+}
+
+absl::Status AslrTool::BeforeModelChange(const Record& record, RecordSink& out) {
+  (void)out;
+  recent_.Clear();
+  recent_unknown_.Clear();
+  unregistered_address_.reset();
+  if (record.type() != PERF_RECORD_KSYMBOL) return absl::OkStatus();
+  absl::StatusOr<machine::KsymbolEvent> ksym = machine::KsymbolEventOf(record);
+  if (!ksym.ok() || !ksym->unregister()) return absl::OkStatus();  // Process judges it
+  unregistered_address_ = Translate(0, PERF_RECORD_MISC_KERNEL, ksym->addr);
+  recent_.Clear();  // what it found goes with the symbol
+  recent_unknown_.Clear();
+  return absl::OkStatus();
 }
 
 absl::Status AslrTool::ProcessOne(const Record& record, RecordSink& out) {

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,11 @@ class AslrTool : public Tool {
  public:
   explicit AslrTool(AslrSettings settings = {});
 
+  // Mappings move by the pipeline's model of the input.
+  std::optional<ModelPolicy> model_policy() const override { return ModelPolicy{}; }
+  // Forgets the translations of the model as it was; a KSYMBOL that
+  // unregisters is translated while its symbol is still there.
+  absl::Status BeforeModelChange(const Record& record, RecordSink& out) override;
   absl::Status Begin(Header& header) override;
   absl::Status Process(const Record& record, RecordSink& out) override;
 
@@ -104,14 +110,15 @@ class AslrTool : public Tool {
   EventList input_events_;                         // as recorded: decodes the input
   EventList output_events_;                        // stripped: encodes the output
   absl::flat_hash_set<uint32_t> probe_pmu_types_;  // kprobe, uprobe
-  machine::Machines machines_;
   RemapTable table_;
-  RecentTranslations recent_;  // cleared by every record that changes machines_
+  RecentTranslations recent_;  // cleared by every record that changes the model
   // Pages of addresses found in no mapping, with their substitutes: the
   // same few (the ends of frame-pointer chains) come back sample after
   // sample. Cleared with recent_: a new mapping can cover them.
   RecentTranslations recent_unknown_;
   AslrStats stats_;
+  // Where the KSYMBOL that unregisters, met by BeforeModelChange, moves.
+  std::optional<uint64_t> unregistered_address_;
   std::vector<std::byte> body_;
   Sample sample_;                  // reused by every SAMPLE
   std::vector<std::byte> record_;  // a rewritten SAMPLE, header first

@@ -84,8 +84,7 @@ absl::Status BuildIdTool::Process(const Record& record, RecordSink& out) {
     }
     return out.Emit(record);
   }
-  if (machine::ChangesMachines(type)) {
-    if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
+  if (machine::ChangesMachines(type)) {  // the model has taken it
     if (settings_.scope == BuildIdScope::kAll &&
         (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2)) {
       absl::StatusOr<machine::MmapEvent> mmap = machine::MmapEventOf(record);
@@ -93,7 +92,7 @@ absl::Status BuildIdTool::Process(const Record& record, RecordSink& out) {
       // symbolizes: no id is looked up for them.
       if (mmap.ok() && (mmap->prot & PROT_EXEC) != 0) {
         std::optional<machine::Map> map =
-            machines_.FindMap(0, mmap->pid, record.cpumode(), mmap->start);
+            model().FindMap(0, mmap->pid, record.cpumode(), mmap->start);
         if (map && map->dso != nullptr) {
           if (absl::Status s = Cover(*map->dso, out); !s.ok()) return s;
         }
@@ -119,7 +118,7 @@ absl::Status BuildIdTool::CoverSampleDso(const Record& record, RecordSink& out) 
   const uint16_t cpumode = record.cpumode();
   if (machine::IsGuestCpumode(cpumode)) return absl::OkStatus();  // host DSOs only
   std::optional<machine::Map> map =
-      machines_.FindMap(0, static_cast<int32_t>(sample_.pid), cpumode, sample_.ip);
+      model().FindMap(0, static_cast<int32_t>(sample_.pid), cpumode, sample_.ip);
   if (!map || map->dso == nullptr) return absl::OkStatus();
   return Cover(*map->dso, out);
 }

@@ -30,6 +30,7 @@
 #define PERFTK_INJECT_BUILD_ID_TOOL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,8 @@ class BuildIdTool : public Tool {
   // met; `warnings` must outlive the tool.
   BuildIdTool(BuildIdSettings settings, base::WarningSink& warnings);
 
+  // It finds the DSOs in the pipeline's model, perf's way.
+  std::optional<ModelPolicy> model_policy() const override { return ModelPolicy{}; }
   absl::Status Begin(Header& header) override;
   absl::Status Process(const Record& record, RecordSink& out) override;
   bool PassesAllThrough() const override { return off_; }
@@ -92,7 +95,6 @@ class BuildIdTool : public Tool {
 
   BuildIdSettings settings_;
   EventList events_;
-  machine::Machines machines_;
   bool off_ = false;                              // only_without_ids, and the input has ids
   bool recorded_here_ = false;                    // host name and kernel release are this machine's
   absl::flat_hash_set<std::string> named_;        // filenames the input has ids for

@@ -2,13 +2,15 @@
 // second before it reaches the output (e.g. `perftk aslr` unwinding dwarf
 // stacks before it removes them). Each tool sees the header after the ones
 // before it changed it. A first tool that passes every record through
-// (Tool::PassesAllThrough after its Begin) is left out of the pass.
+// (Tool::PassesAllThrough after its Begin) is left out of the pass. Both
+// read the pipeline's one model; their policies must agree.
 #ifndef PERFTK_INJECT_CHAINED_TOOL_H_
 #define PERFTK_INJECT_CHAINED_TOOL_H_
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -21,7 +23,30 @@ class ChainedTool : public Tool {
   // Both tools must outlive this one.
   ChainedTool(Tool& first, Tool& second) : first_(first), second_(second) {}
 
+  // The policy of either; one that differs from the other's is an error of
+  // the program, found by Begin.
+  std::optional<ModelPolicy> model_policy() const override {
+    std::optional<ModelPolicy> policy = first_.model_policy();
+    return policy ? policy : second_.model_policy();
+  }
+  void set_model(const machine::Machines* model) override {
+    Tool::set_model(model);
+    first_.set_model(model);
+    second_.set_model(model);
+  }
+  absl::Status BeforeModelChange(const Record& record, RecordSink& out) override {
+    if (!skip_first_) {
+      Forward forward(second_, out);
+      if (absl::Status s = first_.BeforeModelChange(record, forward); !s.ok()) return s;
+    }
+    return second_.BeforeModelChange(record, out);
+  }
   absl::Status Begin(Header& header) override {
+    const std::optional<ModelPolicy> first = first_.model_policy();
+    const std::optional<ModelPolicy> second = second_.model_policy();
+    if (first && second && *first != *second) {
+      return absl::InternalError("two chained tools keep the machine model differently");
+    }
     if (absl::Status s = first_.Begin(header); !s.ok()) return s;
     skip_first_ = first_.PassesAllThrough();
     return second_.Begin(header);

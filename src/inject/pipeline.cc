@@ -2,10 +2,10 @@
 
 #include <optional>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "base/output_file.h"
 #include "inject/progress.h"
+#include "inject/tool_feed.h"
 #include "perf/ordered_reader.h"
 #include "perf/reader.h"
 #include "perf/writer.h"
@@ -63,10 +63,11 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
   absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(options.input);
   if (!reader.ok()) return reader.status();
   // Declared after the reader, so that on an error the tool's threads stop
-  // (and stop reading views of the input) before the reader unmaps it.
-  absl::Cleanup abandon_on_error = [&tool] { tool.Abandon(); };
+  // (and stop reading views of the input and the model) before the reader
+  // unmaps it.
+  ToolFeed feed(tool, warnings);
   Header header = (*reader)->header();
-  if (absl::Status s = tool.Begin(header); !s.ok()) return InInput(**reader, s);
+  if (absl::Status s = feed.Begin(header); !s.ok()) return InInput(**reader, s);
   std::unique_ptr<PerfDataWriter> writer;
   if (out != nullptr) {
     DataLayout layout =
@@ -93,15 +94,14 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
     if (!*record) break;
     (*record)->set_lasting((*reader)->IsMappedView(**record));
     ++stats.records_read;
-    if (absl::Status s = tool.Process(**record, sink); !s.ok()) return InInput(**reader, s);
+    if (absl::Status s = feed.Process(**record, sink); !s.ok()) return InInput(**reader, s);
     if (!tool.reports_progress()) progress.Update((*record)->file_offset());
   }
   FeatureSet unwritten_features;
-  if (absl::Status s = tool.End(sink, writer ? writer->features() : unwritten_features); !s.ok()) {
+  if (absl::Status s = feed.End(sink, writer ? writer->features() : unwritten_features); !s.ok()) {
     return InInput(**reader, s);
   }
   for (const std::string& warning : (*reader)->warnings()) warnings.Warn(warning);
-  std::move(abandon_on_error).Cancel();  // End joined the tool's work
   if (!writer) return stats;
   if (absl::Status s = writer->Finish(); !s.ok()) return s;
   stats.records_written = writer->records_written();

@@ -3,13 +3,22 @@
 // A Tool sees the header once, before anything is written (to change attrs
 // or features), then every record in stored order; for each it emits the
 // record as it is, a changed copy, other records, or nothing.
+//
+// The pipeline keeps the one machine model (machine/machines.h) of the
+// input's records for the tools that read it (model_policy): before a
+// record that changes it (machine::ChangesMachines), the tool finishes
+// what reads the model as it is (BeforeModelChange), the model takes the
+// record, then the tool gets it (Process). Records a tool makes itself do
+// not change the model.
 #ifndef PERFTK_INJECT_TOOL_H_
 #define PERFTK_INJECT_TOOL_H_
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "absl/status/status.h"
+#include "machine/machines.h"
 #include "perf/header.h"
 #include "perf/record.h"
 
@@ -22,9 +31,33 @@ class RecordSink {
   virtual absl::Status Emit(const Record& record) = 0;
 };
 
+// How the pipeline's model takes the records that change it.
+struct ModelPolicy {
+  // An EXIT removes the thread (perf's rule), or leaves it with its maps
+  // (cs-etm-decode: trace recorded before the EXIT is decoded after it).
+  bool apply_exits = true;
+  // A record the model cannot take ends the run, or is only warned about.
+  bool warn_on_bad_records = false;
+  bool operator==(const ModelPolicy&) const = default;
+};
+
 class Tool {
  public:
   virtual ~Tool() = default;
+  // Whether the tool reads the pipeline's model, and how it is kept;
+  // nullopt: it does not (the pipeline then keeps none). Asked before
+  // Begin.
+  virtual std::optional<ModelPolicy> model_policy() const { return std::nullopt; }
+  // The model, given before Begin to a tool that has a model policy; it
+  // changes only between BeforeModelChange and Process.
+  virtual void set_model(const machine::Machines* model) { model_ = model; }
+  // Before `record` changes the model: finish what reads the model as it
+  // is (samples held, work on other threads), emitting what that makes.
+  virtual absl::Status BeforeModelChange(const Record& record, RecordSink& out) {
+    (void)record;
+    (void)out;
+    return absl::OkStatus();
+  }
   // Called once with the input's header; what it leaves is what is written.
   virtual absl::Status Begin(Header& header) {
     (void)header;
@@ -62,6 +95,8 @@ class Tool {
   virtual bool reports_progress() const { return reports_progress_; }
 
  protected:
+  // The pipeline's model (set_model); only for a tool with a model policy.
+  const machine::Machines& model() const { return *model_; }
   void ReportDone(uint64_t file_offset) {
     reports_progress_ = true;
     if (progress_) progress_(file_offset);
@@ -70,6 +105,7 @@ class Tool {
  private:
   std::function<void(uint64_t)> progress_;
   bool reports_progress_ = false;
+  const machine::Machines* model_ = nullptr;
 };
 
 // The identity tool: every record is written as it came.

@@ -159,7 +159,7 @@ absl::Status UnwindTool::Fail(const Record& record, const absl::Status& status) 
 }
 
 ProcessUnwinder* UnwindTool::UnwinderFor(Lane& lane, uint16_t cpumode, int32_t pid) const {
-  const machine::Machine* machine = machines_.Find(cpumode, pid);
+  const machine::Machine* machine = model().Find(cpumode, pid);
   if (machine == nullptr) return nullptr;
   std::shared_ptr<machine::Maps> maps = machine->FindUserMaps(pid);
   if (maps == nullptr) return nullptr;
@@ -331,8 +331,12 @@ absl::Status UnwindTool::FollowPipeFeature(const Record& record, RecordSink& out
   return out.Emit(record);
 }
 
+absl::Status UnwindTool::BeforeModelChange(const Record& record, RecordSink& out) {
+  (void)record;
+  return windows_.empty() ? absl::OkStatus() : Drain(out);
+}
+
 absl::Status UnwindTool::FollowMachine(const Record& record, RecordSink& out) {
-  if (absl::Status s = machine::ApplyRecord(machines_, record); !s.ok()) return s;
   if (record.type() == PERF_RECORD_EXIT) {
     absl::StatusOr<machine::TaskEvent> task = machine::TaskEventOf(record);
     if (!task.ok()) return Fail(record, task.status());
@@ -347,6 +351,7 @@ absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
   if (record.type() == PERF_RECORD_SAMPLE) return QueueSample(record, out);
   if (record.type() == PERF_RECORD_HEADER_BUILD_ID) NoteBuildId(record);
   if (!windows_.empty()) {
+    // (Windows before a record that changes the model are written by now.)
     const bool changes_unwinding = machine::ChangesMachines(record.type()) ||
                                    record.type() == PERF_RECORD_HEADER_ATTR ||
                                    record.type() == PERF_RECORD_HEADER_FEATURE;

@@ -13,9 +13,9 @@
 // caller, each lane with its own unwinders and open files, unwind the
 // samples of closed windows while the caller goes on reading the next ones,
 // and the caller writes the windows out in their order. A window ends
-// before any record that changes the machine model, and such a record is
-// only applied once every window before it is unwound and written (Drain),
-// so every sample is unwound with the maps of its time; records are written
+// before any record that changes the pipeline's machine model, which only
+// takes it once every window before it is unwound and written
+// (BeforeModelChange), so every sample is unwound with the maps of its time; records are written
 // in their order: the output does not depend on the number of jobs. Memory:
 // at most kWindowsInFlight closed windows wait, whatever the recording's
 // size; a record that comes while nothing waits (every record of a
@@ -88,6 +88,10 @@ class UnwindTool : public Tool {
   explicit UnwindTool(UnwindSettings settings = {});
   ~UnwindTool() override;
 
+  // Processes are unwound with the pipeline's model of their maps.
+  std::optional<ModelPolicy> model_policy() const override { return ModelPolicy{}; }
+  // Unwinds and writes every window before the model changes.
+  absl::Status BeforeModelChange(const Record& record, RecordSink& out) override;
   absl::Status Begin(Header& header) override;
   absl::Status Process(const Record& record, RecordSink& out) override;
 
@@ -143,7 +147,6 @@ class UnwindTool : public Tool {
   absl::StatusOr<Arch> arch_;  // of the recording (ARCH feature), else the host's
   EventList input_events_;
   EventList output_events_;
-  machine::Machines machines_;
   std::vector<Lane> lanes_;  // the stage's lanes, the caller's last
   // A pipe's HEADER_BUILD_ID records, as they come: each lane takes the new
   // ones before it unwinds (no drain: an id only helps find a file, so a

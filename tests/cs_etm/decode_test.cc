@@ -13,6 +13,7 @@
 #include "cs_etm/decoder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "inject/tool_feed.h"
 #include "perf/reader.h"
 #include "perf/sample.h"
 
@@ -55,13 +56,14 @@ DecodeRun Decode(const std::string& file, const std::string& itrace, OutputForma
   options.symfs = symfs;
   perftk::base::WarningList tool_warnings;
   CsEtmDecodeTool tool(options, tool_warnings);
+  ToolFeed feed(tool, tool_warnings);
   auto reader = PerfDataReader::Open(kEtmDir + file);
   if (!reader.ok()) {
     run.status = reader.status();
     return run;
   }
   Header header = (*reader)->header();
-  if (run.status = tool.Begin(header); !run.status.ok()) return run;
+  if (run.status = feed.Begin(header); !run.status.ok()) return run;
   CaptureSink sink;
   while (true) {
     auto record = (*reader)->Next();
@@ -70,10 +72,10 @@ DecodeRun Decode(const std::string& file, const std::string& itrace, OutputForma
       return run;
     }
     if (!*record) break;
-    if (run.status = tool.Process(**record, sink); !run.status.ok()) return run;
+    if (run.status = feed.Process(**record, sink); !run.status.ok()) return run;
   }
   FeatureSet features;
-  run.status = tool.End(sink, features);
+  run.status = feed.End(sink, features);
   run.text = tool.text();
   run.warnings = tool_warnings.lines();
   run.waits = tool.stats().decoder_waits;

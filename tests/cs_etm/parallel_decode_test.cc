@@ -13,6 +13,7 @@
 #include "cs_etm/metadata.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "inject/tool_feed.h"
 #include "perf/reader.h"
 #include "perf/record.h"
 
@@ -116,14 +117,15 @@ Outcome DecodeWith(const Recording& recording, const std::vector<OwnedRecord>& r
   options.jobs = jobs;
   perftk::base::WarningList tool_warnings;
   CsEtmDecodeTool tool(options, tool_warnings);
+  ToolFeed feed(tool, tool_warnings);
   Header header = recording.header;
-  if (outcome.status = tool.Begin(header); !outcome.status.ok()) return outcome;
+  if (outcome.status = feed.Begin(header); !outcome.status.ok()) return outcome;
   CaptureSink sink;
   for (const OwnedRecord& record : records) {
-    if (outcome.status = tool.Process(record.view(), sink); !outcome.status.ok()) return outcome;
+    if (outcome.status = feed.Process(record.view(), sink); !outcome.status.ok()) return outcome;
   }
   FeatureSet features;
-  outcome.status = tool.End(sink, features);
+  outcome.status = feed.End(sink, features);
   outcome.bytes = format == OutputFormat::kPerf ? sink.bytes : tool.text();
   outcome.records = sink.records;
   outcome.warnings = tool_warnings.lines();

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "../testing/collecting_sink.h"
+#include "base/warnings.h"
+#include "inject/tool_feed.h"
 #include "perf/sample.h"
 
 namespace perftk {
@@ -72,7 +74,7 @@ class AslrToolTest : public ::testing::Test {
     ASSERT_TRUE(tool_.Begin(header_).ok());
   }
   absl::Status Feed(const std::vector<std::byte>& bytes) {
-    return tool_.Process(Record(bytes, offset_++ * 0x100), out_);
+    return feed_.Process(Record(bytes, offset_++ * 0x100), out_);
   }
   Sample LastSample() {
     absl::StatusOr<Sample> s =
@@ -82,6 +84,8 @@ class AslrToolTest : public ::testing::Test {
   }
 
   AslrTool tool_;
+  base::WarningList warnings_;
+  ToolFeed feed_{tool_, warnings_};  // keeps the model, as the pipeline does
   Header header_;
   EventAttr attr_;
   Collect out_;
@@ -217,7 +221,7 @@ TEST_F(AslrToolTest, RegistersStacksAndRawDataLeaveSamplesThatStay) {
   std::vector<std::byte> body;
   EncodeSample(SampleFormat::Of(attr), s, body);
   ASSERT_TRUE(
-      tool_
+      feed_
           .Process(Record(RecordBytes(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body), 0x80), out_)
           .ok());
   ASSERT_EQ(out_.records.size(), 1u);
@@ -304,12 +308,14 @@ TEST_F(AslrToolTest, TheSameInputGivesTheSameOutput) {
   std::vector<std::vector<std::byte>> runs;
   for (int run = 0; run < 2; ++run) {
     AslrTool tool;
+    base::WarningList warnings;
+    ToolFeed feed(tool, warnings);
     Header header;
     header.events = EventList({Attr(kSampleType)});
-    ASSERT_TRUE(tool.Begin(header).ok());
+    ASSERT_TRUE(feed.Begin(header).ok());
     Collect out;
     EventAttr attr = Attr(kSampleType);
-    ASSERT_TRUE(tool.Process(Record(Mmap2(attr, PERF_RECORD_MISC_USER, 42, 0x55d0c0001000, 0x3000,
+    ASSERT_TRUE(feed.Process(Record(Mmap2(attr, PERF_RECORD_MISC_USER, 42, 0x55d0c0001000, 0x3000,
                                           0x1000, "/usr/bin/prog"),
                                     0),
                              out)
@@ -318,7 +324,7 @@ TEST_F(AslrToolTest, TheSameInputGivesTheSameOutput) {
     s.pid = s.tid = 42;
     s.ip = 0x55d0c0002000;
     s.callchain = {PERF_CONTEXT_USER, 0x55d0c0002000, 0x7f9999999999};
-    ASSERT_TRUE(tool.Process(Record(SampleRecord(attr, PERF_RECORD_MISC_USER, s), 0), out).ok());
+    ASSERT_TRUE(feed.Process(Record(SampleRecord(attr, PERF_RECORD_MISC_USER, s), 0), out).ok());
     std::vector<std::byte> all;
     for (const OwnedRecord& r : out.records) AppendBytes(all, r.view().bytes());
     runs.push_back(all);

@@ -17,6 +17,7 @@
 #include "absl/strings/escaping.h"
 #include "elf/build_id.h"
 #include "elf/elf_file.h"
+#include "inject/tool_feed.h"
 #include "perf/features.h"
 #include "perf/record_encoders.h"
 #include "perf/sample.h"
@@ -98,17 +99,19 @@ BuildIdSettings SysRoot(const std::string& root) {
 class BuildIdToolTest : public testing::TempDirTest {
  protected:
   void Start(BuildIdSettings settings, bool recorded_here = true) {
+    feed_.reset();  // before the tool it feeds
     tool_ = std::make_unique<BuildIdTool>(std::move(settings), warnings_);
+    feed_ = std::make_unique<ToolFeed>(*tool_, warnings_);
     attr_ = Attr();
     header_.events = EventList({attr_});
     struct utsname here;
     ASSERT_EQ(uname(&here), 0);
     header_.features[HEADER_HOSTNAME] = StringSection(recorded_here ? here.nodename : "elsewhere");
     header_.features[HEADER_OSRELEASE] = StringSection(here.release);
-    ASSERT_TRUE(tool_->Begin(header_).ok());
+    ASSERT_TRUE(feed_->Begin(header_).ok());
   }
   void Feed(const std::vector<std::byte>& bytes) {
-    ASSERT_TRUE(tool_->Process(Record(bytes, 0x100), out_).ok());
+    ASSERT_TRUE(feed_->Process(Record(bytes, 0x100), out_).ok());
   }
   std::vector<std::byte> Mmap2(const std::string& path, const struct stat& st, uint64_t start,
                                uint16_t misc = PERF_RECORD_MISC_USER) {
@@ -143,6 +146,7 @@ class BuildIdToolTest : public testing::TempDirTest {
 
   base::WarningList warnings_;
   std::unique_ptr<BuildIdTool> tool_;
+  std::unique_ptr<ToolFeed> feed_;  // keeps the model, as the pipeline does
   Header header_;
   EventAttr attr_;
   Collect out_;

@@ -26,6 +26,7 @@
 
 #include "../testing/collecting_sink.h"
 #include "gtest/gtest.h"
+#include "inject/tool_feed.h"
 #include "perf/sample.h"
 #include "self_maps.h"
 #include "unwind/module_files.h"
@@ -293,19 +294,21 @@ class UnwindToolTest : public ::testing::Test {
     ToolOutput output;
     output.header.events = EventList({recording_->attr});
     UnwindTool tool(settings);
-    EXPECT_TRUE(tool.Begin(output.header).ok());
+    base::WarningList warnings;
+    ToolFeed feed(tool, warnings);
+    EXPECT_TRUE(feed.Begin(output.header).ok());
     testing::CollectingSink sink;
     uint64_t offset = 0;
     for (const std::vector<std::byte>& bytes : recording_->records) {
       Record record(bytes, offset);
       record.set_lasting(lasting);
       offset += bytes.size();
-      absl::Status s = tool.Process(record, sink);
+      absl::Status s = feed.Process(record, sink);
       EXPECT_TRUE(s.ok()) << s;
       if (!s.ok()) return output;
     }
     FeatureSet features;
-    absl::Status s = tool.End(sink, features);
+    absl::Status s = feed.End(sink, features);
     EXPECT_TRUE(s.ok()) << s;
     for (const OwnedRecord& record : sink.records) {
       const Bytes bytes = record.view().bytes();

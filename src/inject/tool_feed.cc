@@ -1,0 +1,41 @@
+#include "inject/tool_feed.h"
+
+#include <string>
+
+#include "machine/record_events.h"
+
+namespace perftk {
+
+ToolFeed::ToolFeed(Tool& tool, base::WarningSink& warnings)
+    : tool_(tool), warnings_(warnings), policy_(tool.model_policy()) {
+  if (policy_) tool_.set_model(&model_);
+}
+
+ToolFeed::~ToolFeed() {
+  if (!ended_) tool_.Abandon();
+  if (policy_) tool_.set_model(nullptr);
+}
+
+absl::Status ToolFeed::End(RecordSink& out, FeatureSet& features) {
+  absl::Status status = tool_.End(out, features);
+  ended_ = status.ok();  // End joined the tool's work
+  return status;
+}
+
+absl::Status ToolFeed::Begin(Header& header) { return tool_.Begin(header); }
+
+absl::Status ToolFeed::Process(const Record& record, RecordSink& out) {
+  if (policy_ && machine::ChangesMachines(record.type())) {
+    if (absl::Status s = tool_.BeforeModelChange(record, out); !s.ok()) return s;
+    if (record.type() != PERF_RECORD_EXIT || policy_->apply_exits) {
+      absl::Status applied = machine::ApplyRecord(model_, record);
+      if (!applied.ok()) {
+        if (!policy_->warn_on_bad_records) return applied;
+        warnings_.Warn(std::string(applied.message()));
+      }
+    }
+  }
+  return tool_.Process(record, out);
+}
+
+}  // namespace perftk
