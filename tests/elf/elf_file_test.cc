@@ -156,7 +156,8 @@ TEST(ElfFile, TablesMatchReadelf) {
         const uint64_t info = (*file)->is_64bit()
                                   ? ELF64_R_INFO(uint64_t{relocation.symbol}, relocation.type)
                                   : ELF32_R_INFO(relocation.symbol, relocation.type);
-        infos += absl::StrFormat((*file)->is_64bit() ? "%016x\n" : "%08x\n", info);
+        infos += (*file)->is_64bit() ? absl::StrFormat("%016x\n", info)
+                                     : absl::StrFormat("%08x\n", info);
       }
     }
     EXPECT_EQ(infos, RunShell("readelf -rW '" + path + "' | awk '$2 ~ /^[0-9a-f]+$/ {print $2}'"))

@@ -75,9 +75,10 @@ class SampleWriter {
     }
   }
   absl::Status Close() {
-    const bool failed = (std::ferror(file_) != 0) | (std::fclose(file_) != 0);
+    const bool write_failed = std::ferror(file_) != 0;
+    const bool close_failed = std::fclose(file_) != 0;  // closed either way
     file_ = nullptr;
-    return failed ? absl::InternalError("cannot write the expected samples") : absl::OkStatus();
+    return write_failed || close_failed ? absl::InternalError("cannot write the expected samples") : absl::OkStatus();
   }
 
  private:
