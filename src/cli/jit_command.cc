@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "cli/usage.h"
 #include "cli/warnings.h"
+#include "elf/build_id_cache.h"
 #include "inject/pipeline.h"
-#include "jit/buildid_cache.h"
 #include "jit/jit_tool.h"
 
 namespace perftk::cli {
@@ -43,9 +43,12 @@ absl::Status RunJit(const JitOptions& options) {
   }
   std::string cache_dir = options.buildid_cache;
   if (cache_dir == kDefaultBuildIdCache) {
-    absl::StatusOr<std::string> home_cache = jit::DefaultBuildIdCacheDir();
-    if (!home_cache.ok()) return home_cache.status();
-    cache_dir = *home_cache;
+    cache_dir = elf::BuildIdCacheDir();  // where perf report and perftk's other commands look
+    if (cache_dir.empty()) {
+      return absl::FailedPreconditionError(
+          "--buildid-cache: neither PERF_BUILDID_DIR nor HOME is set; give the directory as "
+          "--buildid-cache=DIR");
+    }
   }
   jit::JitToolOptions tool_options{options.jit_dir, options.merge, cache_dir};
   if (jobs == 2) tool_options.create_ahead = jit::JitFileWriter::AheadWithinFileLimit(kCreateAhead);
@@ -101,7 +104,9 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
       "unwinder cannot use them there and falls back to frame pointers in that code,\n"
       "see the README). A process in a container (pid namespace) names its dump with\n"
       "its pid there; such dumps are found, and their pids translated, as perf does.\n"
-      "Nothing is written to ~/.debug unless --buildid-cache is given; the output's\n"
+      "Nothing is written to the build-id cache unless --buildid-cache is given\n"
+      "(without DIR: $PERF_BUILDID_DIR, else ~/.debug, where perf report and\n"
+      "perftk's other commands look); the output's\n"
       "build-id table lists every file written. Records are written in timestamp order.\n\n"
       "Examples:\n"
       "  perf record -k 1 -e cpu-clock -o perf.data node --perf-prof app.js\n"
@@ -119,7 +124,7 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_flag("--merge", options->merge, "One ELF file per dump instead of one per function");
   sub->add_flag(absl::StrCat("--buildid-cache{", kDefaultBuildIdCache, "}"), options->buildid_cache,
                 "Also store the ELF files in perf's build-id cache: DIR (give it as\n"
-                "--buildid-cache=DIR) or $HOME/.debug")
+                "--buildid-cache=DIR), else $PERF_BUILDID_DIR, else $HOME/.debug")
       ->type_name("[=DIR]");
   sub->add_option("-j,--jobs", options->jobs,
                   "1: one thread; 2 (the default with more than one CPU): a second thread\n"

@@ -97,10 +97,8 @@ namespace {
 std::vector<std::string> VmlinuxCandidates(const std::string& build_id_hex) {
   std::vector<std::string> out;
   if (build_id_hex.size() > 2) {
-    const std::string head = build_id_hex.substr(0, 2);
-    const std::string tail = build_id_hex.substr(2);
     out = elf::BuildIdCachePaths(elf::BuildIdCacheDir(), "vmlinux", build_id_hex);
-    out.push_back(absl::StrCat("/usr/lib/debug/.build-id/", head, "/", tail, ".debug"));
+    out.push_back(elf::BuildIdDebugPath("/usr/lib/debug", build_id_hex));
   }
   struct utsname name;
   if (uname(&name) == 0) {

@@ -1,22 +1,27 @@
-// Where perf's build-id cache keeps a binary, for readers of recordings.
+// perf's build-id cache, the one place perftk knows its layout: where it
+// is, where a binary is found in it, how a file is added to it, and where
+// distributions keep separate debug files by build id.
 //
 // `perf record` (and `perf buildid-cache -a`, `perf archive`) keep a copy of
 // each binary a recording names under the cache directory, found by its
-// build id: .build-id/xx/yyyy (xx: the id's first byte in hex, yyyy: the
-// rest) is a link to the copy's folder, which holds the file as `elf`, or
-// for the vDSO as `vdso` (the vDSO also as [vdso]/<id>/vdso); older perf
-// made the link point at the file itself.
+// build id:
 //
-// These give paths to try, best first; whether one exists, and holds a
-// file with that id, is the caller's to check.
+//   <dir>/<absolute path of the file>/<build id in hex>/elf
+//       the file itself (for the vDSO `vdso`, also under [vdso]/<id>/vdso)
+//   <dir>/.build-id/<first 2 hex digits>/<the others>
+//       -> ../../<absolute path of the file>/<build id in hex>
+//
+// Older perf made the link point at the file itself.
 #ifndef PERFTK_ELF_BUILD_ID_CACHE_H_
 #define PERFTK_ELF_BUILD_ID_CACHE_H_
 
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "base/build_id.h"
+#include "base/pending_file.h"
 
 namespace perftk::elf {
 
@@ -24,6 +29,18 @@ inline constexpr absl::string_view kVdsoName = "[vdso]";
 
 // $PERF_BUILDID_DIR, else $HOME/.debug, else "" (no HOME).
 std::string BuildIdCacheDir();
+
+// <dir>/.build-id/<xx>/<the rest of hex>; "" when `hex` has fewer than 2
+// digits.
+std::string BuildIdLinkPath(absl::string_view dir, absl::string_view hex);
+
+// <debug_root>/.build-id/<xx>/<the rest of hex>.debug: a separate debug
+// file as distributions install them (debug_root: /usr/lib/debug); ""
+// when `hex` has fewer than 3 digits.
+std::string BuildIdDebugPath(absl::string_view debug_root, absl::string_view hex);
+
+// Paths to try for a binary, best first; whether one exists, and holds a
+// file with that id, is the caller's to check.
 
 // The cache paths of the DSO named `name` (as the recording names it:
 // a path, or [vdso]) whose build id is `hex` (lower-case hex); none when
@@ -36,6 +53,16 @@ std::vector<std::string> BuildIdCachePaths(absl::string_view cache_dir, absl::st
 // id's length.
 std::vector<std::string> BuildIdCachePaths(absl::string_view cache_dir, absl::string_view name,
                                            const BuildId& id);
+
+// Adds the file at `path` (absolute) with its build id to the cache in
+// `dir`, as perf fills it: the file as a hard link (a copy on another file
+// system), named by its real path, and the .build-id link. Entries that
+// exist already are kept (the same build id means the same contents).
+// What is created (folders, links, copies) is a pending file of the run,
+// appended to `made` for the caller to keep once the run succeeds
+// (base/pending_file.h); a copy is never seen half-written.
+absl::Status AddToBuildIdCache(const std::string& dir, const std::string& path,
+                               const BuildId& build_id, std::vector<base::PendingFile>& made);
 
 }  // namespace perftk::elf
 

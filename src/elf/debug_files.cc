@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "base/input_file.h"
 #include "elf/build_id.h"
+#include "elf/build_id_cache.h"
 
 namespace perftk::elf {
 namespace {
@@ -116,8 +117,7 @@ absl::StatusOr<std::unique_ptr<ElfFile>> FindDebugFile(const ElfFile& binary,
   const std::optional<std::string> hex = binary.BuildId();
   const std::optional<BuildId> build_id = hex ? BuildId::FromHex(*hex) : std::nullopt;
   if (hex.has_value() && hex->size() > 2) {
-    const std::string candidate =
-        absl::StrCat(debug_root, "/.build-id/", hex->substr(0, 2), "/", hex->substr(2), ".debug");
+    const std::string candidate = BuildIdDebugPath(debug_root, *hex);
     absl::StatusOr<std::unique_ptr<ElfFile>> file = OpenIfMatching(binary, candidate, build_id);
     if (!file.ok() || *file != nullptr) return file;
   }

@@ -20,7 +20,7 @@
 #include "base/printable.h"
 #include "base/recorded_name.h"
 #include "base/system_error.h"
-#include "jit/buildid_cache.h"
+#include "elf/build_id_cache.h"
 #include "perf/features.h"
 #include "perf/record_encoders.h"
 #include "perftk/perf_abi.h"
@@ -500,7 +500,7 @@ void JitTool::AddBuildIdEntries(FeatureSet& features) const {
 
 absl::Status JitTool::StoreInBuildIdCache() {
   for (const auto& [path, build_id] : written_) {
-    if (absl::Status s = AddToBuildIdCache(options_.buildid_cache_dir, path, build_id, made_);
+    if (absl::Status s = elf::AddToBuildIdCache(options_.buildid_cache_dir, path, build_id, made_);
         !s.ok()) {
       return s;
     }

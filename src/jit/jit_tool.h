@@ -35,7 +35,7 @@
 //   (files, records, warnings, errors) is that of one thread.
 // - The build id of every file written goes into the BUILD_ID feature; with
 //   buildid_cache_dir, the files are also stored in that build-id cache
-//   (see buildid_cache.h). Nothing else is written outside the output.
+//   (see elf/build_id_cache.h). Nothing else is written outside the output.
 //
 // A marker whose dump cannot be opened is kept as it is, with a warning (as
 // perf does); a dump that is corrupt is an error. The files a run creates

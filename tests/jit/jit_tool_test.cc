@@ -22,7 +22,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "inject/pipeline.h"
-#include "jit/buildid_cache.h"
+#include "elf/build_id_cache.h"
 #include "jitdump_builder.h"
 #include "perf/features.h"
 #include "perf/reader.h"

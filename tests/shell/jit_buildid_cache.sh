@@ -2,7 +2,9 @@
 # perftk jit --buildid-cache stores the jitted files in perf's build-id
 # cache, so perf report still names the JS functions after the .so files are
 # deleted; without the option nothing is written to $HOME (checked by
-# perftk_jit) and, the files gone, the names are gone too.
+# perftk_jit) and, the files gone, the names are gone too. Without DIR the
+# cache is where perf and perftk's other commands look: $PERF_BUILDID_DIR,
+# else ~/.debug.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/jit_node.bash"
 require_perf
@@ -25,6 +27,13 @@ id=$(perf buildid-list -i ours.data 2>/dev/null | awk -v f="$WORK/$so" '$2 == f 
   fail "bad .build-id link: $(readlink "home/.debug/.build-id/${id:0:2}/${id:2}")"
 cached=$(find home/.debug -name elf | wc -l)
 [ "$cached" -eq "$(ls ours | wc -l)" ] || fail "$cached cached files for $(ls ours | wc -l) .so"
+
+mkdir envjit envhome
+PERF_BUILDID_DIR="$WORK/envcache" HOME="$WORK/envhome" "$PERFTK" jit -q -i perf.data \
+  -o env.data --jit-dir envjit --buildid-cache || fail "perftk jit --buildid-cache failed"
+[ "$(find envcache -name elf | wc -l)" -eq "$(ls envjit | wc -l)" ] ||
+  fail "PERF_BUILDID_DIR: $(find envcache -name elf | wc -l) cached files for $(ls envjit | wc -l) .so"
+[ -z "$(ls -A envhome)" ] || fail "PERF_BUILDID_DIR set, yet written to HOME: $(ls -A envhome)"
 
 for out in ours merged; do
   cache="$WORK/home"

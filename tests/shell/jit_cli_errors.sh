@@ -35,8 +35,8 @@ grep -q "build-id cache: cannot create directory $WORK/not-a-dir" err.txt ||
   fail "the error does not name the cache directory: $(cat err.txt)"
 [ ! -e out.data ] || fail "an output file was written"
 [ -z "$(ls out)" ] || fail ".so files were left: $(ls out | head -3)"
-HOME= "$PERFTK" jit -i good.data -o out.data --buildid-cache 2>err.txt && fail "no HOME: accepted"
-grep -q 'HOME is not set' err.txt || fail "no HOME: $(cat err.txt)"
+HOME= PERF_BUILDID_DIR= "$PERFTK" jit -i good.data -o out.data --buildid-cache 2>err.txt && fail "no HOME: accepted"
+grep -q 'nor HOME is set' err.txt || fail "no HOME: $(cat err.txt)"
 
 # Then its dump's third record broken.
 python3 - "$dump" <<'PY'
