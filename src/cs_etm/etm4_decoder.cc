@@ -16,7 +16,7 @@ constexpr uint64_t kTopOfAddressSpace = ~uint64_t{0} - 0xffff;  // the last 64 K
 
 constexpr uint32_t kTrcConfigReturnStack = 1u << 12;
 constexpr uint32_t kTrcConfigQElements = 3u << 13;
-constexpr uint32_t kTrcIdr0TimestampMarkers = 1u << 23;  // ETE TSMARK
+constexpr uint32_t kTrcIdr0TimestampMarkers = 1u << 23;    // ETE TSMARK
 constexpr uint32_t kTrcIdr0CommitTransactions = 1u << 30;  // ETE COMMTRANS
 
 bool IsAtomPacket(Etm4PacketType type) {
@@ -57,8 +57,7 @@ bool Etm4Decoder::Supports(const TraceSource& source) {
 A64TraceFeatures Etm4Decoder::FeaturesOf(const TraceSource& source) {
   // OpenCSD decodes ETE as an Armv8.3+ core's (perftk gives it ARCH_AA64),
   // ETMv4 as TRCIDR1's version says.
-  const bool armv8_3 =
-      source.protocol == TraceProtocol::kEte || ((source.trcidr1 >> 4) & 0xf) >= 4;
+  const bool armv8_3 = source.protocol == TraceProtocol::kEte || ((source.trcidr1 >> 4) & 0xf) >= 4;
   return A64TraceFeatures{.armv8_3 = armv8_3,
                           .wfi_wfe_branches = Etm4Config::For(source).wfi_wfe_branches};
 }
@@ -434,8 +433,7 @@ Etm4Decoder::Result Etm4Decoder::Cancel() {
     Element& newest = stack_.back();
     if (!newest.p0) {
       if (newest.kind == Element::Kind::kTimestamp || newest.kind == Element::Kind::kCycleCount ||
-          newest.kind == Element::Kind::kEvent ||
-          newest.kind == Element::Kind::kTimestampMarker) {
+          newest.kind == Element::Kind::kEvent || newest.kind == Element::Kind::kTimestampMarker) {
         kept.push_back(newest);
       }
       stack_.pop_back();
@@ -650,8 +648,7 @@ Etm4Decoder::Result Etm4Decoder::ProcessException(std::vector<Packet>& out) {
   return Result::kOk;
 }
 
-Etm4Decoder::Result Etm4Decoder::ProcessSourceAddress(uint64_t source,
-                                                      std::vector<Packet>& out) {
+Etm4Decoder::Result Etm4Decoder::ProcessSourceAddress(uint64_t source, std::vector<Packet>& out) {
   if (need_context_) {  // OpenCSD reads it with an instruction set left from before
     NotFollowed("a source address before any context");
     return Result::kNotFollowed;
@@ -669,10 +666,9 @@ Etm4Decoder::Result Etm4Decoder::ProcessSourceAddress(uint64_t source,
     Emit(PacketKind::kNoAccess, out).start = source;
     return Result::kOk;
   }
-  const uint32_t word = static_cast<uint32_t>(span.bytes[0]) |
-                        static_cast<uint32_t>(span.bytes[1]) << 8 |
-                        static_cast<uint32_t>(span.bytes[2]) << 16 |
-                        static_cast<uint32_t>(span.bytes[3]) << 24;
+  const uint32_t word =
+      static_cast<uint32_t>(span.bytes[0]) | static_cast<uint32_t>(span.bytes[1]) << 8 |
+      static_cast<uint32_t>(span.bytes[2]) << 16 | static_cast<uint32_t>(span.bytes[3]) << 24;
   // From where the trace is, or from the source itself when the address is
   // unknown or behind: every instruction before it ran, none of them was
   // read (OpenCSD counts A64 instructions by bytes).

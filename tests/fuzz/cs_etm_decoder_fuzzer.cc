@@ -70,8 +70,7 @@ TraceSource EtmV4Source(uint32_t cpu, uint32_t spec_depth) {
 
 // The unit of simpleperf's ETE recording: ETE 1.1 with timestamp markers
 // (TRCIDR0.TSMARK), transaction starts as P0 elements (COMMTRANS 0).
-TraceSource EteSource(uint32_t cpu, uint32_t spec_depth, bool commit_transactions,
-                      bool ete_1_0) {
+TraceSource EteSource(uint32_t cpu, uint32_t spec_depth, bool commit_transactions, bool ete_1_0) {
   TraceSource source;
   source.protocol = TraceProtocol::kEte;
   source.cpu = cpu;

@@ -18,11 +18,11 @@
 
 #include "../testing/v8_eh_frame.h"
 #include "base/warnings.h"
+#include "elf/build_id_cache.h"
 #include "elf/elf_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "inject/pipeline.h"
-#include "elf/build_id_cache.h"
 #include "jitdump_builder.h"
 #include "perf/features.h"
 #include "perf/reader.h"

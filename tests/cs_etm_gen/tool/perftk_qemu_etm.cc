@@ -78,7 +78,8 @@ class SampleWriter {
     const bool write_failed = std::ferror(file_) != 0;
     const bool close_failed = std::fclose(file_) != 0;  // closed either way
     file_ = nullptr;
-    return write_failed || close_failed ? absl::InternalError("cannot write the expected samples") : absl::OkStatus();
+    return write_failed || close_failed ? absl::InternalError("cannot write the expected samples")
+                                        : absl::OkStatus();
   }
 
  private:
