@@ -74,15 +74,19 @@ std::string Line(absl::string_view kind, const std::vector<Field>& fields, bool 
   return absl::StrCat(kind, " ", absl::StrJoin(parts, " "), "\n");
 }
 
-// The map a sample's ip falls in, as `dso` and `dso_addr` fields.
 // --resolve: the model of the maps, kept as the pipeline keeps it; a record
-// the model cannot take is named on its line, not the run's end.
+// the model cannot take goes to `errors`, to be named on its line, not the
+// run's end.
 class ModelFollower : public Tool {
  public:
+  explicit ModelFollower(base::WarningSink& errors) : errors_(errors) {}
   std::optional<ModelPolicy> model_policy() const override {
-    return ModelPolicy{.warn_on_bad_records = true};
+    return ModelPolicy{.bad_records_to = &errors_};
   }
   absl::Status Process(const Record&, RecordSink&) override { return absl::OkStatus(); }
+
+ private:
+  base::WarningSink& errors_;
 };
 
 class NoRecords : public RecordSink {
@@ -90,6 +94,7 @@ class NoRecords : public RecordSink {
   absl::Status Emit(const Record&) override { return absl::OkStatus(); }
 };
 
+// The map a sample's ip falls in, as `dso` and `dso_addr` fields.
 void AddSampleMap(const machine::Machines& machines, const Record& record, const EventList& events,
                   std::vector<Field>& fields) {
   absl::StatusOr<size_t> index = events.IndexOf(record);
@@ -152,9 +157,9 @@ absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
   }
   if (!options.header_only) {
     OrderedReader ordered(**reader);
-    ModelFollower follower;
     base::WarningList model_errors;
-    ToolFeed model(follower, model_errors);
+    ModelFollower follower(model_errors);
+    ToolFeed model(follower);
     NoRecords nowhere;
     const bool in_time_order = options.ordered || options.resolve;
     while (true) {

@@ -69,7 +69,7 @@ class CsEtmDecodeTool : public Tool, private InOrderOutput {
   ~CsEtmDecodeTool() override;
 
   std::optional<ModelPolicy> model_policy() const override {
-    return ModelPolicy{.apply_exits = false, .warn_on_bad_records = true};
+    return ModelPolicy{.apply_exits = false, .bad_records_to = &warnings_};
   }
   absl::Status BeforeModelChange(const Record& record, RecordSink& out) override;
   // Stops the lanes, which read the pipeline's model.

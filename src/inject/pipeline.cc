@@ -65,7 +65,7 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
   // Declared after the reader, so that on an error the tool's threads stop
   // (and stop reading views of the input and the model) before the reader
   // unmaps it.
-  ToolFeed feed(tool, warnings);
+  ToolFeed feed(tool);
   Header header = (*reader)->header();
   if (absl::Status s = feed.Begin(header); !s.ok()) return InInput(**reader, s);
   std::unique_ptr<PerfDataWriter> writer;

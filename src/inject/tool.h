@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "base/warnings.h"
 #include "machine/machines.h"
 #include "perf/header.h"
 #include "perf/record.h"
@@ -36,8 +37,9 @@ struct ModelPolicy {
   // An EXIT removes the thread (perf's rule), or leaves it with its maps
   // (cs-etm-decode: trace recorded before the EXIT is decoded after it).
   bool apply_exits = true;
-  // A record the model cannot take ends the run, or is only warned about.
-  bool warn_on_bad_records = false;
+  // Where a record the model cannot take is warned about (the tool's own
+  // warnings, printed with its others); null: it ends the run.
+  base::WarningSink* bad_records_to = nullptr;
   bool operator==(const ModelPolicy&) const = default;
 };
 

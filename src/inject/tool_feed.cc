@@ -6,8 +6,7 @@
 
 namespace perftk {
 
-ToolFeed::ToolFeed(Tool& tool, base::WarningSink& warnings)
-    : tool_(tool), warnings_(warnings), policy_(tool.model_policy()) {
+ToolFeed::ToolFeed(Tool& tool) : tool_(tool), policy_(tool.model_policy()) {
   if (policy_) tool_.set_model(&model_);
 }
 
@@ -30,8 +29,8 @@ absl::Status ToolFeed::Process(const Record& record, RecordSink& out) {
     if (record.type() != PERF_RECORD_EXIT || policy_->apply_exits) {
       absl::Status applied = machine::ApplyRecord(model_, record);
       if (!applied.ok()) {
-        if (!policy_->warn_on_bad_records) return applied;
-        warnings_.Warn(std::string(applied.message()));
+        if (policy_->bad_records_to == nullptr) return applied;
+        policy_->bad_records_to->Warn(std::string(applied.message()));
       }
     }
   }

@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "absl/status/status.h"
-#include "base/warnings.h"
 #include "inject/tool.h"
 #include "machine/machines.h"
 #include "perf/header.h"
@@ -17,9 +16,8 @@ namespace perftk {
 
 class ToolFeed {
  public:
-  // `tool` and `warnings` (where records the model only warns about go)
-  // must outlive the feed.
-  ToolFeed(Tool& tool, base::WarningSink& warnings);
+  // `tool` must outlive the feed.
+  explicit ToolFeed(Tool& tool);
   // Abandons the tool (Tool::Abandon) unless End succeeded, so that its
   // threads are done before the model (and whatever was declared before
   // the feed, such as the reader of the input) goes.
@@ -39,7 +37,6 @@ class ToolFeed {
 
  private:
   Tool& tool_;
-  base::WarningSink& warnings_;
   std::optional<ModelPolicy> policy_;
   machine::Machines model_;
   bool ended_ = false;

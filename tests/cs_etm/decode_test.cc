@@ -56,7 +56,7 @@ DecodeRun Decode(const std::string& file, const std::string& itrace, OutputForma
   options.symfs = symfs;
   perftk::base::WarningList tool_warnings;
   CsEtmDecodeTool tool(options, tool_warnings);
-  ToolFeed feed(tool, tool_warnings);
+  ToolFeed feed(tool);
   auto reader = PerfDataReader::Open(kEtmDir + file);
   if (!reader.ok()) {
     run.status = reader.status();

@@ -117,7 +117,7 @@ Outcome DecodeWith(const Recording& recording, const std::vector<OwnedRecord>& r
   options.jobs = jobs;
   perftk::base::WarningList tool_warnings;
   CsEtmDecodeTool tool(options, tool_warnings);
-  ToolFeed feed(tool, tool_warnings);
+  ToolFeed feed(tool);
   Header header = recording.header;
   if (outcome.status = feed.Begin(header); !outcome.status.ok()) return outcome;
   CaptureSink sink;

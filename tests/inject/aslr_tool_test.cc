@@ -84,8 +84,7 @@ class AslrToolTest : public ::testing::Test {
   }
 
   AslrTool tool_;
-  base::WarningList warnings_;
-  ToolFeed feed_{tool_, warnings_};  // keeps the model, as the pipeline does
+  ToolFeed feed_{tool_};  // keeps the model, as the pipeline does
   Header header_;
   EventAttr attr_;
   Collect out_;
@@ -308,8 +307,7 @@ TEST_F(AslrToolTest, TheSameInputGivesTheSameOutput) {
   std::vector<std::vector<std::byte>> runs;
   for (int run = 0; run < 2; ++run) {
     AslrTool tool;
-    base::WarningList warnings;
-    ToolFeed feed(tool, warnings);
+    ToolFeed feed(tool);
     Header header;
     header.events = EventList({Attr(kSampleType)});
     ASSERT_TRUE(feed.Begin(header).ok());

@@ -101,7 +101,7 @@ class BuildIdToolTest : public testing::TempDirTest {
   void Start(BuildIdSettings settings, bool recorded_here = true) {
     feed_.reset();  // before the tool it feeds
     tool_ = std::make_unique<BuildIdTool>(std::move(settings), warnings_);
-    feed_ = std::make_unique<ToolFeed>(*tool_, warnings_);
+    feed_ = std::make_unique<ToolFeed>(*tool_);
     attr_ = Attr();
     header_.events = EventList({attr_});
     struct utsname here;

@@ -93,8 +93,7 @@ class Watcher : public Tool {
 
 TEST(ToolFeed, AToolWithoutPolicyKeepsNoModel) {
   Watcher tool(std::nullopt);
-  base::WarningList warnings;
-  ToolFeed feed(tool, warnings);
+  ToolFeed feed(tool);
   Header header;
   ASSERT_TRUE(feed.Begin(header).ok());
   testing::CollectingSink out;
@@ -104,9 +103,9 @@ TEST(ToolFeed, AToolWithoutPolicyKeepsNoModel) {
 }
 
 TEST(ToolFeed, TheModelChangesBetweenBeforeModelChangeAndProcess) {
-  Watcher tool(ModelPolicy{});
   base::WarningList warnings;
-  ToolFeed feed(tool, warnings);
+  Watcher tool(ModelPolicy{.bad_records_to = &warnings});
+  ToolFeed feed(tool);
   Header header;
   ASSERT_TRUE(feed.Begin(header).ok());
   testing::CollectingSink out;
@@ -127,8 +126,7 @@ TEST(ToolFeed, TheModelChangesBetweenBeforeModelChangeAndProcess) {
 TEST(ToolFeed, AnExitCanLeaveTheThread) {
   for (const bool apply_exits : {true, false}) {
     Watcher tool(ModelPolicy{.apply_exits = apply_exits});
-    base::WarningList warnings;
-    ToolFeed feed(tool, warnings);
+    ToolFeed feed(tool);
     Header header;
     ASSERT_TRUE(feed.Begin(header).ok());
     testing::CollectingSink out;
@@ -149,9 +147,9 @@ TEST(ToolFeed, ABadRecordEndsTheRunOrIsAWarning) {
   bad.resize(16);  // the header and half the fields
   Store<uint16_t>(bad.data() + 6, 16);
   for (const bool warn : {false, true}) {
-    Watcher tool(ModelPolicy{.warn_on_bad_records = warn});
     base::WarningList warnings;
-    ToolFeed feed(tool, warnings);
+    Watcher tool(ModelPolicy{.bad_records_to = warn ? &warnings : nullptr});
+    ToolFeed feed(tool);
     Header header;
     ASSERT_TRUE(feed.Begin(header).ok());
     testing::CollectingSink out;
@@ -173,8 +171,7 @@ TEST(ToolFeed, AChainFinishesInOrderAgainstOneModel) {
   Watcher first(ModelPolicy{}, "first"), second(ModelPolicy{}, "second");
   first.hold_samples = true;
   ChainedTool chain(first, second);
-  base::WarningList warnings;
-  ToolFeed feed(chain, warnings);
+  ToolFeed feed(chain);
   Header header;
   ASSERT_TRUE(feed.Begin(header).ok());
   testing::CollectingSink out;
@@ -195,8 +192,7 @@ TEST(ToolFeed, AChainFinishesInOrderAgainstOneModel) {
 TEST(ToolFeed, ChainedToolsMustKeepTheModelAlike) {
   Watcher first(ModelPolicy{}), second(ModelPolicy{.apply_exits = false});
   ChainedTool chain(first, second);
-  base::WarningList warnings;
-  ToolFeed feed(chain, warnings);
+  ToolFeed feed(chain);
   Header header;
   EXPECT_FALSE(feed.Begin(header).ok());
 }

@@ -294,8 +294,7 @@ class UnwindToolTest : public ::testing::Test {
     ToolOutput output;
     output.header.events = EventList({recording_->attr});
     UnwindTool tool(settings);
-    base::WarningList warnings;
-    ToolFeed feed(tool, warnings);
+    ToolFeed feed(tool);
     EXPECT_TRUE(feed.Begin(output.header).ok());
     testing::CollectingSink sink;
     uint64_t offset = 0;
