@@ -342,22 +342,40 @@ TraceBlock BlockOf(const std::vector<uint8_t>& data, bool formatted, uint32_t cp
   return block;
 }
 
-TEST(FastTraceDecoder, RawTraceAsOpenCsdDecodesIt) {
-  std::mt19937 random(32);
-  Program program(random);
+// 400 blocks of one raw source's random trace over `program`: every other
+// one with speculation, a quarter with the return stack, a third damaged;
+// ETE rounds also vary the timestamp markers and COMMTRANS.
+Counts CompareRawRounds(std::mt19937& random, Program& program, bool ete) {
   CodeBlockCaches caches;
   Counts counts;
   for (int round = 0; round < 400; ++round) {
     const bool speculative = round % 2 == 1;
+    const uint32_t spec_depth = speculative ? 4 : 0;
+    const bool return_stack = round % 8 >= 6;
     CsEtmInfo info;
-    info.sources.push_back(EtmV44Source(0, speculative ? 4 : 0, round % 8 >= 6));
-    std::vector<uint8_t> stream = RandomTrace(random, 100 + random() % 1500, speculative);
+    if (ete) {
+      info.version = 1;
+      info.sources.push_back(EteSource(0, spec_depth, return_stack,
+                                       /*timestamp_markers=*/round % 4 < 2,
+                                       /*commit_transactions=*/round % 3 == 0));
+    } else {
+      info.sources.push_back(EtmV44Source(0, spec_depth, return_stack));
+    }
+    std::vector<uint8_t> stream = RandomTrace(random, 100 + random() % 1500, speculative, ete);
     if (round % 3 == 2) Damage(random, stream);
-    counts.round_is_clean = !speculative && round % 8 < 6 && round % 3 != 2;
+    counts.round_is_clean = !speculative && !return_stack && round % 3 != 2;
     Compare(info, BlockOf(stream, false, 0), false, 0, program, caches, counts,
             absl::StrFormat("round %d", round));
-    if (::testing::Test::HasFatalFailure()) return;
+    if (::testing::Test::HasFatalFailure()) break;
   }
+  return counts;
+}
+
+TEST(FastTraceDecoder, RawTraceAsOpenCsdDecodesIt) {
+  std::mt19937 random(32);
+  Program program(random);
+  const Counts counts = CompareRawRounds(random, program, /*ete=*/false);
+  if (::testing::Test::HasFatalFailure()) return;
   EXPECT_GE(counts.clean_followed, counts.clean * 9 / 10) << counts.Reasons();
   EXPECT_GT(counts.followed, counts.blocks / 2) << counts.Reasons();
   EXPECT_GT(counts.packets, 8000u);
@@ -445,23 +463,8 @@ TEST(FastTraceDecoder, Ete10ReadsWideVmids) {
 TEST(FastTraceDecoder, EteTraceAsOpenCsdDecodesIt) {
   std::mt19937 random(34);
   Program program(random, /*with_eret=*/true);
-  CodeBlockCaches caches;
-  Counts counts;
-  for (int round = 0; round < 400; ++round) {
-    const bool speculative = round % 2 == 1;
-    CsEtmInfo info;
-    info.version = 1;
-    info.sources.push_back(EteSource(0, speculative ? 4 : 0, round % 8 >= 6,
-                                     /*timestamp_markers=*/round % 4 < 2,
-                                     /*commit_transactions=*/round % 3 == 0));
-    std::vector<uint8_t> stream =
-        RandomTrace(random, 100 + random() % 1500, speculative, /*ete=*/true);
-    if (round % 3 == 2) Damage(random, stream);
-    counts.round_is_clean = !speculative && round % 8 < 6 && round % 3 != 2;
-    Compare(info, BlockOf(stream, false, 0), false, 0, program, caches, counts,
-            absl::StrFormat("round %d", round));
-    if (::testing::Test::HasFatalFailure()) return;
-  }
+  const Counts counts = CompareRawRounds(random, program, /*ete=*/true);
+  if (::testing::Test::HasFatalFailure()) return;
   EXPECT_GE(counts.clean_followed, counts.clean * 9 / 10) << counts.Reasons();
   // A cancel does not count the source addresses it removes, so OpenCSD's
   // speculation depth drifts until a commit overruns: with speculation,
