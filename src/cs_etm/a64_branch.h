@@ -21,6 +21,13 @@
 
 namespace perftk::cs_etm {
 
+// The instruction word at `bytes` (at least 4): A64 code is little-endian
+// whatever the host.
+inline uint32_t A64Word(const uint8_t* bytes) {
+  return uint32_t{bytes[0]} | uint32_t{bytes[1]} << 8 | uint32_t{bytes[2]} << 16 |
+         uint32_t{bytes[3]} << 24;
+}
+
 // The target of `instruction` (the little-endian word at `address`) if it is
 // a direct branch; nullopt otherwise. Addresses wrap modulo 2^64.
 std::optional<uint64_t> A64DirectBranchTarget(uint32_t instruction, uint64_t address);

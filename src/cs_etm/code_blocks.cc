@@ -3,20 +3,12 @@
 #include <optional>
 
 namespace perftk::cs_etm {
-namespace {
-
-// A64 instructions are little-endian whatever the host.
-uint32_t LittleEndianWord(const uint8_t* p) {
-  return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
-}
-
-}  // namespace
 
 CodeBlock CodeBlockCache::Walk(std::span<const uint8_t> bytes) const {
   CodeBlock block;
   const size_t words = bytes.size() / 4;
   for (size_t i = 0; i < words; ++i) {
-    const uint32_t word = LittleEndianWord(bytes.data() + i * 4);
+    const uint32_t word = A64Word(bytes.data() + i * 4);
     A64Instruction instruction = ClassifyA64(word, features_);
     if (instruction.waypoint == A64Waypoint::kNone) continue;
     block.instructions = static_cast<uint32_t>(i + 1);

@@ -312,9 +312,7 @@ std::optional<uint64_t> DecodeLane::DirectBranchTarget(const PacketContext& cont
   if (isa != Isa::kA64) return std::nullopt;
   uint8_t bytes[4];
   if (ReadCode(context, address, 4, bytes) != 4) return std::nullopt;
-  uint32_t insn = static_cast<uint32_t>(bytes[0]) | (static_cast<uint32_t>(bytes[1]) << 8) |
-                  (static_cast<uint32_t>(bytes[2]) << 16) | (static_cast<uint32_t>(bytes[3]) << 24);
-  return A64DirectBranchTarget(insn, address);
+  return A64DirectBranchTarget(A64Word(bytes), address);
 }
 
 absl::Status DecodeLane::Emit(const SynthesizedSample& sample) {

@@ -666,9 +666,7 @@ Etm4Decoder::Result Etm4Decoder::ProcessSourceAddress(uint64_t source, std::vect
     Emit(PacketKind::kNoAccess, out).start = source;
     return Result::kOk;
   }
-  const uint32_t word =
-      static_cast<uint32_t>(span.bytes[0]) | static_cast<uint32_t>(span.bytes[1]) << 8 |
-      static_cast<uint32_t>(span.bytes[2]) << 16 | static_cast<uint32_t>(span.bytes[3]) << 24;
+  const uint32_t word = A64Word(span.bytes.data());
   // From where the trace is, or from the source itself when the address is
   // unknown or behind: every instruction before it ran, none of them was
   // read (OpenCSD counts A64 instructions by bytes).
