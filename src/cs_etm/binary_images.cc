@@ -35,6 +35,8 @@ struct BinaryImages::Mapped {
 
 namespace {
 
+std::string ToHexOrNone(const std::optional<BuildId>& id) { return id ? id->ToHex() : "(none)"; }
+
 std::string Basename(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -161,7 +163,7 @@ std::unique_ptr<KernelCode> BinaryImages::LoadKernel(const machine::Dso& kernel,
     }
     if (!expected.empty() && !elf::HasBuildId(**elf, expected)) {
       if (!kernel_sources_.vmlinux.empty()) {
-        warning = absl::StrCat(path, " has build id ", (*elf)->BuildId().value_or("(none)"),
+        warning = absl::StrCat(path, " has build id ", ToHexOrNone((*elf)->BuildId()),
                                " but the recording's kernel has ", expected_hex,
                                ": kernel trace is skipped");
         return nullptr;
@@ -334,8 +336,8 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
       return nullptr;
     }
     if (!elf.ok() || !elf::HasBuildId(**elf, expected)) {
-      const std::optional<std::string> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;
-      warning = absl::StrCat(base::Printable(*path), " has build id ", actual.value_or("(none)"),
+      const std::optional<BuildId> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;
+      warning = absl::StrCat(base::Printable(*path), " has build id ", ToHexOrNone(actual),
                              " but the recording's ", base::Printable(dso.name), " has ",
                              expected.ToHex(), ": trace in it is skipped");
       return nullptr;

@@ -29,13 +29,8 @@ std::optional<BuildId> GnuBuildIdInNotes(absl::string_view notes) {
   return std::nullopt;
 }
 
-std::optional<BuildId> BuildIdOf(const ElfFile& file) {
-  std::optional<std::string> hex = file.BuildId();
-  return hex ? BuildId::FromHex(*hex) : std::nullopt;
-}
-
 bool HasBuildId(const ElfFile& file, const BuildId& expected) {
-  std::optional<BuildId> id = BuildIdOf(file);
+  std::optional<BuildId> id = file.BuildId();
   return id && expected.Matches(*id);
 }
 

@@ -16,9 +16,6 @@ namespace perftk::elf {
 // them; nullopt when there is none or the notes are cut short.
 std::optional<BuildId> GnuBuildIdInNotes(absl::string_view notes);
 
-// The GNU build id of `file` (ElfFile::BuildId); nullopt without one.
-std::optional<BuildId> BuildIdOf(const ElfFile& file);
-
 // `file` has a build id and it matches `expected` as perf compares them.
 bool HasBuildId(const ElfFile& file, const BuildId& expected);
 

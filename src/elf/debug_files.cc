@@ -114,10 +114,9 @@ uint32_t DebuglinkCrc(uint32_t crc, absl::string_view bytes) {
 absl::StatusOr<std::unique_ptr<ElfFile>> FindDebugFile(const ElfFile& binary,
                                                        const std::string& debug_root) {
   // The path names the whole note, as the tools that make debug files do.
-  const std::optional<std::string> hex = binary.BuildId();
-  const std::optional<BuildId> build_id = hex ? BuildId::FromHex(*hex) : std::nullopt;
-  if (hex.has_value() && hex->size() > 2) {
-    const std::string candidate = BuildIdDebugPath(debug_root, *hex);
+  const std::optional<BuildId> build_id = binary.BuildId();
+  if (build_id.has_value() && build_id->size() > 1) {
+    const std::string candidate = BuildIdDebugPath(debug_root, build_id->ToHex());
     absl::StatusOr<std::unique_ptr<ElfFile>> file = OpenIfMatching(binary, candidate, build_id);
     if (!file.ok() || *file != nullptr) return file;
   }

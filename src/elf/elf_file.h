@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/build_id.h"
 #include "base/interrupt.h"
 
 struct Elf;  // libelf's handle, opaque outside elf_file.cc
@@ -153,8 +154,8 @@ class ElfFile {
   // stays valid for the lifetime of the ElfFile.
   absl::StatusOr<absl::string_view> StringViewAt(size_t strtab_index, size_t offset) const;
 
-  // The GNU build id (hex), if the file has one.
-  std::optional<std::string> BuildId() const;
+  // The GNU build id, if the file has one.
+  std::optional<::perftk::BuildId> BuildId() const;
 
  private:
   ElfFile() = default;

@@ -224,7 +224,7 @@ absl::StatusOr<BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string
     why = std::string(elf.status().message());
     return BuildId();
   }
-  std::optional<BuildId> id = elf::BuildIdOf(**elf);
+  std::optional<BuildId> id = (*elf)->BuildId();
   if (!id) {
     why = absl::StrCat(base::Printable(path), " has no build-id note");
     return BuildId();

@@ -18,20 +18,10 @@ std::unique_ptr<ElfFile> Self() {
   return file.ok() ? *std::move(file) : nullptr;
 }
 
-TEST(BuildIdOf, IsTheFilesNoteInHex) {
-  std::unique_ptr<ElfFile> self = Self();
-  ASSERT_NE(self, nullptr);
-  std::optional<std::string> hex = self->BuildId();
-  if (!hex) GTEST_SKIP() << "linked without a build id";
-  std::optional<BuildId> id = BuildIdOf(*self);
-  ASSERT_TRUE(id.has_value());
-  EXPECT_EQ(id->ToHex(), *hex);
-}
-
 TEST(HasBuildId, MatchesAsPerfCompares) {
   std::unique_ptr<ElfFile> self = Self();
   ASSERT_NE(self, nullptr);
-  std::optional<BuildId> id = BuildIdOf(*self);
+  std::optional<BuildId> id = self->BuildId();
   if (!id) GTEST_SKIP() << "linked without a build id";
   EXPECT_TRUE(HasBuildId(*self, *id));
   EXPECT_TRUE(HasBuildId(*self, id->PaddedTo20()));

@@ -76,7 +76,7 @@ SelfFile Self() {
   EXPECT_EQ(stat(self.path.c_str(), &self.st), 0);
   absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(self.path);
   EXPECT_TRUE(elf.ok());
-  self.hex_id = (*elf)->BuildId().value_or("");
+  self.hex_id = (*elf)->BuildId().value_or(BuildId()).ToHex();
   return self;
 }
 

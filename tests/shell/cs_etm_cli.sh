@@ -47,4 +47,20 @@ awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i ~ /^0x[0-9a-f]+\/0x/) n++; if (n 
   taken.txt || fail "--every-taken 8: a stack of more than 9 branches"
 awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i ~ /^0x[0-9a-f]+\/0x/) n++; if (n == 9) found = 1 }
      END { exit !found }' taken.txt || fail "--every-taken 8: no stack of 9 branches"
+# A binary whose build id is not the recording's is not decoded against:
+# the warning names both ids, and its trace is skipped.
+mkdir other
+python3 - "$ETM/etm_test_loop" other/etm_test_loop <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+at = data.find(bytes.fromhex('0c9a20bf9c009d0e4e8bbf9fad0300ae'))
+assert at > 0, 'no build id note in etm_test_loop'
+data[at] ^= 0xff
+open(sys.argv[2], 'wb').write(data)
+PY
+"$PERFTK" cs-etm-decode -i "$ETM/perf_etm.data" --symfs other --format=autofdo -o other.afdo \
+  2>other.err
+has -F "other/etm_test_loop has build id f39a20bf9c009d0e4e8bbf9fad0300ae but the recording's" \
+  other.err || fail "no build-id mismatch warning: $(cat other.err)"
+has "0 instruction samples" other.err || fail "trace in a mismatched binary was decoded"
 echo "ok"
