@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/interrupt.h"
 #include "fixture_util.h"
@@ -61,7 +62,10 @@ TEST(ElfFile, NotElf) {
 // the SIGBUS handler, base/interrupt.h).
 TEST(ElfFileDeathTest, AFileTruncatedWhileMappedIsNamed) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  const std::string copy = WriteFile("shrinks.elf", "");
+  // The threadsafe style runs this body again in the child, which dies by
+  // the signal: its copy is its own (by pid) and gone before it dies, and
+  // it never asks for the ELF fixtures (their folder would be left behind).
+  const std::string copy = absl::StrCat(::testing::TempDir(), "perftk-", getpid(), "-shrinks.elf");
   std::filesystem::copy_file("/proc/self/exe", copy,
                              std::filesystem::copy_options::overwrite_existing);
   EXPECT_EXIT(
@@ -71,6 +75,7 @@ TEST(ElfFileDeathTest, AFileTruncatedWhileMappedIsNamed) {
         if (!file.ok()) _exit(3);
         const Section* text = (*file)->FindSection(".text");
         if (text == nullptr || truncate(copy.c_str(), 0) != 0) _exit(4);
+        unlink(copy.c_str());  // still mapped: reading it is what raises SIGBUS
         absl::StatusOr<absl::string_view> bytes = (*file)->SectionBytes(*text);
         if (!bytes.ok()) _exit(5);
         volatile char sum = 0;
@@ -78,6 +83,7 @@ TEST(ElfFileDeathTest, AFileTruncatedWhileMappedIsNamed) {
         _exit(6);
       },
       ::testing::KilledBySignal(SIGBUS), "shrinks.elf: the input shrank while it was read");
+  std::filesystem::remove(copy);
 }
 
 TEST(ElfFile, EmptyFile) {

@@ -34,6 +34,12 @@ std::string MakeTraps() {
   const char* dir = mkdtemp(pattern);
   if (dir == nullptr) std::abort();
   const std::filesystem::path root(dir);
+  static std::string removed_at_exit;
+  removed_at_exit = root.string();
+  std::atexit([] {
+    std::error_code ignored;
+    std::filesystem::remove_all(removed_at_exit, ignored);
+  });
   std::filesystem::create_directories(root / "bin" / "dir");
   mkfifo((root / "bin" / "fifo").c_str(), 0600);
   std::filesystem::create_symlink("/dev/zero", root / "bin" / "zero");
