@@ -57,6 +57,16 @@ TEST(CodeBlockCache, TargetsAreRelativeToTheBranch) {
   EXPECT_EQ(call.target_delta, 0x1000);
 }
 
+TEST(CodeBlockCache, TheFarthestBranchesKeepTheirTargets) {
+  // B and BL reach 2^25 words either way: +-128 MB.
+  constexpr uint32_t kBFarthestBack = 0x14000000 | (1u << 25);     // b .-128MB
+  constexpr uint32_t kBlFarthestAhead = 0x94000000 | 0x01ffffffu;  // bl .+128MB-4
+  const std::vector<uint8_t> code = Code({kBFarthestBack, kBlFarthestAhead});
+  CodeBlockCache cache(A64TraceFeatures{});
+  EXPECT_EQ(cache.Find(SpanAt(code, 0)).target_delta, -(int64_t{1} << 27));
+  EXPECT_EQ(cache.Find(SpanAt(code, 4)).target_delta, (int64_t{1} << 27) - 4);
+}
+
 TEST(CodeBlockCache, IsbIsAWaypointWfiOnlyWhenTracedAsABranch) {
   const std::vector<uint8_t> code = Code({kNop, kWfi, kNop, kIsb, kRet});
   CodeBlockCache plain(A64TraceFeatures{});
