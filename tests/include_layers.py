@@ -4,12 +4,13 @@
 The picture (DESIGN.md, as the code has it): each room may include its own
 headers and those of the rooms below it, never one above or beside it.
 
-    doc  ->  cli  ->  inject, jit, cs_etm, unwind, profile, elf, perf, machine, base
+    doc  ->  cli  ->  inject, jit, cs_etm, unwind, uprobe, profile, elf, perf, machine, base
     jit, unwind  ->  inject, elf, machine, perf, base
     cs_etm  ->  inject, profile, elf, machine, perf, base
     inject  ->  machine, elf, perf, base
     machine ->  perf, base
     perf    ->  base
+    uprobe  ->  elf, base
     elf     ->  base
     profile ->  base
     base    ->  (nothing)
@@ -29,13 +30,15 @@ BELOW = {
     "base": set(),
     "perf": {"base"},
     "elf": {"base"},
+    "uprobe": {"elf", "base"},
     "profile": {"base"},
     "machine": {"perf", "base"},
     "inject": {"machine", "elf", "perf", "base"},
     "jit": {"inject", "elf", "machine", "perf", "base"},
     "cs_etm": {"inject", "profile", "elf", "machine", "perf", "base"},
     "unwind": {"inject", "elf", "machine", "perf", "base"},
-    "cli": {"inject", "jit", "cs_etm", "unwind", "profile", "elf", "machine", "perf", "base"},
+    "cli": {"inject", "jit", "cs_etm", "unwind", "uprobe", "profile", "elf", "machine", "perf",
+            "base"},
     "doc": {"cli"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.MULTILINE)

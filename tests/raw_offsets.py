@@ -8,6 +8,7 @@ byte format:
     src/perf/          perf.data
     src/base/          the byte helpers themselves (Load, Store, ByteCursor)
     src/elf/           ELF
+    src/uprobe/usdt_notes.*  the .note.stapsdt (USDT) note
     src/jit/jitdump.*  the jitdump format
 a line may not hold
   1. Load<T>(...) or Store<T>(...) whose address argument contains an
@@ -38,7 +39,7 @@ import pathlib
 import re
 import sys
 
-FORMAT_OWNERS = ("perf/", "base/", "elf/", "jit/jitdump.")
+FORMAT_OWNERS = ("perf/", "base/", "elf/", "uprobe/usdt_notes.", "jit/jitdump.")
 LITERAL = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\b")
 LOAD_STORE = re.compile(r"\b(?:Load|Store)<[^<>;]*>\(")
 FIXED_POINTER = re.compile(r"\.data\(\)\s*\+\s*(0[xX][0-9a-fA-F]+|\d+)\b")

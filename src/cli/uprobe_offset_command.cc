@@ -8,28 +8,22 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/strip.h"
-#include "base/json.h"
 #include "base/output_file.h"
 #include "cli/usage.h"
 #include "cli/warnings.h"
-#include "elf/uprobe_resolver.h"
-#include "elf/usdt_resolver.h"
+#include "uprobe/probe_finder.h"
+#include "uprobe/probe_text.h"
+#include "uprobe/uprobe_resolver.h"
+#include "uprobe/usdt_resolver.h"
 
 namespace perftk::cli {
 namespace {
 
-using base::JsonString;
-
-using elf::ListedSite;
-using elf::ProbeSite;
+using uprobe::ListedSite;
+using uprobe::ProbeSite;
 
 constexpr char kDescription[] =
     "Print the file offset where a uprobe for a function goes (what\n"
@@ -69,111 +63,16 @@ constexpr char kFooter[] =
     "\nExit status: 0 when every name resolved, 1 otherwise (nothing is printed\n"
     "on stdout then), 2 when the command line cannot be parsed.\n";
 
-std::string EventName(const std::string& query, bool return_probe) {
-  std::string name;
-  for (char c : query) {
-    const bool keep = absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
-    if (keep) {
-      name.push_back(c);
-    } else if (!name.empty() && name.back() != '_') {
-      name.push_back('_');
-    }
-  }
-  while (!name.empty() && name.back() == '_') name.pop_back();
-  if (name.empty() || absl::ascii_isdigit(static_cast<unsigned char>(name[0]))) {
-    name.insert(0, "f_");
-  }
-  if (return_probe) name += "__return";
-  return name;
+uprobe::EventStyle StyleOf(const UprobeOffsetOptions& options) {
+  return uprobe::EventStyle{.return_probe = options.return_probe, .group = options.group};
 }
 
-// " arg1=FETCH arg2=FETCH ...", for the arguments fetch-args can express
-// (their numbers kept).
-std::string FetchArguments(const ProbeSite& site) {
-  std::string out;
-  for (size_t i = 0; i < site.arguments.size(); ++i) {
-    if (!site.arguments[i].fetch.empty()) {
-      absl::StrAppend(&out, " arg", i + 1, "=", site.arguments[i].fetch);
-    }
-  }
-  return out;
-}
-
-std::string UprobeEventLine(const ProbeSite& site, const std::string& event,
-                            const UprobeOffsetOptions& options) {
-  std::string line = absl::StrFormat("%c:%s/%s %s:0x%x", options.return_probe ? 'r' : 'p',
-                                     options.group, event, site.path, site.offset);
-  if (site.ref_ctr_offset != 0) absl::StrAppendFormat(&line, "(0x%x)", site.ref_ctr_offset);
-  return line + FetchArguments(site);
-}
-
-std::string JsonArguments(const ProbeSite& site) {
-  std::vector<std::string> objects;
-  for (const elf::UsdtArgument& argument : site.arguments) {
-    objects.push_back(absl::StrCat("{\"spec\": ", JsonString(argument.spec), ", ",
-                                   argument.fetch.empty()
-                                       ? absl::StrCat("\"problem\": ", JsonString(argument.problem))
-                                       : absl::StrCat("\"fetch\": ", JsonString(argument.fetch)),
-                                   "}"));
-  }
-  return absl::StrCat("[", absl::StrJoin(objects, ", "), "]");
-}
-
-// Event names, made unique when --all yields several sites for one name.
-std::vector<std::string> EventNames(const std::vector<ProbeSite>& sites, bool return_probe) {
-  absl::flat_hash_map<std::string, int> used;
-  std::vector<std::string> names;
-  for (const ProbeSite& site : sites) {
-    std::string name = EventName(site.query.empty() ? site.symbol : site.query, return_probe);
-    const int count = ++used[name];
-    if (count > 1) absl::StrAppend(&name, "_", count);
-    names.push_back(std::move(name));
-  }
-  return names;
-}
-
-std::string FormatJson(const std::vector<ProbeSite>& sites, const UprobeOffsetOptions& options) {
-  const std::vector<std::string> events = EventNames(sites, options.return_probe);
-  std::vector<std::string> objects;
-  for (size_t i = 0; i < sites.size(); ++i) {
-    const ProbeSite& s = sites[i];
-    std::string object = "{";
-    if (!s.query.empty()) absl::StrAppend(&object, "\"query\": ", JsonString(s.query), ", ");
-    absl::StrAppend(&object, "\"symbol\": ", JsonString(s.symbol),
-                    ", \"path\": ", JsonString(s.path),
-                    absl::StrFormat(", \"offset\": \"0x%x\", \"address\": \"0x%x\", \"size\": %d",
-                                    s.offset, s.address, s.size),
-                    ", \"binding\": ", JsonString(s.binding), ", \"type\": ", JsonString(s.type),
-                    ", \"section\": ", JsonString(s.section), ", \"table\": ", JsonString(s.table),
-                    ", \"uprobe_event\": ", JsonString(UprobeEventLine(s, events[i], options)));
-    if (s.type == "usdt") {
-      absl::StrAppendFormat(&object, ", \"ref_ctr_offset\": \"0x%x\"", s.ref_ctr_offset);
-      absl::StrAppend(&object, ", \"arguments\": ", JsonArguments(s));
-    }
-    if (!s.note.empty()) absl::StrAppend(&object, ", \"note\": ", JsonString(s.note));
-    object += "}";
-    objects.push_back(std::move(object));
-  }
-  return absl::StrCat("[\n  ", absl::StrJoin(objects, ",\n  "), "\n]\n");
-}
-
+// The answer in --format hex or uprobe-events; `queries` names asked (0
+// for a listing).
 std::string FormatText(const std::vector<ProbeSite>& sites, const UprobeOffsetOptions& options,
                        size_t queries) {
-  std::string out;
-  if (options.format == "uprobe-events") {
-    const std::vector<std::string> events = EventNames(sites, options.return_probe);
-    for (size_t i = 0; i < sites.size(); ++i) {
-      absl::StrAppend(&out, UprobeEventLine(sites[i], events[i], options), "\n");
-    }
-    return out;
-  }
-  for (const ProbeSite& s : sites) {
-    if (queries != 1 || sites.size() != 1) absl::StrAppend(&out, s.query, " ");
-    absl::StrAppendFormat(&out, "0x%x", s.offset);
-    if (s.ref_ctr_offset != 0) absl::StrAppendFormat(&out, " ref_ctr=0x%x", s.ref_ctr_offset);
-    absl::StrAppend(&out, FetchArguments(s), "\n");
-  }
-  return out;
+  if (options.format == "uprobe-events") return uprobe::UprobeEventLines(sites, StyleOf(options));
+  return uprobe::HexLines(sites, /*name_each=*/queries != 1 || sites.size() != 1);
 }
 
 bool NamesUsdtProbe(const UprobeOffsetOptions& options) {
@@ -210,43 +109,8 @@ absl::Status CheckOptions(const UprobeOffsetOptions& options) {
   return absl::OkStatus();
 }
 
-// Writes `value` in lower-case hex, zero-padded to at least 8 digits, at
-// `out` (room for 16); returns the end.
-char* WriteHex8(char* out, uint64_t value) {
-  char digits[16];
-  int count = 0;
-  do {
-    digits[count++] = "0123456789abcdef"[value & 0xf];
-    value >>= 4;
-  } while (value != 0);
-  for (int i = count; i < 8; ++i) *out++ = '0';
-  while (count > 0) *out++ = digits[--count];
-  return out;
-}
-
-// "0x%08x  SYMBOL" lines, the way `perf probe -F` lists names, written into
-// one buffer sized up front: a listing has tens of thousands of lines.
-std::string FormatListing(const std::vector<ListedSite>& sites) {
-  constexpr size_t kMaxLineWithoutSymbol = 2 + 16 + 2 + 1;  // "0x", hex, "  ", "\n"
-  size_t capacity = 0;
-  for (const ListedSite& site : sites) capacity += kMaxLineWithoutSymbol + site.SymbolLength();
-  std::string out(capacity, '\0');
-  char* end = out.data();
-  for (const ListedSite& site : sites) {
-    *end++ = '0';
-    *end++ = 'x';
-    end = WriteHex8(end, site.offset);
-    *end++ = ' ';
-    *end++ = ' ';
-    end = site.WriteSymbol(end);
-    *end++ = '\n';
-  }
-  out.resize(static_cast<size_t>(end - out.data()));
-  return out;
-}
-
 // --list: every function with an offset; the others are warned about.
-absl::Status PrintListing(elf::UprobeResolver& resolver, const UprobeOffsetOptions& options) {
+absl::Status PrintListing(uprobe::UprobeResolver& resolver, const UprobeOffsetOptions& options) {
   absl::StatusOr<std::vector<ListedSite>> listed = resolver.List();
   if (!listed.ok()) return listed.status();
   std::vector<ListedSite> usable;
@@ -259,7 +123,7 @@ absl::Status PrintListing(elf::UprobeResolver& resolver, const UprobeOffsetOptio
     }
   }
   if (options.format == "hex") {
-    return base::WriteToStandardOutput(FormatListing(usable));
+    return base::WriteToStandardOutput(uprobe::FunctionListing(usable));
   }
   std::vector<ProbeSite> sites;
   sites.reserve(usable.size());
@@ -267,33 +131,21 @@ absl::Status PrintListing(elf::UprobeResolver& resolver, const UprobeOffsetOptio
     sites.push_back(site.ToProbeSite());
     sites.back().path = resolver.path();
   }
-  return base::WriteToStandardOutput(options.format == "json" ? FormatJson(sites, options)
-                                                              : FormatText(sites, options, 0));
-}
-
-// "0x%08x  PROVIDER:NAME  location=.. base=.. semaphore=.. ref_ctr=..  ARGS"
-// per note: the note's own numbers (as readelf -n prints them), the probe's
-// file offset first.
-std::string FormatUsdtListing(const std::vector<elf::UsdtProbe>& probes) {
-  std::string out;
-  for (const elf::UsdtProbe& p : probes) {
-    absl::StrAppendFormat(&out, "0x%08x  %s  location=0x%x base=0x%x semaphore=0x%x ref_ctr=0x%x",
-                          p.offset, p.FullName(), p.note.location, p.note.base, p.note.semaphore,
-                          p.semaphore_offset);
-    absl::StrAppend(&out, p.note.arguments.empty() ? "" : "  ", p.note.arguments, "\n");
-  }
-  return out;
+  return base::WriteToStandardOutput(options.format == "json"
+                                         ? uprobe::SitesJson(sites, StyleOf(options))
+                                         : FormatText(sites, options, 0));
 }
 
 // --list-usdt: every USDT probe site of the binary.
 absl::Status PrintUsdtListing(const UprobeOffsetOptions& options) {
-  absl::StatusOr<std::unique_ptr<elf::UsdtResolver>> resolver =
-      elf::UsdtResolver::Open(options.binary);
+  absl::StatusOr<std::unique_ptr<uprobe::UsdtResolver>> resolver =
+      uprobe::UsdtResolver::Open(options.binary);
   if (!resolver.ok()) return resolver.status();
   if (options.format == "hex")
-    return base::WriteToStandardOutput(FormatUsdtListing((*resolver)->probes()));
+    return base::WriteToStandardOutput(uprobe::UsdtListing((*resolver)->probes()));
   const std::vector<ProbeSite> sites = (*resolver)->Sites();
-  if (options.format == "json") return base::WriteToStandardOutput(FormatJson(sites, options));
+  if (options.format == "json")
+    return base::WriteToStandardOutput(uprobe::SitesJson(sites, StyleOf(options)));
   for (const ProbeSite& site : sites) {
     if (!site.note.empty()) {
       std::fprintf(stderr, "perftk: note: %s\n", site.note.c_str());
@@ -302,71 +154,27 @@ absl::Status PrintUsdtListing(const UprobeOffsetOptions& options) {
   return base::WriteToStandardOutput(FormatText(sites, options, 0));
 }
 
-// The resolvers a run needs, opened on first use.
-struct Resolvers {
-  const UprobeOffsetOptions& options;
-  std::unique_ptr<elf::UprobeResolver> functions;
-  std::unique_ptr<elf::UsdtResolver> usdt;
-
-  absl::StatusOr<std::vector<ProbeSite>> Resolve(const std::string& query) {
-    absl::string_view probe = query;
-    if (absl::ConsumePrefix(&probe, "usdt:")) {
-      if (usdt == nullptr) {
-        absl::StatusOr<std::unique_ptr<elf::UsdtResolver>> opened =
-            elf::UsdtResolver::Open(options.binary);
-        if (!opened.ok()) return opened.status();
-        usdt = std::move(*opened);
-      }
-      return usdt->Resolve(probe, options.all, options.string_arguments);
-    }
-    if (absl::Status s = OpenFunctions(); !s.ok()) return s;
-    return functions->Resolve(query);
-  }
-
-  absl::Status OpenFunctions() {
-    if (functions != nullptr) return absl::OkStatus();
-    elf::ResolveOptions resolve;
-    resolve.ifunc_selector = options.ifunc_selector;
-    resolve.all = options.all;
-    resolve.in_library = options.in_library;
-    resolve.debug_root = options.debug_dir;
-    absl::StatusOr<std::unique_ptr<elf::UprobeResolver>> opened =
-        elf::UprobeResolver::Open(options.binary, resolve);
-    if (!opened.ok()) return opened.status();
-    functions = std::move(*opened);
-    return absl::OkStatus();
-  }
-};
-
-absl::StatusOr<std::vector<ProbeSite>> Collect(Resolvers& resolver,
-                                               const UprobeOffsetOptions& options) {
-  std::vector<ProbeSite> sites;
-  std::vector<std::string> errors;
-  for (const std::string& function : options.functions) {
-    absl::StatusOr<std::vector<ProbeSite>> found = resolver.Resolve(function);
-    if (!found.ok()) {
-      errors.emplace_back(found.status().message());
-      continue;
-    }
-    for (ProbeSite& site : *found) sites.push_back(std::move(site));
-  }
-  if (!errors.empty()) return absl::NotFoundError(absl::StrJoin(errors, "\nperftk: "));
-  return sites;
-}
-
 }  // namespace
 
 absl::Status RunUprobeOffset(const UprobeOffsetOptions& options) {
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
   if (options.list_usdt) return PrintUsdtListing(options);
-  Resolvers resolvers{options, nullptr, nullptr};
+  uprobe::ProbeFinder finder(options.binary,
+                             uprobe::ResolveOptions{.ifunc_selector = options.ifunc_selector,
+                                                    .all = options.all,
+                                                    .in_library = options.in_library,
+                                                    .debug_root = options.debug_dir},
+                             options.string_arguments);
   if (options.list) {
-    if (absl::Status s = resolvers.OpenFunctions(); !s.ok()) return s;
-    return PrintListing(*resolvers.functions, options);
+    absl::StatusOr<uprobe::UprobeResolver*> functions = finder.Functions();
+    if (!functions.ok()) return functions.status();
+    return PrintListing(**functions, options);
   }
-  absl::StatusOr<std::vector<ProbeSite>> sites = Collect(resolvers, options);
+  absl::StatusOr<std::vector<ProbeSite>> sites = finder.FindAll(options.functions);
   if (!sites.ok()) return sites.status();
-  if (options.format == "json") return base::WriteToStandardOutput(FormatJson(*sites, options));
+  if (options.format == "json") {
+    return base::WriteToStandardOutput(uprobe::SitesJson(*sites, StyleOf(options)));
+  }
   for (const ProbeSite& site : *sites) {
     if (!site.note.empty()) std::fprintf(stderr, "perftk: note: %s\n", site.note.c_str());
   }

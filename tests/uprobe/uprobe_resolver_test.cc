@@ -1,6 +1,6 @@
 // UprobeResolver against objdump's ground truth ("<label> (File Offset: ..)")
 // on programs compiled by tests/elf/fixtures/build.sh.
-#include "elf/uprobe_resolver.h"
+#include "uprobe/uprobe_resolver.h"
 
 #include <fstream>
 #include <string>
@@ -11,16 +11,16 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
+using elf::testing::FixtureDir;
+using elf::testing::MissingReason;
+using elf::testing::ObjdumpLabels;
 using ::testing::AllOf;
 using ::testing::ElementsAreArray;
-using testing::FixtureDir;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-using testing::MissingReason;
-using testing::ObjdumpLabels;
 
 struct Case {
   std::string fixture;     // file to resolve in
@@ -239,4 +239,4 @@ TEST(UprobeResolver, S390xImportsAreRejectedClearly) {
 }
 
 }  // namespace
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

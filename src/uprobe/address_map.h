@@ -6,22 +6,22 @@
 // PT_LOAD segment; when the binary has section headers the section formula
 // (addr - sh_addr + sh_offset) must give the same answer. Anything else is an
 // error naming both numbers, never a guess.
-#ifndef PERFTK_ELF_ADDRESS_MAP_H_
-#define PERFTK_ELF_ADDRESS_MAP_H_
+#ifndef PERFTK_UPROBE_ADDRESS_MAP_H_
+#define PERFTK_UPROBE_ADDRESS_MAP_H_
 
 #include <cstdint>
 
 #include "absl/status/statusor.h"
 #include "elf/elf_file.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 
 // `section` is the binary's section that st_shndx names, or null when the
 // symbol came from elsewhere (a debug file, a PLT stub); then the section is
 // looked up by address.
-absl::StatusOr<uint64_t> CodeAddressToFileOffset(const ElfFile& binary, uint64_t vaddr,
-                                                 const Section* section);
+absl::StatusOr<uint64_t> CodeAddressToFileOffset(const elf::ElfFile& binary, uint64_t vaddr,
+                                                 const elf::Section* section);
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe
 
-#endif  // PERFTK_ELF_ADDRESS_MAP_H_
+#endif  // PERFTK_UPROBE_ADDRESS_MAP_H_

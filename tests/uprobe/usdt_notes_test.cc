@@ -2,7 +2,7 @@
 // compilers build (tests/elf/fixtures/build.sh): 64- and 32-bit, both byte
 // orders; offsets checked against the nop each probe site holds and the
 // .probes section the semaphores live in.
-#include "elf/usdt_notes.h"
+#include "uprobe/usdt_notes.h"
 
 #include <fstream>
 #include <iterator>
@@ -19,14 +19,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
+using elf::testing::FixtureDir;
+using elf::testing::MissingReason;
+using elf::testing::RunShell;
 using ::testing::AllOf;
-using testing::FixtureDir;
 using ::testing::HasSubstr;
-using testing::MissingReason;
-using testing::RunShell;
 
 struct Fixture {
   std::string name;
@@ -108,14 +108,14 @@ std::pair<uint64_t, uint64_t> ReadelfSection(const std::string& path, const std:
 
 // Opens `path` and reads its notes; an error names what failed.
 absl::StatusOr<std::vector<UsdtNote>> NotesOf(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(path);
+  absl::StatusOr<std::unique_ptr<elf::ElfFile>> file = elf::ElfFile::Open(path);
   if (!file.ok()) return file.status();
   return ReadUsdtNotes(**file);
 }
 
 // Opens `path`, reads and places its notes.
 absl::StatusOr<std::vector<UsdtProbe>> ProbesOf(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(path);
+  absl::StatusOr<std::unique_ptr<elf::ElfFile>> file = elf::ElfFile::Open(path);
   if (!file.ok()) return file.status();
   absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(**file);
   if (!notes.ok()) return notes.status();
@@ -134,7 +134,7 @@ class UsdtNotesTest : public ::testing::TestWithParam<Fixture> {
 };
 
 TEST_P(UsdtNotesTest, NotesEqualReadelf) {
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(path_);
+  absl::StatusOr<std::unique_ptr<elf::ElfFile>> file = elf::ElfFile::Open(path_);
   ASSERT_TRUE(file.ok()) << file.status();
   EXPECT_EQ((*file)->is_64bit(), GetParam().is_64bit);
   EXPECT_EQ((*file)->big_endian(), GetParam().big_endian);
@@ -292,7 +292,8 @@ TEST(UsdtNotesErrorTest, DamagedNotesAreReadOrRefusedNeverMisread) {
       for (int i = 0; i < changes; ++i) {
         bytes[section_offset + random() % 96] = static_cast<char>(random());
       }
-      absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::FromMemory("damaged", bytes);
+      absl::StatusOr<std::unique_ptr<elf::ElfFile>> file =
+          elf::ElfFile::FromMemory("damaged", bytes);
       ASSERT_TRUE(file.ok()) << file.status();
       absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(**file);
       absl::Status status = notes.status();
@@ -307,4 +308,4 @@ TEST(UsdtNotesErrorTest, DamagedNotesAreReadOrRefusedNeverMisread) {
 }
 
 }  // namespace
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

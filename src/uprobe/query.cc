@@ -1,4 +1,4 @@
-#include "elf/query.h"
+#include "uprobe/query.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
 bool ParseOffset(absl::string_view text, uint64_t* value) {
@@ -56,4 +56,4 @@ absl::StatusOr<Query> ParseQuery(absl::string_view text) {
   return query;
 }
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

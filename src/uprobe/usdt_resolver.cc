@@ -1,4 +1,4 @@
-#include "elf/usdt_resolver.h"
+#include "uprobe/usdt_resolver.h"
 
 #include <algorithm>
 #include <utility>
@@ -7,10 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "elf/near_names.h"
-#include "elf/usdt_args.h"
+#include "uprobe/near_names.h"
+#include "uprobe/usdt_args.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
 // "PROVIDER:NAME at 0xOFFSET: ... argN 'SPEC': why" for every argument
@@ -33,8 +33,8 @@ std::string DescribeUnexpressed(const UsdtProbe& probe,
 
 absl::StatusOr<std::unique_ptr<UsdtResolver>> UsdtResolver::Open(const std::string& path) {
   std::unique_ptr<UsdtResolver> resolver(new UsdtResolver());
-  resolver->path_ = AbsolutePath(path);
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(path);
+  resolver->path_ = elf::AbsolutePath(path);
+  absl::StatusOr<std::unique_ptr<elf::ElfFile>> file = elf::ElfFile::Open(path);
   if (!file.ok()) return file.status();
   resolver->file_ = std::move(*file);
   absl::StatusOr<std::vector<UsdtNote>> notes = ReadUsdtNotes(*resolver->file_);
@@ -117,7 +117,7 @@ ProbeSite UsdtResolver::ToProbeSite(const UsdtProbe& probe) const {
   site.address = probe.address;
   site.offset = probe.offset;
   site.type = "usdt";
-  const Section* section = file_->SectionContaining(probe.address);
+  const elf::Section* section = file_->SectionContaining(probe.address);
   if (section != nullptr) site.section = section->name;
   site.table = ".note.stapsdt";
   site.ref_ctr_offset = probe.semaphore_offset;
@@ -145,12 +145,12 @@ absl::Status UsdtResolver::ReadArgumentAsString(ProbeSite* site, int number) con
 absl::StatusOr<uint64_t> UsdtResolver::SymbolFetchOffset(const UsdtProbe& probe,
                                                          absl::string_view symbol) const {
   for (uint32_t table_type : {SHT_SYMTAB, SHT_DYNSYM}) {
-    const Section* table = file_->FindSectionByType(table_type);
+    const elf::Section* table = file_->FindSectionByType(table_type);
     if (table == nullptr || table->entry_size == 0) continue;
-    absl::StatusOr<std::vector<Symbol>> symbols = file_->Symbols(*table);
+    absl::StatusOr<std::vector<elf::Symbol>> symbols = file_->Symbols(*table);
     if (!symbols.ok()) return symbols.status();
     for (size_t i = 1; i < symbols->size(); ++i) {
-      const Symbol& candidate = (*symbols)[i];
+      const elf::Symbol& candidate = (*symbols)[i];
       if (!candidate.defined()) continue;
       absl::StatusOr<absl::string_view> name =
           file_->StringViewAt(table->link, candidate.name_offset);
@@ -178,4 +178,4 @@ absl::Status UsdtResolver::NotFound(absl::string_view probe) const {
   return absl::NotFoundError(message);
 }
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

@@ -1,6 +1,6 @@
 // UsdtResolver on the fixtures of tests/elf/fixtures/build.sh: the sites of
 // a probe, its semaphore and arguments, and the errors a user meets.
-#include "elf/usdt_resolver.h"
+#include "uprobe/usdt_resolver.h"
 
 #include <string>
 #include <vector>
@@ -11,13 +11,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
+using elf::testing::FixtureDir;
+using elf::testing::RunShell;
 using ::testing::AllOf;
-using testing::FixtureDir;
 using ::testing::HasSubstr;
-using testing::RunShell;
 
 // The address `nm` gives symbol `name` in `path`.
 uint64_t NmAddress(const std::string& path, const std::string& name) {
@@ -127,4 +127,4 @@ TEST(UsdtResolverTest, AFileWithoutNotesIsAnError) {
 }
 
 }  // namespace
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

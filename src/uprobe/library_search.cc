@@ -1,4 +1,4 @@
-#include "elf/library_search.h"
+#include "uprobe/library_search.h"
 
 #include <cstdlib>
 
@@ -6,7 +6,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
 std::string Directory(const std::string& path) {
@@ -23,7 +23,7 @@ void AppendPathList(const std::string& list, const std::string& origin,
   }
 }
 
-std::vector<std::string> StandardDirs(const ElfFile& file) {
+std::vector<std::string> StandardDirs(const elf::ElfFile& file) {
   std::string triplet;
   if (file.machine() == EM_X86_64 && file.is_64bit()) triplet = "x86_64-linux-gnu";
   if (file.machine() == EM_AARCH64) triplet = "aarch64-linux-gnu";
@@ -47,13 +47,13 @@ std::vector<std::string> StandardDirs(const ElfFile& file) {
 
 }  // namespace
 
-absl::StatusOr<DynamicInfo> ReadDynamicInfo(const ElfFile& file) {
+absl::StatusOr<DynamicInfo> ReadDynamicInfo(const elf::ElfFile& file) {
   DynamicInfo info;
-  const Section* dynamic = file.FindSectionByType(SHT_DYNAMIC);
+  const elf::Section* dynamic = file.FindSectionByType(SHT_DYNAMIC);
   if (dynamic == nullptr || dynamic->entry_size == 0) return info;
-  absl::StatusOr<std::vector<DynamicEntry>> entries = file.DynamicEntries(*dynamic);
+  absl::StatusOr<std::vector<elf::DynamicEntry>> entries = file.DynamicEntries(*dynamic);
   if (!entries.ok()) return entries.status();
-  for (const DynamicEntry& entry : *entries) {
+  for (const elf::DynamicEntry& entry : *entries) {
     if (entry.tag == DT_NULL) break;
     if (entry.tag != DT_NEEDED && entry.tag != DT_RPATH && entry.tag != DT_RUNPATH) continue;
     absl::StatusOr<std::string> text = file.StringAt(dynamic->link, entry.value);
@@ -66,7 +66,7 @@ absl::StatusOr<DynamicInfo> ReadDynamicInfo(const ElfFile& file) {
   return info;
 }
 
-std::vector<std::string> LibrarySearchPath(const ElfFile& file, const DynamicInfo& info) {
+std::vector<std::string> LibrarySearchPath(const elf::ElfFile& file, const DynamicInfo& info) {
   std::vector<std::string> dirs;
   if (info.runpath.empty()) dirs = info.rpath;
   if (const char* env = std::getenv("LD_LIBRARY_PATH"); env != nullptr) {
@@ -77,7 +77,8 @@ std::vector<std::string> LibrarySearchPath(const ElfFile& file, const DynamicInf
   return dirs;
 }
 
-std::optional<std::string> FindLibrary(const ElfFile& file, const std::vector<std::string>& dirs,
+std::optional<std::string> FindLibrary(const elf::ElfFile& file,
+                                       const std::vector<std::string>& dirs,
                                        const std::string& soname) {
   std::vector<std::string> candidates;
   if (soname.find('/') != std::string::npos) {
@@ -86,7 +87,7 @@ std::optional<std::string> FindLibrary(const ElfFile& file, const std::vector<st
     for (const std::string& dir : dirs) candidates.push_back(dir + "/" + soname);
   }
   for (const std::string& candidate : candidates) {
-    absl::StatusOr<std::unique_ptr<ElfFile>> library = ElfFile::Open(candidate);
+    absl::StatusOr<std::unique_ptr<elf::ElfFile>> library = elf::ElfFile::Open(candidate);
     if (!library.ok()) continue;
     if ((*library)->machine() != file.machine() || (*library)->is_64bit() != file.is_64bit()) {
       continue;
@@ -96,4 +97,4 @@ std::optional<std::string> FindLibrary(const ElfFile& file, const std::vector<st
   return std::nullopt;
 }
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

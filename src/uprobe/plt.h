@@ -8,8 +8,8 @@
 // functions), GNU ld and lld layouts, on x86_64 and aarch64. When a symbol
 // has stubs in several sections the one executed on every call wins
 // (.plt.sec over .plt over .plt.got).
-#ifndef PERFTK_ELF_PLT_H_
-#define PERFTK_ELF_PLT_H_
+#ifndef PERFTK_UPROBE_PLT_H_
+#define PERFTK_UPROBE_PLT_H_
 
 #include <cstdint>
 #include <string>
@@ -18,18 +18,18 @@
 #include "absl/status/statusor.h"
 #include "elf/elf_file.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 
 struct PltStub {
   uint64_t vaddr = 0;
-  const Section* section = nullptr;
+  const elf::Section* section = nullptr;
 };
 
 // Stubs keyed by the .dynsym index of the imported symbol.
 using PltStubs = absl::flat_hash_map<size_t, PltStub>;
 
-absl::StatusOr<PltStubs> FindPltStubs(const ElfFile& binary);
+absl::StatusOr<PltStubs> FindPltStubs(const elf::ElfFile& binary);
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe
 
-#endif  // PERFTK_ELF_PLT_H_
+#endif  // PERFTK_UPROBE_PLT_H_

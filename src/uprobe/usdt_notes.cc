@@ -1,4 +1,4 @@
-#include "elf/usdt_notes.h"
+#include "uprobe/usdt_notes.h"
 
 #include <cstring>
 #include <utility>
@@ -6,9 +6,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "elf/address_map.h"
+#include "uprobe/address_map.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
 constexpr uint32_t kStapsdtNoteType = 3;
@@ -35,7 +35,7 @@ class FileWords {
   bool big_endian_;
 };
 
-absl::Status Malformed(const ElfFile& file, uint64_t offset, absl::string_view what) {
+absl::Status Malformed(const elf::ElfFile& file, uint64_t offset, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrFormat(
       "%s: offset 0x%x: malformed .note.stapsdt note: %s", file.path(), offset, what));
 }
@@ -54,8 +54,8 @@ bool SplitStrings(absl::string_view text, UsdtNote* note) {
 }
 
 // The notes of one section; `bytes` are its contents as stored.
-absl::Status ReadSectionNotes(const ElfFile& file, const Section& section, absl::string_view bytes,
-                              std::vector<UsdtNote>* notes) {
+absl::Status ReadSectionNotes(const elf::ElfFile& file, const elf::Section& section,
+                              absl::string_view bytes, std::vector<UsdtNote>* notes) {
   const FileWords words(file.big_endian());
   const size_t address_size = file.is_64bit() ? 8 : 4;
   size_t at = 0;
@@ -104,16 +104,16 @@ absl::Status ReadSectionNotes(const ElfFile& file, const Section& section, absl:
   return absl::OkStatus();
 }
 
-const Segment* LoadSegmentContaining(const ElfFile& file, uint64_t address) {
-  for (const Segment& segment : file.segments()) {
+const elf::Segment* LoadSegmentContaining(const elf::ElfFile& file, uint64_t address) {
+  for (const elf::Segment& segment : file.segments()) {
     if (segment.type == PT_LOAD && segment.ContainsFileBackedAddress(address)) return &segment;
   }
   return nullptr;
 }
 
-absl::StatusOr<uint64_t> SemaphoreOffset(const ElfFile& file, const UsdtNote& note,
+absl::StatusOr<uint64_t> SemaphoreOffset(const elf::ElfFile& file, const UsdtNote& note,
                                          uint64_t address) {
-  const Segment* segment = LoadSegmentContaining(file, address);
+  const elf::Segment* segment = LoadSegmentContaining(file, address);
   if (segment == nullptr || segment->executable()) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "%s: probe %s:%s (note at offset 0x%x): semaphore address 0x%x lies in no file-backed, "
@@ -125,9 +125,9 @@ absl::StatusOr<uint64_t> SemaphoreOffset(const ElfFile& file, const UsdtNote& no
 
 }  // namespace
 
-absl::StatusOr<std::vector<UsdtNote>> ReadUsdtNotes(const ElfFile& file) {
+absl::StatusOr<std::vector<UsdtNote>> ReadUsdtNotes(const elf::ElfFile& file) {
   std::vector<UsdtNote> notes;
-  for (const Section& section : file.sections()) {
+  for (const elf::Section& section : file.sections()) {
     if (section.type != SHT_NOTE || section.name != ".note.stapsdt") continue;
     absl::StatusOr<absl::string_view> bytes = file.SectionBytes(section);
     if (!bytes.ok()) return bytes.status();
@@ -136,9 +136,9 @@ absl::StatusOr<std::vector<UsdtNote>> ReadUsdtNotes(const ElfFile& file) {
   return notes;
 }
 
-absl::StatusOr<std::vector<UsdtProbe>> PlaceUsdtNotes(const ElfFile& file,
+absl::StatusOr<std::vector<UsdtProbe>> PlaceUsdtNotes(const elf::ElfFile& file,
                                                       std::vector<UsdtNote> notes) {
-  const Section* base_section = file.FindSection(".stapsdt.base");
+  const elf::Section* base_section = file.FindSection(".stapsdt.base");
   std::vector<UsdtProbe> probes;
   probes.reserve(notes.size());
   for (UsdtNote& note : notes) {
@@ -166,4 +166,4 @@ absl::StatusOr<std::vector<UsdtProbe>> PlaceUsdtNotes(const ElfFile& file,
   return probes;
 }
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

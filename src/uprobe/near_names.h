@@ -1,8 +1,8 @@
 // Names close to a misspelt one, for "did you mean" lists: a candidate that
 // contains the name (or is contained in it) or is within a small edit
 // distance of it (a third of the name's length, at least 2).
-#ifndef PERFTK_ELF_NEAR_NAMES_H_
-#define PERFTK_ELF_NEAR_NAMES_H_
+#ifndef PERFTK_UPROBE_NEAR_NAMES_H_
+#define PERFTK_UPROBE_NEAR_NAMES_H_
 
 #include <cstddef>
 #include <string>
@@ -10,7 +10,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 
 // Collects candidates one at a time and keeps the close ones.
 class NearNames {
@@ -26,6 +26,6 @@ class NearNames {
   std::vector<std::pair<size_t, std::string>> scored_;
 };
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe
 
-#endif  // PERFTK_ELF_NEAR_NAMES_H_
+#endif  // PERFTK_UPROBE_NEAR_NAMES_H_

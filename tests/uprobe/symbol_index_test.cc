@@ -1,7 +1,7 @@
 // SymbolIndex on the compiled fixtures: lookups by plain name in table
 // order, the name index catching up with tables added after a lookup, and
 // names that are views into the ElfFile (no copies).
-#include "elf/symbol_index.h"
+#include "uprobe/symbol_index.h"
 
 #include <memory>
 #include <string>
@@ -11,13 +11,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
-using testing::FixtureDir;
+using elf::testing::FixtureDir;
 
-std::unique_ptr<ElfFile> OpenFixture(const std::string& name) {
-  auto file = ElfFile::Open(FixtureDir() + "/" + name);
+std::unique_ptr<elf::ElfFile> OpenFixture(const std::string& name) {
+  auto file = elf::ElfFile::Open(FixtureDir() + "/" + name);
   EXPECT_TRUE(file.ok()) << file.status();
   return file.ok() ? *std::move(file) : nullptr;
 }
@@ -61,7 +61,7 @@ TEST(SymbolIndex, NamesPointIntoTheFile) {
   ASSERT_TRUE(index.AddTables(*file, /*from_binary=*/true).ok());
   const auto found = index.Find("global_fn");
   ASSERT_EQ(found.size(), 1u);
-  const Section* strtab = file->FindSection(".strtab");
+  const elf::Section* strtab = file->FindSection(".strtab");
   ASSERT_NE(strtab, nullptr);
   auto bytes = file->SectionBytes(*strtab);
   ASSERT_TRUE(bytes.ok());
@@ -86,4 +86,4 @@ TEST(SplitVersionedName, SplitsIntoViews) {
 }
 
 }  // namespace
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

@@ -1,11 +1,11 @@
-#include "elf/near_names.h"
+#include "uprobe/near_names.h"
 
 #include <algorithm>
 #include <utility>
 
 #include "absl/strings/match.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
 size_t EditDistance(absl::string_view a, absl::string_view b) {
@@ -56,4 +56,4 @@ std::vector<std::string> NearNames::Best(size_t limit) {
   return names;
 }
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

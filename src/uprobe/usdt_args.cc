@@ -1,4 +1,4 @@
-#include "elf/usdt_args.h"
+#include "uprobe/usdt_args.h"
 
 #include <elf.h>
 
@@ -13,7 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
 // Where an argument is, in fetch-args syntax without the type; or why it
@@ -309,4 +309,4 @@ std::vector<UsdtArgument> TranslateUsdtArguments(absl::string_view arguments, ui
   return translated;
 }
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

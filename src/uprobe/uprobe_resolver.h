@@ -11,8 +11,8 @@
 //  - a function B imports resolves to B's PLT stub (sees only B's calls),
 //    or with `in_library` to the function in the library B loads it from;
 //  - offsets come from B's executable PT_LOAD, cross-checked with sections.
-#ifndef PERFTK_ELF_UPROBE_RESOLVER_H_
-#define PERFTK_ELF_UPROBE_RESOLVER_H_
+#ifndef PERFTK_UPROBE_UPROBE_RESOLVER_H_
+#define PERFTK_UPROBE_UPROBE_RESOLVER_H_
 
 #include <cstdint>
 #include <memory>
@@ -23,12 +23,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "elf/elf_file.h"
-#include "elf/plt.h"
-#include "elf/query.h"
-#include "elf/symbol_index.h"
-#include "elf/usdt_args.h"
+#include "uprobe/plt.h"
+#include "uprobe/query.h"
+#include "uprobe/symbol_index.h"
+#include "uprobe/usdt_args.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 
 struct ResolveOptions {
   bool ifunc_selector = false;
@@ -108,6 +108,6 @@ class UprobeResolver {
   absl::flat_hash_map<std::string, std::unique_ptr<Binary>> libraries_;
 };
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe
 
-#endif  // PERFTK_ELF_UPROBE_RESOLVER_H_
+#endif  // PERFTK_UPROBE_UPROBE_RESOLVER_H_

@@ -1,13 +1,13 @@
-#include "elf/address_map.h"
+#include "uprobe/address_map.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
-const Segment* ExecutableSegmentContaining(const ElfFile& binary, uint64_t vaddr) {
-  for (const Segment& segment : binary.segments()) {
+const elf::Segment* ExecutableSegmentContaining(const elf::ElfFile& binary, uint64_t vaddr) {
+  for (const elf::Segment& segment : binary.segments()) {
     if (segment.type == PT_LOAD && segment.executable() &&
         segment.ContainsFileBackedAddress(vaddr)) {
       return &segment;
@@ -16,8 +16,8 @@ const Segment* ExecutableSegmentContaining(const ElfFile& binary, uint64_t vaddr
   return nullptr;
 }
 
-absl::Status CrossCheck(const ElfFile& binary, uint64_t vaddr, uint64_t offset,
-                        const Section& section) {
+absl::Status CrossCheck(const elf::ElfFile& binary, uint64_t vaddr, uint64_t offset,
+                        const elf::Section& section) {
   if (!section.has_file_bytes() || !section.allocated() || vaddr < section.addr ||
       vaddr - section.addr >= section.size) {
     return absl::FailedPreconditionError(absl::StrFormat(
@@ -37,9 +37,9 @@ absl::Status CrossCheck(const ElfFile& binary, uint64_t vaddr, uint64_t offset,
 
 }  // namespace
 
-absl::StatusOr<uint64_t> CodeAddressToFileOffset(const ElfFile& binary, uint64_t vaddr,
-                                                 const Section* section) {
-  const Segment* segment = ExecutableSegmentContaining(binary, vaddr);
+absl::StatusOr<uint64_t> CodeAddressToFileOffset(const elf::ElfFile& binary, uint64_t vaddr,
+                                                 const elf::Section* section) {
+  const elf::Segment* segment = ExecutableSegmentContaining(binary, vaddr);
   if (segment == nullptr) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "%s: address 0x%x lies in no executable PT_LOAD segment (not code, or the program "
@@ -55,7 +55,7 @@ absl::StatusOr<uint64_t> CodeAddressToFileOffset(const ElfFile& binary, uint64_t
   if (section == nullptr) section = binary.SectionContaining(vaddr);
   if (section == nullptr) {
     bool has_allocated_sections = false;
-    for (const Section& s : binary.sections()) has_allocated_sections |= s.allocated();
+    for (const elf::Section& s : binary.sections()) has_allocated_sections |= s.allocated();
     if (!has_allocated_sections) return offset;  // no section headers to check against
     return absl::FailedPreconditionError(absl::StrFormat(
         "%s: address 0x%x (file offset 0x%x by the program headers) is in no section; "
@@ -68,4 +68,4 @@ absl::StatusOr<uint64_t> CodeAddressToFileOffset(const ElfFile& binary, uint64_t
   return offset;
 }
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

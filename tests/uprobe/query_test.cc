@@ -1,8 +1,8 @@
-#include "elf/query.h"
+#include "uprobe/query.h"
 
 #include "gtest/gtest.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
 TEST(ParseQuery, Forms) {
@@ -40,4 +40,4 @@ TEST(ParseQuery, Errors) {
 }
 
 }  // namespace
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

@@ -10,8 +10,8 @@
 // index register, a bare %rip displacement, a vector register or an odd size
 // cannot be: such an argument keeps its spec and gets `problem` instead of a
 // `fetch`, so a caller can name it instead of dropping it.
-#ifndef PERFTK_ELF_USDT_ARGS_H_
-#define PERFTK_ELF_USDT_ARGS_H_
+#ifndef PERFTK_UPROBE_USDT_ARGS_H_
+#define PERFTK_UPROBE_USDT_ARGS_H_
 
 #include <cstdint>
 #include <functional>
@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 
 struct UsdtArgument {
   std::string spec;  // as written in the note
@@ -56,6 +56,6 @@ absl::Status ReadAsString(UsdtArgument* argument, int pointer_size);
 std::vector<UsdtArgument> TranslateUsdtArguments(absl::string_view arguments, uint16_t machine,
                                                  const SymbolFetchOffset& symbol_offset);
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe
 
-#endif  // PERFTK_ELF_USDT_ARGS_H_
+#endif  // PERFTK_UPROBE_USDT_ARGS_H_

@@ -1,4 +1,4 @@
-#include "elf/plt.h"
+#include "uprobe/plt.h"
 
 #include <cstring>
 
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
 // GOT slot address -> .dynsym index, from the dynamic relocations.
@@ -24,17 +24,17 @@ bool IsSlotRelocation(uint16_t machine, uint32_t type) {
   }
 }
 
-absl::StatusOr<SlotMap> ReadSlots(const ElfFile& binary) {
+absl::StatusOr<SlotMap> ReadSlots(const elf::ElfFile& binary) {
   SlotMap slots;
-  for (const Section& section : binary.sections()) {
+  for (const elf::Section& section : binary.sections()) {
     if (section.type != SHT_RELA && section.type != SHT_REL) continue;
     if (section.link >= binary.sections().size() ||
         binary.sections()[section.link].type != SHT_DYNSYM || section.entry_size == 0) {
       continue;
     }
-    absl::StatusOr<std::vector<Relocation>> relocations = binary.Relocations(section);
+    absl::StatusOr<std::vector<elf::Relocation>> relocations = binary.Relocations(section);
     if (!relocations.ok()) return relocations.status();
-    for (const Relocation& relocation : *relocations) {
+    for (const elf::Relocation& relocation : *relocations) {
       if (relocation.symbol != 0 && IsSlotRelocation(binary.machine(), relocation.type)) {
         slots[relocation.offset] = relocation.symbol;
       }
@@ -43,14 +43,14 @@ absl::StatusOr<SlotMap> ReadSlots(const ElfFile& binary) {
   return slots;
 }
 
-int SectionRank(const Section& section) {
+int SectionRank(const elf::Section& section) {
   if (section.name == ".plt.sec") return 0;
   if (section.name == ".plt") return 1;
   if (section.name == ".plt.got") return 2;
   return 3;
 }
 
-void Record(PltStubs& stubs, size_t symbol, uint64_t vaddr, const Section& section) {
+void Record(PltStubs& stubs, size_t symbol, uint64_t vaddr, const elf::Section& section) {
   auto [it, inserted] = stubs.try_emplace(symbol, PltStub{vaddr, &section});
   if (!inserted && SectionRank(section) < SectionRank(*it->second.section)) {
     it->second = PltStub{vaddr, &section};
@@ -66,7 +66,7 @@ uint32_t Load32(absl::string_view bytes, size_t at, bool big_endian) {
 }
 
 // x86_64: a stub is `[endbr64] [bnd] jmp *disp32(%rip)`.
-void ScanX86_64(const Section& section, absl::string_view bytes, const SlotMap& slots,
+void ScanX86_64(const elf::Section& section, absl::string_view bytes, const SlotMap& slots,
                 PltStubs& stubs) {
   static constexpr char kEndbr64[] = "\xf3\x0f\x1e\xfa";
   for (size_t i = 0; i + 6 <= bytes.size(); ++i) {
@@ -85,7 +85,7 @@ void ScanX86_64(const Section& section, absl::string_view bytes, const SlotMap& 
 }
 
 // aarch64: a stub is `[bti c] adrp x16, PAGE; ldr x17, [x16, #OFF]; ...`.
-void ScanAarch64(const Section& section, absl::string_view bytes, bool big_endian,
+void ScanAarch64(const elf::Section& section, absl::string_view bytes, bool big_endian,
                  const SlotMap& slots, PltStubs& stubs) {
   constexpr uint32_t kBtiC = 0xd503245f;
   for (size_t i = 0; i + 8 <= bytes.size(); i += 4) {
@@ -108,17 +108,17 @@ void ScanAarch64(const Section& section, absl::string_view bytes, bool big_endia
 
 }  // namespace
 
-absl::StatusOr<PltStubs> FindPltStubs(const ElfFile& binary) {
+absl::StatusOr<PltStubs> FindPltStubs(const elf::ElfFile& binary) {
   if (binary.machine() != EM_X86_64 && binary.machine() != EM_AARCH64) {
     return absl::UnimplementedError(
         absl::StrCat(binary.path(),
                      ": finding PLT stubs is supported for x86_64 and aarch64 files, this one is ",
-                     MachineName(binary.machine())));
+                     elf::MachineName(binary.machine())));
   }
   absl::StatusOr<SlotMap> slots = ReadSlots(binary);
   if (!slots.ok()) return slots.status();
   PltStubs stubs;
-  for (const Section& section : binary.sections()) {
+  for (const elf::Section& section : binary.sections()) {
     if (!absl::StartsWith(section.name, ".plt") || (section.flags & SHF_EXECINSTR) == 0 ||
         !section.has_file_bytes()) {
       continue;
@@ -134,4 +134,4 @@ absl::StatusOr<PltStubs> FindPltStubs(const ElfFile& binary) {
   return stubs;
 }
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

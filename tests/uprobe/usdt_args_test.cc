@@ -2,7 +2,7 @@
 // aarch64 and s390x compilers emitted for tests/elf/fixtures/usdt.c (see
 // the readelf -n output of u_x64*, u_a64*, u_s390x), and the forms
 // fetch-args cannot express, which must be named, not dropped.
-#include "elf/usdt_args.h"
+#include "uprobe/usdt_args.h"
 
 #include <elf.h>
 
@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
 using ::testing::ElementsAre;
@@ -156,4 +156,4 @@ TEST(UsdtArgumentsTest, OnlyAPointerCanBeAString) {
 }
 
 }  // namespace
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

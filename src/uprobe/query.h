@@ -3,8 +3,8 @@
 //   NAME@VER        exactly version VER (hidden or default)
 //   NAME@@VER       version VER, which must be the default one
 //   ...+OFFSET      OFFSET bytes into the function (hex with 0x, or decimal)
-#ifndef PERFTK_ELF_QUERY_H_
-#define PERFTK_ELF_QUERY_H_
+#ifndef PERFTK_UPROBE_QUERY_H_
+#define PERFTK_UPROBE_QUERY_H_
 
 #include <cstdint>
 #include <string>
@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 
 struct Query {
   std::string text;  // as given
@@ -24,6 +24,6 @@ struct Query {
 
 absl::StatusOr<Query> ParseQuery(absl::string_view text);
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe
 
-#endif  // PERFTK_ELF_QUERY_H_
+#endif  // PERFTK_UPROBE_QUERY_H_

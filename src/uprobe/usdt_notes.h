@@ -8,8 +8,8 @@
 // argument specs). When the file has a ".stapsdt.base" section whose address
 // differs from the note's base (a prelinked file), the difference is added
 // to the location and the semaphore, as SystemTap defines it.
-#ifndef PERFTK_ELF_USDT_NOTES_H_
-#define PERFTK_ELF_USDT_NOTES_H_
+#ifndef PERFTK_UPROBE_USDT_NOTES_H_
+#define PERFTK_UPROBE_USDT_NOTES_H_
 
 #include <cstdint>
 #include <string>
@@ -18,7 +18,7 @@
 #include "absl/status/statusor.h"
 #include "elf/elf_file.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 
 // One note, as stored in the file.
 struct UsdtNote {
@@ -47,14 +47,14 @@ struct UsdtProbe {
 // Every NT_STAPSDT note of every ".note.stapsdt" section, in file order;
 // empty if there is none. A malformed note is an error naming the file and
 // the note's offset.
-absl::StatusOr<std::vector<UsdtNote>> ReadUsdtNotes(const ElfFile& file);
+absl::StatusOr<std::vector<UsdtNote>> ReadUsdtNotes(const elf::ElfFile& file);
 
 // Places each note: the adjusted location must lie in an executable PT_LOAD
 // (cross-checked with the section headers), a semaphore in a file-backed
 // PT_LOAD that is not executable.
-absl::StatusOr<std::vector<UsdtProbe>> PlaceUsdtNotes(const ElfFile& file,
+absl::StatusOr<std::vector<UsdtProbe>> PlaceUsdtNotes(const elf::ElfFile& file,
                                                       std::vector<UsdtNote> notes);
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe
 
-#endif  // PERFTK_ELF_USDT_NOTES_H_
+#endif  // PERFTK_UPROBE_USDT_NOTES_H_

@@ -1,4 +1,4 @@
-#include "elf/symbol_index.h"
+#include "uprobe/symbol_index.h"
 
 #include <algorithm>
 #include <utility>
@@ -8,9 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "elf/near_names.h"
+#include "uprobe/near_names.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 namespace {
 
 struct VersionName {
@@ -24,28 +24,32 @@ struct VersionTables {
   absl::flat_hash_map<uint16_t, VersionName> names;
 };
 
-absl::Status ReadVerdef(const ElfFile& file, const Section& section, VersionTables& tables) {
-  absl::StatusOr<std::vector<VersionDefinition>> definitions = file.VersionDefinitions(section);
+absl::Status ReadVerdef(const elf::ElfFile& file, const elf::Section& section,
+                        VersionTables& tables) {
+  absl::StatusOr<std::vector<elf::VersionDefinition>> definitions =
+      file.VersionDefinitions(section);
   if (!definitions.ok()) return definitions.status();
-  for (const VersionDefinition& definition : *definitions) {
+  for (const elf::VersionDefinition& definition : *definitions) {
     if ((definition.flags & VER_FLG_BASE) != 0) continue;  // the file's own name
     tables.names[definition.index] = {definition.name, ""};
   }
   return absl::OkStatus();
 }
 
-absl::Status ReadVerneed(const ElfFile& file, const Section& section, VersionTables& tables) {
-  absl::StatusOr<std::vector<VersionRequirement>> requirements = file.VersionRequirements(section);
+absl::Status ReadVerneed(const elf::ElfFile& file, const elf::Section& section,
+                         VersionTables& tables) {
+  absl::StatusOr<std::vector<elf::VersionRequirement>> requirements =
+      file.VersionRequirements(section);
   if (!requirements.ok()) return requirements.status();
-  for (const VersionRequirement& requirement : *requirements) {
+  for (const elf::VersionRequirement& requirement : *requirements) {
     tables.names[requirement.index] = {requirement.name, requirement.library};
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<VersionTables> ReadVersionTables(const ElfFile& file) {
+absl::StatusOr<VersionTables> ReadVersionTables(const elf::ElfFile& file) {
   VersionTables tables;
-  for (const Section& section : file.sections()) {
+  for (const elf::Section& section : file.sections()) {
     absl::Status status;
     if (section.type == SHT_GNU_versym) {
       absl::StatusOr<std::vector<uint16_t>> indices = file.SymbolVersionIndices(section);
@@ -108,9 +112,9 @@ void SymbolIndex::Link(ChainsByName& chains, std::vector<uint32_t>& next, absl::
   chain.last = entry;
 }
 
-absl::Status SymbolIndex::AddTables(const ElfFile& file, bool from_binary) {
+absl::Status SymbolIndex::AddTables(const elf::ElfFile& file, bool from_binary) {
   const std::string prefix = from_binary ? "" : absl::StrCat(file.path(), ":");
-  for (const Section& section : file.sections()) {
+  for (const elf::Section& section : file.sections()) {
     if (section.type != SHT_DYNSYM && section.type != SHT_SYMTAB) continue;
     if (absl::Status s = AddTable(file, section, absl::StrCat(prefix, section.name), from_binary);
         !s.ok()) {
@@ -121,14 +125,14 @@ absl::Status SymbolIndex::AddTables(const ElfFile& file, bool from_binary) {
   return absl::OkStatus();
 }
 
-absl::Status SymbolIndex::AddSymtab(const ElfFile& file, absl::string_view label) {
-  const Section* symtab = file.FindSectionByType(SHT_SYMTAB);
+absl::Status SymbolIndex::AddSymtab(const elf::ElfFile& file, absl::string_view label) {
+  const elf::Section* symtab = file.FindSectionByType(SHT_SYMTAB);
   if (symtab == nullptr) return absl::OkStatus();
   has_symtab_ = true;
   return AddTable(file, *symtab, label, /*from_binary=*/false);
 }
 
-absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
+absl::Status SymbolIndex::AddTable(const elf::ElfFile& file, const elf::Section& table,
                                    absl::string_view label, bool from_binary) {
   if (table.entry_size == 0 || table.link >= file.sections().size()) {
     return absl::InvalidArgumentError(
@@ -142,7 +146,7 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
     if (!read.ok()) return read.status();
     versions = *std::move(read);
   }
-  absl::StatusOr<std::vector<Symbol>> entries = file.Symbols(table);
+  absl::StatusOr<std::vector<elf::Symbol>> entries = file.Symbols(table);
   if (!entries.ok()) return entries.status();
   const size_t count = table.size / table.entry_size;
   const absl::string_view stored_label = labels_.emplace_back(label);
@@ -153,7 +157,7 @@ absl::Status SymbolIndex::AddTable(const ElfFile& file, const Section& table,
           absl::StrFormat("%s: symbol table %s at offset 0x%x: cannot read symbol %d", file.path(),
                           table.name, table.offset, i));
     }
-    const Symbol& sym = (*entries)[i];
+    const elf::Symbol& sym = (*entries)[i];
     const uint8_t type = sym.type();
     const bool undefined = !sym.defined();
     if (!IsFunctionType(type) && !(dynamic && undefined && type == STT_NOTYPE)) continue;
@@ -248,4 +252,4 @@ std::vector<std::string> SymbolIndex::CloseNames(absl::string_view name, size_t 
   return near.Best(limit);
 }
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe

@@ -11,8 +11,8 @@
 // Names, versions and section names are views into the ElfFile the symbol
 // came from (no copies: a large binary has tens of thousands of symbols),
 // so that file must outlive the index.
-#ifndef PERFTK_ELF_SYMBOL_INDEX_H_
-#define PERFTK_ELF_SYMBOL_INDEX_H_
+#ifndef PERFTK_UPROBE_SYMBOL_INDEX_H_
+#define PERFTK_UPROBE_SYMBOL_INDEX_H_
 
 #include <cstdint>
 #include <deque>
@@ -24,7 +24,7 @@
 #include "absl/strings/string_view.h"
 #include "elf/elf_file.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 
 struct FunctionSymbol {
   absl::string_view name;
@@ -57,9 +57,9 @@ class SymbolIndex {
  public:
   // Adds the functions of the .dynsym and .symtab of `file`. `from_binary`
   // is false when `file` is a separate debug file of the binary.
-  absl::Status AddTables(const ElfFile& file, bool from_binary);
+  absl::Status AddTables(const elf::ElfFile& file, bool from_binary);
   // Adds only the .symtab of `file`, labelling its entries with `label`.
-  absl::Status AddSymtab(const ElfFile& file, absl::string_view label);
+  absl::Status AddSymtab(const elf::ElfFile& file, absl::string_view label);
 
   bool has_symtab() const { return has_symtab_; }
   const std::vector<FunctionSymbol>& symbols() const { return symbols_; }
@@ -72,8 +72,8 @@ class SymbolIndex {
   std::vector<std::string> CloseNames(absl::string_view name, size_t limit) const;
 
  private:
-  absl::Status AddTable(const ElfFile& file, const Section& table, absl::string_view label,
-                        bool from_binary);
+  absl::Status AddTable(const elf::ElfFile& file, const elf::Section& table,
+                        absl::string_view label, bool from_binary);
 
   // Entries of one name form a chain through a `next` array (kEndOfChain
   // ends it), so indexing a symbol allocates nothing beyond a hash slot.
@@ -104,6 +104,6 @@ class SymbolIndex {
 void SplitVersionedName(absl::string_view raw, absl::string_view* name, absl::string_view* version,
                         bool* default_version);
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe
 
-#endif  // PERFTK_ELF_SYMBOL_INDEX_H_
+#endif  // PERFTK_UPROBE_SYMBOL_INDEX_H_

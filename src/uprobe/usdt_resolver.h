@@ -7,8 +7,8 @@
 // several sites are an error unless `all`. Arguments are translated per
 // site (usdt_args.h); a %rip-relative symbol is looked up in .symtab, then
 // .dynsym.
-#ifndef PERFTK_ELF_USDT_RESOLVER_H_
-#define PERFTK_ELF_USDT_RESOLVER_H_
+#ifndef PERFTK_UPROBE_USDT_RESOLVER_H_
+#define PERFTK_UPROBE_USDT_RESOLVER_H_
 
 #include <memory>
 #include <string>
@@ -17,10 +17,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "elf/elf_file.h"
-#include "elf/uprobe_resolver.h"
-#include "elf/usdt_notes.h"
+#include "uprobe/uprobe_resolver.h"
+#include "uprobe/usdt_notes.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 
 class UsdtResolver {
  public:
@@ -51,10 +51,10 @@ class UsdtResolver {
   absl::Status NotFound(absl::string_view probe) const;
 
   std::string path_;
-  std::unique_ptr<ElfFile> file_;
+  std::unique_ptr<elf::ElfFile> file_;
   std::vector<UsdtProbe> probes_;
 };
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe
 
-#endif  // PERFTK_ELF_USDT_RESOLVER_H_
+#endif  // PERFTK_UPROBE_USDT_RESOLVER_H_

@@ -1,4 +1,4 @@
-#include "elf/uprobe_resolver.h"
+#include "uprobe/uprobe_resolver.h"
 
 #include <algorithm>
 #include <cstring>
@@ -14,16 +14,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "elf/address_map.h"
 #include "elf/debug_files.h"
-#include "elf/library_search.h"
+#include "uprobe/address_map.h"
+#include "uprobe/library_search.h"
 
-namespace perftk::elf {
+namespace perftk::uprobe {
 
 struct UprobeResolver::Binary {
   std::string path;  // absolute
-  std::unique_ptr<ElfFile> file;
-  std::unique_ptr<ElfFile> debug;  // separate debug file or MiniDebugInfo, may be null
+  std::unique_ptr<elf::ElfFile> file;
+  std::unique_ptr<elf::ElfFile> debug;  // separate debug file or MiniDebugInfo, may be null
   SymbolIndex index;
   std::optional<absl::StatusOr<PltStubs>> stubs;
 
@@ -167,9 +167,9 @@ std::string IfuncImplementations(const SymbolIndex& index, const std::string& na
                       absl::StrJoin(lines, "\n"));
 }
 
-absl::StatusOr<uint64_t> FileOffsetOf(const ElfFile& file, const FunctionSymbol& symbol,
+absl::StatusOr<uint64_t> FileOffsetOf(const elf::ElfFile& file, const FunctionSymbol& symbol,
                                       uint64_t delta) {
-  const Section* hint = nullptr;
+  const elf::Section* hint = nullptr;
   if (symbol.from_binary && symbol.section_index < file.sections().size()) {
     hint = &file.sections()[symbol.section_index];
   }
@@ -212,8 +212,8 @@ const std::string& UprobeResolver::path() const { return main_->path; }
 absl::StatusOr<std::unique_ptr<UprobeResolver::Binary>> UprobeResolver::LoadBinary(
     const std::string& path, const std::string& debug_root) {
   auto binary = std::make_unique<Binary>();
-  binary->path = AbsolutePath(path);
-  absl::StatusOr<std::unique_ptr<ElfFile>> file = ElfFile::Open(path);
+  binary->path = elf::AbsolutePath(path);
+  absl::StatusOr<std::unique_ptr<elf::ElfFile>> file = elf::ElfFile::Open(path);
   if (!file.ok()) return file.status();
   binary->file = *std::move(file);
   if (binary->file->segments().empty()) {
@@ -226,10 +226,11 @@ absl::StatusOr<std::unique_ptr<UprobeResolver::Binary>> UprobeResolver::LoadBina
     return s;
   }
   if (binary->index.has_symtab()) return binary;
-  absl::StatusOr<std::unique_ptr<ElfFile>> debug = FindDebugFile(*binary->file, debug_root);
+  absl::StatusOr<std::unique_ptr<elf::ElfFile>> debug =
+      elf::FindDebugFile(*binary->file, debug_root);
   if (!debug.ok()) return debug.status();
   if (*debug == nullptr) {
-    debug = OpenMiniDebugInfo(*binary->file);
+    debug = elf::OpenMiniDebugInfo(*binary->file);
     if (!debug.ok()) return debug.status();
   }
   if (*debug != nullptr) {
@@ -348,7 +349,7 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveImport(Binary& bin
   const absl::StatusOr<PltStubs>& stubs = binary.Stubs();
   if (!stubs.ok()) return stubs.status();
   uint64_t stub_address = 0;
-  const Section* section = nullptr;
+  const elf::Section* section = nullptr;
   if (auto found = stubs->find(import->dynsym_index); found != stubs->end()) {
     stub_address = found->second.vaddr;
     section = found->second.section;
@@ -386,7 +387,7 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveInLibrary(
   Query wanted = query;
   if (wanted.version.empty()) wanted.version = std::string(import.version);
   struct Pending {
-    const ElfFile* requester;
+    const elf::ElfFile* requester;
     std::string soname;
   };
   std::deque<Pending> queue;
@@ -571,4 +572,4 @@ absl::StatusOr<std::vector<ListedSite>> UprobeResolver::List() {
   return sites;
 }
 
-}  // namespace perftk::elf
+}  // namespace perftk::uprobe
