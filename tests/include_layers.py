@@ -4,10 +4,12 @@
 The picture (DESIGN.md, as the code has it): each room may include its own
 headers and those of the rooms below it, never one above or beside it.
 
-    doc  ->  cli  ->  inject, jit, cs_etm, unwind, uprobe, profile, elf, perf, machine, base
-    jit, unwind  ->  inject, elf, machine, perf, base
-    cs_etm  ->  inject, profile, elf, machine, perf, base
-    inject  ->  machine, elf, perf, base
+    doc  ->  cli  ->  aslr, build_ids, jit, cs_etm, unwind, uprobe, pipeline, profile, elf,
+                      perf, machine, base
+    aslr, build_ids  ->  pipeline, elf, machine, perf, base
+    jit, unwind  ->  pipeline, elf, machine, perf, base
+    cs_etm  ->  pipeline, profile, elf, machine, perf, base
+    pipeline ->  machine, perf, base
     machine ->  perf, base
     perf    ->  base
     uprobe  ->  elf, base
@@ -33,12 +35,14 @@ BELOW = {
     "uprobe": {"elf", "base"},
     "profile": {"base"},
     "machine": {"perf", "base"},
-    "inject": {"machine", "elf", "perf", "base"},
-    "jit": {"inject", "elf", "machine", "perf", "base"},
-    "cs_etm": {"inject", "profile", "elf", "machine", "perf", "base"},
-    "unwind": {"inject", "elf", "machine", "perf", "base"},
-    "cli": {"inject", "jit", "cs_etm", "unwind", "uprobe", "profile", "elf", "machine", "perf",
-            "base"},
+    "pipeline": {"machine", "perf", "base"},
+    "aslr": {"pipeline", "elf", "machine", "perf", "base"},
+    "build_ids": {"pipeline", "elf", "machine", "perf", "base"},
+    "jit": {"pipeline", "elf", "machine", "perf", "base"},
+    "cs_etm": {"pipeline", "profile", "elf", "machine", "perf", "base"},
+    "unwind": {"pipeline", "elf", "machine", "perf", "base"},
+    "cli": {"aslr", "build_ids", "pipeline", "jit", "cs_etm", "unwind", "uprobe", "profile", "elf",
+            "machine", "perf", "base"},
     "doc": {"cli"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.MULTILINE)

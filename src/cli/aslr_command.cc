@@ -5,11 +5,11 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_join.h"
+#include "aslr/aslr_tool.h"
+#include "build_ids/build_id_tool.h"
 #include "cli/warnings.h"
-#include "inject/aslr_tool.h"
-#include "inject/build_id_tool.h"
-#include "inject/chained_tool.h"
-#include "inject/pipeline.h"
+#include "pipeline/chained_tool.h"
+#include "pipeline/pipeline.h"
 #include "unwind/unwind_tool.h"
 
 namespace perftk::cli {

@@ -1,5 +1,5 @@
 // --build-ids, --buildid-all and --no-build-ids, as copy, aslr, unwind and
-// jit take them (inject/build_id_tool.h does the work).
+// jit take them (build_ids/build_id_tool.h does the work).
 #ifndef PERFTK_CLI_BUILD_ID_FLAGS_H_
 #define PERFTK_CLI_BUILD_ID_FLAGS_H_
 
@@ -8,9 +8,9 @@
 
 #include "absl/strings/string_view.h"
 #include "base/warnings.h"
-#include "inject/build_id_tool.h"
-#include "inject/chained_tool.h"
-#include "inject/tool.h"
+#include "build_ids/build_id_tool.h"
+#include "pipeline/chained_tool.h"
+#include "pipeline/tool.h"
 
 namespace CLI {
 class App;

@@ -5,7 +5,7 @@
 #include "CLI/CLI.hpp"
 #include "cli/build_id_flags.h"
 #include "cli/warnings.h"
-#include "inject/pipeline.h"
+#include "pipeline/pipeline.h"
 
 namespace perftk::cli {
 

@@ -22,8 +22,8 @@
 #include "cs_etm/decode_tool.h"
 #include "cs_etm/profile_text.h"
 #include "cs_etm/recordings.h"
-#include "inject/pipeline.h"
 #include "perf/reader.h"
+#include "pipeline/pipeline.h"
 
 namespace perftk::cli {
 namespace {

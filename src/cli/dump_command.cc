@@ -13,13 +13,13 @@
 #include "base/json.h"
 #include "base/warnings.h"
 #include "cli/warnings.h"
-#include "inject/tool.h"
-#include "inject/tool_feed.h"
 #include "machine/machines.h"
 #include "perf/describe.h"
 #include "perf/ordered_reader.h"
 #include "perf/reader.h"
 #include "perf/sample.h"
+#include "pipeline/tool.h"
+#include "pipeline/tool_feed.h"
 
 namespace perftk::cli {
 namespace {

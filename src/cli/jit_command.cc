@@ -12,8 +12,8 @@
 #include "cli/usage.h"
 #include "cli/warnings.h"
 #include "elf/build_id_cache.h"
-#include "inject/pipeline.h"
 #include "jit/jit_tool.h"
+#include "pipeline/pipeline.h"
 
 namespace perftk::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/usage.h"
 #include "cli/warnings.h"
-#include "inject/pipeline.h"
+#include "pipeline/pipeline.h"
 #include "unwind/unwind_tool.h"
 
 namespace perftk::cli {

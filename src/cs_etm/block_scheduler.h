@@ -18,7 +18,7 @@
 // Profiles keep nothing from block to block: any lane, each with its own
 // profile (Profiles() gives them to be added up).
 //
-// Blocks run on an ordered parallel stage (inject/ordered_batches.h): a
+// Blocks run on an ordered parallel stage (pipeline/ordered_batches.h): a
 // block runs after the last block of its lane (and of the trace ids it
 // feeds on other lanes), on jobs - 1 worker threads and the caller's; with
 // jobs > 1 each block keeps a copy of its trace; with 1 the caller runs
@@ -50,9 +50,9 @@
 #include "cs_etm/profile.h"
 #include "cs_etm/synthesizer.h"
 #include "cs_etm/trace_blocks.h"
-#include "inject/ordered_batches.h"
 #include "machine/machines.h"
 #include "perf/record.h"
+#include "pipeline/ordered_batches.h"
 
 namespace perftk::cs_etm {
 

@@ -55,7 +55,7 @@
 #include "cs_etm/decode_options.h"
 #include "cs_etm/sample_output.h"
 #include "cs_etm/trace_records.h"
-#include "inject/tool.h"
+#include "pipeline/tool.h"
 #include "profile/profile.h"
 
 namespace perftk::cs_etm {

@@ -9,8 +9,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/warnings.h"
-#include "inject/pipeline.h"
-#include "inject/progress.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/progress.h"
 
 namespace perftk::cs_etm {
 namespace {

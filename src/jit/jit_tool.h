@@ -64,12 +64,12 @@
 #include "base/pending_file.h"
 #include "base/warnings.h"
 #include "elf/jit_elf_writer.h"
-#include "inject/tool.h"
 #include "jit/jit_file_writer.h"
 #include "jit/jitdump.h"
 #include "perf/header.h"
 #include "perf/sample.h"
 #include "perf/time_conv.h"
+#include "pipeline/tool.h"
 
 namespace perftk::jit {
 

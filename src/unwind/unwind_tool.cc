@@ -7,10 +7,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/printable.h"
-#include "inject/header_attr.h"
 #include "machine/record_events.h"
 #include "perf/describe.h"
 #include "perf/features.h"
+#include "pipeline/header_attr.h"
 
 namespace perftk::unwind {
 namespace {

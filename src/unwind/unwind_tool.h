@@ -9,7 +9,7 @@
 // its own ProcessUnwinder, dropped when the process exits.
 //
 // Samples are unwound a window at a time (sample_windows.h) on an ordered
-// parallel stage (inject/ordered_batches.h): `jobs - 1` threads and the
+// parallel stage (pipeline/ordered_batches.h): `jobs - 1` threads and the
 // caller, each lane with its own unwinders and open files, unwind the
 // samples of closed windows while the caller goes on reading the next ones,
 // and the caller writes the windows out in their order. A window ends
@@ -42,12 +42,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "base/mutex.h"
-#include "inject/ordered_batches.h"
-#include "inject/tool.h"
 #include "machine/machines.h"
 #include "perf/header.h"
 #include "perf/record.h"
 #include "perf/sample.h"
+#include "pipeline/ordered_batches.h"
+#include "pipeline/tool.h"
 #include "unwind/module_files.h"
 #include "unwind/process_unwinder.h"
 #include "unwind/registers.h"

@@ -13,9 +13,9 @@
 #include "cs_etm/decoder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "inject/tool_feed.h"
 #include "perf/reader.h"
 #include "perf/sample.h"
+#include "pipeline/tool_feed.h"
 
 namespace perftk::cs_etm {
 namespace {

@@ -27,10 +27,10 @@
 #include "expected.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "inject/pipeline.h"
 #include "module_writer.h"
 #include "perf/reader.h"
 #include "perf/sample.h"
+#include "pipeline/pipeline.h"
 #include "programs.h"
 #include "recording_writer.h"
 

@@ -15,7 +15,7 @@
 #include "cs_etm/decode_tool.h"
 #include "elf_writer.h"
 #include "gtest/gtest.h"
-#include "inject/pipeline.h"
+#include "pipeline/pipeline.h"
 #include "profile/autofdo_text.h"
 
 namespace perftk::etm_gen {

@@ -6,7 +6,7 @@
 // such folder (module notes that are a FIFO, /dev/zero, an over-long file),
 // but module notes are read only for a recording that claims this
 // machine's host name and kernel release, which a mutated seed rarely does:
-// inject/build_id_tool_test.cc and shell.safety_recorded_module_names cover
+// build_ids/build_id_tool_test.cc and shell.safety_recorded_module_names cover
 // those. Seeded with tests/data. Errors are fine; crashes, sanitizer
 // reports, hangs, aborts and memory past run.sh's -rss_limit_mb are not
 // (issue 30's D1 and D8 lived here).
@@ -21,9 +21,9 @@
 #include <string>
 
 #include "base/warnings.h"
+#include "build_ids/build_id_tool.h"
 #include "fuzz_file.h"
-#include "inject/build_id_tool.h"
-#include "inject/pipeline.h"
+#include "pipeline/pipeline.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include "base/warnings.h"
 #include "fuzz_file.h"
-#include "inject/pipeline.h"
+#include "pipeline/pipeline.h"
 #include "unwind/unwind_tool.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -22,11 +22,11 @@
 #include "elf/elf_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "inject/pipeline.h"
 #include "jitdump_builder.h"
 #include "perf/features.h"
 #include "perf/reader.h"
 #include "perf/writer.h"
+#include "pipeline/pipeline.h"
 
 namespace perftk::jit {
 namespace {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "inject/tool.h"
 #include "perf/record.h"
+#include "pipeline/tool.h"
 
 namespace perftk::testing {
 

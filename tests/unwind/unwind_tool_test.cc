@@ -26,8 +26,8 @@
 
 #include "../testing/collecting_sink.h"
 #include "gtest/gtest.h"
-#include "inject/tool_feed.h"
 #include "perf/sample.h"
+#include "pipeline/tool_feed.h"
 #include "self_maps.h"
 #include "unwind/module_files.h"
 #include "unwind/process_unwinder.h"

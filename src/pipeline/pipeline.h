@@ -1,8 +1,8 @@
 // Runs a Tool over a recording: reads the input, lets the tool rewrite it,
 // writes the output (a base::OutputFile: whole or not at all, or a stream
 // written in place). The reader's warnings go to the caller's sink.
-#ifndef PERFTK_INJECT_PIPELINE_H_
-#define PERFTK_INJECT_PIPELINE_H_
+#ifndef PERFTK_PIPELINE_PIPELINE_H_
+#define PERFTK_PIPELINE_PIPELINE_H_
 
 #include <cstdint>
 #include <optional>
@@ -10,8 +10,8 @@
 
 #include "absl/status/statusor.h"
 #include "base/warnings.h"
-#include "inject/tool.h"
 #include "perf/header.h"
+#include "pipeline/tool.h"
 
 namespace perftk {
 
@@ -24,7 +24,7 @@ struct PipelineOptions {
   // Hand records to the tool in timestamp order (OrderedReader) instead of
   // stored order. Tools that follow address spaces need this.
   bool ordered = false;
-  // On a terminal, progress on stderr (inject/progress.h) under this label.
+  // On a terminal, progress on stderr (pipeline/progress.h) under this label.
   std::string progress_label = "perftk";
   bool show_progress = true;
 };
@@ -39,4 +39,4 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
 
 }  // namespace perftk
 
-#endif  // PERFTK_INJECT_PIPELINE_H_
+#endif  // PERFTK_PIPELINE_PIPELINE_H_

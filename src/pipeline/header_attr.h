@@ -3,8 +3,8 @@
 // the tool's lists of input and output events and is written with the
 // changed attr) and a file's EVENT_DESC feature, which perf report
 // --header-only lists.
-#ifndef PERFTK_INJECT_HEADER_ATTR_H_
-#define PERFTK_INJECT_HEADER_ATTR_H_
+#ifndef PERFTK_PIPELINE_HEADER_ATTR_H_
+#define PERFTK_PIPELINE_HEADER_ATTR_H_
 
 #include <cstddef>
 #include <string>
@@ -38,4 +38,4 @@ absl::Status RewriteEventDescAttrs(std::vector<std::byte>& section,
 
 }  // namespace perftk
 
-#endif  // PERFTK_INJECT_HEADER_ATTR_H_
+#endif  // PERFTK_PIPELINE_HEADER_ATTR_H_

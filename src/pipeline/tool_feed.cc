@@ -1,4 +1,4 @@
-#include "inject/tool_feed.h"
+#include "pipeline/tool_feed.h"
 
 #include <string>
 

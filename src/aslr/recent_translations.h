@@ -6,8 +6,8 @@
 // An entry is right only while the machines and the remap table are as they
 // were when it was remembered: the owner clears the cache whenever a record
 // changes either.
-#ifndef PERFTK_INJECT_RECENT_TRANSLATIONS_H_
-#define PERFTK_INJECT_RECENT_TRANSLATIONS_H_
+#ifndef PERFTK_ASLR_RECENT_TRANSLATIONS_H_
+#define PERFTK_ASLR_RECENT_TRANSLATIONS_H_
 
 #include <array>
 #include <cstddef>
@@ -55,4 +55,4 @@ class RecentTranslations {
 
 }  // namespace perftk
 
-#endif  // PERFTK_INJECT_RECENT_TRANSLATIONS_H_
+#endif  // PERFTK_ASLR_RECENT_TRANSLATIONS_H_

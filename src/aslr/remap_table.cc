@@ -1,4 +1,4 @@
-#include "inject/remap_table.h"
+#include "aslr/remap_table.h"
 
 namespace perftk {
 

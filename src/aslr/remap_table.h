@@ -23,8 +23,8 @@
 // every placement: one distinct page per distinct original page, in order of
 // first sight, keeping the offset in the page. So the same input always gives
 // the same output, and distinct unknown addresses stay distinct.
-#ifndef PERFTK_INJECT_REMAP_TABLE_H_
-#define PERFTK_INJECT_REMAP_TABLE_H_
+#ifndef PERFTK_ASLR_REMAP_TABLE_H_
+#define PERFTK_ASLR_REMAP_TABLE_H_
 
 #include <cstdint>
 #include <map>
@@ -139,4 +139,4 @@ class RemapTable {
 
 }  // namespace perftk
 
-#endif  // PERFTK_INJECT_REMAP_TABLE_H_
+#endif  // PERFTK_ASLR_REMAP_TABLE_H_

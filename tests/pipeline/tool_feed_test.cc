@@ -2,7 +2,7 @@
 // model is left alone; one that does sees BeforeModelChange with the model
 // as it was, then Process with the record taken, by its policy; a chain's
 // first tool finishes into the second before the second finishes.
-#include "inject/tool_feed.h"
+#include "pipeline/tool_feed.h"
 
 #include <gtest/gtest.h>
 
@@ -15,9 +15,9 @@
 #include "../testing/collecting_sink.h"
 #include "base/bytes.h"
 #include "base/warnings.h"
-#include "inject/chained_tool.h"
 #include "machine/machine.h"
 #include "perf/record_encoders.h"
+#include "pipeline/chained_tool.h"
 
 namespace perftk {
 namespace {

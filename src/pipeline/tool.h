@@ -10,8 +10,8 @@
 // what reads the model as it is (BeforeModelChange), the model takes the
 // record, then the tool gets it (Process). Records a tool makes itself do
 // not change the model.
-#ifndef PERFTK_INJECT_TOOL_H_
-#define PERFTK_INJECT_TOOL_H_
+#ifndef PERFTK_PIPELINE_TOOL_H_
+#define PERFTK_PIPELINE_TOOL_H_
 
 #include <cstdint>
 #include <functional>
@@ -118,4 +118,4 @@ class CopyTool : public Tool {
 
 }  // namespace perftk
 
-#endif  // PERFTK_INJECT_TOOL_H_
+#endif  // PERFTK_PIPELINE_TOOL_H_

@@ -1,15 +1,15 @@
-#include "inject/aslr_tool.h"
+#include "aslr/aslr_tool.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "inject/header_attr.h"
 #include "machine/record_events.h"
 #include "perf/describe.h"
 #include "perf/features.h"
 #include "perf/record_encoders.h"
 #include "perf/sample.h"
 #include "perf/tracing_data.h"
+#include "pipeline/header_attr.h"
 
 namespace perftk {
 namespace {

@@ -1,5 +1,5 @@
 // What RunPipeline promises the tools about the records it hands them.
-#include "inject/pipeline.h"
+#include "pipeline/pipeline.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -13,8 +13,8 @@
 #include "base/warnings.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "inject/tool.h"
 #include "perf/record.h"
+#include "pipeline/tool.h"
 
 namespace perftk {
 namespace {

@@ -1,4 +1,4 @@
-#include "inject/build_id_tool.h"
+#include "build_ids/build_id_tool.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -17,10 +17,10 @@
 #include "absl/strings/escaping.h"
 #include "elf/build_id.h"
 #include "elf/elf_file.h"
-#include "inject/tool_feed.h"
 #include "perf/features.h"
 #include "perf/record_encoders.h"
 #include "perf/sample.h"
+#include "pipeline/tool_feed.h"
 
 namespace perftk {
 namespace {

@@ -1,4 +1,4 @@
-#include "inject/ordered_batches.h"
+#include "pipeline/ordered_batches.h"
 
 #include <algorithm>
 #include <system_error>

@@ -2,8 +2,8 @@
 // or counted in items: "perftk cs-etm-decode: 3 of 10 recordings".
 // Silent unless stderr is a terminal; redraws at most ten times a second
 // (and once more for the last item). Not thread-safe.
-#ifndef PERFTK_INJECT_PROGRESS_H_
-#define PERFTK_INJECT_PROGRESS_H_
+#ifndef PERFTK_PIPELINE_PROGRESS_H_
+#define PERFTK_PIPELINE_PROGRESS_H_
 
 #include <chrono>
 #include <cstdint>
@@ -32,4 +32,4 @@ class Progress {
 
 }  // namespace perftk
 
-#endif  // PERFTK_INJECT_PROGRESS_H_
+#endif  // PERFTK_PIPELINE_PROGRESS_H_

@@ -1,4 +1,4 @@
-#include "inject/header_attr.h"
+#include "pipeline/header_attr.h"
 
 #include <cstring>
 #include <string>

@@ -1,4 +1,4 @@
-#include "inject/recent_translations.h"
+#include "aslr/recent_translations.h"
 
 #include <optional>
 

@@ -1,4 +1,4 @@
-#include "inject/progress.h"
+#include "pipeline/progress.h"
 
 #include <unistd.h>
 

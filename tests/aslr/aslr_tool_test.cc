@@ -1,4 +1,4 @@
-#include "inject/aslr_tool.h"
+#include "aslr/aslr_tool.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 
 #include "../testing/collecting_sink.h"
 #include "base/warnings.h"
-#include "inject/tool_feed.h"
 #include "perf/sample.h"
+#include "pipeline/tool_feed.h"
 
 namespace perftk {
 namespace {

@@ -1,16 +1,16 @@
 // Hands a tool its records the way RunPipeline does (pipeline.h), keeping
 // the machine model for a tool that reads it (Tool::model_policy): the one
 // place the model changes. Tests drive tools through it too.
-#ifndef PERFTK_INJECT_TOOL_FEED_H_
-#define PERFTK_INJECT_TOOL_FEED_H_
+#ifndef PERFTK_PIPELINE_TOOL_FEED_H_
+#define PERFTK_PIPELINE_TOOL_FEED_H_
 
 #include <optional>
 
 #include "absl/status/status.h"
-#include "inject/tool.h"
 #include "machine/machines.h"
 #include "perf/header.h"
 #include "perf/record.h"
+#include "pipeline/tool.h"
 
 namespace perftk {
 
@@ -44,4 +44,4 @@ class ToolFeed {
 
 }  // namespace perftk
 
-#endif  // PERFTK_INJECT_TOOL_FEED_H_
+#endif  // PERFTK_PIPELINE_TOOL_FEED_H_

@@ -37,8 +37,8 @@
 // written and joins the threads; Submit fails after it.
 //
 // Not thread-safe apart from the threads it runs: one caller thread.
-#ifndef PERFTK_INJECT_ORDERED_BATCHES_H_
-#define PERFTK_INJECT_ORDERED_BATCHES_H_
+#ifndef PERFTK_PIPELINE_ORDERED_BATCHES_H_
+#define PERFTK_PIPELINE_ORDERED_BATCHES_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -150,4 +150,4 @@ class OrderedBatches {
 
 }  // namespace perftk
 
-#endif  // PERFTK_INJECT_ORDERED_BATCHES_H_
+#endif  // PERFTK_PIPELINE_ORDERED_BATCHES_H_

@@ -4,8 +4,8 @@
 // before it changed it. A first tool that passes every record through
 // (Tool::PassesAllThrough after its Begin) is left out of the pass. Both
 // read the pipeline's one model; their policies must agree.
-#ifndef PERFTK_INJECT_CHAINED_TOOL_H_
-#define PERFTK_INJECT_CHAINED_TOOL_H_
+#ifndef PERFTK_PIPELINE_CHAINED_TOOL_H_
+#define PERFTK_PIPELINE_CHAINED_TOOL_H_
 
 #include <algorithm>
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "inject/tool.h"
+#include "pipeline/tool.h"
 
 namespace perftk {
 
@@ -97,4 +97,4 @@ class ChainedTool : public Tool {
 
 }  // namespace perftk
 
-#endif  // PERFTK_INJECT_CHAINED_TOOL_H_
+#endif  // PERFTK_PIPELINE_CHAINED_TOOL_H_

@@ -26,8 +26,8 @@
 // mappings (not executable) with kAll. The names come from the recording
 // and follow base/recorded_name.h: one with a '..' component is refused,
 // a file's type is checked before it is opened, notes reads are capped.
-#ifndef PERFTK_INJECT_BUILD_ID_TOOL_H_
-#define PERFTK_INJECT_BUILD_ID_TOOL_H_
+#ifndef PERFTK_BUILD_IDS_BUILD_ID_TOOL_H_
+#define PERFTK_BUILD_IDS_BUILD_ID_TOOL_H_
 
 #include <cstdint>
 #include <optional>
@@ -38,10 +38,10 @@
 #include "absl/status/status.h"
 #include "base/build_id.h"
 #include "base/warnings.h"
-#include "inject/tool.h"
 #include "machine/machines.h"
 #include "perf/header.h"
 #include "perf/sample.h"
+#include "pipeline/tool.h"
 
 namespace perftk {
 
@@ -106,4 +106,4 @@ class BuildIdTool : public Tool {
 
 }  // namespace perftk
 
-#endif  // PERFTK_INJECT_BUILD_ID_TOOL_H_
+#endif  // PERFTK_BUILD_IDS_BUILD_ID_TOOL_H_

@@ -18,8 +18,8 @@
 // them; BPF_PROG_INFO and unknown feature sections are dropped; the kernel
 // symbol table and printk addresses leave the tracing data. Build ids, file
 // names and the command line are kept (the command line can be stripped).
-#ifndef PERFTK_INJECT_ASLR_TOOL_H_
-#define PERFTK_INJECT_ASLR_TOOL_H_
+#ifndef PERFTK_ASLR_ASLR_TOOL_H_
+#define PERFTK_ASLR_ASLR_TOOL_H_
 
 #include <cstdint>
 #include <map>
@@ -28,12 +28,12 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "inject/recent_translations.h"
-#include "inject/remap_table.h"
-#include "inject/tool.h"
+#include "aslr/recent_translations.h"
+#include "aslr/remap_table.h"
 #include "machine/machines.h"
 #include "perf/header.h"
 #include "perf/sample.h"
+#include "pipeline/tool.h"
 
 namespace perftk {
 
@@ -130,4 +130,4 @@ std::string ScrubEventName(const std::string& name);
 
 }  // namespace perftk
 
-#endif  // PERFTK_INJECT_ASLR_TOOL_H_
+#endif  // PERFTK_ASLR_ASLR_TOOL_H_

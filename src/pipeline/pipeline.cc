@@ -1,14 +1,14 @@
-#include "inject/pipeline.h"
+#include "pipeline/pipeline.h"
 
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "base/output_file.h"
-#include "inject/progress.h"
-#include "inject/tool_feed.h"
 #include "perf/ordered_reader.h"
 #include "perf/reader.h"
 #include "perf/writer.h"
+#include "pipeline/progress.h"
+#include "pipeline/tool_feed.h"
 
 namespace perftk {
 namespace {

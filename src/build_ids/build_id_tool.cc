@@ -1,4 +1,4 @@
-#include "inject/build_id_tool.h"
+#include "build_ids/build_id_tool.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
