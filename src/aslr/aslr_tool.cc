@@ -11,7 +11,7 @@
 #include "perf/tracing_data.h"
 #include "pipeline/header_attr.h"
 
-namespace perftk {
+namespace perftk::aslr {
 namespace {
 
 using machine::Machine;
@@ -127,7 +127,7 @@ void AslrTool::StripAttr(EventAttr& attr) const {
 }
 
 absl::Status AslrTool::ScrubEventDesc(std::vector<std::byte>& section) const {
-  return RewriteEventDesc(
+  return pipeline::RewriteEventDesc(
       section, [this](EventAttr& attr) { StripAttr(attr); }, ScrubEventName);
 }
 
@@ -185,7 +185,7 @@ absl::Status AslrTool::Fail(const Record& record, const absl::Status& status) co
 
 void AslrTool::Drop(const Record& record) { ++stats_.dropped[RecordTypeName(record.type())]; }
 
-absl::Status AslrTool::Emit(const Record& original, Bytes body, RecordSink& out) {
+absl::Status AslrTool::Emit(const Record& original, Bytes body, pipeline::RecordSink& out) {
   absl::StatusOr<std::vector<std::byte>> bytes =
       MakeRecordBytes(original.type(), original.misc(), body);
   if (!bytes.ok()) return Fail(original, bytes.status());
@@ -245,7 +245,7 @@ RemapTable::Space AslrTool::SpaceOf(const Machine* machine, int32_t pid, uint16_
   return moved;
 }
 
-absl::Status AslrTool::RewriteMmap(const Record& record, RecordSink& out) {
+absl::Status AslrTool::RewriteMmap(const Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<machine::MmapEvent> mmap = machine::MmapEventOf(record);
   if (!mmap.ok()) return Fail(record, mmap.status());
   ++stats_.mappings;
@@ -280,7 +280,7 @@ absl::Status AslrTool::RewriteMmap(const Record& record, RecordSink& out) {
   return out.Emit(Record(bytes, record.file_offset()));
 }
 
-absl::Status AslrTool::RewriteKsymbol(const Record& record, RecordSink& out) {
+absl::Status AslrTool::RewriteKsymbol(const Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<machine::KsymbolEvent> ksym = machine::KsymbolEventOf(record);
   if (!ksym.ok()) return Fail(record, ksym.status());
   uint64_t new_addr;
@@ -308,7 +308,7 @@ absl::Status AslrTool::RewriteKsymbol(const Record& record, RecordSink& out) {
   return out.Emit(Record(bytes, record.file_offset()));
 }
 
-absl::Status AslrTool::FollowTask(const Record& record, RecordSink& out) {
+absl::Status AslrTool::FollowTask(const Record& record, pipeline::RecordSink& out) {
   const uint16_t cpumode = record.cpumode();
   if (record.type() != PERF_RECORD_COMM) {
     absl::StatusOr<machine::TaskEvent> task = machine::TaskEventOf(record);
@@ -324,7 +324,7 @@ absl::Status AslrTool::FollowTask(const Record& record, RecordSink& out) {
   return out.Emit(record);
 }
 
-absl::Status AslrTool::RewriteSample(const Record& record, RecordSink& out) {
+absl::Status AslrTool::RewriteSample(const Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<size_t> index = input_events_.IndexOf(record);
   if (!index.ok()) return Fail(record, index.status());
   const SampleFormat& in = input_events_.format(*index);
@@ -380,7 +380,7 @@ absl::Status AslrTool::RewriteSample(const Record& record, RecordSink& out) {
 
 absl::Status AslrTool::EmitSample(const Record& record, const SampleFormat& in,
                                   const SampleFormat& format, const SampleFieldOffsets& at,
-                                  RecordSink& out) {
+                                  pipeline::RecordSink& out) {
   if (format == in && at.size == record.body().size()) {
     // The same layout: the record as read, its addresses overwritten, is
     // what encoding the sample would give.
@@ -396,7 +396,7 @@ absl::Status AslrTool::EmitSample(const Record& record, const SampleFormat& in,
   return out.Emit(Record(record_, record.file_offset()));
 }
 
-absl::Status AslrTool::RewriteDeferredCallchain(const Record& record, RecordSink& out) {
+absl::Status AslrTool::RewriteDeferredCallchain(const Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<size_t> index = input_events_.IndexOf(record);
   if (!index.ok()) return Fail(record, index.status());
   const SampleFormat& format = input_events_.format(*index);
@@ -413,14 +413,14 @@ absl::Status AslrTool::RewriteDeferredCallchain(const Record& record, RecordSink
   return out.Emit(Record(bytes, record.file_offset()));
 }
 
-absl::Status AslrTool::RewriteHeaderAttr(const Record& record, RecordSink& out) {
-  absl::StatusOr<std::vector<std::byte>> bytes = perftk::RewriteHeaderAttr(
+absl::Status AslrTool::RewriteHeaderAttr(const Record& record, pipeline::RecordSink& out) {
+  absl::StatusOr<std::vector<std::byte>> bytes = pipeline::RewriteHeaderAttr(
       record, input_events_, output_events_, [this](EventAttr& attr) { StripAttr(attr); });
   if (!bytes.ok()) return Fail(record, bytes.status());
   return out.Emit(Record(*bytes, record.file_offset()));
 }
 
-absl::Status AslrTool::RewriteHeaderFeature(const Record& record, RecordSink& out) {
+absl::Status AslrTool::RewriteHeaderFeature(const Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<HeaderFeatureRecord> view = HeaderFeatureRecord::From(record);
   if (!view.ok()) return Fail(record, view.status());
   std::vector<std::byte> section(view->data().begin(), view->data().end());
@@ -436,7 +436,7 @@ absl::Status AslrTool::RewriteHeaderFeature(const Record& record, RecordSink& ou
   return out.Emit(Record(*bytes, record.file_offset()));
 }
 
-absl::Status AslrTool::RewriteTracingData(const Record& record, RecordSink& out) {
+absl::Status AslrTool::RewriteTracingData(const Record& record, pipeline::RecordSink& out) {
   std::vector<std::byte> data(record.trailing_payload().begin(), record.trailing_payload().end());
   if (!ScrubTracingData(data).ok()) {
     Drop(record);
@@ -447,7 +447,7 @@ absl::Status AslrTool::RewriteTracingData(const Record& record, RecordSink& out)
   return out.Emit(Record(*bytes, record.file_offset(), data));
 }
 
-absl::Status AslrTool::RewriteEventUpdate(const Record& record, RecordSink& out) {
+absl::Status AslrTool::RewriteEventUpdate(const Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<EventUpdateRecord> update = EventUpdateRecord::From(record);
   if (!update.ok() || update->update_type() != EventUpdateRecord::kName) return out.Emit(record);
   absl::StatusOr<std::vector<std::byte>> bytes = EncodeEventUpdateName(
@@ -456,7 +456,7 @@ absl::Status AslrTool::RewriteEventUpdate(const Record& record, RecordSink& out)
   return out.Emit(Record(*bytes, record.file_offset()));
 }
 
-absl::Status AslrTool::Process(const Record& record, RecordSink& out) {
+absl::Status AslrTool::Process(const Record& record, pipeline::RecordSink& out) {
   ++stats_.records;
   if (machine::ChangesMachines(record.type())) {
     // Lookups made while the record changes things must not outlive it.
@@ -470,7 +470,7 @@ absl::Status AslrTool::Process(const Record& record, RecordSink& out) {
   return ProcessOne(record, out);
 }
 
-absl::Status AslrTool::BeforeModelChange(const Record& record, RecordSink& out) {
+absl::Status AslrTool::BeforeModelChange(const Record& record, pipeline::RecordSink& out) {
   (void)out;
   recent_.Clear();
   recent_unknown_.Clear();
@@ -484,7 +484,7 @@ absl::Status AslrTool::BeforeModelChange(const Record& record, RecordSink& out) 
   return absl::OkStatus();
 }
 
-absl::Status AslrTool::ProcessOne(const Record& record, RecordSink& out) {
+absl::Status AslrTool::ProcessOne(const Record& record, pipeline::RecordSink& out) {
   switch (record.type()) {
     case PERF_RECORD_MMAP:
     case PERF_RECORD_MMAP2:
@@ -523,4 +523,4 @@ absl::Status AslrTool::ProcessOne(const Record& record, RecordSink& out) {
   }
 }
 
-}  // namespace perftk
+}  // namespace perftk::aslr

@@ -35,7 +35,7 @@
 #include "perf/sample.h"
 #include "pipeline/tool.h"
 
-namespace perftk {
+namespace perftk::aslr {
 
 struct AslrSettings {
   bool strip_cmdline = false;
@@ -53,37 +53,39 @@ struct AslrStats {
   std::vector<std::string> removed;         // sample fields, attr fields, features (with why)
 };
 
-class AslrTool : public Tool {
+class AslrTool : public pipeline::Tool {
  public:
   explicit AslrTool(AslrSettings settings = {});
 
   // Mappings move by the pipeline's model of the input.
-  std::optional<ModelPolicy> model_policy() const override { return ModelPolicy{}; }
+  std::optional<pipeline::ModelPolicy> model_policy() const override {
+    return pipeline::ModelPolicy{};
+  }
   // Forgets the translations of the model as it was; a KSYMBOL that
   // unregisters is translated while its symbol is still there.
-  absl::Status BeforeModelChange(const Record& record, RecordSink& out) override;
+  absl::Status BeforeModelChange(const Record& record, pipeline::RecordSink& out) override;
   absl::Status Begin(Header& header) override;
-  absl::Status Process(const Record& record, RecordSink& out) override;
+  absl::Status Process(const Record& record, pipeline::RecordSink& out) override;
 
   const AslrStats& stats() const { return stats_; }
   size_t unknown_pages() const { return table_.unknown_pages(); }
 
  private:
-  absl::Status ProcessOne(const Record& record, RecordSink& out);
-  absl::Status RewriteMmap(const Record& record, RecordSink& out);
-  absl::Status RewriteKsymbol(const Record& record, RecordSink& out);
-  absl::Status RewriteSample(const Record& record, RecordSink& out);
+  absl::Status ProcessOne(const Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteMmap(const Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteKsymbol(const Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteSample(const Record& record, pipeline::RecordSink& out);
   // Writes the rewritten sample_ of `record` (decoded in format `in`, its
   // address fields `at`) in `format`: over the record's own address fields
   // when the layout is unchanged, else encoded anew.
   absl::Status EmitSample(const Record& record, const SampleFormat& in, const SampleFormat& format,
-                          const SampleFieldOffsets& at, RecordSink& out);
-  absl::Status RewriteDeferredCallchain(const Record& record, RecordSink& out);
-  absl::Status RewriteHeaderAttr(const Record& record, RecordSink& out);
-  absl::Status RewriteHeaderFeature(const Record& record, RecordSink& out);
-  absl::Status RewriteTracingData(const Record& record, RecordSink& out);
-  absl::Status RewriteEventUpdate(const Record& record, RecordSink& out);
-  absl::Status FollowTask(const Record& record, RecordSink& out);
+                          const SampleFieldOffsets& at, pipeline::RecordSink& out);
+  absl::Status RewriteDeferredCallchain(const Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteHeaderAttr(const Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteHeaderFeature(const Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteTracingData(const Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteEventUpdate(const Record& record, pipeline::RecordSink& out);
+  absl::Status FollowTask(const Record& record, pipeline::RecordSink& out);
 
   // The remapped value of addr as seen by pid in the space `cpumode` names;
   // tries the other space (user/kernel) before calling it unknown.
@@ -102,7 +104,7 @@ class AslrTool : public Tool {
   void NoteRemovedFeature(int feature, const absl::Status& why);
   absl::Status ScrubEventDesc(std::vector<std::byte>& section) const;
 
-  absl::Status Emit(const Record& original, Bytes body, RecordSink& out);
+  absl::Status Emit(const Record& original, Bytes body, pipeline::RecordSink& out);
   void Drop(const Record& record);
   absl::Status Fail(const Record& record, const absl::Status& status) const;
 
@@ -128,6 +130,6 @@ class AslrTool : public Tool {
 // get the address cleared, as the attr's bp_addr is.
 std::string ScrubEventName(const std::string& name);
 
-}  // namespace perftk
+}  // namespace perftk::aslr
 
 #endif  // PERFTK_ASLR_ASLR_TOOL_H_

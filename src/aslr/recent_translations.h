@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace perftk {
+namespace perftk::aslr {
 
 class RecentTranslations {
  public:
@@ -53,6 +53,6 @@ class RecentTranslations {
   size_t next_ = 0;
 };
 
-}  // namespace perftk
+}  // namespace perftk::aslr
 
 #endif  // PERFTK_ASLR_RECENT_TRANSLATIONS_H_

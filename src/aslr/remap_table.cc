@@ -1,6 +1,6 @@
 #include "aslr/remap_table.h"
 
-namespace perftk {
+namespace perftk::aslr {
 
 uint64_t RemapTable::BaseOf(const Space& space) const {
   if (space.pid != kKernelPid) return kernel_is_64bit_ ? kUserBase : kUserBase32;
@@ -126,4 +126,4 @@ void RemapTable::Fork(const Space& parent, const Space& child) {
   memory_[child] = std::move(copy);
 }
 
-}  // namespace perftk
+}  // namespace perftk::aslr

@@ -33,7 +33,7 @@
 
 #include "absl/container/flat_hash_map.h"
 
-namespace perftk {
+namespace perftk::aslr {
 
 class RemapTable {
  public:
@@ -137,6 +137,6 @@ class RemapTable {
   uint64_t next_unknown_kernel_ = 0;
 };
 
-}  // namespace perftk
+}  // namespace perftk::aslr
 
 #endif  // PERFTK_ASLR_REMAP_TABLE_H_

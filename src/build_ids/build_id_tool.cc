@@ -22,7 +22,7 @@
 #include "perf/features.h"
 #include "perf/record.h"
 
-namespace perftk {
+namespace perftk::build_ids {
 namespace {
 
 // perf's name for the kernel's own map, and the prefix of its variants.
@@ -75,7 +75,7 @@ absl::Status BuildIdTool::Begin(Header& header) {
   return absl::OkStatus();
 }
 
-absl::Status BuildIdTool::Process(const Record& record, RecordSink& out) {
+absl::Status BuildIdTool::Process(const Record& record, pipeline::RecordSink& out) {
   if (off_) return out.Emit(record);
   const uint32_t type = record.type();
   if (type == PERF_RECORD_HEADER_BUILD_ID) {
@@ -106,7 +106,7 @@ absl::Status BuildIdTool::Process(const Record& record, RecordSink& out) {
   return out.Emit(record);
 }
 
-absl::Status BuildIdTool::CoverSampleDso(const Record& record, RecordSink& out) {
+absl::Status BuildIdTool::CoverSampleDso(const Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<size_t> index = events_.IndexOf(record);
   if (!index.ok()) return absl::OkStatus();  // the sample itself is the next tool's to judge
   const SampleFormat& format = events_.format(*index);
@@ -123,7 +123,7 @@ absl::Status BuildIdTool::CoverSampleDso(const Record& record, RecordSink& out) 
   return Cover(*map->dso, out);
 }
 
-absl::Status BuildIdTool::Cover(const machine::Dso& dso, RecordSink& out) {
+absl::Status BuildIdTool::Cover(const machine::Dso& dso, pipeline::RecordSink& out) {
   if (!met_.insert(&dso).second) return absl::OkStatus();
   if (named_.contains(dso.name)) {
     ++stats_.had;
@@ -266,4 +266,4 @@ BuildId BuildIdTool::KernelId(const machine::Dso& dso, std::string& why) const {
   return *id;
 }
 
-}  // namespace perftk
+}  // namespace perftk::build_ids

@@ -43,7 +43,7 @@
 #include "perf/sample.h"
 #include "pipeline/tool.h"
 
-namespace perftk {
+namespace perftk::build_ids {
 
 enum class BuildIdScope {
   kHit,  // the DSOs samples hit (their ip), as perf inject -b
@@ -68,16 +68,18 @@ struct BuildIdStats {
   uint64_t without = 0;  // DSOs with a file that got none (each warned about)
 };
 
-class BuildIdTool : public Tool {
+class BuildIdTool : public pipeline::Tool {
  public:
   // One warning goes to `warnings` per DSO left without an id, when it is
   // met; `warnings` must outlive the tool.
   BuildIdTool(BuildIdSettings settings, base::WarningSink& warnings);
 
   // It finds the DSOs in the pipeline's model, perf's way.
-  std::optional<ModelPolicy> model_policy() const override { return ModelPolicy{}; }
+  std::optional<pipeline::ModelPolicy> model_policy() const override {
+    return pipeline::ModelPolicy{};
+  }
   absl::Status Begin(Header& header) override;
-  absl::Status Process(const Record& record, RecordSink& out) override;
+  absl::Status Process(const Record& record, pipeline::RecordSink& out) override;
   bool PassesAllThrough() const override { return off_; }
 
   const BuildIdStats& stats() const { return stats_; }
@@ -85,13 +87,13 @@ class BuildIdTool : public Tool {
  private:
   // Emits the DSO's HEADER_BUILD_ID record if it is the first time it is met
   // and an id is found.
-  absl::Status Cover(const machine::Dso& dso, RecordSink& out);
+  absl::Status Cover(const machine::Dso& dso, pipeline::RecordSink& out);
   // The id of `dso`, or an empty one with the reason in `why` (none when
   // there is nothing to warn about); an error (EIO, EMFILE: not the
   // file's fault) ends the run.
   absl::StatusOr<BuildId> FindId(const machine::Dso& dso, std::string& why) const;
   BuildId KernelId(const machine::Dso& dso, std::string& why) const;
-  absl::Status CoverSampleDso(const Record& record, RecordSink& out);
+  absl::Status CoverSampleDso(const Record& record, pipeline::RecordSink& out);
 
   BuildIdSettings settings_;
   EventList events_;
@@ -104,6 +106,6 @@ class BuildIdTool : public Tool {
   base::WarningSink& warnings_;
 };
 
-}  // namespace perftk
+}  // namespace perftk::build_ids
 
 #endif  // PERFTK_BUILD_IDS_BUILD_ID_TOOL_H_

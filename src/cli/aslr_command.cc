@@ -15,8 +15,8 @@
 namespace perftk::cli {
 namespace {
 
-void PrintSummary(const AslrTool& tool, const PipelineStats& pipeline) {
-  const AslrStats& s = tool.stats();
+void PrintSummary(const aslr::AslrTool& tool, const pipeline::PipelineStats& pipeline) {
+  const aslr::AslrStats& s = tool.stats();
   std::fprintf(stderr,
                "perftk aslr: %llu records read, %llu written; %llu mappings and %llu samples "
                "rewritten, %llu addresses moved",
@@ -39,24 +39,26 @@ void PrintSummary(const AslrTool& tool, const PipelineStats& pipeline) {
 }  // namespace
 
 absl::Status RunAslr(const AslrOptions& options) {
-  AslrSettings settings;
+  aslr::AslrSettings settings;
   settings.strip_cmdline = options.strip_cmdline;
   settings.strip_hostname = options.strip_hostname;
-  AslrTool aslr(settings);
+  aslr::AslrTool aslr(settings);
   // Dwarf stack copies become call chains before they are removed.
   unwind::UnwindTool unwinder;
-  ChainedTool unwind_then_aslr(unwinder, aslr);
-  Tool& rewrite = options.no_unwind ? static_cast<Tool&>(aslr) : unwind_then_aslr;
+  pipeline::ChainedTool unwind_then_aslr(unwinder, aslr);
+  pipeline::Tool& rewrite =
+      options.no_unwind ? static_cast<pipeline::Tool&>(aslr) : unwind_then_aslr;
   // Build ids are found at the recorded addresses, before they move.
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, true, options.input), rewrite);
-  PipelineOptions pipeline;
+  pipeline::PipelineOptions pipeline;
   pipeline.input = options.input;
   pipeline.output = options.output;
   pipeline.ordered = true;
   pipeline.progress_label = "perftk aslr";
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
   StderrWarnings warnings;
-  absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline, warnings);
+  absl::StatusOr<pipeline::PipelineStats> stats =
+      pipeline::RunPipeline(run.tool(), pipeline, warnings);
   if (!stats.ok()) return stats.status();
   if (!options.quiet) {
     PrintSummary(aslr, *stats);

@@ -26,10 +26,11 @@ void AddBuildIdFlags(CLI::App& sub, BuildIdFlags& flags, bool by_default) {
   }
 }
 
-std::optional<BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags, bool by_default,
-                                                 const std::string& input,
-                                                 const std::string& symfs) {
-  BuildIdSettings settings;
+std::optional<build_ids::BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags,
+                                                            bool by_default,
+                                                            const std::string& input,
+                                                            const std::string& symfs) {
+  build_ids::BuildIdSettings settings;
   settings.symfs = symfs;
   struct stat st;
   // A recording made on a board without a clock (its mtime in 1970) says
@@ -40,11 +41,11 @@ std::optional<BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags, bool
     settings.recording_ended_ns = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
   }
   if (flags.all) {
-    settings.scope = BuildIdScope::kAll;
+    settings.scope = build_ids::BuildIdScope::kAll;
   } else if (flags.hit) {
-    settings.scope = BuildIdScope::kHit;
+    settings.scope = build_ids::BuildIdScope::kHit;
   } else if (by_default && !flags.none) {
-    settings.scope = BuildIdScope::kHit;
+    settings.scope = build_ids::BuildIdScope::kHit;
     settings.only_without_ids = true;
   } else {
     return std::nullopt;
@@ -52,7 +53,8 @@ std::optional<BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags, bool
   return settings;
 }
 
-WithBuildIds::WithBuildIds(const std::optional<BuildIdSettings>& settings, Tool& tool)
+WithBuildIds::WithBuildIds(const std::optional<build_ids::BuildIdSettings>& settings,
+                           pipeline::Tool& tool)
     : tool_(tool) {
   if (!settings) return;
   ids_.emplace(*settings, warnings_);
@@ -61,8 +63,8 @@ WithBuildIds::WithBuildIds(const std::optional<BuildIdSettings>& settings, Tool&
 
 void WithBuildIds::PrintSummary(absl::string_view label) const {
   if (!ids_) return;
-  const BuildIdTool& tool = *ids_;
-  const BuildIdStats& stats = tool.stats();
+  const build_ids::BuildIdTool& tool = *ids_;
+  const build_ids::BuildIdStats& stats = tool.stats();
   if (stats.added == 0 && stats.without == 0) return;
   std::fprintf(stderr, "%.*s: %llu build ids added", static_cast<int>(label.size()), label.data(),
                static_cast<unsigned long long>(stats.added));

@@ -31,32 +31,33 @@ void AddBuildIdFlags(CLI::App& sub, BuildIdFlags& flags, bool by_default);
 // The build-id tool's settings, or nullopt when none are to be added.
 // `input`: the recording ("-" for stdin); when it is a regular file, its
 // mtime is when the recording ended (BuildIdSettings::recording_ended_ns).
-std::optional<BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags, bool by_default,
-                                                 const std::string& input,
-                                                 const std::string& symfs = "");
+std::optional<build_ids::BuildIdSettings> BuildIdSettingsOf(const BuildIdFlags& flags,
+                                                            bool by_default,
+                                                            const std::string& input,
+                                                            const std::string& symfs = "");
 
 // A command's tool, run after a BuildIdTool when build ids are asked for
 // (it sees the records first, at their recorded addresses). Lives as long
 // as the run.
 class WithBuildIds {
  public:
-  WithBuildIds(const std::optional<BuildIdSettings>& settings, Tool& tool);
+  WithBuildIds(const std::optional<build_ids::BuildIdSettings>& settings, pipeline::Tool& tool);
   WithBuildIds(const WithBuildIds&) = delete;
   WithBuildIds& operator=(const WithBuildIds&) = delete;
 
   bool adds_build_ids() const { return ids_.has_value(); }
   // What the pipeline runs.
-  Tool& tool() { return chain_ ? static_cast<Tool&>(*chain_) : tool_; }
+  pipeline::Tool& tool() { return chain_ ? static_cast<pipeline::Tool&>(*chain_) : tool_; }
   // "perftk aslr: 12 build ids added ..." and one warning line per DSO left
   // without one; nothing when no ids were asked for, none added and none
   // missing.
   void PrintSummary(absl::string_view label) const;
 
  private:
-  Tool& tool_;
+  pipeline::Tool& tool_;
   base::WarningList warnings_;  // printed by PrintSummary, after the run
-  std::optional<BuildIdTool> ids_;
-  std::optional<ChainedTool> chain_;
+  std::optional<build_ids::BuildIdTool> ids_;
+  std::optional<pipeline::ChainedTool> chain_;
 };
 
 }  // namespace perftk::cli

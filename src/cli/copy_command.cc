@@ -10,8 +10,8 @@
 namespace perftk::cli {
 
 absl::Status RunCopy(const CopyOptions& options) {
-  CopyTool copy;
-  PipelineOptions pipeline;
+  pipeline::CopyTool copy;
+  pipeline::PipelineOptions pipeline;
   pipeline.input = options.input;
   pipeline.output = options.output;
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
@@ -20,7 +20,7 @@ absl::Status RunCopy(const CopyOptions& options) {
   // A sample's DSO is known once its MMAP is: in time order, as perf inject.
   pipeline.ordered = run.adds_build_ids();
   StderrWarnings warnings;
-  absl::Status status = RunPipeline(run.tool(), pipeline, warnings).status();
+  absl::Status status = pipeline::RunPipeline(run.tool(), pipeline, warnings).status();
   if (status.ok() && !options.quiet) run.PrintSummary("perftk copy");
   return status;
 }

@@ -77,19 +77,19 @@ std::string Line(absl::string_view kind, const std::vector<Field>& fields, bool 
 // --resolve: the model of the maps, kept as the pipeline keeps it; a record
 // the model cannot take goes to `errors`, to be named on its line, not the
 // run's end.
-class ModelFollower : public Tool {
+class ModelFollower : public pipeline::Tool {
  public:
   explicit ModelFollower(base::WarningSink& errors) : errors_(errors) {}
-  std::optional<ModelPolicy> model_policy() const override {
-    return ModelPolicy{.bad_records_to = &errors_};
+  std::optional<pipeline::ModelPolicy> model_policy() const override {
+    return pipeline::ModelPolicy{.bad_records_to = &errors_};
   }
-  absl::Status Process(const Record&, RecordSink&) override { return absl::OkStatus(); }
+  absl::Status Process(const Record&, pipeline::RecordSink&) override { return absl::OkStatus(); }
 
  private:
   base::WarningSink& errors_;
 };
 
-class NoRecords : public RecordSink {
+class NoRecords : public pipeline::RecordSink {
  public:
   absl::Status Emit(const Record&) override { return absl::OkStatus(); }
 };
@@ -159,7 +159,7 @@ absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
     OrderedReader ordered(**reader);
     base::WarningList model_errors;
     ModelFollower follower(model_errors);
-    ToolFeed model(follower);
+    pipeline::ToolFeed model(follower);
     NoRecords nowhere;
     const bool in_time_order = options.ordered || options.resolve;
     while (true) {

@@ -55,7 +55,7 @@ absl::Status RunJit(const JitOptions& options) {
   // Printed after the run, below any progress line.
   base::WarningList tool_warnings;
   jit::JitTool tool(tool_options, tool_warnings);
-  PipelineOptions pipeline;
+  pipeline::PipelineOptions pipeline;
   pipeline.input = options.input;
   pipeline.output = options.output;
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
@@ -63,7 +63,8 @@ absl::Status RunJit(const JitOptions& options) {
   pipeline.ordered = true;
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input), tool);
   StderrWarnings warnings;
-  absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline, warnings);
+  absl::StatusOr<pipeline::PipelineStats> stats =
+      pipeline::RunPipeline(run.tool(), pipeline, warnings);
   PrintWarnings(tool_warnings.lines());
   if (!stats.ok()) return stats.status();
   tool.Commit();

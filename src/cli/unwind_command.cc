@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kMaxJobs = 64;
 
-void PrintSummary(const unwind::UnwindStats& stats, const PipelineStats& pipeline) {
+void PrintSummary(const unwind::UnwindStats& stats, const pipeline::PipelineStats& pipeline) {
   std::fprintf(stderr, "perftk unwind: %llu records read, %llu written; %s\n",
                static_cast<unsigned long long>(pipeline.records_read),
                static_cast<unsigned long long>(pipeline.records_written),
@@ -40,7 +40,7 @@ absl::Status RunUnwind(const UnwindOptions& options) {
   settings.symfs = options.symfs;
   settings.take_over_frames = !options.no_take_over;
   unwind::UnwindTool tool(settings);
-  PipelineOptions pipeline;
+  pipeline::PipelineOptions pipeline;
   pipeline.input = options.input;
   pipeline.output = options.output;
   pipeline.ordered = true;
@@ -48,7 +48,8 @@ absl::Status RunUnwind(const UnwindOptions& options) {
   if (options.pipe) pipeline.layout = DataLayout::kPipe;
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input, options.symfs), tool);
   StderrWarnings warnings;
-  absl::StatusOr<PipelineStats> stats = RunPipeline(run.tool(), pipeline, warnings);
+  absl::StatusOr<pipeline::PipelineStats> stats =
+      pipeline::RunPipeline(run.tool(), pipeline, warnings);
   if (!stats.ok()) return stats.status();
   if (!options.quiet) {
     PrintSummary(tool.stats(), *stats);

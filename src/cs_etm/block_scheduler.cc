@@ -31,7 +31,7 @@ BlockScheduler::BlockScheduler(const DecodeOptions& options, const machine::Mach
       output_(output),
       jobs_(static_cast<size_t>(std::max(options.jobs, 1))),
       any_lane_(IsProfile(options.format) || !FlowsCarryAcrossBlocks(options.itrace)),
-      batches_(std::make_unique<OrderedBatches>(OrderedBatches::Options{
+      batches_(std::make_unique<pipeline::OrderedBatches>(pipeline::OrderedBatches::Options{
           .jobs = jobs_, .chunk = 1, .max_in_flight = 2 * jobs_, .caller_leaves = jobs_ - 1})) {}
 
 BlockScheduler::~BlockScheduler() {

@@ -132,7 +132,7 @@ class BlockScheduler {
   std::deque<Slot> slots_;  // blocks in flight, the oldest first, and records behind them
   uint64_t next_block_ = 0;
   // After lanes_ and slots_: joined before they go.
-  std::unique_ptr<OrderedBatches> batches_;
+  std::unique_ptr<pipeline::OrderedBatches> batches_;
 };
 
 }  // namespace perftk::cs_etm

@@ -49,13 +49,13 @@ void CsEtmDecodeTool::Abandon() {
   if (scheduler_ != nullptr) scheduler_->Abandon();
 }
 
-absl::Status CsEtmDecodeTool::BeforeModelChange(const Record& record, RecordSink& out) {
+absl::Status CsEtmDecodeTool::BeforeModelChange(const Record& record, pipeline::RecordSink& out) {
   (void)record;
   sink_ = &out;
   return scheduler_->BeforeModelChange();
 }
 
-absl::Status CsEtmDecodeTool::Process(const Record& record, RecordSink& out) {
+absl::Status CsEtmDecodeTool::Process(const Record& record, pipeline::RecordSink& out) {
   sink_ = &out;
   switch (record.type()) {
     case PERF_RECORD_AUXTRACE_INFO:
@@ -136,7 +136,7 @@ absl::Status CsEtmDecodeTool::WriteBlock(BlockJob& job) {
   return absl::OkStatus();
 }
 
-absl::Status CsEtmDecodeTool::End(RecordSink& out, FeatureSet& features) {
+absl::Status CsEtmDecodeTool::End(pipeline::RecordSink& out, FeatureSet& features) {
   (void)features;
   sink_ = &out;
   if (absl::Status s = scheduler_->WriteAll(); !s.ok()) return s;

@@ -60,7 +60,7 @@
 
 namespace perftk::cs_etm {
 
-class CsEtmDecodeTool : public Tool, private InOrderOutput {
+class CsEtmDecodeTool : public pipeline::Tool, private InOrderOutput {
  public:
   // What is skipped or lost goes to `warnings`, one line each, by End;
   // the warnings of binaries (found by whichever lane gets there first)
@@ -68,15 +68,15 @@ class CsEtmDecodeTool : public Tool, private InOrderOutput {
   CsEtmDecodeTool(DecodeOptions options, base::WarningSink& warnings);
   ~CsEtmDecodeTool() override;
 
-  std::optional<ModelPolicy> model_policy() const override {
-    return ModelPolicy{.apply_exits = false, .bad_records_to = &warnings_};
+  std::optional<pipeline::ModelPolicy> model_policy() const override {
+    return pipeline::ModelPolicy{.apply_exits = false, .bad_records_to = &warnings_};
   }
-  absl::Status BeforeModelChange(const Record& record, RecordSink& out) override;
+  absl::Status BeforeModelChange(const Record& record, pipeline::RecordSink& out) override;
   // Stops the lanes, which read the pipeline's model.
   void Abandon() override;
   absl::Status Begin(Header& header) override;
-  absl::Status Process(const Record& record, RecordSink& out) override;
-  absl::Status End(RecordSink& out, FeatureSet& features) override;
+  absl::Status Process(const Record& record, pipeline::RecordSink& out) override;
+  absl::Status End(pipeline::RecordSink& out, FeatureSet& features) override;
 
   // Where kScript's text goes, block by block in block order, as the
   // blocks are written; without one it is kept for text(). Set before the
@@ -114,7 +114,7 @@ class CsEtmDecodeTool : public Tool, private InOrderOutput {
   std::unique_ptr<BinaryImages> images_;
   std::unique_ptr<SampleEncoder> encoder_;
   std::unique_ptr<BlockScheduler> scheduler_;  // gone before the rest
-  RecordSink* sink_ = nullptr;
+  pipeline::RecordSink* sink_ = nullptr;
   std::map<int64_t, SourceErrors> errors_;  // by source: -1 formatted, else raw cpu
   profile::Profile profile_;
   std::string text_;

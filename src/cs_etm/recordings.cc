@@ -54,11 +54,11 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
     Outcome& outcome = outcomes[i];
     base::WarningList reader_warnings, tool_warnings;
     CsEtmDecodeTool tool(each, tool_warnings);
-    PipelineOptions pipeline;
+    pipeline::PipelineOptions pipeline;
     pipeline.input = inputs[i];
     pipeline.progress_label = "perftk cs-etm-decode";
     pipeline.show_progress = !several;  // several: the list's progress
-    outcome.status = RunPipeline(tool, pipeline, reader_warnings).status();
+    outcome.status = pipeline::RunPipeline(tool, pipeline, reader_warnings).status();
     const std::string prefix = several ? absl::StrCat(inputs[i], ": ") : "";
     for (const std::string& warning : reader_warnings.lines()) {
       outcome.warnings.push_back(absl::StrCat(prefix, warning));
@@ -89,7 +89,7 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
     if (absl::Status s = result.profile.Add(mine); !s.ok()) outcome.status = s;
   };
   // Several recordings: progress counts them (each one's own is off).
-  Progress progress(several ? "perftk cs-etm-decode" : "", inputs.size(), "recordings");
+  pipeline::Progress progress(several ? "perftk cs-etm-decode" : "", inputs.size(), "recordings");
   size_t finished = 0;  // guarded by sum_mutex, as progress
   auto worker = [&] {
     for (size_t i = next++; i < inputs.size() && !failed; i = next++) {

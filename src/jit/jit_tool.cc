@@ -108,7 +108,7 @@ absl::Status JitTool::Begin(Header& header) {
   return absl::OkStatus();
 }
 
-absl::Status JitTool::EmitPendingUpTo(uint64_t time, RecordSink& out) {
+absl::Status JitTool::EmitPendingUpTo(uint64_t time, pipeline::RecordSink& out) {
   while (!pending_.empty() && pending_.top().time <= time) {
     if (absl::Status s = out.Emit(pending_.top().record.view()); !s.ok()) return s;
     pending_.pop();
@@ -116,7 +116,7 @@ absl::Status JitTool::EmitPendingUpTo(uint64_t time, RecordSink& out) {
   return absl::OkStatus();
 }
 
-absl::Status JitTool::Process(const Record& record, RecordSink& out) {
+absl::Status JitTool::Process(const Record& record, pipeline::RecordSink& out) {
   if (record.type() == PERF_RECORD_TIME_CONV) {
     absl::StatusOr<TimeConversion> tc = TimeConversion::From(record);
     if (!tc.ok()) return tc.status();
@@ -142,7 +142,7 @@ absl::Status JitTool::Process(const Record& record, RecordSink& out) {
 }
 
 absl::Status JitTool::ProcessMapping(const Record& record, absl::string_view filename, uint32_t pid,
-                                     RecordSink& out) {
+                                     pipeline::RecordSink& out) {
   if (std::optional<uint32_t> name_pid = JitDumpPidOf(filename)) {
     absl::StatusOr<std::optional<FoundDump>> found = FindDump(record, filename, pid, *name_pid);
     if (!found.ok()) return found.status();
@@ -508,7 +508,7 @@ absl::Status JitTool::StoreInBuildIdCache() {
   return absl::OkStatus();
 }
 
-absl::Status JitTool::End(RecordSink& out, FeatureSet& features) {
+absl::Status JitTool::End(pipeline::RecordSink& out, FeatureSet& features) {
   if (absl::Status s = EmitPendingUpTo(UINT64_MAX, out); !s.ok()) return s;
   // A file written again (the same code_index loaded twice) counts once, last.
   std::stable_sort(written_.begin(), written_.end(),

@@ -102,7 +102,7 @@ bool IsAnonymousMapping(absl::string_view filename);
 // are tried: the path in the process's root, then the recorded path.
 std::vector<std::string> DumpCandidates(absl::string_view filename, uint32_t pid);
 
-class JitTool : public Tool {
+class JitTool : public pipeline::Tool {
  public:
   // What is skipped (a dump unreadable, a record out of place) goes to
   // `warnings`, one line each; `warnings` must outlive the tool.
@@ -111,8 +111,8 @@ class JitTool : public Tool {
   ~JitTool() override;
 
   absl::Status Begin(Header& header) override;
-  absl::Status Process(const Record& record, RecordSink& out) override;
-  absl::Status End(RecordSink& out, FeatureSet& features) override;
+  absl::Status Process(const Record& record, pipeline::RecordSink& out) override;
+  absl::Status End(pipeline::RecordSink& out, FeatureSet& features) override;
 
   // Keeps the ELF files written (otherwise the destructor removes them).
   void Commit();
@@ -188,7 +188,7 @@ class JitTool : public Tool {
   // output of the run.
   static absl::Status CheckNotAnOutput(const DumpContext& context, const std::string& name);
   absl::Status ProcessMapping(const Record& record, absl::string_view filename, uint32_t pid,
-                              RecordSink& out);
+                              pipeline::RecordSink& out);
   // The readable dump the marker names, nullopt (with a warning) if none is
   // there; an error when one cannot be looked at (EACCES, EIO, EMFILE).
   absl::StatusOr<std::optional<FoundDump>> FindDump(const Record& marker,
@@ -226,7 +226,7 @@ class JitTool : public Tool {
   // Writes the files still queued; `status` (when not OK) unless that fails
   // first, as it would have one file at a time.
   absl::Status FlushFiles(absl::Status status = absl::OkStatus());
-  absl::Status EmitPendingUpTo(uint64_t time, RecordSink& out);
+  absl::Status EmitPendingUpTo(uint64_t time, pipeline::RecordSink& out);
   void AddBuildIdEntries(FeatureSet& features) const;
   absl::Status StoreInBuildIdCache();
 

@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "pipeline/tool.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 
 class ChainedTool : public Tool {
  public:
@@ -95,6 +95,6 @@ class ChainedTool : public Tool {
   bool skip_first_ = false;
 };
 
-}  // namespace perftk
+}  // namespace perftk::pipeline
 
 #endif  // PERFTK_PIPELINE_CHAINED_TOOL_H_

@@ -7,7 +7,7 @@
 #include "perf/features.h"
 #include "perf/record_encoders.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 
 absl::StatusOr<std::vector<std::byte>> RewriteHeaderAttr(
     const Record& record, EventList& input, EventList& output,
@@ -55,4 +55,4 @@ absl::Status RewriteEventDescAttrs(std::vector<std::byte>& section,
   return RewriteEventDesc(section, change, [](const std::string& name) { return name; });
 }
 
-}  // namespace perftk
+}  // namespace perftk::pipeline

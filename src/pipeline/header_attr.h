@@ -16,7 +16,7 @@
 #include "perf/header.h"
 #include "perf/record.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 
 // Adds the attr of `record` (a HEADER_ATTR) to `input` as recorded and, once
 // `change` has run on it, to `output`; returns the record's new bytes.
@@ -36,6 +36,6 @@ absl::Status RewriteEventDesc(std::vector<std::byte>& section,
 absl::Status RewriteEventDescAttrs(std::vector<std::byte>& section,
                                    absl::FunctionRef<void(EventAttr&)> change);
 
-}  // namespace perftk
+}  // namespace perftk::pipeline
 
 #endif  // PERFTK_PIPELINE_HEADER_ATTR_H_

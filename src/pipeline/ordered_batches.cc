@@ -4,7 +4,7 @@
 #include <system_error>
 #include <utility>
 
-namespace perftk {
+namespace perftk::pipeline {
 
 OrderedBatches::OrderedBatches(const Options& options)
     : jobs_(std::max<size_t>(1, options.jobs)),
@@ -155,4 +155,4 @@ bool OrderedBatches::RunChunk(size_t lane) {
   return true;
 }
 
-}  // namespace perftk
+}  // namespace perftk::pipeline

@@ -55,7 +55,7 @@
 #include "absl/types/span.h"
 #include "base/mutex.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 
 class OrderedBatches {
  public:
@@ -148,6 +148,6 @@ class OrderedBatches {
   absl::Status failed_;  // a writer's error, or Abandon's
 };
 
-}  // namespace perftk
+}  // namespace perftk::pipeline
 
 #endif  // PERFTK_PIPELINE_ORDERED_BATCHES_H_

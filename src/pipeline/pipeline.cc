@@ -10,7 +10,7 @@
 #include "pipeline/progress.h"
 #include "pipeline/tool_feed.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 namespace {
 
 // An error of the tool's, which knows records by their offset, named after
@@ -108,4 +108,4 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
   return stats;
 }
 
-}  // namespace perftk
+}  // namespace perftk::pipeline

@@ -13,7 +13,7 @@
 #include "perf/header.h"
 #include "pipeline/tool.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 
 struct PipelineOptions {
   std::string input;   // "-" for stdin
@@ -37,6 +37,6 @@ struct PipelineStats {
 absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& options,
                                           base::WarningSink& warnings);
 
-}  // namespace perftk
+}  // namespace perftk::pipeline
 
 #endif  // PERFTK_PIPELINE_PIPELINE_H_

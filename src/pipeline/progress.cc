@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <utility>
 
-namespace perftk {
+namespace perftk::pipeline {
 
 Progress::Progress(std::string label, uint64_t total)
     : label_(std::move(label)),
@@ -45,4 +45,4 @@ void Progress::Update(uint64_t done) {
   std::fflush(stderr);
 }
 
-}  // namespace perftk
+}  // namespace perftk::pipeline

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-namespace perftk {
+namespace perftk::pipeline {
 
 class Progress {
  public:
@@ -30,6 +30,6 @@ class Progress {
   std::chrono::steady_clock::time_point last_;
 };
 
-}  // namespace perftk
+}  // namespace perftk::pipeline
 
 #endif  // PERFTK_PIPELINE_PROGRESS_H_

@@ -23,7 +23,7 @@
 #include "perf/header.h"
 #include "perf/record.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 
 // Where a tool puts the records it keeps or makes.
 class RecordSink {
@@ -116,6 +116,6 @@ class CopyTool : public Tool {
   absl::Status Process(const Record& record, RecordSink& out) override { return out.Emit(record); }
 };
 
-}  // namespace perftk
+}  // namespace perftk::pipeline
 
 #endif  // PERFTK_PIPELINE_TOOL_H_

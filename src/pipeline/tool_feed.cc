@@ -4,7 +4,7 @@
 
 #include "machine/record_events.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 
 ToolFeed::ToolFeed(Tool& tool) : tool_(tool), policy_(tool.model_policy()) {
   if (policy_) tool_.set_model(&model_);
@@ -37,4 +37,4 @@ absl::Status ToolFeed::Process(const Record& record, RecordSink& out) {
   return tool_.Process(record, out);
 }
 
-}  // namespace perftk
+}  // namespace perftk::pipeline

@@ -12,7 +12,7 @@
 #include "perf/record.h"
 #include "pipeline/tool.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 
 class ToolFeed {
  public:
@@ -42,6 +42,6 @@ class ToolFeed {
   bool ended_ = false;
 };
 
-}  // namespace perftk
+}  // namespace perftk::pipeline
 
 #endif  // PERFTK_PIPELINE_TOOL_FEED_H_

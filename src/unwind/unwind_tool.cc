@@ -133,11 +133,11 @@ absl::Status UnwindTool::Begin(Header& header) {
   for (Lane& lane : lanes_) lane.files = std::make_unique<ModuleFiles>(settings_.symfs, build_ids);
   // The caller unwinds too, but leaves the threads a window's worth to go
   // on with while it reads the next one.
-  batches_ = std::make_unique<OrderedBatches>(
-      OrderedBatches::Options{.jobs = lanes_.size(),
-                              .chunk = kSamplesPerTake,
-                              .max_in_flight = kWindowsInFlight,
-                              .caller_leaves = SampleWindows::kMaxSamples});
+  batches_ = std::make_unique<pipeline::OrderedBatches>(
+      pipeline::OrderedBatches::Options{.jobs = lanes_.size(),
+                                        .chunk = kSamplesPerTake,
+                                        .max_in_flight = kWindowsInFlight,
+                                        .caller_leaves = SampleWindows::kMaxSamples});
   input_events_ = header.events;
   any_stacks_ = has_stacks;
   passes_all_through_ = !has_stacks && header.layout == DataLayout::kFile;
@@ -146,8 +146,8 @@ absl::Status UnwindTool::Begin(Header& header) {
   // perf report --header-only lists the attrs EVENT_DESC keeps: the same
   // change, or the header would still announce stack copies.
   if (auto desc = header.features.find(HEADER_EVENT_DESC); desc != header.features.end()) {
-    absl::Status s =
-        RewriteEventDescAttrs(desc->second, [this](EventAttr& attr) { ConvertAttr(attr); });
+    absl::Status s = pipeline::RewriteEventDescAttrs(
+        desc->second, [this](EventAttr& attr) { ConvertAttr(attr); });
     if (!s.ok()) return s;
   }
   output_events_ = header.events;
@@ -216,7 +216,7 @@ UnwindStats UnwindTool::stats() const {
   return total;
 }
 
-absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
+absl::Status UnwindTool::QueueSample(const Record& record, pipeline::RecordSink& out) {
   if (!any_stacks_ && windows_.empty()) {
     ++stats_.samples;
     return out.Emit(record);
@@ -256,12 +256,12 @@ absl::Status UnwindTool::QueueSample(const Record& record, RecordSink& out) {
   return windows_.OpenIsFull() ? Flush(out) : absl::OkStatus();
 }
 
-absl::Status UnwindTool::KeepInWindow(const Record& record, RecordSink& out) {
+absl::Status UnwindTool::KeepInWindow(const Record& record, pipeline::RecordSink& out) {
   windows_.Keep(record);
   return windows_.OpenIsFull() ? Flush(out) : absl::OkStatus();
 }
 
-absl::Status UnwindTool::WritePending(const PendingRecord& pending, RecordSink& out) {
+absl::Status UnwindTool::WritePending(const PendingRecord& pending, pipeline::RecordSink& out) {
   if (!pending.unwind) return out.Emit(pending.record.view());
   record_.assign(kRecordHeaderSize, std::byte{0});
   EncodeSample(output_events_.format(pending.event), pending.sample, record_);
@@ -286,7 +286,7 @@ void UnwindTool::UnwindWindowPart(size_t lane, SampleWindow& window, size_t begi
   }
 }
 
-absl::Status UnwindTool::WriteOldestWindow(RecordSink& out) {
+absl::Status UnwindTool::WriteOldestWindow(pipeline::RecordSink& out) {
   for (const PendingRecord& pending : windows_.oldest().records) {
     if (absl::Status s = WritePending(pending, out); !s.ok()) return s;
   }
@@ -294,7 +294,7 @@ absl::Status UnwindTool::WriteOldestWindow(RecordSink& out) {
   return absl::OkStatus();
 }
 
-absl::Status UnwindTool::Flush(RecordSink& out) {
+absl::Status UnwindTool::Flush(pipeline::RecordSink& out) {
   if (windows_.open().records.empty()) return absl::OkStatus();
   SampleWindow* window = &windows_.Close();
   return batches_
@@ -307,20 +307,20 @@ absl::Status UnwindTool::Flush(RecordSink& out) {
       .status();
 }
 
-absl::Status UnwindTool::Drain(RecordSink& out) {
+absl::Status UnwindTool::Drain(pipeline::RecordSink& out) {
   if (absl::Status s = Flush(out); !s.ok()) return s;
   return batches_->Drain([this, &out](uint64_t) { return WriteOldestWindow(out); });
 }
 
-absl::Status UnwindTool::RewriteHeaderAttr(const Record& record, RecordSink& out) {
-  absl::StatusOr<std::vector<std::byte>> bytes = perftk::RewriteHeaderAttr(
+absl::Status UnwindTool::RewriteHeaderAttr(const Record& record, pipeline::RecordSink& out) {
+  absl::StatusOr<std::vector<std::byte>> bytes = pipeline::RewriteHeaderAttr(
       record, input_events_, output_events_, [this](EventAttr& attr) { ConvertAttr(attr); });
   if (!bytes.ok()) return Fail(record, bytes.status());
   any_stacks_ = AnyHasStack(input_events_);
   return out.Emit(Record(*bytes, record.file_offset()));
 }
 
-absl::Status UnwindTool::FollowPipeFeature(const Record& record, RecordSink& out) {
+absl::Status UnwindTool::FollowPipeFeature(const Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<HeaderFeatureRecord> view = HeaderFeatureRecord::From(record);
   if (!view.ok()) return Fail(record, view.status());
   if (view->feature() == HEADER_ARCH) {
@@ -331,12 +331,12 @@ absl::Status UnwindTool::FollowPipeFeature(const Record& record, RecordSink& out
   return out.Emit(record);
 }
 
-absl::Status UnwindTool::BeforeModelChange(const Record& record, RecordSink& out) {
+absl::Status UnwindTool::BeforeModelChange(const Record& record, pipeline::RecordSink& out) {
   (void)record;
   return windows_.empty() ? absl::OkStatus() : Drain(out);
 }
 
-absl::Status UnwindTool::FollowMachine(const Record& record, RecordSink& out) {
+absl::Status UnwindTool::FollowMachine(const Record& record, pipeline::RecordSink& out) {
   if (record.type() == PERF_RECORD_EXIT) {
     absl::StatusOr<machine::TaskEvent> task = machine::TaskEventOf(record);
     if (!task.ok()) return Fail(record, task.status());
@@ -347,7 +347,7 @@ absl::Status UnwindTool::FollowMachine(const Record& record, RecordSink& out) {
   return out.Emit(record);
 }
 
-absl::Status UnwindTool::Process(const Record& record, RecordSink& out) {
+absl::Status UnwindTool::Process(const Record& record, pipeline::RecordSink& out) {
   if (record.type() == PERF_RECORD_SAMPLE) return QueueSample(record, out);
   if (record.type() == PERF_RECORD_HEADER_BUILD_ID) NoteBuildId(record);
   if (!windows_.empty()) {
@@ -396,7 +396,7 @@ void UnwindTool::Abandon() {
   windows_.Clear();
 }
 
-absl::Status UnwindTool::End(RecordSink& out, FeatureSet& features) {
+absl::Status UnwindTool::End(pipeline::RecordSink& out, FeatureSet& features) {
   (void)features;
   if (absl::Status s = Drain(out); !s.ok()) return s;
   // The lanes are idle now: their files' errors are theirs no longer.

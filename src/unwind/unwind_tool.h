@@ -83,19 +83,21 @@ struct UnwindStats {
   void Add(const UnwindStats& other);
 };
 
-class UnwindTool : public Tool {
+class UnwindTool : public pipeline::Tool {
  public:
   explicit UnwindTool(UnwindSettings settings = {});
   ~UnwindTool() override;
 
   // Processes are unwound with the pipeline's model of their maps.
-  std::optional<ModelPolicy> model_policy() const override { return ModelPolicy{}; }
+  std::optional<pipeline::ModelPolicy> model_policy() const override {
+    return pipeline::ModelPolicy{};
+  }
   // Unwinds and writes every window before the model changes.
-  absl::Status BeforeModelChange(const Record& record, RecordSink& out) override;
+  absl::Status BeforeModelChange(const Record& record, pipeline::RecordSink& out) override;
   absl::Status Begin(Header& header) override;
-  absl::Status Process(const Record& record, RecordSink& out) override;
+  absl::Status Process(const Record& record, pipeline::RecordSink& out) override;
 
-  absl::Status End(RecordSink& out, FeatureSet& features) override;
+  absl::Status End(pipeline::RecordSink& out, FeatureSet& features) override;
   // Joins the workers (what they run finishes, what waits is dropped) and
   // drops every waiting window, with the stack copies they view.
   void Abandon() override;
@@ -119,20 +121,20 @@ class UnwindTool : public Tool {
   static constexpr size_t kWindowsInFlight = 4;
   static constexpr size_t kSamplesPerTake = 32;  // a lane's share at a time
 
-  absl::Status QueueSample(const Record& record, RecordSink& out);
+  absl::Status QueueSample(const Record& record, pipeline::RecordSink& out);
   // Keeps `record` in the open window, which is unwound when full.
-  absl::Status KeepInWindow(const Record& record, RecordSink& out);
+  absl::Status KeepInWindow(const Record& record, pipeline::RecordSink& out);
   // Hands the open window to the stage, which writes the windows done.
-  absl::Status Flush(RecordSink& out);
+  absl::Status Flush(pipeline::RecordSink& out);
   // Unwinds every waiting window and writes it.
-  absl::Status Drain(RecordSink& out);
-  absl::Status WriteOldestWindow(RecordSink& out);
+  absl::Status Drain(pipeline::RecordSink& out);
+  absl::Status WriteOldestWindow(pipeline::RecordSink& out);
   void UnwindWindowPart(size_t lane, SampleWindow& window, size_t begin, size_t end);
-  absl::Status WritePending(const PendingRecord& pending, RecordSink& out);
-  absl::Status RewriteHeaderAttr(const Record& record, RecordSink& out);
-  absl::Status FollowMachine(const Record& record, RecordSink& out);
+  absl::Status WritePending(const PendingRecord& pending, pipeline::RecordSink& out);
+  absl::Status RewriteHeaderAttr(const Record& record, pipeline::RecordSink& out);
+  absl::Status FollowMachine(const Record& record, pipeline::RecordSink& out);
   // A pipe's ARCH feature comes as a record: the registers follow it.
-  absl::Status FollowPipeFeature(const Record& record, RecordSink& out);
+  absl::Status FollowPipeFeature(const Record& record, pipeline::RecordSink& out);
   // A HEADER_BUILD_ID record: the id binaries of that name are looked up by.
   void NoteBuildId(const Record& record);
   // Replaces the user part of `sample`'s call chain with the unwound stack.
@@ -162,7 +164,7 @@ class UnwindTool : public Tool {
   bool passes_all_through_ = false;
   std::vector<std::byte> record_;  // the sample record being written
   // Last: stopped and joined before the windows they read go away.
-  std::unique_ptr<OrderedBatches> batches_;
+  std::unique_ptr<pipeline::OrderedBatches> batches_;
 };
 
 // The name the summary gives a stop reason, e.g. "no CFI".

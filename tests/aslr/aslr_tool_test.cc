@@ -12,7 +12,7 @@
 #include "perf/sample.h"
 #include "pipeline/tool_feed.h"
 
-namespace perftk {
+namespace perftk::aslr {
 namespace {
 
 using Collect = testing::CollectingSink;
@@ -84,7 +84,7 @@ class AslrToolTest : public ::testing::Test {
   }
 
   AslrTool tool_;
-  ToolFeed feed_{tool_};  // keeps the model, as the pipeline does
+  pipeline::ToolFeed feed_{tool_};  // keeps the model, as the pipeline does
   Header header_;
   EventAttr attr_;
   Collect out_;
@@ -307,7 +307,7 @@ TEST_F(AslrToolTest, TheSameInputGivesTheSameOutput) {
   std::vector<std::vector<std::byte>> runs;
   for (int run = 0; run < 2; ++run) {
     AslrTool tool;
-    ToolFeed feed(tool);
+    pipeline::ToolFeed feed(tool);
     Header header;
     header.events = EventList({Attr(kSampleType)});
     ASSERT_TRUE(feed.Begin(header).ok());
@@ -331,4 +331,4 @@ TEST_F(AslrToolTest, TheSameInputGivesTheSameOutput) {
 }
 
 }  // namespace
-}  // namespace perftk
+}  // namespace perftk::aslr

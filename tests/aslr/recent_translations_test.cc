@@ -5,7 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace perftk {
+namespace perftk::aslr {
 namespace {
 
 using ::testing::Eq;
@@ -42,4 +42,4 @@ TEST(RecentTranslationsTest, KeepsTheLastFourAndForgetsAllOnClear) {
 }
 
 }  // namespace
-}  // namespace perftk
+}  // namespace perftk::aslr

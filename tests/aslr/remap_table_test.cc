@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace perftk {
+namespace perftk::aslr {
 namespace {
 
 constexpr uint64_t kPage = 4096;
@@ -133,4 +133,4 @@ TEST(RemapTableTest, SubstitutesNeverMeetPlacements) {
 }
 
 }  // namespace
-}  // namespace perftk
+}  // namespace perftk::aslr

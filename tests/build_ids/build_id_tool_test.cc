@@ -22,7 +22,7 @@
 #include "perf/sample.h"
 #include "pipeline/tool_feed.h"
 
-namespace perftk {
+namespace perftk::build_ids {
 namespace {
 
 class Collect : public testing::CollectingSink {
@@ -101,7 +101,7 @@ class BuildIdToolTest : public testing::TempDirTest {
   void Start(BuildIdSettings settings, bool recorded_here = true) {
     feed_.reset();  // before the tool it feeds
     tool_ = std::make_unique<BuildIdTool>(std::move(settings), warnings_);
-    feed_ = std::make_unique<ToolFeed>(*tool_);
+    feed_ = std::make_unique<pipeline::ToolFeed>(*tool_);
     attr_ = Attr();
     header_.events = EventList({attr_});
     struct utsname here;
@@ -146,7 +146,7 @@ class BuildIdToolTest : public testing::TempDirTest {
 
   base::WarningList warnings_;
   std::unique_ptr<BuildIdTool> tool_;
-  std::unique_ptr<ToolFeed> feed_;  // keeps the model, as the pipeline does
+  std::unique_ptr<pipeline::ToolFeed> feed_;  // keeps the model, as the pipeline does
   Header header_;
   EventAttr attr_;
   Collect out_;
@@ -362,4 +362,4 @@ TEST(GnuBuildIdInNotes, FindsTheGnuNoteAmongOthersAndRefusesCutShortOnes) {
 }
 
 }  // namespace
-}  // namespace perftk
+}  // namespace perftk::build_ids

@@ -25,7 +25,7 @@ using ::testing::HasSubstr;
 const std::string kEtmDir = std::string(PERFTK_ETM_DATA_DIR) + "/";
 constexpr uint64_t kEtmBase = 0x582b2b0000;  // etm_test_loop's load address in perf_etm.data
 
-class CaptureSink : public RecordSink {
+class CaptureSink : public pipeline::RecordSink {
  public:
   absl::Status Emit(const Record& record) override {
     records.emplace_back(record);
@@ -56,7 +56,7 @@ DecodeRun Decode(const std::string& file, const std::string& itrace, OutputForma
   options.symfs = symfs;
   perftk::base::WarningList tool_warnings;
   CsEtmDecodeTool tool(options, tool_warnings);
-  ToolFeed feed(tool);
+  pipeline::ToolFeed feed(tool);
   auto reader = PerfDataReader::Open(kEtmDir + file);
   if (!reader.ok()) {
     run.status = reader.status();

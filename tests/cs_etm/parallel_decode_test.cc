@@ -22,7 +22,7 @@ namespace {
 
 const std::string kEtmDir = std::string(PERFTK_ETM_DATA_DIR) + "/";
 
-class CaptureSink : public RecordSink {
+class CaptureSink : public pipeline::RecordSink {
  public:
   absl::Status Emit(const Record& record) override {
     const auto* data = reinterpret_cast<const char*>(record.bytes().data());
@@ -117,7 +117,7 @@ Outcome DecodeWith(const Recording& recording, const std::vector<OwnedRecord>& r
   options.jobs = jobs;
   perftk::base::WarningList tool_warnings;
   CsEtmDecodeTool tool(options, tool_warnings);
-  ToolFeed feed(tool);
+  pipeline::ToolFeed feed(tool);
   Header header = recording.header;
   if (outcome.status = feed.Begin(header); !outcome.status.ok()) return outcome;
   CaptureSink sink;

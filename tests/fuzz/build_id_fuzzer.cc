@@ -63,17 +63,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input = perftk::fuzz::AsFile(data, size);
   if (input.empty()) return 0;
   for (const char* symfs : {"", "/bin"}) {
-    perftk::BuildIdSettings settings;
-    settings.scope = perftk::BuildIdScope::kAll;
+    perftk::build_ids::BuildIdSettings settings;
+    settings.scope = perftk::build_ids::BuildIdScope::kAll;
     settings.symfs = *symfs == '\0' ? traps : traps + symfs;
     settings.sys_root = traps + "/sys";
     perftk::base::WarningList warnings;
-    perftk::BuildIdTool tool(settings, warnings);
-    perftk::PipelineOptions options;
+    perftk::build_ids::BuildIdTool tool(settings, warnings);
+    perftk::pipeline::PipelineOptions options;
     options.input = input;
     options.output = "/dev/null";
     perftk::base::WarningList reader_warnings;
-    (void)perftk::RunPipeline(tool, options, reader_warnings);
+    (void)perftk::pipeline::RunPipeline(tool, options, reader_warnings);
   }
   return 0;
 }

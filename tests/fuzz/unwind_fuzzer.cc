@@ -20,11 +20,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   perftk::unwind::UnwindSettings settings;
   settings.jobs = 2;
   perftk::unwind::UnwindTool tool(settings);
-  perftk::PipelineOptions options;
+  perftk::pipeline::PipelineOptions options;
   options.input = input;
   options.output = "/dev/null";
   options.ordered = true;
   perftk::base::WarningList warnings;
-  (void)perftk::RunPipeline(tool, options, warnings);
+  (void)perftk::pipeline::RunPipeline(tool, options, warnings);
   return 0;
 }

@@ -218,12 +218,13 @@ class JitToolTest : public ::testing::Test {
   absl::Status Run(JitToolOptions options = {}, std::vector<std::string>* warnings = nullptr) {
     perftk::base::WarningList tool_warnings;
     JitTool tool(options, tool_warnings);
-    PipelineOptions pipeline;
+    pipeline::PipelineOptions pipeline;
     pipeline.input = in_;
     pipeline.output = out_;
     pipeline.ordered = true;
     perftk::base::WarningList reader_warnings;
-    absl::StatusOr<PipelineStats> stats = RunPipeline(tool, pipeline, reader_warnings);
+    absl::StatusOr<pipeline::PipelineStats> stats =
+        pipeline::RunPipeline(tool, pipeline, reader_warnings);
     if (warnings) *warnings = tool_warnings.lines();
     if (stats.ok()) tool.Commit();
     return stats.status();

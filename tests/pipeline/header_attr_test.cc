@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "perf/features.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 namespace {
 
 // An EVENT_DESC section as perf writes it: nr, attr_size, then per event the
@@ -111,4 +111,4 @@ TEST(RewriteEventDescAttrsTest, MalformedSectionIsRefusedUnchanged) {
 }
 
 }  // namespace
-}  // namespace perftk
+}  // namespace perftk::pipeline

@@ -14,7 +14,7 @@
 
 #include "gtest/gtest.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 namespace {
 
 using Options = OrderedBatches::Options;
@@ -303,4 +303,4 @@ TEST(OrderedBatchesTest, DestructorJoinsWithWorkWaiting) {
 }
 
 }  // namespace
-}  // namespace perftk
+}  // namespace perftk::pipeline

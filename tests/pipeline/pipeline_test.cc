@@ -16,7 +16,7 @@
 #include "perf/record.h"
 #include "pipeline/tool.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 namespace {
 
 // Keeps a view of every lasting record and a copy of its bytes.
@@ -109,4 +109,4 @@ TEST(PipelineTest, ReaderWarningsGoToTheSinkNotStderr) {
 }
 
 }  // namespace
-}  // namespace perftk
+}  // namespace perftk::pipeline

@@ -19,7 +19,7 @@
 #include "perf/record_encoders.h"
 #include "pipeline/chained_tool.h"
 
-namespace perftk {
+namespace perftk::pipeline {
 namespace {
 
 constexpr int32_t kPid = 42;
@@ -198,4 +198,4 @@ TEST(ToolFeed, ChainedToolsMustKeepTheModelAlike) {
 }
 
 }  // namespace
-}  // namespace perftk
+}  // namespace perftk::pipeline

@@ -11,7 +11,7 @@
 
 namespace perftk::testing {
 
-class CollectingSink : public RecordSink {
+class CollectingSink : public pipeline::RecordSink {
  public:
   absl::Status Emit(const Record& record) override {
     records.emplace_back(record);

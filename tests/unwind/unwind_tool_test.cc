@@ -294,7 +294,7 @@ class UnwindToolTest : public ::testing::Test {
     ToolOutput output;
     output.header.events = EventList({recording_->attr});
     UnwindTool tool(settings);
-    ToolFeed feed(tool);
+    pipeline::ToolFeed feed(tool);
     EXPECT_TRUE(feed.Begin(output.header).ok());
     testing::CollectingSink sink;
     uint64_t offset = 0;
