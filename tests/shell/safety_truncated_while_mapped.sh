@@ -34,6 +34,14 @@ truncated_midway() {
     sleep 0.05
   done
   check "$name: perftk maps $binary within 10 s" test "$i" -lt 200
+  if [ "$i" -ge 200 ]; then
+    # Why not (one CI run under load, 2026-11-27): what perftk had to go on.
+    "$PERFTK" dump -i "$recording" 2>/dev/null | awk -v part="$part" '
+      /^record/ { split($2, at, "="); if (at[2] >= part) exit
+                  if ($3 == "type=SAMPLE") samples++; if ($3 == "type=FINISHED_ROUND") rounds++ }
+      END { printf "  before the split at %d: %d samples, %d FINISHED_ROUNDs\n", part, samples, rounds }' >&2
+    grep -F "$(basename "$binary")" "/proc/$child/maps" >&2 || echo "  /proc/$child/maps: not mapped" >&2
+  fi
   truncate -s 0 "$binary"
   tail -c +$((part + 1)) "$recording" >&3 2>/dev/null || true
   exec 3>&-
