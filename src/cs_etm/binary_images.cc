@@ -86,7 +86,7 @@ const KernelCode* BinaryImages::Kernel(const machine::Dso& kernel) {
     std::string warning;
     kernel_ = LoadKernel(kernel, warning);
     if (warning.empty()) return;
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(mu_);
     warnings_.push_back(std::move(warning));
   });
   return kernel_.get();
@@ -209,7 +209,7 @@ const Image* BinaryImages::Find(const machine::Dso& dso) {
 
 const Image* BinaryImages::FindShared(const machine::Dso& dso) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(mu_);
     if (auto it = by_dso_.find(&dso); it != by_dso_.end()) return it->second;
   }
   // Found, checked and mapped without the lock: other threads' code reads
@@ -217,7 +217,7 @@ const Image* BinaryImages::FindShared(const machine::Dso& dso) {
   std::string warning;
   absl::Status error;
   std::unique_ptr<Mapped> loaded = Load(dso, warning, error);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   if (!error.ok() && failure_.ok()) failure_ = error;
   if (auto it = by_dso_.find(&dso); it != by_dso_.end()) return it->second;
   const Image* image = loaded ? &loaded->image : nullptr;
@@ -228,12 +228,12 @@ const Image* BinaryImages::FindShared(const machine::Dso& dso) {
 }
 
 absl::Status BinaryImages::failure() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   return failure_;
 }
 
 std::vector<std::string> BinaryImages::TakeWarnings() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   std::vector<std::string> out = std::move(warnings_);
   warnings_.clear();
   return out;

@@ -46,9 +46,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "base/bytes.h"
+#include "base/mutex.h"
 #include "elf/kernel_image.h"
 #include "elf/module_layout.h"
 #include "machine/dso.h"
@@ -113,11 +115,11 @@ class BinaryImages {
   const BuildIdsByPath build_ids_;
   const KernelSources kernel_sources_;
   const uint64_t id_;  // names this table in the threads' caches
-  std::mutex mu_;
-  absl::flat_hash_map<const machine::Dso*, const Image*> by_dso_;
-  std::vector<std::unique_ptr<Mapped>> mapped_;
-  std::vector<std::string> warnings_;
-  absl::Status failure_;
+  base::Mutex mu_;
+  absl::flat_hash_map<const machine::Dso*, const Image*> by_dso_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<Mapped>> mapped_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> warnings_ ABSL_GUARDED_BY(mu_);
+  absl::Status failure_ ABSL_GUARDED_BY(mu_);
   std::once_flag kernel_once_;  // loads kernel_; read without a lock after
   std::unique_ptr<KernelCode> kernel_;
 };

@@ -11,7 +11,7 @@
 namespace perftk::cs_etm {
 
 DecodeLane::~DecodeLane() {
-  std::lock_guard lock(OpenCsdSetupMutex());
+  base::MutexLock lock(OpenCsdSetupMutex());
   decoders_.clear();
 }
 
@@ -44,7 +44,7 @@ absl::StatusOr<TraceDecoder*> DecodeLane::DecoderFor(const BlockJob& job) {
     return it->second.decoder.get();
   }
   DropDecoder(job.source);
-  std::lock_guard lock(OpenCsdSetupMutex());
+  base::MutexLock lock(OpenCsdSetupMutex());
   absl::StatusOr<std::unique_ptr<TraceDecoder>> decoder =
       TraceDecoder::Create(job.setup->info, job.setup->trace_ids, job.block.formatted,
                            static_cast<uint32_t>(job.source), *this, inputs_.options.packet_batch);
@@ -58,7 +58,7 @@ absl::StatusOr<TraceDecoder*> DecodeLane::DecoderFor(const BlockJob& job) {
 void DecodeLane::DropDecoder(int64_t source) {
   auto it = decoders_.find(source);
   if (it == decoders_.end()) return;
-  std::lock_guard lock(OpenCsdSetupMutex());
+  base::MutexLock lock(OpenCsdSetupMutex());
   decoders_.erase(it);
 }
 

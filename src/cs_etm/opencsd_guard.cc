@@ -41,15 +41,15 @@ void InstallFaultHandlers() {
 
 }  // namespace
 
-std::mutex& OpenCsdSetupMutex() {
-  static std::mutex* const mutex = new std::mutex;
+base::Mutex& OpenCsdSetupMutex() {
+  static base::Mutex* const mutex = new base::Mutex;
   return *mutex;
 }
 
 void QuietOpenCsdErrorLog() {
   static std::once_flag once;
   std::call_once(once, [] {
-    std::lock_guard lock(OpenCsdSetupMutex());
+    base::MutexLock lock(OpenCsdSetupMutex());
     ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
   });
 }
@@ -75,9 +75,9 @@ int RunGuarded(absl::FunctionRef<void()> call) {
 }
 
 void AbandonTree(void* tree) {
-  static std::mutex* const mutex = new std::mutex;
+  static base::Mutex* const mutex = new base::Mutex;
   static auto* const abandoned = new std::vector<void*>;
-  std::lock_guard lock(*mutex);
+  base::MutexLock lock(*mutex);
   abandoned->push_back(tree);
 }
 

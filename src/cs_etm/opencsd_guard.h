@@ -24,13 +24,12 @@
 #ifndef PERFTK_CS_ETM_OPENCSD_GUARD_H_
 #define PERFTK_CS_ETM_OPENCSD_GUARD_H_
 
-#include <mutex>
-
 #include "absl/functional/function_ref.h"
+#include "base/mutex.h"
 
 namespace perftk::cs_etm {
 
-std::mutex& OpenCsdSetupMutex();
+base::Mutex& OpenCsdSetupMutex();
 
 // Sets the default error logger to log nothing. Idempotent, thread-safe.
 void QuietOpenCsdErrorLog();

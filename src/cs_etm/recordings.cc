@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/mutex.h"
 #include "base/warnings.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/progress.h"
@@ -48,7 +49,7 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
   std::vector<Outcome> outcomes(inputs.size());
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
-  std::mutex sum_mutex;  // guards result.profile, result.stats and the progress
+  base::Mutex sum_mutex;  // guards result.profile, result.stats and the progress
 
   auto decode_one = [&](size_t i) {
     Outcome& outcome = outcomes[i];
@@ -83,7 +84,7 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
         return false;
       });
     }
-    std::lock_guard lock(sum_mutex);
+    base::MutexLock lock(sum_mutex);
     result.dropped.insert(dropped.begin(), dropped.end());
     AddStats(tool.stats(), result.stats);
     if (absl::Status s = result.profile.Add(mine); !s.ok()) outcome.status = s;
@@ -94,7 +95,7 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
   auto worker = [&] {
     for (size_t i = next++; i < inputs.size() && !failed; i = next++) {
       decode_one(i);
-      std::lock_guard lock(sum_mutex);
+      base::MutexLock lock(sum_mutex);
       progress.Update(++finished);
     }
   };

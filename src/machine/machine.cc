@@ -69,7 +69,7 @@ bool Machine::IsKernelMmapName(absl::string_view filename) const {
 }
 
 absl::Status Machine::Apply(const MmapEvent& event) {
-  std::unique_lock lock(mu_);
+  base::WriterMutexLock lock(mu_);
   if (IsKernelCpumode(CpumodeOf(event.misc))) {
     if (event.len == 0 && event.start == 0 && IsKernelMmapName(event.filename)) {
       return ApplyKernelMmap(event, std::numeric_limits<uint64_t>::max());
@@ -143,7 +143,7 @@ absl::Status Machine::ApplyUserMmap(const MmapEvent& event, uint64_t end) {
 
 absl::Status Machine::Apply(const CommEvent& event) {
   if (absl::Status ids = CheckTaskIds(event.pid, event.tid, "COMM"); !ids.ok()) return ids;
-  std::unique_lock lock(mu_);
+  base::WriterMutexLock lock(mu_);
   ThreadEntry& thread = FindOrAddThreadLocked(event.pid, event.tid);
   thread.comm = event.comm;
   // An exec keeps the old maps, as perf does: the COMM comes at the start of
@@ -161,7 +161,7 @@ absl::Status Machine::Apply(const ForkEvent& event) {
   if (event.tid == event.ptid) {
     return absl::InvalidArgumentError(absl::StrFormat("FORK of thread %d from itself", event.tid));
   }
-  std::unique_lock lock(mu_);
+  base::WriterMutexLock lock(mu_);
   const ThreadEntry& parent = FindOrAddThreadLocked(event.ppid, event.ptid);
   std::shared_ptr<Process> parent_process = parent.process;
   std::string comm = parent.comm;
@@ -179,7 +179,7 @@ absl::Status Machine::Apply(const ForkEvent& event) {
 
 absl::Status Machine::Apply(const ExitEvent& event) {
   if (absl::Status ids = CheckTaskIds(event.pid, event.tid, "EXIT"); !ids.ok()) return ids;
-  std::unique_lock lock(mu_);
+  base::WriterMutexLock lock(mu_);
   auto it = threads_.find(event.tid);
   if (it == threads_.end() || it->second.exited) return absl::OkStatus();
   it->second.exited = true;
@@ -195,7 +195,7 @@ absl::Status Machine::Apply(const ExitEvent& event) {
 }
 
 absl::Status Machine::Apply(const KsymbolEvent& event) {
-  std::unique_lock lock(mu_);
+  base::WriterMutexLock lock(mu_);
   if (event.unregister()) {
     kernel_maps_->Mutate([&](Maps::Editor& editor) {
       const Map* map = editor.Find(event.addr);
@@ -228,21 +228,21 @@ std::optional<Map> Machine::FindMap(int32_t pid, uint16_t cpumode, uint64_t addr
     return std::nullopt;
   }
   if (!IsUserCpumode(cpumode)) return std::nullopt;
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   auto it = processes_.find(pid);
   if (it == processes_.end()) return std::nullopt;
   return it->second->maps->Find(addr);
 }
 
 std::shared_ptr<Maps> Machine::FindUserMaps(int32_t pid) const {
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   auto it = processes_.find(pid);
   if (it == processes_.end()) return nullptr;
   return it->second->maps;
 }
 
 std::optional<RelocationSymbol> Machine::kernel_relocation() const {
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   return kernel_relocation_;
 }
 
@@ -251,7 +251,7 @@ Thread Machine::ToThread(int32_t tid, const ThreadEntry& entry) const {
 }
 
 std::optional<Thread> Machine::FindThread(int32_t tid) const {
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   auto it = threads_.find(tid);
   if (it == threads_.end()) return std::nullopt;
   return ToThread(tid, it->second);
@@ -259,17 +259,17 @@ std::optional<Thread> Machine::FindThread(int32_t tid) const {
 
 absl::StatusOr<Thread> Machine::FindOrAddThread(int32_t pid, int32_t tid) {
   if (absl::Status ids = CheckTaskIds(pid, tid, "thread"); !ids.ok()) return ids;
-  std::unique_lock lock(mu_);
+  base::WriterMutexLock lock(mu_);
   return ToThread(tid, FindOrAddThreadLocked(pid, tid));
 }
 
 size_t Machine::thread_count() const {
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   return threads_.size();
 }
 
 size_t Machine::process_count() const {
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   return processes_.size();
 }
 

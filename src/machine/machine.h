@@ -22,14 +22,15 @@
 #include <shared_mutex>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/shared_mutex.h"
 #include "machine/dso.h"
 #include "machine/events.h"
 #include "machine/map.h"
 #include "machine/maps.h"
-#include "machine/shared_mutex.h"
 
 namespace perftk::machine {
 
@@ -125,12 +126,14 @@ class Machine {
     bool exited = false;
   };
 
-  // These expect mu_ held exclusively.
-  ThreadEntry& FindOrAddThreadLocked(int32_t pid, int32_t tid);
-  ThreadEntry& AddThreadLocked(int32_t pid, int32_t tid, std::shared_ptr<Process> process);
-  void RemoveThreadLocked(int32_t tid);
-  absl::Status ApplyKernelMmap(const MmapEvent& event, uint64_t end);
-  absl::Status ApplyUserMmap(const MmapEvent& event, uint64_t end);
+  ThreadEntry& FindOrAddThreadLocked(int32_t pid, int32_t tid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  ThreadEntry& AddThreadLocked(int32_t pid, int32_t tid, std::shared_ptr<Process> process)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RemoveThreadLocked(int32_t tid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ApplyKernelMmap(const MmapEvent& event, uint64_t end)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ApplyUserMmap(const MmapEvent& event, uint64_t end)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool IsKernelMmapName(absl::string_view filename) const;
   Thread ToThread(int32_t tid, const ThreadEntry& entry) const;
 
@@ -139,13 +142,12 @@ class Machine {
   const std::string kernel_name_;
   const std::shared_ptr<Maps> kernel_maps_ = std::make_shared<Maps>();
 
-  // Guards everything below.
-  mutable SharedMutex mu_;
-  DsoTable dsos_;
-  absl::flat_hash_map<int32_t, ThreadEntry> threads_;                 // by tid
-  absl::flat_hash_map<int32_t, std::shared_ptr<Process>> processes_;  // by pid
-  std::optional<RelocationSymbol> kernel_relocation_;
-  std::deque<int32_t> exited_;  // tids in EXIT order, oldest first
+  mutable base::SharedMutex mu_;
+  DsoTable dsos_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int32_t, ThreadEntry> threads_ ABSL_GUARDED_BY(mu_);                 // by tid
+  absl::flat_hash_map<int32_t, std::shared_ptr<Process>> processes_ ABSL_GUARDED_BY(mu_);  // by pid
+  std::optional<RelocationSymbol> kernel_relocation_ ABSL_GUARDED_BY(mu_);
+  std::deque<int32_t> exited_ ABSL_GUARDED_BY(mu_);  // tids in EXIT order, oldest first
 };
 
 }  // namespace perftk::machine

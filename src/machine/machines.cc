@@ -11,7 +11,7 @@ bool IsGuestCpumode(uint16_t cpumode) {
 
 Machine& Machines::FindOrAdd(uint16_t cpumode, int32_t guest_pid) {
   if (!IsGuestCpumode(cpumode)) return host_;
-  std::unique_lock lock(mu_);
+  base::WriterMutexLock lock(mu_);
   std::unique_ptr<Machine>& guest = guests_[guest_pid];
   if (guest == nullptr) guest = std::make_unique<Machine>(guest_pid, exited_threads_kept_);
   return *guest;
@@ -19,13 +19,13 @@ Machine& Machines::FindOrAdd(uint16_t cpumode, int32_t guest_pid) {
 
 const Machine* Machines::Find(uint16_t cpumode, int32_t guest_pid) const {
   if (!IsGuestCpumode(cpumode)) return &host_;
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   auto it = guests_.find(guest_pid);
   return it == guests_.end() ? nullptr : it->second.get();
 }
 
 size_t Machines::guest_count() const {
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   return guests_.size();
 }
 

@@ -20,12 +20,13 @@
 #include <optional>
 #include <shared_mutex>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "base/shared_mutex.h"
 #include "machine/events.h"
 #include "machine/machine.h"
 #include "machine/map.h"
-#include "machine/shared_mutex.h"
 
 namespace perftk::machine {
 
@@ -65,8 +66,8 @@ class Machines {
 
   size_t exited_threads_kept_ = Machine::kExitedThreadsKept;
   Machine host_{kHostMachinePid, exited_threads_kept_};
-  mutable SharedMutex mu_;  // guards guests_
-  absl::flat_hash_map<int32_t, std::unique_ptr<Machine>> guests_;
+  mutable base::SharedMutex mu_;
+  absl::flat_hash_map<int32_t, std::unique_ptr<Machine>> guests_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace perftk::machine

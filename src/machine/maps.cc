@@ -76,7 +76,7 @@ const Map* Maps::FindIn(absl::Span<const Map> maps, uint64_t addr) {
 }
 
 std::optional<Map> Maps::FindAtOrBelow(uint64_t addr) const {
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   auto it = std::upper_bound(maps_.begin(), maps_.end(), addr,
                              [](uint64_t a, const Map& m) { return a < m.start; });
   if (it == maps_.begin()) return std::nullopt;
@@ -84,7 +84,7 @@ std::optional<Map> Maps::FindAtOrBelow(uint64_t addr) const {
 }
 
 std::optional<Map> Maps::Find(uint64_t addr) const {
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   const Map* map = FindIn(maps_, addr);
   if (map == nullptr) return std::nullopt;
   return *map;
@@ -95,7 +95,7 @@ std::optional<Map> Maps::Find(uint64_t addr, MapsCache& cache) const {
       cache.generation == generation_.load(std::memory_order_acquire)) {
     return cache.map;
   }
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   const Map* map = FindIn(maps_, addr);
   cache.maps_id = id_;
   cache.generation = generation_.load(std::memory_order_relaxed);
@@ -104,12 +104,12 @@ std::optional<Map> Maps::Find(uint64_t addr, MapsCache& cache) const {
 }
 
 std::vector<Map> Maps::Snapshot() const {
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   return maps_;
 }
 
 size_t Maps::size() const {
-  std::shared_lock lock(mu_);
+  base::ReaderMutexLock lock(mu_);
   return maps_.size();
 }
 

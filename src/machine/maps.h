@@ -28,10 +28,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "base/shared_mutex.h"
 #include "machine/map.h"
-#include "machine/shared_mutex.h"
 
 namespace perftk::machine {
 
@@ -87,7 +88,7 @@ class Maps {
   // Runs fn(Editor&) under the exclusive lock and returns what fn returns.
   template <typename Fn>
   auto Mutate(Fn&& fn) -> std::invoke_result_t<Fn, Editor&> {
-    std::unique_lock lock(mu_);
+    base::WriterMutexLock lock(mu_);
     Editor editor(maps_);
     struct BumpOnExit {
       std::atomic<uint64_t>& generation;
@@ -100,8 +101,8 @@ class Maps {
   static const Map* FindIn(absl::Span<const Map> maps, uint64_t addr);
 
   const uint64_t id_;
-  mutable SharedMutex mu_;
-  std::vector<Map> maps_;  // guarded by mu_
+  mutable base::SharedMutex mu_;
+  std::vector<Map> maps_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> generation_{0};
 };
 

@@ -1,9 +1,9 @@
-#include "machine/shared_mutex.h"
+#include "base/shared_mutex.h"
 
 #include <cstdio>
 #include <cstdlib>
 
-namespace perftk::machine {
+namespace perftk::base {
 namespace {
 
 // The pthread calls below fail only on misuse (unlocking a lock not held,
@@ -27,22 +27,18 @@ SharedMutex::SharedMutex() {
 
 SharedMutex::~SharedMutex() { pthread_rwlock_destroy(&rwlock_); }
 
-void SharedMutex::lock() { CheckPthread(pthread_rwlock_wrlock(&rwlock_), "pthread_rwlock_wrlock"); }
+void SharedMutex::Lock() { CheckPthread(pthread_rwlock_wrlock(&rwlock_), "pthread_rwlock_wrlock"); }
 
-bool SharedMutex::try_lock() { return pthread_rwlock_trywrlock(&rwlock_) == 0; }
-
-void SharedMutex::unlock() {
+void SharedMutex::Unlock() {
   CheckPthread(pthread_rwlock_unlock(&rwlock_), "pthread_rwlock_unlock");
 }
 
-void SharedMutex::lock_shared() {
+void SharedMutex::ReaderLock() {
   CheckPthread(pthread_rwlock_rdlock(&rwlock_), "pthread_rwlock_rdlock");
 }
 
-bool SharedMutex::try_lock_shared() { return pthread_rwlock_tryrdlock(&rwlock_) == 0; }
-
-void SharedMutex::unlock_shared() {
+void SharedMutex::ReaderUnlock() {
   CheckPthread(pthread_rwlock_unlock(&rwlock_), "pthread_rwlock_unlock");
 }
 
-}  // namespace perftk::machine
+}  // namespace perftk::base
