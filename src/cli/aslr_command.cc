@@ -15,13 +15,13 @@
 namespace perftk::cli {
 namespace {
 
-void PrintSummary(const aslr::AslrTool& tool, const pipeline::PipelineStats& pipeline) {
+void PrintSummary(const aslr::AslrTool& tool, const pipeline::PipelineStats& run) {
   const aslr::AslrStats& s = tool.stats();
   std::fprintf(stderr,
                "perftk aslr: %llu records read, %llu written; %llu mappings and %llu samples "
                "rewritten, %llu addresses moved",
-               static_cast<unsigned long long>(pipeline.records_read),
-               static_cast<unsigned long long>(pipeline.records_written),
+               static_cast<unsigned long long>(run.records_read),
+               static_cast<unsigned long long>(run.records_written),
                static_cast<unsigned long long>(s.mappings),
                static_cast<unsigned long long>(s.samples),
                static_cast<unsigned long long>(s.addresses));
@@ -42,26 +42,26 @@ absl::Status RunAslr(const AslrOptions& options) {
   aslr::AslrSettings settings;
   settings.strip_cmdline = options.strip_cmdline;
   settings.strip_hostname = options.strip_hostname;
-  aslr::AslrTool aslr(settings);
+  aslr::AslrTool aslr_tool(settings);
   // Dwarf stack copies become call chains before they are removed.
   unwind::UnwindTool unwinder;
-  pipeline::ChainedTool unwind_then_aslr(unwinder, aslr);
+  pipeline::ChainedTool unwind_then_aslr(unwinder, aslr_tool);
   pipeline::Tool& rewrite =
-      options.no_unwind ? static_cast<pipeline::Tool&>(aslr) : unwind_then_aslr;
+      options.no_unwind ? static_cast<pipeline::Tool&>(aslr_tool) : unwind_then_aslr;
   // Build ids are found at the recorded addresses, before they move.
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, true, options.input), rewrite);
-  pipeline::PipelineOptions pipeline;
-  pipeline.input = options.input;
-  pipeline.output = options.output;
-  pipeline.ordered = true;
-  pipeline.progress_label = "perftk aslr";
-  if (options.pipe) pipeline.layout = DataLayout::kPipe;
+  pipeline::PipelineOptions run_options;
+  run_options.input = options.input;
+  run_options.output = options.output;
+  run_options.ordered = true;
+  run_options.progress_label = "perftk aslr";
+  if (options.pipe) run_options.layout = DataLayout::kPipe;
   StderrWarnings warnings;
   absl::StatusOr<pipeline::PipelineStats> stats =
-      pipeline::RunPipeline(run.tool(), pipeline, warnings);
+      pipeline::RunPipeline(run.tool(), run_options, warnings);
   if (!stats.ok()) return stats.status();
   if (!options.quiet) {
-    PrintSummary(aslr, *stats);
+    PrintSummary(aslr_tool, *stats);
     run.PrintSummary("perftk aslr");
     if (unwinder.stats().with_stack != 0) {
       std::fprintf(stderr, "perftk aslr: unwound before removing the stacks: %s\n",

@@ -11,16 +11,16 @@ namespace perftk::cli {
 
 absl::Status RunCopy(const CopyOptions& options) {
   pipeline::CopyTool copy;
-  pipeline::PipelineOptions pipeline;
-  pipeline.input = options.input;
-  pipeline.output = options.output;
-  if (options.pipe) pipeline.layout = DataLayout::kPipe;
-  pipeline.progress_label = "perftk copy";
+  pipeline::PipelineOptions run_options;
+  run_options.input = options.input;
+  run_options.output = options.output;
+  if (options.pipe) run_options.layout = DataLayout::kPipe;
+  run_options.progress_label = "perftk copy";
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input), copy);
   // A sample's DSO is known once its MMAP is: in time order, as perf inject.
-  pipeline.ordered = run.adds_build_ids();
+  run_options.ordered = run.adds_build_ids();
   StderrWarnings warnings;
-  absl::Status status = pipeline::RunPipeline(run.tool(), pipeline, warnings).status();
+  absl::Status status = pipeline::RunPipeline(run.tool(), run_options, warnings).status();
   if (status.ok() && !options.quiet) run.PrintSummary("perftk copy");
   return status;
 }

@@ -199,25 +199,25 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
     if (options.output.empty()) {
       return UsageError("--format=perf needs -o OUTPUT (a perf.data, or '-')");
     }
-    pipeline::PipelineOptions pipeline;
-    pipeline.input = inputs->front();
-    pipeline.output = options.output;
-    pipeline.progress_label = "perftk cs-etm-decode";
+    pipeline::PipelineOptions run_options;
+    run_options.input = inputs->front();
+    run_options.output = options.output;
+    run_options.progress_label = "perftk cs-etm-decode";
     StderrWarnings warnings;
-    status = pipeline::RunPipeline(tool, pipeline, warnings).status();
+    status = pipeline::RunPipeline(tool, run_options, warnings).status();
   } else {
     // Open (and claim) the text output first, as above.
     absl::StatusOr<std::unique_ptr<base::OutputFile>> out =
         base::OutputFile::Open(options.output.empty() ? "-" : options.output, "output (-o)");
     if (!out.ok()) return out.status();
-    pipeline::PipelineOptions pipeline;
-    pipeline.input = inputs->front();
-    pipeline.progress_label = "perftk cs-etm-decode";
+    pipeline::PipelineOptions run_options;
+    run_options.input = inputs->front();
+    run_options.progress_label = "perftk cs-etm-decode";
     // Written as it is made: memory does not grow with the trace.
     base::OutputFile& file = **out;
     tool.StreamTextTo([&file](absl::string_view text) { return file.Write(text); });
     StderrWarnings warnings;
-    status = pipeline::RunPipeline(tool, pipeline, warnings).status();
+    status = pipeline::RunPipeline(tool, run_options, warnings).status();
     if (status.ok()) status = (*out)->Write(tool.text());
     if (status.ok()) status = (*out)->Commit();
   }

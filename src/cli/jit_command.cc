@@ -55,16 +55,16 @@ absl::Status RunJit(const JitOptions& options) {
   // Printed after the run, below any progress line.
   base::WarningList tool_warnings;
   jit::JitTool tool(tool_options, tool_warnings);
-  pipeline::PipelineOptions pipeline;
-  pipeline.input = options.input;
-  pipeline.output = options.output;
-  if (options.pipe) pipeline.layout = DataLayout::kPipe;
-  pipeline.progress_label = "perftk jit";
-  pipeline.ordered = true;
+  pipeline::PipelineOptions run_options;
+  run_options.input = options.input;
+  run_options.output = options.output;
+  if (options.pipe) run_options.layout = DataLayout::kPipe;
+  run_options.progress_label = "perftk jit";
+  run_options.ordered = true;
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input), tool);
   StderrWarnings warnings;
   absl::StatusOr<pipeline::PipelineStats> stats =
-      pipeline::RunPipeline(run.tool(), pipeline, warnings);
+      pipeline::RunPipeline(run.tool(), run_options, warnings);
   PrintWarnings(tool_warnings.lines());
   if (!stats.ok()) return stats.status();
   tool.Commit();

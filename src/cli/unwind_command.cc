@@ -14,10 +14,10 @@ namespace {
 
 constexpr int kMaxJobs = 64;
 
-void PrintSummary(const unwind::UnwindStats& stats, const pipeline::PipelineStats& pipeline) {
+void PrintSummary(const unwind::UnwindStats& stats, const pipeline::PipelineStats& run) {
   std::fprintf(stderr, "perftk unwind: %llu records read, %llu written; %s\n",
-               static_cast<unsigned long long>(pipeline.records_read),
-               static_cast<unsigned long long>(pipeline.records_written),
+               static_cast<unsigned long long>(run.records_read),
+               static_cast<unsigned long long>(run.records_written),
                unwind::DescribeUnwindStats(stats).c_str());
   if (stats.frames != 0) {
     std::fprintf(
@@ -40,16 +40,16 @@ absl::Status RunUnwind(const UnwindOptions& options) {
   settings.symfs = options.symfs;
   settings.take_over_frames = !options.no_take_over;
   unwind::UnwindTool tool(settings);
-  pipeline::PipelineOptions pipeline;
-  pipeline.input = options.input;
-  pipeline.output = options.output;
-  pipeline.ordered = true;
-  pipeline.progress_label = "perftk unwind";
-  if (options.pipe) pipeline.layout = DataLayout::kPipe;
+  pipeline::PipelineOptions run_options;
+  run_options.input = options.input;
+  run_options.output = options.output;
+  run_options.ordered = true;
+  run_options.progress_label = "perftk unwind";
+  if (options.pipe) run_options.layout = DataLayout::kPipe;
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input, options.symfs), tool);
   StderrWarnings warnings;
   absl::StatusOr<pipeline::PipelineStats> stats =
-      pipeline::RunPipeline(run.tool(), pipeline, warnings);
+      pipeline::RunPipeline(run.tool(), run_options, warnings);
   if (!stats.ok()) return stats.status();
   if (!options.quiet) {
     PrintSummary(tool.stats(), *stats);

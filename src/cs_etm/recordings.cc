@@ -55,11 +55,11 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
     Outcome& outcome = outcomes[i];
     base::WarningList reader_warnings, tool_warnings;
     CsEtmDecodeTool tool(each, tool_warnings);
-    pipeline::PipelineOptions pipeline;
-    pipeline.input = inputs[i];
-    pipeline.progress_label = "perftk cs-etm-decode";
-    pipeline.show_progress = !several;  // several: the list's progress
-    outcome.status = pipeline::RunPipeline(tool, pipeline, reader_warnings).status();
+    pipeline::PipelineOptions run_options;
+    run_options.input = inputs[i];
+    run_options.progress_label = "perftk cs-etm-decode";
+    run_options.show_progress = !several;  // several: the list's progress
+    outcome.status = pipeline::RunPipeline(tool, run_options, reader_warnings).status();
     const std::string prefix = several ? absl::StrCat(inputs[i], ": ") : "";
     for (const std::string& warning : reader_warnings.lines()) {
       outcome.warnings.push_back(absl::StrCat(prefix, warning));

@@ -170,14 +170,14 @@ class GroundTruth : public ::testing::Test {
     options.format = cs_etm::OutputFormat::kPerf;
     perftk::base::WarningList tool_warnings;
     cs_etm::CsEtmDecodeTool tool(options, tool_warnings);
-    pipeline::PipelineOptions pipeline;
-    pipeline.input = path;
-    pipeline.output = path + ".decoded";
+    pipeline::PipelineOptions run_options;
+    run_options.input = path;
+    run_options.output = path + ".decoded";
     perftk::base::WarningList warnings;
-    run.status = pipeline::RunPipeline(tool, pipeline, warnings).status();
+    run.status = pipeline::RunPipeline(tool, run_options, warnings).status();
     run.warnings = tool_warnings.lines();
     if (!run.status.ok()) return run;
-    auto reader = PerfDataReader::Open(pipeline.output);
+    auto reader = PerfDataReader::Open(run_options.output);
     if (!reader.ok()) {
       run.status = reader.status();
       return run;
@@ -549,10 +549,10 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
   autofdo.dso = "etm_mod.ko";
   perftk::base::WarningList tool_warnings;
   cs_etm::CsEtmDecodeTool tool(autofdo, tool_warnings);
-  pipeline::PipelineOptions pipeline;
-  pipeline.input = path;
+  pipeline::PipelineOptions run_options;
+  run_options.input = path;
   perftk::base::WarningList warnings;
-  ASSERT_TRUE(pipeline::RunPipeline(tool, pipeline, warnings).ok());
+  ASSERT_TRUE(pipeline::RunPipeline(tool, run_options, warnings).ok());
   for (const std::string& w : tool_warnings.lines()) ADD_FAILURE() << "warning: " << w;
   std::string want = absl::StrCat(module_ranges.size(), "\n");
   for (const auto& [range, count] : module_ranges) {
@@ -589,7 +589,7 @@ TEST_F(GroundTruth, KernelCallsAModuleAndBack) {
     perftk::base::WarningList kernel_tool_warnings;
     cs_etm::CsEtmDecodeTool kernel_tool(kernel_text, kernel_tool_warnings);
     perftk::base::WarningList warnings;
-    ASSERT_TRUE(pipeline::RunPipeline(kernel_tool, pipeline, warnings).ok());
+    ASSERT_TRUE(pipeline::RunPipeline(kernel_tool, run_options, warnings).ok());
     std::string kernel_want = absl::StrCat(kernel_ranges.size(), "\n");
     for (const auto& [range, count] : kernel_ranges) {
       absl::StrAppendFormat(&kernel_want, "%x-%x:%d\n", range.first, range.second, count);

@@ -97,10 +97,10 @@ class QemuRecorderTest : public ::testing::Test {
     options.format = cs_etm::OutputFormat::kAutoFdo;
     perftk::base::WarningList tool_warnings;
     cs_etm::CsEtmDecodeTool tool(options, tool_warnings);
-    pipeline::PipelineOptions pipeline;
-    pipeline.input = (dir_ / "perf.data").string();
+    pipeline::PipelineOptions run_options;
+    run_options.input = (dir_ / "perf.data").string();
     perftk::base::WarningList warnings;
-    absl::Status status = pipeline::RunPipeline(tool, pipeline, warnings).status();
+    absl::Status status = pipeline::RunPipeline(tool, run_options, warnings).status();
     EXPECT_TRUE(status.ok()) << status;
     for (const std::string& w : tool_warnings.lines()) ADD_FAILURE() << "warning: " << w;
     return tool.text();

@@ -218,13 +218,13 @@ class JitToolTest : public ::testing::Test {
   absl::Status Run(JitToolOptions options = {}, std::vector<std::string>* warnings = nullptr) {
     perftk::base::WarningList tool_warnings;
     JitTool tool(options, tool_warnings);
-    pipeline::PipelineOptions pipeline;
-    pipeline.input = in_;
-    pipeline.output = out_;
-    pipeline.ordered = true;
+    pipeline::PipelineOptions run_options;
+    run_options.input = in_;
+    run_options.output = out_;
+    run_options.ordered = true;
     perftk::base::WarningList reader_warnings;
     absl::StatusOr<pipeline::PipelineStats> stats =
-        pipeline::RunPipeline(tool, pipeline, reader_warnings);
+        pipeline::RunPipeline(tool, run_options, reader_warnings);
     if (warnings) *warnings = tool_warnings.lines();
     if (stats.ok()) tool.Commit();
     return stats.status();
