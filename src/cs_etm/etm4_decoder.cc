@@ -526,24 +526,18 @@ inline void Etm4Decoder::EmitRange(uint64_t start, uint64_t end, uint64_t count,
                             : last.waypoint == A64Waypoint::kIndirectBranch ? BranchKind::kIndirect
                                                                             : BranchKind::kNone;
   const bool direct = branch == BranchKind::kDirect;
-  // Filled in place: a Packet built aside and copied in is written a byte
-  // at a time and read back 16 at a time, a store-forwarding stall on
-  // every range (half of the decoder's time on zlib's trace).
-  Packet& range = out.emplace_back();
-  range.kind = PacketKind::kRange;
-  range.isa = Isa::kA64;
+  // Filled in place (Emit): a Packet built aside and copied in is written
+  // a byte at a time and read back 16 at a time, a store-forwarding stall
+  // on every range (half of the decoder's time on zlib's trace).
+  Packet& range = Emit(PacketKind::kRange, out);  // A64, 4-byte instructions
   range.last_branch = branch;
   range.last_taken = branch != BranchKind::kNone && executed;
   range.last_cond = last.conditional;
   range.has_branch_target = direct;
-  range.last_size = 4;
-  range.trace_id = trace_id_;
   range.instr_count = static_cast<uint32_t>(count);
   range.start = start;
   range.end = end;
-  range.cs_timestamp = cs_timestamp_;
   range.branch_target = direct ? instruction_.target : 0;
-  range.context = context_;
 }
 
 // The walk ended at a waypoint: the atom decides where the trace goes
@@ -782,7 +776,7 @@ PacketContext Etm4Decoder::MemoryContext(uint64_t address) const {
   return context;
 }
 
-Packet& Etm4Decoder::Emit(PacketKind kind, std::vector<Packet>& out) {
+inline Packet& Etm4Decoder::Emit(PacketKind kind, std::vector<Packet>& out) {
   Packet& packet = out.emplace_back();
   packet.kind = kind;
   packet.trace_id = trace_id_;
