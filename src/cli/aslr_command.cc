@@ -55,6 +55,7 @@ absl::Status RunAslr(const AslrOptions& options) {
   run_options.output = options.output;
   run_options.ordered = true;
   run_options.progress_label = "perftk aslr";
+  run_options.show_progress = !options.quiet;
   if (options.pipe) run_options.layout = DataLayout::kPipe;
   StderrWarnings warnings;
   absl::StatusOr<pipeline::PipelineStats> stats =
@@ -112,7 +113,8 @@ void RegisterAslrCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_flag("--no-unwind", options->no_unwind,
                 "Do not unwind dwarf stack copies into call chains before removing them");
   AddBuildIdFlags(*sub, options->build_ids, true);
-  sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
+  sub->add_flag("-q,--quiet", options->quiet,
+                "No progress or summary on stderr (warnings and errors still)");
   sub->callback([options, &outcome] { outcome = RunAslr(*options); });
 }
 

@@ -16,6 +16,7 @@ absl::Status RunCopy(const CopyOptions& options) {
   run_options.output = options.output;
   if (options.pipe) run_options.layout = DataLayout::kPipe;
   run_options.progress_label = "perftk copy";
+  run_options.show_progress = !options.quiet;
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input), copy);
   // A sample's DSO is known once its MMAP is: in time order, as perf inject.
   run_options.ordered = run.adds_build_ids();
@@ -44,7 +45,8 @@ void RegisterCopyCommand(CLI::App& app, absl::Status& outcome) {
       ->required();
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   AddBuildIdFlags(*sub, options->build_ids, false);
-  sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
+  sub->add_flag("-q,--quiet", options->quiet,
+                "No progress or summary on stderr (warnings and errors still)");
   sub->callback([options, &outcome] { outcome = RunCopy(*options); });
 }
 

@@ -190,6 +190,7 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   decode.decoder =
       options.decoder == "opencsd" ? cs_etm::DecoderChoice::kOpenCsd : cs_etm::DecoderChoice::kFast;
   decode.dso = options.dso;
+  decode.show_progress = !options.quiet;
   if (profile_format) return RunProfileDecode(options, *inputs, decode, llvm_sample);
   // Printed after the run, below any progress line.
   base::WarningList tool_warnings;
@@ -203,6 +204,7 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
     run_options.input = inputs->front();
     run_options.output = options.output;
     run_options.progress_label = "perftk cs-etm-decode";
+    run_options.show_progress = !options.quiet;
     StderrWarnings warnings;
     status = pipeline::RunPipeline(tool, run_options, warnings).status();
   } else {
@@ -213,6 +215,7 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
     pipeline::PipelineOptions run_options;
     run_options.input = inputs->front();
     run_options.progress_label = "perftk cs-etm-decode";
+    run_options.show_progress = !options.quiet;
     // Written as it is made: memory does not grow with the trace.
     base::OutputFile& file = **out;
     tool.StreamTextTo([&file](absl::string_view text) { return file.Write(text); });
@@ -354,7 +357,8 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
                   "OpenCSD alone (the same output, slower)")
       ->capture_default_str()
       ->check(CLI::IsMember({"fast", "opencsd"}));
-  sub->add_flag("-q,--quiet", options->quiet, "No summary line on stderr");
+  sub->add_flag("-q,--quiet", options->quiet,
+                "No progress or summary on stderr (warnings and errors still)");
   sub->callback([options, &outcome] { outcome = RunCsEtmDecode(*options); });
 }
 

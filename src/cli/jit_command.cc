@@ -60,6 +60,7 @@ absl::Status RunJit(const JitOptions& options) {
   run_options.output = options.output;
   if (options.pipe) run_options.layout = DataLayout::kPipe;
   run_options.progress_label = "perftk jit";
+  run_options.show_progress = !options.quiet;
   run_options.ordered = true;
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input), tool);
   StderrWarnings warnings;
@@ -133,7 +134,8 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
       ->check(CLI::Range(1, 2));
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   AddBuildIdFlags(*sub, options->build_ids, false);
-  sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
+  sub->add_flag("-q,--quiet", options->quiet,
+                "No progress or summary on stderr (warnings and errors still)");
   sub->callback([options, &outcome] { outcome = RunJit(*options); });
 }
 

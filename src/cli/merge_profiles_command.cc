@@ -105,7 +105,8 @@ void RegisterMergeProfilesCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_option("--binary", options->binary,
                   "Only the binaries whose recorded path this regular expression matches "
                   "(ECMAScript, anywhere in the path; AutoFDO)");
-  sub->add_flag("-q,--quiet", options->quiet, "No summary line on stderr");
+  sub->add_flag("-q,--quiet", options->quiet,
+                "No progress or summary on stderr (warnings and errors still)");
   sub->callback([options, &outcome] { outcome = RunMergeProfiles(*options); });
 }
 

@@ -45,6 +45,7 @@ absl::Status RunUnwind(const UnwindOptions& options) {
   run_options.output = options.output;
   run_options.ordered = true;
   run_options.progress_label = "perftk unwind";
+  run_options.show_progress = !options.quiet;
   if (options.pipe) run_options.layout = DataLayout::kPipe;
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input, options.symfs), tool);
   StderrWarnings warnings;
@@ -114,7 +115,8 @@ void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_flag("--no-take-over", options->no_take_over,
                 "Unwind every frame, even those a thread's previous sample shares (same output)");
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
-  sub->add_flag("-q,--quiet", options->quiet, "No summary on stderr");
+  sub->add_flag("-q,--quiet", options->quiet,
+                "No progress or summary on stderr (warnings and errors still)");
   sub->callback([options, &outcome] { outcome = RunUnwind(*options); });
 }
 

@@ -42,6 +42,8 @@ struct DecodeOptions {
   // kBolt, kAutoFdo: false keeps only profile(), for a caller that adds up
   // several recordings and writes the text itself.
   bool profile_text = true;
+  // Progress on stderr while decoding (pipeline/progress.h); off for -q.
+  bool show_progress = true;
 };
 
 struct DecodeStats {

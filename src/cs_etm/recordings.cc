@@ -58,7 +58,7 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
     pipeline::PipelineOptions run_options;
     run_options.input = inputs[i];
     run_options.progress_label = "perftk cs-etm-decode";
-    run_options.show_progress = !several;  // several: the list's progress
+    run_options.show_progress = !several && options.show_progress;  // several: the list's
     outcome.status = pipeline::RunPipeline(tool, run_options, reader_warnings).status();
     const std::string prefix = several ? absl::StrCat(inputs[i], ": ") : "";
     for (const std::string& warning : reader_warnings.lines()) {
@@ -90,7 +90,8 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
     if (absl::Status s = result.profile.Add(mine); !s.ok()) outcome.status = s;
   };
   // Several recordings: progress counts them (each one's own is off).
-  pipeline::Progress progress(several ? "perftk cs-etm-decode" : "", inputs.size(), "recordings");
+  pipeline::Progress progress(several && options.show_progress ? "perftk cs-etm-decode" : "",
+                              inputs.size(), "recordings");
   size_t finished = 0;  // guarded by sum_mutex, as progress
   auto worker = [&] {
     for (size_t i = next++; i < inputs.size() && !failed; i = next++) {

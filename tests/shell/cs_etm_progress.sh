@@ -4,7 +4,7 @@
 # reader (a recording of few, large AUXTRACE records: progress that counted
 # records read, or bytes read, stood still or ran ahead of the decode);
 # with several recordings it counts recordings; with stderr not a terminal
-# it shows nothing. The terminal is script(1)'s pseudo-terminal.
+# it shows nothing, nor with -q. The terminal is script(1)'s pseudo-terminal.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
 command -v script >/dev/null || skip "no script(1) (Debian: bsdutils)"
@@ -42,4 +42,11 @@ check "two recordings: no per-recording progress" test -z "$(percents tty.two)"
 
 "$PERFTK" cs-etm-decode -i gen/perf.data --itrace=il64 --jobs 2 -o quiet.data 2>quiet.err
 check "stderr not a terminal: no progress" test -z "$(grep -F '%' quiet.err)"
+
+# -q on a terminal: neither progress nor summary (issue 32).
+on_tty "'$PERFTK' cs-etm-decode -q -i gen/perf.data --itrace=il64 -o q.data" >tty.q
+check "-q on a terminal: nothing on stderr ($(head -c 200 tty.q))" test ! -s tty.q
+on_tty "'$PERFTK' cs-etm-decode -q -i gen/perf.data -i gen/perf.data --format=autofdo --jobs 2 -o q.afdo" \
+  >tty.q2
+check "-q, two recordings: nothing on stderr ($(head -c 200 tty.q2))" test ! -s tty.q2
 checks_summary
