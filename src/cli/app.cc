@@ -1,10 +1,15 @@
+#include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/file_roles.h"
 #include "base/interrupt.h"
 #include "cli/aslr_command.h"
@@ -14,6 +19,7 @@
 #include "cli/dump_command.h"
 #include "cli/jit_command.h"
 #include "cli/merge_profiles_command.h"
+#include "cli/nearest_name.h"
 #include "cli/unwind_command.h"
 #include "cli/uprobe_offset_command.h"
 #include "cli/usage.h"
@@ -43,31 +49,107 @@ int ExitCodeFor(const absl::Status& status) {
 
 namespace {
 
-constexpr char kDescription[] =
-    "perftk: rewrite, fix up and decode Linux perf.data recordings.\n"
-    "Run `perftk help SUBCOMMAND` (or `perftk SUBCOMMAND --help`) for details.";
+constexpr char kSummary[] = "perftk: rewrite, fix up and decode Linux perf.data recordings.";
+constexpr char kMore[] =
+    "Run `perftk help SUBCOMMAND` (or `perftk SUBCOMMAND --help`) for its options and examples.";
 
-// `perftk help [SUBCOMMAND]` prints the help of the named subcommand.
+std::vector<std::string> SubcommandNames(CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+// What `perftk`, `perftk help` and `perftk --help` print: the subcommands,
+// each with the first line of its description.
+std::string Overview(CLI::App& app) {
+  std::string text =
+      absl::StrCat(kSummary, "\n\nUsage: perftk SUBCOMMAND [OPTIONS]\n\nSubcommands:\n");
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    const std::string& description = sub->get_description();  // its first line sums it up
+    absl::StrAppendFormat(&text, "  %-15s %s\n", sub->get_name(),
+                          description.substr(0, description.find('\n')));
+  }
+  absl::StrAppend(&text, "\n", kMore, "\n");
+  return text;
+}
+
+// "Did you mean 'aslr'?", or nothing.
+std::string Suggestion(absl::string_view typed, const std::vector<std::string>& names) {
+  const std::string nearest = NearestName(typed, names);
+  return nearest.empty() ? std::string() : absl::StrCat("; did you mean '", nearest, "'?");
+}
+
+// `perftk help NAME` for a NAME that is no subcommand.
+struct UnknownHelpTopic : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// `perftk help [SUBCOMMAND]` prints the help of the named subcommand, or
+// the overview.
 void RegisterHelpCommand(CLI::App& app) {
-  CLI::App* help = app.add_subcommand("help", "Show help for a subcommand");
+  CLI::App* help = app.add_subcommand("help", "Show the subcommands, or one subcommand's help");
   auto topic = std::make_shared<std::string>();
   help->add_option("subcommand", *topic, "Subcommand to explain");
   help->callback([&app, topic] {
-    if (topic->empty()) throw CLI::CallForHelp();
+    if (topic->empty()) {
+      std::fputs(Overview(app).c_str(), stdout);
+      return;
+    }
     CLI::App* sub = nullptr;
     try {
       sub = app.get_subcommand(*topic);
     } catch (const CLI::OptionNotFound&) {
-      throw CLI::ValidationError("help", "no subcommand named '" + *topic + "'");
+      throw UnknownHelpTopic(absl::StrCat("help: '", *topic, "' is not a perftk subcommand",
+                                          Suggestion(*topic, SubcommandNames(app))));
     }
     std::fputs(sub->help().c_str(), stdout);
   });
 }
 
+// A usage error said perftk's way, with the hint where to look; returns 2.
+int SayUsageError(absl::string_view message, absl::string_view help_command,
+                  absl::string_view what_it_shows = "the options and examples") {
+  std::fprintf(stderr, "perftk: %s\nRun `%s` for %s.\n", std::string(message).c_str(),
+               std::string(help_command).c_str(), std::string(what_it_shows).c_str());
+  return 2;
+}
+
+// The first word that is not an option, when it names no subcommand.
+std::optional<std::string> UnknownSubcommand(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+  const std::vector<std::string> names = SubcommandNames(app);
+  if (std::find(names.begin(), names.end(), argv[1]) != names.end()) return std::nullopt;
+  return std::string(argv[1]);
+}
+
+// CLI11 found arguments the subcommand does not take: name the first
+// unknown option and the nearest real one.
+int ReportExtras(CLI::App& app, const CLI::ExtrasError& error) {
+  std::vector<CLI::App*> parsed = app.get_subcommands();
+  if (parsed.empty()) return SayUsageError(error.what(), "perftk help", "the list of subcommands");
+  CLI::App& sub = *parsed.front();
+  const std::string help = absl::StrCat("perftk help ", sub.get_name());
+  std::vector<std::string> options;
+  for (const CLI::Option* option : sub.get_options()) {
+    for (const std::string& name : option->get_lnames()) options.push_back("--" + name);
+    for (const std::string& name : option->get_snames()) options.push_back("-" + name);
+  }
+  for (const std::string& extra : sub.remaining()) {
+    if (extra.size() < 2 || extra[0] != '-') continue;
+    const std::string typed = extra.substr(0, extra.find('='));
+    return SayUsageError(
+        absl::StrCat(sub.get_name(), ": no option '", typed, "'", Suggestion(typed, options)),
+        help);
+  }
+  return SayUsageError(absl::StrCat(sub.get_name(), ": ", error.what()), help);
+}
+
 }  // namespace
 
 void RegisterAllCommands(CLI::App& app, absl::Status& outcome) {
-  app.description(kDescription);
+  app.description(absl::StrCat(kSummary, "\n", kMore));
   app.set_version_flag("--version", std::string("perftk ") + PERFTK_VERSION);
   app.require_subcommand(1);
   RegisterAslrCommand(app, outcome);
@@ -87,17 +169,36 @@ int RunMain(int argc, char** argv) {
   CLI::App app{"perftk", "perftk"};
   absl::Status outcome;
   RegisterAllCommands(app, outcome);
+  if (argc < 2) {
+    std::fputs(Overview(app).c_str(), stderr);
+    return 2;
+  }
+  if (std::optional<std::string> typed = UnknownSubcommand(app, argc, argv)) {
+    return SayUsageError(absl::StrCat("'", *typed, "' is not a perftk subcommand",
+                                      Suggestion(*typed, SubcommandNames(app))),
+                         "perftk help", "the list of subcommands");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    if (app.get_subcommands().empty()) {
+      std::fputs(Overview(app).c_str(), stdout);
+      return 0;
+    }
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    return ReportExtras(app, e);
+  } catch (const UnknownHelpTopic& e) {
+    return SayUsageError(e.what(), "perftk help", "the list of subcommands");
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
+    std::vector<CLI::App*> parsed = app.get_subcommands();
+    if (parsed.empty()) return SayUsageError(e.what(), "perftk help", "the list of subcommands");
+    return SayUsageError(absl::StrCat(parsed.front()->get_name(), ": ", e.what()),
+                         absl::StrCat("perftk help ", parsed.front()->get_name()));
   }
   if (!outcome.ok()) {
     std::fprintf(stderr, "perftk: %s\n", std::string(outcome.message()).c_str());

@@ -74,8 +74,11 @@ absl::Status RunAslr(const AslrOptions& options) {
 
 void RegisterAslrCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<AslrOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "aslr", "Hide the address-space layout of a recording; keep what perf report shows");
+  CLI::App* sub =
+      app.add_subcommand("aslr",
+                         "Hide a recording's address layout; perf report shows the same\n\n"
+                         "Rewrites a recording so that it can be shared without telling where the\n"
+                         "programs, libraries and the kernel were loaded.");
   sub->footer(
       "Every mapping of every process and of the kernel is moved to a new place\n"
       "(user maps from 0x100000000000 up, kernel maps from 0xffff800010000000),\n"

@@ -28,8 +28,8 @@ absl::Status RunCopy(const CopyOptions& options) {
 
 void RegisterCopyCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<CopyOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "copy", "Rewrite a recording unchanged through perftk's reader and writer");
+  CLI::App* sub =
+      app.add_subcommand("copy", "Rewrite a recording unchanged, through perftk's reader/writer");
   sub->footer(
       "The output is in native byte order and uncompressed; `perf report` and\n"
       "`perf script` print the same for it as for the input. With --build-ids or\n"

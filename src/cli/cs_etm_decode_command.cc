@@ -234,7 +234,8 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<CsEtmDecodeOptions>();
   CLI::App* sub = app.add_subcommand(
       "cs-etm-decode",
-      "Decode Arm CoreSight ETM/ETE trace into instruction samples with last-branch\n"
+      "Decode CoreSight trace into samples and AutoFDO/BOLT profiles\n\n"
+      "Decodes Arm CoreSight ETM/ETE trace into instruction samples with last-branch\n"
       "stacks (input for AutoFDO and BOLT), each stamped with the pid/tid/EL that\n"
       "retired it.");
   sub->footer(

@@ -189,8 +189,8 @@ absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
 
 void RegisterDumpCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<DumpOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "dump", "List the header, attrs, features and every record of a recording");
+  CLI::App* sub =
+      app.add_subcommand("dump", "List the header, attrs, features and records of a recording");
   sub->footer(
       "One line per item: `header`, `attr`, `feature`, then `record` lines in\n"
       "stored order with the file offset, type, cpumode and decoded fields\n"

@@ -95,7 +95,8 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<JitOptions>();
   CLI::App* sub = app.add_subcommand(
       "jit",
-      "Turn each process's jit-<pid>.dump into ELF files with symbols and inject\n"
+      "Turn jitdumps into ELF files with symbols (perf inject --jit)\n\n"
+      "Turns each process's jit-<pid>.dump into ELF files with symbols and injects\n"
       "MMAP2 records for them (what `perf inject --jit` does); the //anon mmaps of\n"
       "processes that have a jitdump are dropped. Record with `perf record -k 1`.");
   sub->footer(

@@ -75,8 +75,9 @@ void RegisterMergeProfilesCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<MergeProfilesOptions>();
   CLI::App* sub =
       app.add_subcommand("merge-profiles",
-                         "Add up AutoFDO or BOLT profile texts (from perftk cs-etm-decode on many\n"
-                         "machines, or earlier merges) into one profile.");
+                         "Add up AutoFDO or BOLT profiles into one\n\n"
+                         "Adds up AutoFDO or BOLT profile texts (from perftk cs-etm-decode on\n"
+                         "many machines, or earlier merges) into one profile.");
   sub->footer(
       "Counts are summed per binary: its recorded path and build id, so two builds of one\n"
       "path are never summed. AutoFDO text (simpleperf's, as --format=autofdo writes it)\n"

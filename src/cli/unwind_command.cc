@@ -61,8 +61,8 @@ absl::Status RunUnwind(const UnwindOptions& options) {
 
 void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
   auto options = std::make_shared<UnwindOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "unwind", "Turn dwarf stack copies (--call-graph dwarf) into plain call chains");
+  CLI::App* sub =
+      app.add_subcommand("unwind", "Turn dwarf stack copies (--call-graph dwarf) into call chains");
   sub->footer(
       "`perf record --call-graph dwarf` stores a copy of the user stack (8 KB by\n"
       "default) and the user registers in every sample, and perf unwinds them\n"

@@ -26,7 +26,9 @@ using uprobe::ListedSite;
 using uprobe::ProbeSite;
 
 constexpr char kDescription[] =
-    "Print the file offset where a uprobe for a function goes (what\n"
+    "Print the file offset of a function or USDT probe for a uprobe\n"
+    "\n"
+    "Prints the file offset where a uprobe for a function goes (what\n"
     "/sys/kernel/tracing/uprobe_events and perf_event_open's uprobe PMU take),\n"
     "or say exactly why there is no right answer.\n"
     "\n"
