@@ -11,6 +11,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "base/creation_mode.h"
+#include "base/interrupt.h"
 #include "base/printable.h"
 #include "base/system_error.h"
 #include "base/write_all.h"
@@ -120,7 +122,7 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& 
   out->stream_ = false;
   out->fd_ = fd;
   out->owns_fd_ = true;
-  if (exists) fchmod(fd, st.st_mode & 07777);
+  if (exists) fchmod(fd, st.st_mode & 07777 & ~(0666 & ~FileCreationMode()));
   return out;
 }
 
@@ -157,6 +159,11 @@ absl::Status OutputFile::Commit() {
     }
     committed_ = true;
     return absl::OkStatus();
+  }
+  // Opened before the recording was, the file may be wider than it: narrowed.
+  if (struct stat st; fstat(fd_, &st) == 0) {
+    const mode_t narrowed = st.st_mode & 07777 & ~(0666 & ~FileCreationMode());
+    if (narrowed != (st.st_mode & 07777)) fchmod(fd_, narrowed);
   }
   if (fsync(fd_) != 0 && errno != EINVAL) return Error("write", errno);
   int fd = fd_;

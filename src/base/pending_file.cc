@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/creation_mode.h"
 #include "base/system_error.h"
 
 namespace perftk::base {
@@ -119,7 +120,7 @@ PendingFile::~PendingFile() { Remove(); }
 
 absl::StatusOr<PendingFile> PendingFile::CreateNew(const std::string& path, int* fd) {
   absl::StatusOr<PendingFile> made = Make(path, Kind::kFile, [&] {
-    *fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    *fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, FileCreationMode());
     return *fd < 0 ? -1 : 0;
   });
   if (!made.ok()) *fd = -1;

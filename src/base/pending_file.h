@@ -36,7 +36,8 @@ class PendingFile {
   PendingFile& operator=(const PendingFile&) = delete;
   ~PendingFile();
 
-  // Creates a new regular file (mode 0644, O_EXCL: never an existing one)
+  // Creates a new regular file (mode FileCreationMode(), creation_mode.h;
+  // O_EXCL: never an existing one)
   // and lists it; `*fd` receives its descriptor, open for writing.
   // An existing path gives AlreadyExistsError.
   static absl::StatusOr<PendingFile> CreateNew(const std::string& path, int* fd);

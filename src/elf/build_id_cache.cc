@@ -11,6 +11,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
+#include "base/creation_mode.h"
 #include "base/generated_file.h"
 #include "base/input_file.h"
 #include "base/printable.h"
@@ -44,7 +45,7 @@ absl::Status MakeDirectories(const std::string& path, std::vector<base::PendingF
     std::string prefix = path.substr(0, slash);
     if (absl::Status s =
             MakePending(prefix, base::PendingFile::Kind::kDirectory, "create directory", made,
-                        [&] { return mkdir(prefix.c_str(), 0755); });
+                        [&] { return mkdir(prefix.c_str(), base::DirectoryCreationMode()); });
         !s.ok()) {
       return s;
     }

@@ -1,4 +1,4 @@
-// FileCreator: creates files (mode 0644) on a thread of its own, ahead of
+// FileCreator: creates files (base/creation_mode.h) on a thread of its own, ahead of
 // the thread that writes them, in the order they are asked for.
 //
 // The kernel creates the files of one directory one at a time (under the

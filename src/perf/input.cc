@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/creation_mode.h"
 #include "base/input_file.h"
 #include "base/interrupt.h"
 
@@ -36,6 +37,8 @@ absl::StatusOr<std::unique_ptr<Input>> Input::Open(const std::string& path) {
   if (S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(absl::StrCat(input->name_, ": is a directory"));
   }
+  // What is made of the recording is no more readable than it (a pipe is 0600).
+  base::LimitCreationModeTo(st.st_mode);
   if (S_ISFIFO(st.st_mode)) {
     // A pipe holds 64 KB by default: a 256 KB AUX buffer on its way from
     // `perf record -o -` would wake the writer and the reader four times
