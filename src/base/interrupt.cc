@@ -9,12 +9,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <new>
 #include <system_error>
 #include <thread>
 
+#include "absl/strings/cord.h"
 #include "base/pending_file.h"
 
 namespace perftk::base {
@@ -37,6 +39,9 @@ struct MappedSlot {
 constexpr size_t kMappedSlots = 1024;  // recordings, binaries: a lane maps many
 std::array<MappedSlot, kMappedSlots> mapped_inputs;
 std::mutex mapped_mu;  // taken by Add/Remove only, never by the handler
+
+bool sigpipe_ignored_at_start = false;
+constexpr char kClosedPipePayload[] = "perftk/closed-pipe";
 
 std::atomic<int> fault_signal{0};  // SIGBUS once the handler has seen one
 std::atomic<bool> waiter_running{false};
@@ -129,7 +134,30 @@ bool IgnoredAtStart(int signal_number) {
 
 }  // namespace
 
+absl::Status ClosedPipeError(absl::string_view message) {
+  absl::Status status = absl::UnavailableError(message);
+  status.SetPayload(kClosedPipePayload, absl::Cord("1"));
+  return status;
+}
+
+bool IsClosedPipe(const absl::Status& status) {
+  return status.GetPayload(kClosedPipePayload).has_value();
+}
+
+void EndByClosedPipe() {
+  if (sigpipe_ignored_at_start) return;
+  std::fflush(stderr);
+  signal(SIGPIPE, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, SIGPIPE);
+  pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+  raise(SIGPIPE);
+  _exit(128 + SIGPIPE);  // not reached: the default action ends the process
+}
+
 void InstallInterruptHandling() {
+  sigpipe_ignored_at_start = IgnoredAtStart(SIGPIPE);
   signal(SIGPIPE, SIG_IGN);
   memory_reserve = new char[kMemoryReserve];
   std::set_new_handler(OnOutOfMemory);

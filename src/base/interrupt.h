@@ -18,18 +18,34 @@
 // Out of memory (operator new fails, on any thread): the pending files are
 // removed and the run exits 1 with a message.
 //
-// SIGPIPE is ignored: a write to a closed pipe fails with EPIPE, which the
-// writer reports as an error (exit status 1) after the same clean-up a
-// failed run does. A write past `ulimit -f` likewise fails with EFBIG.
+// SIGPIPE is ignored during the run: a write to a closed pipe fails with
+// EPIPE, the writer returns ClosedPipeError, and the run cleans up as a
+// failed run does. Then EndByClosedPipe ends it as a closed pipe ends
+// coreutils: by SIGPIPE, with nothing said (`set -o pipefail` sees status
+// 141). Where SIGPIPE was ignored at start, the parent asked for EPIPE
+// instead: the error is reported and the status is 1. A write past
+// `ulimit -f` likewise fails with EFBIG.
 #ifndef PERFTK_BASE_INTERRUPT_H_
 #define PERFTK_BASE_INTERRUPT_H_
 
 #include <cstddef>
 #include <string>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
 namespace perftk::base {
 
 void InstallInterruptHandling();
+
+// An error for a write whose reader closed its end of the pipe, and the
+// test for one.
+absl::Status ClosedPipeError(absl::string_view message);
+bool IsClosedPipe(const absl::Status& status);
+
+// Ends the process by SIGPIPE, unless SIGPIPE was ignored when
+// InstallInterruptHandling ran: then it returns.
+void EndByClosedPipe();
 
 // Names the input mapped at [begin, begin + length) for a SIGBUS message;
 // returns a token for ForgetMappedInput (0 when every slot is taken).

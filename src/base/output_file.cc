@@ -77,7 +77,7 @@ OutputFile::~OutputFile() {
 absl::Status OutputFile::Error(absl::string_view what, int error) const {
   std::string name = path_ == "-" ? "standard output" : Printable(path_);
   if (error == EPIPE) {
-    return absl::UnavailableError(
+    return ClosedPipeError(
         absl::StrCat(name, ": cannot ", what, ": the reader closed its end of the pipe"));
   }
   return absl::InternalError(absl::StrCat(name, ": cannot ", what, ": ", SystemErrorText(error)));

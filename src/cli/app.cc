@@ -200,6 +200,8 @@ int RunMain(int argc, char** argv) {
     return SayUsageError(absl::StrCat(parsed.front()->get_name(), ": ", e.what()),
                          absl::StrCat("perftk help ", parsed.front()->get_name()));
   }
+  // A reader that went away ends the run as it ends coreutils' (base/interrupt.h).
+  if (base::IsClosedPipe(outcome)) base::EndByClosedPipe();
   if (!outcome.ok()) {
     std::fprintf(stderr, "perftk: %s\n", std::string(outcome.message()).c_str());
   }

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/interrupt.h"
 #include "base/json.h"
 #include "base/warnings.h"
 #include "cli/warnings.h"
@@ -116,8 +117,7 @@ void AddSampleMap(const machine::Machines& machines, const Record& record, const
 
 absl::Status WriteError(int error) {
   if (error == EPIPE) {
-    return absl::UnavailableError(
-        "cannot write the listing: the reader closed its end of the pipe");
+    return base::ClosedPipeError("cannot write the listing: the reader closed its end of the pipe");
   }
   return absl::InternalError(absl::StrCat("cannot write the listing: ", std::strerror(error)));
 }

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/mutex.h"
+#include "base/status_prefix.h"
 #include "base/warnings.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/progress.h"
@@ -69,8 +70,7 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
     }
     if (!outcome.status.ok()) {
       if (several && !absl::StartsWith(outcome.status.message(), inputs[i])) {
-        outcome.status =
-            absl::Status(outcome.status.code(), absl::StrCat(prefix, outcome.status.message()));
+        outcome.status = base::Prefixed(prefix, outcome.status);
       }
       failed = true;
       return;

@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_prefix.h"
 
 namespace perftk {
 
@@ -250,9 +251,9 @@ std::vector<uint64_t> HeaderAttrRecord::ids() const {
 }
 
 absl::Status RecordError(const Record& record, const absl::Status& status) {
-  return absl::Status(status.code(),
-                      absl::StrFormat("offset %#x: %s record: %s", record.file_offset(),
-                                      RecordTypeName(record.type()), status.message()));
+  return base::Prefixed(absl::StrFormat("offset %#x: %s record: ", record.file_offset(),
+                                        RecordTypeName(record.type())),
+                        status);
 }
 
 }  // namespace perftk

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/output_file.h"
+#include "base/status_prefix.h"
 #include "perf/ordered_reader.h"
 #include "perf/reader.h"
 #include "perf/writer.h"
@@ -16,7 +17,7 @@ namespace {
 // An error of the tool's, which knows records by their offset, named after
 // the input too.
 absl::Status InInput(const PerfDataReader& reader, const absl::Status& status) {
-  return absl::Status(status.code(), absl::StrCat(reader.name(), ": ", status.message()));
+  return base::Prefixed(absl::StrCat(reader.name(), ": "), status);
 }
 
 class WriterSink : public RecordSink {

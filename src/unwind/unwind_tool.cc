@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/printable.h"
+#include "base/status_prefix.h"
 #include "machine/record_events.h"
 #include "perf/describe.h"
 #include "perf/features.h"
@@ -266,8 +267,7 @@ absl::Status UnwindTool::WritePending(const PendingRecord& pending, pipeline::Re
   record_.assign(kRecordHeaderSize, std::byte{0});
   EncodeSample(output_events_.format(pending.event), pending.sample, record_);
   if (absl::Status s = SetRecordHeader(PERF_RECORD_SAMPLE, pending.misc, record_); !s.ok()) {
-    return absl::Status(s.code(), absl::StrFormat("offset %#x: SAMPLE record: %s",
-                                                  pending.file_offset, s.message()));
+    return base::Prefixed(absl::StrFormat("offset %#x: SAMPLE record: ", pending.file_offset), s);
   }
   return out.Emit(Record(record_, pending.file_offset));
 }
