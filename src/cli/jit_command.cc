@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
@@ -25,6 +27,26 @@ int DefaultJobs() {
   cpu_set_t cpus;
   if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0) return 1;
   return CPU_COUNT(&cpus) > 1 ? 2 : 1;
+}
+
+// Empty work is named with how to record what was missing (exit status unchanged).
+void WarnAboutMissingJitdumps(const jit::JitTool& tool) {
+  constexpr char kHowTo[] =
+      "run the runtime with its jitdump option (node --perf-prof, java "
+      "-agentpath:libperf-jvmti.so) under `perf record -k 1`, and keep the jit-<pid>.dump files "
+      "where it wrote them";
+  const std::vector<uint32_t> pids = tool.PidsWithoutJitdump();
+  StderrWarnings warnings;
+  if (!pids.empty()) {
+    std::string more =
+        pids.size() > 1 ? absl::StrCat(" (and ", pids.size() - 1, " more process(es))") : "";
+    warnings.Warn(absl::StrCat("no jitdump found for pid ", pids.front(), more,
+                               ", which ran code from anonymous memory: ", kHowTo));
+  } else if (tool.stats().dumps == 0) {
+    warnings.Warn(absl::StrCat(
+        "no jitdump found (the recording maps no jit-<pid>.dump), so nothing was injected: ",
+        kHowTo));
+  }
 }
 
 }  // namespace
@@ -69,6 +91,7 @@ absl::Status RunJit(const JitOptions& options) {
   PrintWarnings(tool_warnings.lines());
   if (!stats.ok()) return stats.status();
   tool.Commit();
+  WarnAboutMissingJitdumps(tool);
   if (!options.quiet) {
     const jit::JitToolStats& s = tool.stats();
     std::fprintf(stderr,

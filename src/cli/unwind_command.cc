@@ -52,6 +52,12 @@ absl::Status RunUnwind(const UnwindOptions& options) {
   absl::StatusOr<pipeline::PipelineStats> stats =
       pipeline::RunPipeline(run.tool(), run_options, warnings);
   if (!stats.ok()) return stats.status();
+  if (tool.stats().samples > 0 && tool.stats().with_stack == 0) {
+    // Empty work, named with how to record what it needs (exit status unchanged).
+    StderrWarnings().Warn(
+        "no sample has a stack copy, so nothing was unwound: record with `perf record "
+        "--call-graph dwarf`");
+  }
   if (!options.quiet) {
     PrintSummary(tool.stats(), *stats);
     run.PrintSummary("perftk unwind");

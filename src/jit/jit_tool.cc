@@ -152,11 +152,23 @@ absl::Status JitTool::ProcessMapping(const Record& record, absl::string_view fil
     processed_dumps_.insert(dump->path);
     return ProcessDump(record, *dump, pid == 0 ? *name_pid : pid);
   }
-  if (processed_pids_.contains(pid) && IsAnonymousMapping(filename)) {
-    ++stats_.anon_mmaps_dropped;
-    return absl::OkStatus();
+  if (IsAnonymousMapping(filename)) {
+    anonymous_code_pids_.insert(pid);
+    if (processed_pids_.contains(pid)) {
+      ++stats_.anon_mmaps_dropped;
+      return absl::OkStatus();
+    }
   }
   return out.Emit(record);
+}
+
+std::vector<uint32_t> JitTool::PidsWithoutJitdump() const {
+  std::vector<uint32_t> pids;
+  for (uint32_t pid : anonymous_code_pids_) {
+    if (!processed_pids_.contains(pid)) pids.push_back(pid);
+  }
+  std::sort(pids.begin(), pids.end());
+  return pids;
 }
 
 absl::StatusOr<std::optional<JitTool::FoundDump>> JitTool::FindDump(const Record& marker,

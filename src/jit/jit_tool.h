@@ -118,6 +118,9 @@ class JitTool : public pipeline::Tool {
   void Commit();
 
   const JitToolStats& stats() const { return stats_; }
+  // The processes that ran code from anonymous memory (a //anon mapping
+  // recorded: code a JIT made) and have no jitdump, in increasing order.
+  std::vector<uint32_t> PidsWithoutJitdump() const;
 
  private:
   struct Pending {
@@ -234,6 +237,7 @@ class JitTool : public pipeline::Tool {
   EventList events_;
   std::optional<TimeConversion> time_conversion_;
   absl::flat_hash_set<uint32_t> processed_pids_;
+  absl::flat_hash_set<uint32_t> anonymous_code_pids_;  // every pid with a //anon mapping
   absl::flat_hash_set<std::string> processed_dumps_;
   std::priority_queue<Pending, std::vector<Pending>, Later> pending_;
   uint64_t sequence_ = 0;
