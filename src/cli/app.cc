@@ -139,9 +139,11 @@ int ReportExtras(CLI::App& app, const CLI::ExtrasError& error) {
   for (const std::string& extra : sub.remaining()) {
     if (extra.size() < 2 || extra[0] != '-') continue;
     const std::string typed = extra.substr(0, extra.find('='));
-    return SayUsageError(
-        absl::StrCat(sub.get_name(), ": no option '", typed, "'", Suggestion(typed, options)),
-        help);
+    // A long option may be mistyped; a letter is only ever another letter.
+    const bool is_long = typed.size() > 2 && typed[1] == '-';
+    return SayUsageError(absl::StrCat(sub.get_name(), ": no option '", typed, "'",
+                                      is_long ? Suggestion(typed, options) : ""),
+                         help);
   }
   return SayUsageError(absl::StrCat(sub.get_name(), ": ", error.what()), help);
 }

@@ -17,6 +17,7 @@
 #include "base/input_file.h"
 #include "base/output_file.h"
 #include "cli/input_list.h"
+#include "cli/jobs.h"
 #include "cli/usage.h"
 #include "cli/warnings.h"
 #include "cs_etm/decode_tool.h"
@@ -162,7 +163,8 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
       *format != cs_etm::OutputFormat::kAutoFdo) {
     return UsageError("--binary is for --format=bolt or autofdo");
   }
-  if (options.jobs < 1 || options.jobs > kMaxJobs) {
+  const int jobs = ResolveJobs(options.jobs, kMaxJobs);
+  if (jobs < 1 || jobs > kMaxJobs) {
     return UsageError(absl::StrFormat("--jobs=%d: expected 1 to %d", options.jobs, kMaxJobs));
   }
   if (absl::Status s = CheckKernelSource(options.vmlinux, "kernel image (--vmlinux)"); !s.ok()) {
@@ -186,7 +188,7 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
   decode.symfs = options.symfs;
   decode.vmlinux = options.vmlinux;
   decode.kcore = options.kcore;
-  decode.jobs = options.jobs;
+  decode.jobs = jobs;
   decode.decoder =
       options.decoder == "opencsd" ? cs_etm::DecoderChoice::kOpenCsd : cs_etm::DecoderChoice::kFast;
   decode.dso = options.dso;
@@ -309,8 +311,8 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "  perftk cs-etm-decode -i perf.data --itrace=il64 --every-taken 63 -o lbr.data\n"
       "  create_llvm_prof --profiler=perf --binary=prog --profile=lbr.data --out=prog.afdo\n"
       "  perftk cs-etm-decode -i perf.data --itrace=i100il64 --format=script\n"
-      "  perftk cs-etm-decode -i perf.data --format=autofdo -j 2 -o prog.afdo\n"
-      "  perftk cs-etm-decode -i @recordings.txt --format=autofdo --binary '/prog$' -j 2 -o "
+      "  perftk cs-etm-decode -i perf.data --format=autofdo --jobs 2 -o prog.afdo\n"
+      "  perftk cs-etm-decode -i @recordings.txt --format=autofdo --binary '/prog$' --jobs 2 -o "
       "all.afdo");
   sub->add_option(
          "-i,--input", options->inputs,
@@ -350,9 +352,7 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_option("--binary", options->binary,
                   "Only the binaries whose recorded path this regular expression matches "
                   "(ECMAScript, anywhere in the path; bolt, autofdo)");
-  sub->add_option("-j,--jobs", options->jobs, "Decode threads (output identical to --jobs 1)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, kMaxJobs));
+  AddJobsOption(*sub, &options->jobs, kMaxJobs, "Decode threads (output identical to --jobs 1)");
   sub->add_option("--decoder", options->decoder,
                   "fast: perftk's decoder, OpenCSD for the blocks it does not follow; opencsd: "
                   "OpenCSD alone (the same output, slower)")

@@ -24,11 +24,11 @@ struct CsEtmDecodeOptions {
   uint64_t every_taken = 0;  // nonzero: i samples every N taken branches
   std::string format = "perf";
   std::string symfs;
-  std::string vmlinux;  // the kernel image (an ELF with symbols)
-  std::string kcore;    // a kcore file (/proc/kcore on the recorded machine)
-  std::string dso;      // --format=bolt or autofdo: the one binary to write
-  std::string binary;   // --format=bolt or autofdo: a regex binaries' paths must match
-  int jobs = 1;
+  std::string vmlinux;           // the kernel image (an ELF with symbols)
+  std::string kcore;             // a kcore file (/proc/kcore on the recorded machine)
+  std::string dso;               // --format=bolt or autofdo: the one binary to write
+  std::string binary;            // --format=bolt or autofdo: a regex binaries' paths must match
+  int jobs = 0;                  // 0: the default (cli/jobs.h)
   std::string decoder = "fast";  // or "opencsd"
   bool quiet = false;            // no summary line on stderr
 };

@@ -1,6 +1,5 @@
 #include "cli/jit_command.h"
 
-#include <sched.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -11,6 +10,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "cli/jobs.h"
 #include "cli/usage.h"
 #include "cli/warnings.h"
 #include "elf/build_id_cache.h"
@@ -23,11 +23,7 @@ namespace {
 // Files a second thread creates ahead of their writing (--jobs 2).
 constexpr size_t kCreateAhead = 128;
 
-int DefaultJobs() {
-  cpu_set_t cpus;
-  if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0) return 1;
-  return CPU_COUNT(&cpus) > 1 ? 2 : 1;
-}
+constexpr int kMaxJobs = 2;
 
 // Empty work is named with how to record what was missing (exit status unchanged).
 void WarnAboutMissingJitdumps(const jit::JitTool& tool) {
@@ -59,8 +55,8 @@ absl::Status RunJit(const JitOptions& options) {
           absl::StrCat("--jit-dir ", options.jit_dir, ": not a directory"));
     }
   }
-  int jobs = options.jobs == 0 ? DefaultJobs() : options.jobs;
-  if (jobs != 1 && jobs != 2) {
+  const int jobs = ResolveJobs(options.jobs, kMaxJobs);
+  if (jobs < 1 || jobs > kMaxJobs) {
     return UsageError(absl::StrCat("--jobs=", options.jobs, ": expected 1 or 2"));
   }
   std::string cache_dir = options.buildid_cache;
@@ -152,10 +148,9 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
                 "Also store the ELF files in perf's build-id cache: DIR (give it as\n"
                 "--buildid-cache=DIR), else $PERF_BUILDID_DIR, else $HOME/.debug")
       ->type_name("[=DIR]");
-  sub->add_option("-j,--jobs", options->jobs,
-                  "1: one thread; 2 (the default with more than one CPU): a second thread\n"
-                  "creates the .so files ahead of their writing. The output is the same")
-      ->check(CLI::Range(1, 2));
+  AddJobsOption(*sub, &options->jobs, kMaxJobs,
+                "1: one thread; 2: a second thread creates the .so files ahead of their\n"
+                "writing. The output is the same");
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   AddBuildIdFlags(*sub, options->build_ids, false);
   sub->add_flag("-q,--quiet", options->quiet,

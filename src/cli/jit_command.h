@@ -25,7 +25,7 @@ struct JitOptions {
   bool pipe = false;   // write the pipe layout even to a file
   bool quiet = false;  // no summary line on stderr
   // --jobs: 1 = one thread; 2 = a second thread creates the .so files ahead
-  // (the default with more than one CPU). The output is the same.
+  // (the default with more than one CPU, cli/jobs.h). The output is the same.
   int jobs = 0;            // 0: the default
   BuildIdFlags build_ids;  // of the recording's own DSOs (the .so files have theirs)
 };

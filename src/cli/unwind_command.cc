@@ -4,6 +4,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_format.h"
+#include "cli/jobs.h"
 #include "cli/usage.h"
 #include "cli/warnings.h"
 #include "pipeline/pipeline.h"
@@ -31,11 +32,12 @@ void PrintSummary(const unwind::UnwindStats& stats, const pipeline::PipelineStat
 }  // namespace
 
 absl::Status RunUnwind(const UnwindOptions& options) {
-  if (options.jobs < 1 || options.jobs > kMaxJobs) {
+  const int jobs = ResolveJobs(options.jobs, kMaxJobs);
+  if (jobs < 1 || jobs > kMaxJobs) {
     return UsageError(absl::StrFormat("--jobs=%d: expected 1 to %d", options.jobs, kMaxJobs));
   }
   unwind::UnwindSettings settings;
-  settings.jobs = static_cast<size_t>(options.jobs);
+  settings.jobs = static_cast<size_t>(jobs);
   settings.keep_stack = options.keep_stack;
   settings.symfs = options.symfs;
   settings.take_over_frames = !options.no_take_over;
@@ -115,9 +117,7 @@ void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
   AddBuildIdFlags(*sub, options->build_ids, false);
   sub->add_flag("--keep-stack", options->keep_stack,
                 "Keep the stack copies and registers too (perf then unwinds them again)");
-  sub->add_option("-j,--jobs", options->jobs, "Unwinding threads (output identical to --jobs 1)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, kMaxJobs));
+  AddJobsOption(*sub, &options->jobs, kMaxJobs, "Unwinding threads (output identical to --jobs 1)");
   sub->add_flag("--no-take-over", options->no_take_over,
                 "Unwind every frame, even those a thread's previous sample shares (same output)");
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");

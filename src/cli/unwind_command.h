@@ -21,7 +21,7 @@ struct UnwindOptions {
   bool pipe = false;
   bool quiet = false;
   bool no_take_over = false;
-  int jobs = 1;
+  int jobs = 0;  // 0: the default (cli/jobs.h)
   BuildIdFlags build_ids;
 };
 

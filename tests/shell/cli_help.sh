@@ -55,6 +55,11 @@ check "perftk help aslrr suggests aslr" \
 check "--fromat suggests --format" \
   says_near 2 "no option '--fromat'; did you mean '--format'?" "$PERFTK" cs-etm-decode --fromat=perf
 check "--jbos suggests --jobs" says_near 2 "did you mean '--jobs'?" "$PERFTK" cs-etm-decode --jbos 2
+# perf's short options keep perf's meaning: perf inject's -j is --jit.
+for sub in jit unwind cs-etm-decode; do
+  check "perftk $sub has no -j (perf inject's --jit)" says_near 2 "no option '-j'" "$PERFTK" $sub -o x.data -j 2
+  check "... and suggests no other letter" test -z "$(grep -F 'did you mean' near.err)"
+done
 check "the hint names the subcommand's help" says_near 2 'perftk help cs-etm-decode' \
   "$PERFTK" cs-etm-decode --itrace-il64
 

@@ -31,7 +31,7 @@ asan_build || cases+=" big:etm_big.data:$ETM"
 
 # decode NAME INPUT SYMFS DECODER JOBS FORMAT ITRACE: output NAME, stderr NAME.err.
 decode() {
-  "$PERFTK" cs-etm-decode -i "$2" ${3:+--symfs "$3"} --decoder="$4" -j "$5" --format="$6" \
+  "$PERFTK" cs-etm-decode -i "$2" ${3:+--symfs "$3"} --decoder="$4" --jobs "$5" --format="$6" \
     --itrace="$7" -o "$1" 2>"$1.err" || fail "cs-etm-decode $* failed: $(tail -1 "$1.err")"
 }
 # blocks_by NAME WHICH: the summary's count of blocks decoded by WHICH.

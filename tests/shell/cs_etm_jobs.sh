@@ -15,7 +15,7 @@ python3 "$REPLAY" "$ETM/perf_with_unformatted_trace.data" ete_big.data 24 50
 inputs="$ETM/perf_etm.data $ETM/perf_with_unformatted_trace.data etm_big.data ete_big.data"
 
 decode() {  # input format itrace jobs output
-  "$PERFTK" cs-etm-decode -i "$1" --symfs "$ETM" --format="$2" --itrace="$3" -j "$4" -o "$5" \
+  "$PERFTK" cs-etm-decode -i "$1" --symfs "$ETM" --format="$2" --itrace="$3" --jobs "$4" -o "$5" \
     2>"$5.err" || fail "cs-etm-decode $* failed: $(cat "$5.err")"
 }
 

@@ -35,9 +35,9 @@ for line in '106c->1074:200' '1080->105c:200'; do
   grep -qx "$line" both.afdo || fail "no $line in the sum"
 done
 printf '%s\n\n%s\n' "$A" "$B" >list
-decode -i @list --format=autofdo -j 2 -o list.afdo
+decode -i @list --format=autofdo --jobs 2 -o list.afdo
 cmp list.afdo want.afdo || fail "-i @LIST --jobs 2 differs"
-decode -i "$B" -i "$A" -i "$A" -i "$B" --format=autofdo -j 3 -o four.afdo
+decode -i "$B" -i "$A" -i "$A" -i "$B" --format=autofdo --jobs 3 -o four.afdo
 grep -qx '106c->1074:400' four.afdo || fail "four recordings: no 106c->1074:400"
 "$PERFTK" merge-profiles -q -o merged.afdo a.afdo b.afdo
 cmp merged.afdo both.afdo || fail "merge-profiles differs from the multi-input decode (AutoFDO)"
@@ -149,7 +149,7 @@ done
 cmp -s etm_demo.1 etm_demo.2 || fail "the generator made two programs for two seeds"
 [ "$(grep -c '^// /' gen1.afdo)" -eq 2 ] || fail "expected 2 binaries in gen1.afdo"
 cmp -s gen1.afdo gen2.afdo && fail "the two generated recordings decode alike"
-"$PERFTK" cs-etm-decode -q -i gen1.data -i gen2.data --format=autofdo -j 2 -o gen.afdo
+"$PERFTK" cs-etm-decode -q -i gen1.data -i gen2.data --format=autofdo --jobs 2 -o gen.afdo
 "$PERFTK" merge-profiles -q -o gen_merged.afdo gen1.afdo gen2.afdo
 cmp gen.afdo gen_merged.afdo || fail "generated: decode together != merge of single decodes"
 [ "$(grep -c '^// /' gen.afdo)" -eq 2 ] || fail "expected the 2 binaries summed in gen.afdo"

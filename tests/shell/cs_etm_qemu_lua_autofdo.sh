@@ -153,7 +153,7 @@ echo "--format=llvm-sample: overlap with create_llvm_prof's (own bodies) $ours%"
 faster lua.ours ours.prof "perftk's llvm-sample profile"
 
 "$PERFTK" cs-etm-decode -q -i lua.18.data --itrace=il64 --every-taken 63 -o lbr.data
-"$PERFTK" cs-etm-decode -q -j 2 -i lua.18.data --itrace=il64 --every-taken 63 -o lbr.j2.data
+"$PERFTK" cs-etm-decode -q --jobs 2 -i lua.18.data --itrace=il64 --every-taken 63 -o lbr.j2.data
 cmp -s lbr.data lbr.j2.data || fail "--every-taken 63: --jobs 2 wrote another perf.data"
 profile lbr.data perf.prof perf
 echo "create_llvm_prof --profiler=perf + fix_llvm_prof.py: $(cat perf.prof.fix)"

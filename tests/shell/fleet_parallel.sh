@@ -29,7 +29,7 @@ for format in autofdo bolt; do
   ls profiles/*.$ext >profiles.txt
   "$PERFTK" merge-profiles -q -o fleet.$ext @profiles.txt
   # The single-process decode of the same recordings.
-  "$PERFTK" cs-etm-decode -q -i @recordings.txt --symfs "$ETM" --format=$format -j 2 -o one.$ext
+  "$PERFTK" cs-etm-decode -q -i @recordings.txt --symfs "$ETM" --format=$format --jobs 2 -o one.$ext
   cmp fleet.$ext one.$ext || fail "$format: the fleet recipe differs from -i @LIST"
 done
 grep -qx '106c->1074:600' fleet.afdo || fail "no 106c->1074:600 in: $(grep -- '->' fleet.afdo | tr '\n' ';')"

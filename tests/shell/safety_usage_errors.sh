@@ -22,15 +22,15 @@ usage_error() {
 }
 
 usage_error "${etm[@]}" --format=bogus
-usage_error "${etm[@]}" -j 0
-usage_error "${etm[@]}" -j 257
+usage_error "${etm[@]}" --jobs 0
+usage_error "${etm[@]}" --jobs 257
 usage_error "${etm[@]}" --itrace=xyz
 usage_error "${etm[@]}" --itrace=l0
 usage_error "${etm[@]}" --itrace=i0
 usage_error "${etm[@]}" --itrace=il2000
-usage_error "${jit[@]}" -j 1000
-usage_error "${jit[@]}" -j 0
-usage_error "${jit[@]}" -j 3
+usage_error "${jit[@]}" --jobs 1000
+usage_error "${jit[@]}" --jobs 0
+usage_error "${jit[@]}" --jobs 3
 usage_error uprobe-offset --format=bogus workload main
 usage_error uprobe-offset --return workload main
 checks_summary
