@@ -7,8 +7,17 @@
 
 #include "CLI/CLI.hpp"
 #include "cli/warnings.h"
+#include "elf/build_id_cache.h"
 
 namespace perftk::cli {
+
+void AddBuildIdDirOption(CLI::App& sub) {
+  sub.add_option_function<std::string>(
+         "--buildid-dir", [](const std::string& dir) { elf::SetBuildIdCacheDir(dir); },
+         "perf's build-id cache; default: $PERF_BUILDID_DIR, else buildid.dir from perf's "
+         "config (~/.perfconfig), else ~/.debug")
+      ->type_name("DIR");
+}
 
 void AddBuildIdFlags(CLI::App& sub, BuildIdFlags& flags, bool by_default) {
   CLI::Option* hit = sub.add_flag(

@@ -1,5 +1,6 @@
 // --build-ids, --buildid-all and --no-build-ids, as copy, aslr, unwind and
-// jit take them (build_ids/build_id_tool.h does the work).
+// jit take them (build_ids/build_id_tool.h does the work), and
+// --buildid-dir.
 #ifndef PERFTK_CLI_BUILD_ID_FLAGS_H_
 #define PERFTK_CLI_BUILD_ID_FLAGS_H_
 
@@ -23,6 +24,11 @@ struct BuildIdFlags {
   bool all = false;   // --buildid-all
   bool none = false;  // --no-build-ids (where they are added by default)
 };
+
+// --buildid-dir DIR, perf's option for where its build-id cache is: the
+// cache the run reads (and jit --buildid-cache writes), set while the
+// command line is parsed (elf::SetBuildIdCacheDir).
+void AddBuildIdDirOption(CLI::App& sub);
 
 // Adds the flags to `sub`; `by_default` says the command adds the ids of
 // hit DSOs when the input has none (aslr), which --no-build-ids turns off.

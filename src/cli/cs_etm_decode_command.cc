@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "base/input_file.h"
 #include "base/output_file.h"
+#include "cli/build_id_flags.h"
 #include "cli/input_list.h"
 #include "cli/jobs.h"
 #include "cli/usage.h"
@@ -342,6 +343,7 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       ->capture_default_str()
       ->check(CLI::IsMember({"perf", "autofdo", "bolt", "script", "llvm-sample"}));
   sub->add_option("--symfs", options->symfs, "Look for binaries under this directory");
+  AddBuildIdDirOption(*sub);
   sub->add_option("--vmlinux", options->vmlinux,
                   "Kernel image: a vmlinux with symbols (default: found by build id)");
   sub->add_option("--kcore", options->kcore,

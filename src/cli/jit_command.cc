@@ -64,8 +64,8 @@ absl::Status RunJit(const JitOptions& options) {
     cache_dir = elf::BuildIdCacheDir();  // where perf report and perftk's other commands look
     if (cache_dir.empty()) {
       return absl::FailedPreconditionError(
-          "--buildid-cache: neither PERF_BUILDID_DIR nor HOME is set; give the directory as "
-          "--buildid-cache=DIR");
+          "--buildid-cache: no cache directory (no --buildid-dir, PERF_BUILDID_DIR, buildid.dir "
+          "in perf's config or HOME); give the directory as --buildid-cache=DIR");
     }
   }
   jit::JitToolOptions tool_options{options.jit_dir, options.merge, cache_dir};
@@ -127,8 +127,9 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
       "see the README). A process in a container (pid namespace) names its dump with\n"
       "its pid there; such dumps are found, and their pids translated, as perf does.\n"
       "Nothing is written to the build-id cache unless --buildid-cache is given\n"
-      "(without DIR: $PERF_BUILDID_DIR, else ~/.debug, where perf report and\n"
-      "perftk's other commands look); the output's\n"
+      "(without DIR: --buildid-dir, else $PERF_BUILDID_DIR, else buildid.dir from\n"
+      "~/.perfconfig, else ~/.debug, where perf report and perftk's other commands\n"
+      "look); the output's\n"
       "build-id table lists every file written. Records are written in timestamp order.\n\n"
       "Examples:\n"
       "  perf record -k 1 -e cpu-clock -o perf.data node --perf-prof app.js\n"
@@ -146,12 +147,13 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_flag("--merge", options->merge, "One ELF file per dump instead of one per function");
   sub->add_flag(absl::StrCat("--buildid-cache{", kDefaultBuildIdCache, "}"), options->buildid_cache,
                 "Also store the ELF files in perf's build-id cache: DIR (give it as\n"
-                "--buildid-cache=DIR), else $PERF_BUILDID_DIR, else $HOME/.debug")
+                "--buildid-cache=DIR), else the one --buildid-dir names")
       ->type_name("[=DIR]");
   AddJobsOption(*sub, &options->jobs, kMaxJobs,
                 "1: one thread; 2: a second thread creates the .so files ahead of their\n"
                 "writing. The output is the same");
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
+  AddBuildIdDirOption(*sub);
   AddBuildIdFlags(*sub, options->build_ids, false);
   sub->add_flag("-q,--quiet", options->quiet,
                 "No progress or summary on stderr (warnings and errors still)");

@@ -114,6 +114,7 @@ void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
   sub->add_option("-o,--output", options->output, "Output perf.data, '-' for stdout (pipe layout)")
       ->required();
   sub->add_option("--symfs", options->symfs, "Look for binaries under this directory");
+  AddBuildIdDirOption(*sub);
   AddBuildIdFlags(*sub, options->build_ids, false);
   sub->add_flag("--keep-stack", options->keep_stack,
                 "Keep the stack copies and registers too (perf then unwinds them again)");

@@ -27,7 +27,7 @@
 // The kernel itself (KernelCode) comes from --kcore (a kcore file, which
 // holds the modules too), else --vmlinux, else, when the recording has the
 // kernel's build id, a vmlinux with that id found in the build-id cache
-// ($PERF_BUILDID_DIR or ~/.debug: .build-id/xx/yyyy/elf or .build-id/xx/yyyy)
+// (elf::BuildIdCacheDir(): .build-id/xx/yyyy/elf or .build-id/xx/yyyy)
 // and the usual debug paths (/usr/lib/debug/.build-id/xx/yyyy.debug, and for the running
 // kernel's release /usr/lib/debug/boot/vmlinux-R, /boot/vmlinux-R,
 // /usr/lib/debug/lib/modules/R/vmlinux, /lib/modules/R/build/vmlinux). With

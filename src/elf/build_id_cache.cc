@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/functional/function_ref.h"
@@ -14,6 +16,7 @@
 #include "base/creation_mode.h"
 #include "base/generated_file.h"
 #include "base/input_file.h"
+#include "base/perf_config.h"
 #include "base/printable.h"
 #include "base/recorded_name.h"
 
@@ -80,11 +83,23 @@ absl::Status CopyFile(const std::string& from, const std::string& to,
   return absl::OkStatus();
 }
 
+std::string& ChosenBuildIdCacheDir() {
+  static std::string* dir = new std::string();
+  return *dir;
+}
+
 }  // namespace
 
+void SetBuildIdCacheDir(std::string dir) { ChosenBuildIdCacheDir() = std::move(dir); }
+
 std::string BuildIdCacheDir() {
+  if (!ChosenBuildIdCacheDir().empty()) return ChosenBuildIdCacheDir();
   if (const char* dir = std::getenv("PERF_BUILDID_DIR"); dir != nullptr && *dir != '\0') {
     return dir;
+  }
+  if (std::optional<std::string> dir = base::PerfConfigValue("buildid", "dir");
+      dir && !dir->empty()) {
+    return *dir;
   }
   const char* home = std::getenv("HOME");
   return home != nullptr && *home != '\0' ? absl::StrCat(home, "/.debug") : std::string();

@@ -27,8 +27,14 @@ namespace perftk::elf {
 
 inline constexpr absl::string_view kVdsoName = "[vdso]";
 
-// $PERF_BUILDID_DIR, else $HOME/.debug, else "" (no HOME).
+// Where the cache is, the one rule for every subcommand: the directory
+// SetBuildIdCacheDir was given (--buildid-dir), else $PERF_BUILDID_DIR,
+// else buildid.dir from perf's configuration (base/perf_config.h), else
+// $HOME/.debug, else "" (no HOME).
 std::string BuildIdCacheDir();
+// --buildid-dir DIR: the cache for the rest of the run ("" forgets it).
+// Call before any thread starts.
+void SetBuildIdCacheDir(std::string dir);
 
 // <dir>/.build-id/<xx>/<the rest of hex>; "" when `hex` has fewer than 2
 // digits.

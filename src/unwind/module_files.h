@@ -3,7 +3,7 @@
 // show (through ReadWord).
 //
 // A Dso is looked up at SYMFS/NAME (with --symfs), at NAME, then in perf's
-// build-id cache ($PERF_BUILDID_DIR, else ~/.debug: .build-id/xx/yyyy/elf,
+// build-id cache (elf::BuildIdCacheDir(): .build-id/xx/yyyy/elf,
 // and for [vdso] .build-id/xx/yyyy/vdso and [vdso]/<id>/vdso, where perf
 // record keeps the vDSO image), and a [vdso] last in this process's own
 // vDSO. When the recording gives the file's build id (its BUILD_ID feature

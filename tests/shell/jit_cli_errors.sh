@@ -36,7 +36,7 @@ grep -q "build-id cache: cannot create directory $WORK/not-a-dir" err.txt ||
 [ ! -e out.data ] || fail "an output file was written"
 [ -z "$(ls out)" ] || fail ".so files were left: $(ls out | head -3)"
 HOME= PERF_BUILDID_DIR= "$PERFTK" jit -i good.data -o out.data --buildid-cache 2>err.txt && fail "no HOME: accepted"
-grep -q 'nor HOME is set' err.txt || fail "no HOME: $(cat err.txt)"
+grep -q 'no cache directory' err.txt || fail "no HOME: $(cat err.txt)"
 
 # Then its dump's third record broken.
 python3 - "$dump" <<'PY'
