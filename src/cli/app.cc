@@ -49,6 +49,32 @@ int ExitCodeFor(const absl::Status& status) {
 
 namespace {
 
+// What holds for every subcommand, for the manual pages (doc/man_page.h
+// makes sections of these blocks).
+constexpr char kToolFooter[] =
+    "Exit status:\n"
+    "  0       Success (also when there was nothing to do: a warning says so).\n"
+    "  1       An error: bad input, named with its file and offset; a failed read or write; out "
+    "of memory. No partial output is left.\n"
+    "  2       A usage error: an unknown subcommand or option, a value outside what --help "
+    "allows, options that exclude each other.\n"
+    "  128+N   Ended by signal N (SIGINT, SIGTERM, ...), after removing what the run had made; "
+    "141 (SIGPIPE) when the reader of standard output went away.\n"
+    "\n"
+    "Environment:\n"
+    "  PERF_BUILDID_DIR  perf's build-id cache, unless --buildid-dir names one.\n"
+    "  PERF_CONFIG  perf's configuration file, read instead of /etc/perfconfig and "
+    "~/.perfconfig (empty: none).\n"
+    "  HOME  Where ~/.debug and ~/.perfconfig are.\n"
+    "\n"
+    "Files:\n"
+    "  ~/.debug  perf's build-id cache, unless --buildid-dir, PERF_BUILDID_DIR or buildid.dir "
+    "name another; binaries are looked up there, jit --buildid-cache adds to it.\n"
+    "  ~/.perfconfig  perf's configuration, after /etc/perfconfig: its buildid.dir is read.\n"
+    "  /usr/lib/debug/.build-id  Separate debug files, found by build id.\n"
+    "  OUTPUT.tmp.PID  An output being written beside OUTPUT, renamed over it at the end; "
+    "removed when the run fails or is ended by a signal.";
+
 constexpr char kSummary[] = "perftk: rewrite, fix up and decode Linux perf.data recordings.";
 constexpr char kMore[] =
     "Run `perftk help SUBCOMMAND` (or `perftk SUBCOMMAND --help`) for its options and examples.";
@@ -152,6 +178,7 @@ int ReportExtras(CLI::App& app, const CLI::ExtrasError& error) {
 
 void RegisterAllCommands(CLI::App& app, absl::Status& outcome) {
   app.description(absl::StrCat(kSummary, "\n", kMore));
+  app.footer(kToolFooter);
   app.set_version_flag("--version", std::string("perftk ") + PERFTK_VERSION);
   app.require_subcommand(1);
   RegisterAslrCommand(app, outcome);

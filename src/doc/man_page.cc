@@ -1,6 +1,8 @@
 #include "doc/man_page.h"
 
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "CLI/CLI.hpp"
@@ -59,10 +61,51 @@ bool IsTitledBlock(const std::vector<absl::string_view>& lines) {
   return true;
 }
 
+// The sections a titled block of the tool's footer makes, in man(7)'s
+// order, and the titles that make them.
+constexpr std::pair<absl::string_view, absl::string_view> kToolSections[] = {
+    {"Exit status:", "EXIT STATUS"}, {"Environment:", "ENVIRONMENT"}, {"Files:", "FILES"}};
+
 struct Prose {
   std::string description;  // roff for the DESCRIPTION section
   std::string examples;     // roff for the EXAMPLES section, or empty
+  // roff for EXIT STATUS, ENVIRONMENT and FILES (kToolSections' order).
+  std::string tool_sections[std::size(kToolSections)];
 };
+
+// "  NAME    what it is" lines as a tagged list: NAME in bold, the rest
+// (after two or more spaces) its paragraph.
+std::string TaggedList(const std::vector<absl::string_view>& lines) {
+  std::string out;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    absl::string_view line = absl::StripAsciiWhitespace(lines[i]);
+    const size_t gap = line.find("  ");
+    if (gap == absl::string_view::npos) {
+      absl::StrAppend(&out, Roff(line), "\n");
+      continue;
+    }
+    absl::StrAppend(&out, ".TP\n", Bold(line.substr(0, gap)), "\n",
+                    Roff(absl::StripLeadingAsciiWhitespace(line.substr(gap))), "\n");
+  }
+  return out;
+}
+
+// The index in kToolSections of a block titled `title`, or -1.
+int ToolSectionOf(absl::string_view title) {
+  for (size_t i = 0; i < std::size(kToolSections); ++i) {
+    if (kToolSections[i].first == title) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string ToolSections(const Prose& prose) {
+  std::string out;
+  for (size_t i = 0; i < std::size(kToolSections); ++i) {
+    if (prose.tool_sections[i].empty()) continue;
+    absl::StrAppend(&out, ".SH \"", kToolSections[i].second, "\"\n", prose.tool_sections[i]);
+  }
+  return out;
+}
 
 // Appends the paragraphs of `text` (description or footer) to `prose`.
 void AddParagraphs(absl::string_view text, Prose& prose) {
@@ -72,6 +115,10 @@ void AddParagraphs(absl::string_view text, Prose& prose) {
     while (!lines.empty() && lines.front().empty()) lines.erase(lines.begin());
     if (!IsTitledBlock(lines)) {
       absl::StrAppend(&prose.description, ".PP\n", Roff(absl::StrJoin(lines, "\n")), "\n");
+      continue;
+    }
+    if (const int section = ToolSectionOf(lines[0]); section >= 0) {
+      absl::StrAppend(&prose.tool_sections[section], TaggedList(lines));
       continue;
     }
     std::string block = ".nf\n";
@@ -153,6 +200,7 @@ std::string ToolManPage(const CLI::App& app, const std::string& version) {
     absl::StrAppend(&out, " See ", Bold(PageName(app, sub)), "(1).\n");
     pages.push_back(absl::StrCat(Bold(PageName(app, sub)), "(1)"));
   }
+  absl::StrAppend(&out, ToolSections(prose));
   if (!prose.examples.empty()) absl::StrAppend(&out, ".SH EXAMPLES\n", prose.examples);
   absl::StrAppend(&out, ".SH SEE ALSO\n", absl::StrJoin(pages, ", "), ", ", Bold("perf"), "(1)\n");
   return out;
@@ -163,10 +211,14 @@ std::string SubcommandManPage(const CLI::App& app, const CLI::App& subcommand,
   Prose prose;
   AddParagraphs(subcommand.get_description(), prose);
   AddParagraphs(subcommand.get_footer(), prose);
-  std::string out = absl::StrCat(Header(app, PageName(app, &subcommand), version),
-                                 Roff(SummaryOf(subcommand.get_description())), "\n.SH SYNOPSIS\n",
-                                 Synopsis(app, subcommand), "\n.SH DESCRIPTION\n",
-                                 prose.description, ".SH OPTIONS\n", OptionsSection(subcommand));
+  // The tool's exit status, environment and files hold for each subcommand.
+  Prose tool;
+  AddParagraphs(app.get_footer(), tool);
+  std::string out =
+      absl::StrCat(Header(app, PageName(app, &subcommand), version),
+                   Roff(SummaryOf(subcommand.get_description())), "\n.SH SYNOPSIS\n",
+                   Synopsis(app, subcommand), "\n.SH DESCRIPTION\n", prose.description,
+                   ".SH OPTIONS\n", OptionsSection(subcommand), ToolSections(tool));
   if (!prose.examples.empty()) absl::StrAppend(&out, ".SH EXAMPLES\n", prose.examples);
   absl::StrAppend(&out, ".SH SEE ALSO\n", Bold(app.get_name()), "(1), ", Bold("perf"), "(1)\n");
   return out;

@@ -4,8 +4,10 @@
 //
 // A footer or description paragraph is filled text, but for "Title:"
 // followed by indented lines, kept as written (an EXAMPLES section for
-// "Examples:"). Option names and every '-' are written as roff's \- so they
-// can be searched and copied.
+// "Examples:"). The tool's footer blocks "Exit status:", "Environment:" and
+// "Files:", lines of "  NAME  what it is", become the EXIT STATUS,
+// ENVIRONMENT and FILES sections of every page. Option names and every '-'
+// are written as roff's \- so they can be searched and copied.
 #ifndef PERFTK_DOC_MAN_PAGE_H_
 #define PERFTK_DOC_MAN_PAGE_H_
 

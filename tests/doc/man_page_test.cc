@@ -50,6 +50,21 @@ TEST(ManPage, ToolPageListsSubcommandsWithTheirPagesButHelp) {
   EXPECT_EQ(ManPageFileName(toy.app, nullptr), "toy.1");
 }
 
+TEST(ManPage, ToolFooterSectionsGoOnEveryPage) {
+  ToyApp toy;
+  toy.app.footer(
+      "Exit status:\n  0     Success.\n  2     A usage error.\n\n"
+      "Environment:\n  TOY_DIR  Where toys are.\n\nFiles:\n  ~/.toy  The toy box.");
+  const std::string sections =
+      ".SH \"EXIT STATUS\"\n.TP\n\\fB0\\fR\nSuccess.\n.TP\n\\fB2\\fR\nA usage error.\n"
+      ".SH \"ENVIRONMENT\"\n.TP\n\\fBTOY_DIR\\fR\nWhere toys are.\n"
+      ".SH \"FILES\"\n.TP\n\\fB~/.toy\\fR\nThe toy box.\n";
+  EXPECT_THAT(ToolManPage(toy.app, "9.9"), HasSubstr(sections));
+  const std::string page = SubcommandManPage(toy.app, *toy.app.get_subcommand("shrink"), "9.9");
+  EXPECT_THAT(page, HasSubstr(sections));
+  EXPECT_THAT(page, Not(HasSubstr("Exit status:")));
+}
+
 // perftk's own pages hold every option and every example line its --help
 // shows: a new option or example cannot miss the manual.
 TEST(ManPage, PerftkPagesHoldEveryOptionAndExampleOfHelp) {
