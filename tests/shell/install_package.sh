@@ -46,7 +46,13 @@ for sub in $subcommands; do
   check "perftk(1) names $sub" grep -qE "^ +$sub( |$)" perftk.txt
   [ "$sub" = help ] && continue
   check "perftk-$sub(1) lists every option of 'perftk help $sub'" page_lists_options "$sub" "$man1/perftk-$sub.1"
+  # page.txt is the page page_lists_options made.
+  check "perftk-$sub(1) has EXIT STATUS, ENVIRONMENT and FILES" \
+    test "$(grep -cE '^(EXIT STATUS|ENVIRONMENT|FILES)$' page.txt)" = 3
 done
+man -l --nh --nj "$man1/perftk.1" >page.txt
+check "perftk(1) has EXIT STATUS, ENVIRONMENT and FILES" \
+  test "$(grep -cE '^(EXIT STATUS|ENVIRONMENT|FILES)$' page.txt)" = 3
 
 # The completion, sourced alone in a new bash, as bash-completion loads it.
 complete_line() {  # words of the command line; the last one is completed
@@ -72,4 +78,21 @@ done
 cmake --install "$BUILD" --prefix "$WORK/prefix" >install.log
 check "cmake --install puts the files the package holds" \
   test "$(cd prefix && find . -type f | sort)" = "$(cd root/usr && find . -type f | sort)"
+
+# Stripped (issue 32): the binary and the package under 5 MB; the debug
+# info is the `debug` component, a file named by the binary's build id.
+mb() { echo $(($(stat -c %s "$1") / 1000000)); }
+check "the installed binary is under 5 MB ($(mb prefix/bin/perftk) MB)" \
+  test "$(stat -c %s prefix/bin/perftk)" -lt 5000000
+check "the package is under 5 MB ($(mb "$deb") MB)" test "$(stat -c %s "$deb")" -lt 5000000
+check "the installed binary has no debug info" \
+  test -z "$(readelf -S prefix/bin/perftk | grep -F .debug_info)"
+cmake --install "$BUILD" --prefix "$WORK/debug" --component debug >install_debug.log
+id=$(readelf -n "$BUILD/src/perftk" | sed -n 's/.*Build ID: //p')
+check "--component debug installs lib/debug/.build-id/${id:0:2}/${id:2}.debug" \
+  test -s "debug/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+check "... which holds the debug info" \
+  has -F .debug_info <(readelf -S "debug/lib/debug/.build-id/${id:0:2}/${id:2}.debug")
+check "the installed binary has the build's build id" \
+  has -F "Build ID: $id" <(readelf -n prefix/bin/perftk)
 checks_summary
