@@ -3,8 +3,9 @@
 #include <lzma.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
-#include <array>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -21,16 +22,6 @@ namespace perftk::elf {
 namespace {
 
 constexpr uint64_t kMaxMiniDebugInfoSize = uint64_t{1} << 30;
-
-std::array<uint32_t, 256> MakeCrcTable() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-    table[i] = c;
-  }
-  return table;
-}
 
 // Looks without opening: a FIFO among the candidates must not block.
 bool FileExists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
@@ -105,10 +96,15 @@ std::optional<Debuglink> ReadDebuglink(const ElfFile& binary) {
 }  // namespace
 
 uint32_t DebuglinkCrc(uint32_t crc, absl::string_view bytes) {
-  static const std::array<uint32_t, 256> table = MakeCrcTable();
-  crc = ~crc;
-  for (char c : bytes) crc = table[(crc ^ static_cast<uint8_t>(c)) & 0xff] ^ (crc >> 8);
-  return ~crc;
+  // zlib's crc32 takes at most 4 GiB a call (uInt).
+  constexpr size_t kMostPerCall = size_t{1} << 30;
+  while (!bytes.empty()) {
+    const size_t n = std::min(bytes.size(), kMostPerCall);
+    crc = static_cast<uint32_t>(
+        crc32(crc, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(n)));
+    bytes.remove_prefix(n);
+  }
+  return crc;
 }
 
 absl::StatusOr<std::unique_ptr<ElfFile>> FindDebugFile(const ElfFile& binary,

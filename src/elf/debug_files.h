@@ -27,7 +27,7 @@ absl::StatusOr<std::unique_ptr<ElfFile>> FindDebugFile(const ElfFile& binary,
 // The decompressed MiniDebugInfo of `binary`, or null when it has none.
 absl::StatusOr<std::unique_ptr<ElfFile>> OpenMiniDebugInfo(const ElfFile& binary);
 
-// CRC-32 as used by .gnu_debuglink (the zlib polynomial), continuing `crc`.
+// CRC-32 as used by .gnu_debuglink (zlib's crc32), continuing `crc`.
 uint32_t DebuglinkCrc(uint32_t crc, absl::string_view bytes);
 
 }  // namespace perftk::elf

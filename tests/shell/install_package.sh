@@ -71,7 +71,7 @@ done
 
 dpkg-deb -I "$deb" >info.txt
 depends=$(sed -n 's/^ Depends: //p' info.txt)
-for library in libc6 libstdc++6 libelf1 libdw1 libopencsd1 libzstd1 liblzma5; do
+for library in libc6 libstdc++6 libelf1 libdw1 libopencsd1 libzstd1 liblzma5 zlib1g; do
   check "dpkg-deb -I: Depends names $library" grep -qxF "$library" <<<"$(sed -E 's/ \([^)]*\)//g; s/, /\n/g' <<<"$depends")"
 done
 
