@@ -111,6 +111,24 @@ std::vector<const FunctionSymbol*> FilterByVersion(std::vector<const FunctionSym
   return defaults;
 }
 
+// The functions of `named` that the version rule left out and that sit at
+// an address none of `chosen` has; only for a query without a version.
+std::vector<const FunctionSymbol*> OtherVersions(const std::vector<const FunctionSymbol*>& named,
+                                                 const std::vector<const FunctionSymbol*>& chosen,
+                                                 const Query& query) {
+  std::vector<const FunctionSymbol*> others;
+  if (!query.version.empty()) return others;
+  for (const FunctionSymbol* s : named) {
+    const bool elsewhere = std::none_of(chosen.begin(), chosen.end(), [s](const FunctionSymbol* c) {
+      return c == s || c->value == s->value;
+    });
+    const bool seen = std::any_of(others.begin(), others.end(),
+                                  [s](const FunctionSymbol* o) { return o->value == s->value; });
+    if (elsewhere && !seen) others.push_back(s);
+  }
+  return others;
+}
+
 std::vector<Match> GroupByAddress(const std::vector<const FunctionSymbol*>& symbols) {
   std::map<uint64_t, Match> by_value;
   for (const FunctionSymbol* s : symbols) {
@@ -282,6 +300,14 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveDefined(const Bina
                                             "' matches no version; the file has ",
                                             absl::StrJoin(versions, ", ")));
   }
+  // Other versions of the name at other addresses (realpath@GLIBC_2.2.5
+  // beside the default realpath@@GLIBC_2.3): binaries linked against an
+  // older library call those. Named in a note, or probed too with --all.
+  std::vector<const FunctionSymbol*> other_versions = OtherVersions(named, candidates, query);
+  if (options_.all) {
+    candidates.insert(candidates.end(), other_versions.begin(), other_versions.end());
+    other_versions.clear();
+  }
   std::vector<Match> matches = DropWeakWhenStrongExists(GroupByAddress(candidates));
   if (matches.size() > 1 && !options_.all) {
     std::vector<std::string> lines;
@@ -320,6 +346,17 @@ absl::StatusOr<std::vector<ProbeSite>> UprobeResolver::ResolveDefined(const Bina
     site.table = std::string(symbol.table);
     if (match.ifunc()) {
       site.note = "probing an IFUNC selector: it runs when the symbol is bound, not per call";
+    }
+    if (!other_versions.empty()) {
+      std::vector<std::string> others;
+      for (const FunctionSymbol* s : other_versions) {
+        others.push_back(absl::StrFormat("%s at 0x%x", s->DisplayName(), s->value));
+      }
+      absl::StrAppend(&site.note, site.note.empty() ? "" : "; ", "the default version ",
+                      site.symbol,
+                      " was chosen; other versions are elsewhere: ", absl::StrJoin(others, ", "),
+                      " (binaries linked against an older library call them): name one "
+                      "(NAME@VERSION), or --all for every one");
     }
     sites.push_back(std::move(site));
   }

@@ -90,6 +90,25 @@ run "$WORK/t_pie"
 check "no names and no --list: exit 2 (usage)" test "$rc" = 2
 run --no-such-flag "$WORK/t_pie" main
 check "unknown flag: exit 2" test "$rc" = 2
+# Other versions of a name at other addresses are named (issue 32): plain
+# realpath is the default realpath@@GLIBC_2.3, and realpath@GLIBC_2.2.5,
+# which older binaries call, sits elsewhere; --all probes both.
+if readelf --dyn-syms -W "$LIBC" | has ' realpath@GLIBC_2\.2\.5$'; then
+  old=$(readelf_offset "$LIBC" realpath@GLIBC_2.2.5)
+  run "$LIBC" realpath
+  check "realpath: the default version's offset" test "$out" = "$(readelf_offset "$LIBC" realpath@@GLIBC_2.3)"
+  check "realpath: a note names realpath@GLIBC_2.2.5 and its address ($err)" \
+    grep -qE "other versions are elsewhere: realpath@GLIBC_2\.2\.5 at 0x" <<<"$err"
+  run "$LIBC" realpath --all
+  check "realpath --all: both versions ($out)" test "$(grep -c "^realpath " <<<"$out")" = 2
+  check "realpath --all: the old version's offset $old among them" grep -q " $old\$" <<<"$out"
+  check "realpath --all: no note" test -z "$err"
+  run "$LIBC" malloc
+  check "malloc has one version: no note ($err)" test -z "$err"
+else
+  echo "note: this libc has no realpath@GLIBC_2.2.5: the versions note is not checked"
+fi
+
 "$PERFTK" uprobe-offset --help > "$WORK/help" 2>&1 || true
 check "--help has examples" grep -q 'Examples:' "$WORK/help"
 
