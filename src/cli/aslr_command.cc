@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "aslr/aslr_tool.h"
 #include "build_ids/build_id_tool.h"
+#include "cli/standard_streams.h"
 #include "cli/warnings.h"
 #include "pipeline/chained_tool.h"
 #include "pipeline/pipeline.h"
@@ -39,6 +40,7 @@ void PrintSummary(const aslr::AslrTool& tool, const pipeline::PipelineStats& run
 }  // namespace
 
 absl::Status RunAslr(const AslrOptions& options) {
+  if (absl::Status s = CheckNoTerminal("aslr", options.input, options.output); !s.ok()) return s;
   aslr::AslrSettings settings;
   settings.strip_cmdline = options.strip_cmdline;
   settings.strip_hostname = options.strip_hostname;
@@ -104,10 +106,9 @@ void RegisterAslrCommand(CLI::App& app, absl::Status& outcome) {
       "Examples:\n"
       "  perftk aslr -i perf.data -o shared.data\n"
       "  perf record -o - -- ./prog | perftk aslr -i - -o shared.data");
-  sub->add_option("-i,--input", options->input, "Input perf.data, '-' for stdin")
-      ->capture_default_str();
-  sub->add_option("-o,--output", options->output, "Output perf.data, '-' for stdout (pipe layout)")
-      ->required();
+  sub->add_option("-i,--input", options->input, "Input perf.data (default: '-', standard input)");
+  sub->add_option("-o,--output", options->output,
+                  "Output perf.data (default: '-', standard output, in the pipe layout)");
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   sub->add_flag("--strip-cmdline", options->strip_cmdline,
                 "Drop the recorded command line from the header");

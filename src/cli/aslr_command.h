@@ -14,8 +14,8 @@ class App;
 namespace perftk::cli {
 
 struct AslrOptions {
-  std::string input = "perf.data";
-  std::string output;
+  std::string input = "-";
+  std::string output = "-";
   bool pipe = false;
   bool strip_cmdline = false;
   bool strip_hostname = false;

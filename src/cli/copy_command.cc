@@ -4,12 +4,14 @@
 
 #include "CLI/CLI.hpp"
 #include "cli/build_id_flags.h"
+#include "cli/standard_streams.h"
 #include "cli/warnings.h"
 #include "pipeline/pipeline.h"
 
 namespace perftk::cli {
 
 absl::Status RunCopy(const CopyOptions& options) {
+  if (absl::Status s = CheckNoTerminal("copy", options.input, options.output); !s.ok()) return s;
   pipeline::CopyTool copy;
   pipeline::PipelineOptions run_options;
   run_options.input = options.input;
@@ -39,10 +41,9 @@ void RegisterCopyCommand(CLI::App& app, absl::Status& outcome) {
       "  perftk copy -i perf.data -o copy.data\n"
       "  perf record -o - -- ./prog | perftk copy -i - -o prog.data\n"
       "  perftk copy -i perf.data -o - | perf report -i -");
-  sub->add_option("-i,--input", options->input, "Input perf.data, '-' for stdin")
-      ->capture_default_str();
-  sub->add_option("-o,--output", options->output, "Output perf.data, '-' for stdout (pipe layout)")
-      ->required();
+  sub->add_option("-i,--input", options->input, "Input perf.data (default: '-', standard input)");
+  sub->add_option("-o,--output", options->output,
+                  "Output perf.data (default: '-', standard output, in the pipe layout)");
   sub->add_flag("--pipe", options->pipe, "Write the pipe layout even to a file");
   AddBuildIdFlags(*sub, options->build_ids, false);
   sub->add_flag("-q,--quiet", options->quiet,

@@ -15,8 +15,8 @@ class App;
 namespace perftk::cli {
 
 struct CopyOptions {
-  std::string input = "perf.data";
-  std::string output;
+  std::string input = "-";
+  std::string output = "-";
   bool pipe = false;  // write the pipe layout even to a file
   BuildIdFlags build_ids;
   bool quiet = false;

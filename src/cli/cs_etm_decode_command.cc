@@ -19,6 +19,7 @@
 #include "cli/build_id_flags.h"
 #include "cli/input_list.h"
 #include "cli/jobs.h"
+#include "cli/standard_streams.h"
 #include "cli/usage.h"
 #include "cli/warnings.h"
 #include "cs_etm/decode_tool.h"
@@ -172,7 +173,8 @@ absl::Status RunCsEtmDecode(const CsEtmDecodeOptions& options) {
     return s;
   }
   if (absl::Status s = CheckKernelSource(options.kcore, "kcore (--kcore)"); !s.ok()) return s;
-  absl::StatusOr<std::vector<std::string>> inputs = ExpandInputs(options.inputs);
+  absl::StatusOr<std::vector<std::string>> inputs = ExpandInputs(
+      options.inputs.empty() ? std::vector<std::string>{DefaultRecordingInput()} : options.inputs);
   if (!inputs.ok()) return inputs.status();
   const bool profile_format =
       *format == cs_etm::OutputFormat::kAutoFdo || *format == cs_etm::OutputFormat::kBolt;
@@ -317,13 +319,12 @@ void RegisterCsEtmDecodeCommand(CLI::App& app, absl::Status& outcome) {
       "all.afdo");
   sub->add_option(
          "-i,--input", options->inputs,
-         "Input perf.data ('-' for stdin); repeat it, or @FILE for the paths FILE lists "
-         "(one per line), to add several recordings into one profile (autofdo, llvm-sample, "
-         "bolt)")
+         "Input perf.data ('-' for stdin; default: '-' when stdin is a pipe, as perf script "
+         "takes it, else perf.data); repeat it, or @FILE for the paths FILE lists (one per "
+         "line), to add several recordings into one profile (autofdo, llvm-sample, bolt)")
       ->expected(1)
       ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->capture_default_str();
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("-o,--output", options->output,
                   "Output: perf.data ('-' for a pipe) with --format=perf, else a text file "
                   "(default stdout)");

@@ -18,7 +18,8 @@ namespace perftk::cli {
 struct CsEtmDecodeOptions {
   // Recordings; "@FILE" stands for the paths FILE lists, one per line.
   // Several need --format=autofdo or bolt.
-  std::vector<std::string> inputs = {"perf.data"};
+  // Empty: cli/standard_streams.h's DefaultRecordingInput.
+  std::vector<std::string> inputs;
   std::string output;  // perf.data for --format=perf; text file ("-" or empty: stdout) otherwise
   std::string itrace = "il64";
   uint64_t every_taken = 0;  // nonzero: i samples every N taken branches

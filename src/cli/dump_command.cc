@@ -13,6 +13,7 @@
 #include "base/interrupt.h"
 #include "base/json.h"
 #include "base/warnings.h"
+#include "cli/standard_streams.h"
 #include "cli/warnings.h"
 #include "machine/machines.h"
 #include "perf/describe.h"
@@ -131,7 +132,8 @@ absl::Status Emit(std::FILE* out, const std::string& line) {
 }  // namespace
 
 absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
-  absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(options.input);
+  absl::StatusOr<std::unique_ptr<PerfDataReader>> reader =
+      PerfDataReader::Open(options.input.empty() ? DefaultRecordingInput() : options.input);
   if (!reader.ok()) return reader.status();
   const Header& header = (*reader)->header();
   std::vector<Field> file = {
@@ -199,8 +201,9 @@ void RegisterDumpCommand(CLI::App& app, absl::Status& outcome) {
       "Examples:\n"
       "  perftk dump -i perf.data | grep MMAP2\n"
       "  perftk dump -i perf.data --json | jq -c 'select(.type==\"SAMPLE\") | .ip'");
-  sub->add_option("-i,--input", options->input, "Input perf.data, '-' for stdin")
-      ->capture_default_str();
+  sub->add_option("-i,--input", options->input,
+                  "Input perf.data, '-' for stdin (default: '-' when stdin is a pipe, as perf "
+                  "report takes it, else perf.data)");
   sub->add_flag("--json", options->json, "JSON Lines instead of text");
   sub->add_flag("--ordered", options->ordered,
                 "Records in timestamp order (perf's FINISHED_ROUND rule) instead of stored order");

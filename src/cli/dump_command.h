@@ -15,7 +15,7 @@ class App;
 namespace perftk::cli {
 
 struct DumpOptions {
-  std::string input = "perf.data";
+  std::string input;  // empty: cli/standard_streams.h's DefaultRecordingInput
   bool json = false;  // one JSON object per line
   bool header_only = false;
   bool ordered = false;  // in timestamp order, as perf report sees them

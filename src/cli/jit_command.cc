@@ -11,6 +11,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "cli/jobs.h"
+#include "cli/standard_streams.h"
 #include "cli/usage.h"
 #include "cli/warnings.h"
 #include "elf/build_id_cache.h"
@@ -48,6 +49,7 @@ void WarnAboutMissingJitdumps(const jit::JitTool& tool) {
 }  // namespace
 
 absl::Status RunJit(const JitOptions& options) {
+  if (absl::Status s = CheckNoTerminal("jit", options.input, options.output); !s.ok()) return s;
   if (!options.jit_dir.empty()) {
     struct stat st;
     if (stat(options.jit_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -139,9 +141,9 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
       "  perftk jit -i perf.data -o jit.data --buildid-cache    # perf report works\n"
       "                                                         # after the .so are gone\n"
       "  perf record -k 1 -o - node --perf-prof app.js | perftk jit -i - -o jit.data");
-  sub->add_option("-i,--input", options->input, "Input perf.data ('-' for stdin)")
-      ->capture_default_str();
-  sub->add_option("-o,--output", options->output, "Output perf.data ('-' for stdout)")->required();
+  sub->add_option("-i,--input", options->input, "Input perf.data (default: '-', standard input)");
+  sub->add_option("-o,--output", options->output,
+                  "Output perf.data (default: '-', standard output, in the pipe layout)");
   sub->add_option("--jit-dir", options->jit_dir,
                   "Write the jitted-*.so files here instead of beside each dump");
   sub->add_flag("--merge", options->merge, "One ELF file per dump instead of one per function");

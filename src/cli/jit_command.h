@@ -16,8 +16,8 @@ namespace perftk::cli {
 inline constexpr char kDefaultBuildIdCache[] = "HOME";
 
 struct JitOptions {
-  std::string input = "perf.data";
-  std::string output;
+  std::string input = "-";
+  std::string output = "-";
   std::string jit_dir;  // empty: the .so files go beside each dump
   bool merge = false;
   // --buildid-cache[=DIR]: empty = no cache; kDefaultBuildIdCache = $HOME/.debug.

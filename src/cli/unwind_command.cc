@@ -5,6 +5,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_format.h"
 #include "cli/jobs.h"
+#include "cli/standard_streams.h"
 #include "cli/usage.h"
 #include "cli/warnings.h"
 #include "pipeline/pipeline.h"
@@ -32,6 +33,7 @@ void PrintSummary(const unwind::UnwindStats& stats, const pipeline::PipelineStat
 }  // namespace
 
 absl::Status RunUnwind(const UnwindOptions& options) {
+  if (absl::Status s = CheckNoTerminal("unwind", options.input, options.output); !s.ok()) return s;
   const int jobs = ResolveJobs(options.jobs, kMaxJobs);
   if (jobs < 1 || jobs > kMaxJobs) {
     return UsageError(absl::StrFormat("--jobs=%d: expected 1 to %d", options.jobs, kMaxJobs));
@@ -109,10 +111,9 @@ void RegisterUnwindCommand(CLI::App& app, absl::Status& outcome) {
       "  perftk unwind -i perf.data -o chains.data\n"
       "  perf report -i chains.data --stdio --children\n"
       "  perftk unwind -i perf.data -o chains.data --symfs /srv/sysroot");
-  sub->add_option("-i,--input", options->input, "Input perf.data, '-' for stdin")
-      ->capture_default_str();
-  sub->add_option("-o,--output", options->output, "Output perf.data, '-' for stdout (pipe layout)")
-      ->required();
+  sub->add_option("-i,--input", options->input, "Input perf.data (default: '-', standard input)");
+  sub->add_option("-o,--output", options->output,
+                  "Output perf.data (default: '-', standard output, in the pipe layout)");
   sub->add_option("--symfs", options->symfs, "Look for binaries under this directory");
   AddBuildIdDirOption(*sub);
   AddBuildIdFlags(*sub, options->build_ids, false);

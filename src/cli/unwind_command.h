@@ -14,8 +14,8 @@ class App;
 namespace perftk::cli {
 
 struct UnwindOptions {
-  std::string input = "perf.data";
-  std::string output;
+  std::string input = "-";
+  std::string output = "-";
   std::string symfs;
   bool keep_stack = false;
   bool pipe = false;

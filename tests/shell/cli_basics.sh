@@ -14,7 +14,7 @@ for sub in aslr jit cs-etm-decode uprobe-offset dump copy; do
 done
 expect_exit 2 "$PERFTK" no-such-subcommand
 expect_exit 2 "$PERFTK"
-expect_exit 2 "$PERFTK" copy -i x.data          # -o is required
+expect_exit 2 "$PERFTK" cs-etm-decode --format=perf -i x.data  # needs -o
 
 build_workload
 perf record -q -e cpu-clock -g -o in.data -- ./workload 100 >/dev/null

@@ -72,6 +72,27 @@ if command -v script >/dev/null &&
   check "copy on a terminal shows its summary" has -F 'perftk copy:' tty.out
   script -qfec "'$PERFTK' copy -q -i in.data -o out.data" /dev/null >tty.out
   check "copy -q on a terminal writes nothing ($(head -c 200 tty.out | tr '\r' ' '))" test ! -s tty.out
+
+  # -i and -o default to '-' as in perf inject; a terminal is refused.
+  for sub in aslr copy jit unwind; do
+    set +e
+    script -qfec "'$PERFTK' $sub -o out.data" /dev/null >tty.out
+    in_rc=$?
+    script -qfec "'$PERFTK' $sub -i in.data" /dev/null >tty.out2
+    out_rc=$?
+    set -e
+    check "$sub from a terminal: exit 2 (got $in_rc)" test "$in_rc" = 2
+    check "... with a hint to name it with -i" has -F 'standard input (-i -, the default), which is a terminal: name it with -i FILE' tty.out
+    check "$sub to a terminal: exit 2 (got $out_rc)" test "$out_rc" = 2
+    check "... with a hint to name it with -o" has -F 'standard output (-o -, the default), which is a terminal: name the file with -o FILE' tty.out2
+  done
+  check "perftk copy <in.data >out.data needs no flags" \
+    eval "'$PERFTK' copy -q <in.data >stdin.data && '$PERFTK' copy -q -i in.data -o - | cmp -s - stdin.data"
+  perf record -q -e cpu-clock -o - -- ./workload 100 2>/dev/null | "$PERFTK" aslr -q |
+    perf report -i - --stdio --sort comm 2>/dev/null >report.txt
+  check "perf record -o - | perftk aslr | perf report -i -: no flags" has -E '%.*workload' report.txt
+  check "dump reads a pipe'd stdin by default, as perf report does" \
+    eval "'$PERFTK' copy -q -i in.data | '$PERFTK' dump | has -F 'layout=pipe'"
 else
   echo "note: no script(1) or no perf: -q on a terminal is not checked"
 fi

@@ -10,7 +10,7 @@ for word in Usage Examples --keep-stack --symfs 'no CFI' 'stack copy too short' 
   inlined; do
   has -e "$word" cmd.out || fail "help unwind does not mention '$word'"
 done
-expect_exit 2 "$PERFTK" unwind -i x.data  # -o is required
+expect_exit 2 "$PERFTK" unwind -i x.data -o x.out --jobs 0  # out of range
 
 build_workload
 perf record -q -e cpu-clock --call-graph dwarf -o in.data -- ./workload 100 >/dev/null
