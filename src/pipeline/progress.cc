@@ -35,12 +35,15 @@ void Progress::Update(uint64_t done) {
     std::fflush(stderr);
     return;
   }
-  double mb = done / 1e6;
+  // In MiB, as perf counts the sizes it prints (perf record's "wrote 28.5 MB").
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const double mib = static_cast<double>(done) / kMiB;
   if (total_ > 0) {
-    std::fprintf(stderr, "\r%s: %3d%% (%.1f of %.1f MB)", label_.c_str(),
-                 static_cast<int>(100.0 * done / total_), mb, total_ / 1e6);
+    std::fprintf(stderr, "\r%s: %3d%% (%.1f of %.1f MiB)", label_.c_str(),
+                 static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total_)),
+                 mib, static_cast<double>(total_) / kMiB);
   } else {
-    std::fprintf(stderr, "\r%s: %.1f MB", label_.c_str(), mb);
+    std::fprintf(stderr, "\r%s: %.1f MiB", label_.c_str(), mib);
   }
   std::fflush(stderr);
 }

@@ -1,4 +1,4 @@
-// Progress of long work on stderr, as "perftk copy: 42% (12.0 of 28.5 MB)",
+// Progress of long work on stderr, as "perftk copy: 42% (12.0 of 28.5 MiB)",
 // or counted in items: "perftk cs-etm-decode: 3 of 10 recordings".
 // Silent unless stderr is a terminal; redraws at most ten times a second
 // (and once more for the last item). Not thread-safe.

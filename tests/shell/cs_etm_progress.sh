@@ -37,6 +37,9 @@ check "the output is the same with and without a terminal" \
 
 on_tty "'$PERFTK' cs-etm-decode -i gen/perf.data -i gen/perf.data --format=autofdo --jobs 2 -o two.afdo" \
   >tty.two
+total=$(awk -v b="$(stat -c %s gen/perf.data)" 'BEGIN { printf "%.1f", b / 1048576 }')
+check "sizes in MiB, as perf counts them (of $total MiB)" has -F "of $total MiB)" tty.1
+
 check "two recordings: progress counts them" has -F 'perftk cs-etm-decode: 2 of 2 recordings' tty.two
 check "two recordings: no per-recording progress" test -z "$(percents tty.two)"
 
