@@ -10,6 +10,7 @@
 # one line "N passed, M failed, K skipped" counting every test of every suite
 # (and a check that the tests left the checkout as they found it); a skipped
 # test (exit 77: perf cannot record here, an ASan build) is not a pass.
+# Before it, the time each build and each suite took.
 #   scripts/test.sh              # after scripts/setup.sh
 #   FUZZ_SECONDS=10 ETM_FUZZ_SECONDS=5 scripts/test.sh
 set -euo pipefail
@@ -22,6 +23,13 @@ passed=0
 failed=0
 skipped=0
 step() { echo; echo "=== $*"; }
+# lap LABEL: the time since the last lap is LABEL's (printed at the end).
+laps=()
+lap_start=$SECONDS
+lap() {
+  laps+=("$(printf '%6d s  %s' $((SECONDS - lap_start)) "$1")")
+  lap_start=$SECONDS
+}
 # The checkout as the tests found it (tests write only to their work dirs).
 checkout_state() {
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -76,30 +84,38 @@ time_scale() {
   awk -v ns=$((end - start)) 'BEGIN { s = int(ns / 1e9 + 0.999); if (s < 1) s = 1; if (s > 8) s = 8; print s }'
 }
 
+lap "formatting"
+
 step "release build: unit and shell tests"
 configure_release
 build build
+lap "release: build"
 scale=$(time_scale build)
 echo "host speed: the qemu tests' time limit is ${scale} x 300 s"
 cmake -S . -B build -DPERFTK_TEST_TIME_SCALE="$scale" >/dev/null
 ctest --test-dir build --output-on-failure -j"$jobs" 2>&1 | tee "$log" || true
 count_ctest
+lap "release: tests"
 
 step "ASan+UBSan build: unit and shell tests"
 configure_asan
 build build-asan
+lap "ASan+UBSan: build"
 scale=$(time_scale build-asan)
 echo "host speed (ASan build): the qemu tests' time limit is ${scale} x 300 s"
 cmake -S . -B build-asan -DPERFTK_TEST_TIME_SCALE="$scale" >/dev/null
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" 2>&1 | tee "$log" || true
 count_ctest
+lap "ASan+UBSan: tests"
 
 step "TSan build: the tests labelled tsan (tests/CMakeLists.txt: the machine model, --jobs, jit's file creator)"
 configure_tsan
 build build-tsan perftk_tsan_tests
+lap "TSan: build"
 ctest --test-dir build-tsan -L tsan --output-on-failure -j"$jobs" 2>&1 | tee "$log" || true
 count_ctest
+lap "TSan: tests"
 
 if [ ! -x tests/fuzz/run.sh ]; then
   step "fuzzing: tests/fuzz/run.sh is not executable, so no fuzzer can run"
@@ -110,12 +126,14 @@ else
   fuzz() {
     local what=$1 target=perftk_$2_fuzzer seconds=$3 seeds=${4:-}
     build build-fuzz "$target"
+    lap "fuzz: build $target"
     step "fuzzing $what for $seconds s"
     if PERFTK_FUZZ_SEEDS="$seeds" tests/fuzz/run.sh "build-fuzz/tests/fuzz/$target" "$seconds"; then
       passed=$((passed + 1))
     else
       failed=$((failed + 1))
     fi
+    lap "fuzz: run $target"
   }
   configure_fuzz
   fuzz "the perf.data reader" reader "${FUZZ_SECONDS:-60}"
@@ -162,6 +180,10 @@ else
   failed=$((failed + 1))
 fi
 
+echo
+echo "Where the time went:"
+printf '%s\n' "${laps[@]}"
+printf '%6d s  in all\n' "$SECONDS"
 echo
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
