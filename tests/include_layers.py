@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails when an #include in src/ crosses the layer picture the wrong way.
 
-The picture (DESIGN.md, as the code has it): each room may include its own
+The picture (docs/architecture.md, as the code has it): each room may include its own
 headers and those of the rooms below it, never one above or beside it.
 
     doc  ->  cli  ->  aslr, build_ids, jit, cs_etm, unwind, uprobe, pipeline, profile, elf,

@@ -126,7 +126,7 @@ void RegisterJitCommand(CLI::App& app, absl::Status& outcome) {
       "jitted-<pid>-merged.so per dump instead, for runtimes with very many functions,\n"
       "with every load's unwinding tables in its one .eh_frame (perf's libunwind\n"
       "unwinder cannot use them there and falls back to frame pointers in that code,\n"
-      "see the README). A process in a container (pid namespace) names its dump with\n"
+      "see docs/examples.md). A process in a container (pid namespace) names its dump with\n"
       "its pid there; such dumps are found, and their pids translated, as perf does.\n"
       "Nothing is written to the build-id cache unless --buildid-cache is given\n"
       "(without DIR: --buildid-dir, else $PERF_BUILDID_DIR, else buildid.dir from\n"
