@@ -79,12 +79,17 @@ cmake --install "$BUILD" --prefix "$WORK/prefix" >install.log
 check "cmake --install puts the files the package holds" \
   test "$(cd prefix && find . -type f | sort)" = "$(cd root/usr && find . -type f | sort)"
 
-# Stripped (issue 32): the binary and the package under 5 MB; the debug
-# info is the `debug` component, a file named by the binary's build id.
+# Stripped (issue 32): the binary and the package under 5 MB (a release
+# build's: an ASan build's code is 124 MB stripped); the debug info is the
+# `debug` component, a file named by the binary's build id.
 mb() { echo $(($(stat -c %s "$1") / 1000000)); }
-check "the installed binary is under 5 MB ($(mb prefix/bin/perftk) MB)" \
-  test "$(stat -c %s prefix/bin/perftk)" -lt 5000000
-check "the package is under 5 MB ($(mb "$deb") MB)" test "$(stat -c %s "$deb")" -lt 5000000
+if asan_build; then
+  echo "note: an ASan build: the 5 MB size checks are for release builds ($(mb prefix/bin/perftk) MB here)"
+else
+  check "the installed binary is under 5 MB ($(mb prefix/bin/perftk) MB)" \
+    test "$(stat -c %s prefix/bin/perftk)" -lt 5000000
+  check "the package is under 5 MB ($(mb "$deb") MB)" test "$(stat -c %s "$deb")" -lt 5000000
+fi
 check "the installed binary has no debug info" \
   test -z "$(readelf -S prefix/bin/perftk | grep -F .debug_info)"
 cmake --install "$BUILD" --prefix "$WORK/debug" --component debug >install_debug.log
