@@ -47,8 +47,9 @@ std::atomic<int> fault_signal{0};  // SIGBUS once the handler has seen one
 std::atomic<bool> waiter_running{false};
 int wake_signal = 0;  // a real-time signal the handler wakes the waiter with
 
-[[noreturn]] void CleanUpAndDie(int signal_number) {
-  RemoveAllPending(/*forever=*/true);
+// Ends the process by `signal_number`'s default action, as if it had
+// arrived unhandled: the shell sees status 128 + signal.
+[[noreturn]] void DieBy(int signal_number) {
   struct sigaction action {};
   action.sa_handler = SIG_DFL;
   sigaction(signal_number, &action, nullptr);
@@ -58,6 +59,11 @@ int wake_signal = 0;  // a real-time signal the handler wakes the waiter with
   pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
   raise(signal_number);
   _exit(128 + signal_number);  // not reached: the default action ends the process
+}
+
+[[noreturn]] void CleanUpAndDie(int signal_number) {
+  RemoveAllPending(/*forever=*/true);
+  DieBy(signal_number);
 }
 
 // Async-signal-safe output: text and hex numbers with write(2).
@@ -147,13 +153,7 @@ bool IsClosedPipe(const absl::Status& status) {
 void EndByClosedPipe() {
   if (sigpipe_ignored_at_start) return;
   std::fflush(stderr);
-  signal(SIGPIPE, SIG_DFL);
-  sigset_t only;
-  sigemptyset(&only);
-  sigaddset(&only, SIGPIPE);
-  pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
-  raise(SIGPIPE);
-  _exit(128 + SIGPIPE);  // not reached: the default action ends the process
+  DieBy(SIGPIPE);
 }
 
 void InstallInterruptHandling() {
