@@ -75,11 +75,11 @@ divide() {
   awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (b <= 0) b = 0.01; printf "%.*f", d, a / b }'
 }
 
-run_best jobs1 "$PERFTK" cs-etm-decode --itrace=il64 -i "$work/perf.data" -o "$work/jobs1.data"
+run_best jobs1 "$PERFTK" cs-etm-decode --itrace=il64 --jobs 1 -i "$work/perf.data" -o "$work/jobs1.data"
 run_best jobs2 "$PERFTK" cs-etm-decode --itrace=il64 --jobs 2 -i "$work/perf.data" -o "$work/jobs2.data"
 # The same samples as text: written as blocks are decoded, its peak RSS
 # must not exceed the perf.data output's (issue 31).
-run_best script "$PERFTK" cs-etm-decode --itrace=il64 --format=script -i "$work/perf.data" \
+run_best script "$PERFTK" cs-etm-decode --itrace=il64 --format=script --jobs 1 -i "$work/perf.data" \
   -o "$work/script.txt"
 names=(jobs1 jobs2 script)
 # Trace bytes as the decoder counted them ("N trace blocks (B bytes)"), else the file size.

@@ -27,7 +27,7 @@ for dir in "$@"; do
   mb=$(sed -nE 's/.* ([0-9.]+) MB of trace.*/\1/p' "$work/recorder.out")
   MB[$work]=$mb
   "$PERFTK" copy -q -i "$work/perf.data" -o "$work/pipe.data" --pipe
-  for spec in "autofdo:--format=autofdo" "il64:--itrace=il64 --format=script"; do
+  for spec in "autofdo:--format=autofdo --jobs 1" "il64:--itrace=il64 --format=script --jobs 1"; do
     name=${spec%%:*}
     read -ra flags <<<"${spec#*:}"
     "$PERFTK" cs-etm-decode -q -i "$work/perf.data" "${flags[@]}" -o "$work/file.$name"
