@@ -16,8 +16,8 @@
 #include <system_error>
 #include <thread>
 
-#include "absl/strings/cord.h"
 #include "base/pending_file.h"
+#include "base/status_prefix.h"
 
 namespace perftk::base {
 namespace {
@@ -41,7 +41,7 @@ std::array<MappedSlot, kMappedSlots> mapped_inputs;
 std::mutex mapped_mu;  // taken by Add/Remove only, never by the handler
 
 bool sigpipe_ignored_at_start = false;
-constexpr char kClosedPipePayload[] = "perftk/closed-pipe";
+constexpr char kClosedPipeMark[] = "perftk/closed-pipe";
 
 std::atomic<int> fault_signal{0};  // SIGBUS once the handler has seen one
 std::atomic<bool> waiter_running{false};
@@ -141,14 +141,10 @@ bool IgnoredAtStart(int signal_number) {
 }  // namespace
 
 absl::Status ClosedPipeError(absl::string_view message) {
-  absl::Status status = absl::UnavailableError(message);
-  status.SetPayload(kClosedPipePayload, absl::Cord("1"));
-  return status;
+  return Marked(absl::UnavailableError(message), kClosedPipeMark);
 }
 
-bool IsClosedPipe(const absl::Status& status) {
-  return status.GetPayload(kClosedPipePayload).has_value();
-}
+bool IsClosedPipe(const absl::Status& status) { return HasMark(status, kClosedPipeMark); }
 
 void EndByClosedPipe() {
   if (sigpipe_ignored_at_start) return;

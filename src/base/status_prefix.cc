@@ -14,4 +14,13 @@ absl::Status Prefixed(absl::string_view prefix, const absl::Status& status) {
   return prefixed;
 }
 
+absl::Status Marked(absl::Status status, absl::string_view mark) {
+  status.SetPayload(mark, absl::Cord("1"));
+  return status;
+}
+
+bool HasMark(const absl::Status& status, absl::string_view mark) {
+  return status.GetPayload(mark).has_value();
+}
+
 }  // namespace perftk::base

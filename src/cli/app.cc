@@ -7,11 +7,11 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
-#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/file_roles.h"
 #include "base/interrupt.h"
+#include "base/status_prefix.h"
 #include "cli/aslr_command.h"
 #include "cli/command.h"
 #include "cli/copy_command.h"
@@ -28,19 +28,15 @@ namespace perftk::cli {
 
 namespace {
 
-constexpr char kUsagePayload[] = "perftk/usage-error";
+constexpr char kUsageMark[] = "perftk/usage-error";
 
 }  // namespace
 
 absl::Status UsageError(absl::string_view message) {
-  absl::Status status = absl::InvalidArgumentError(message);
-  status.SetPayload(kUsagePayload, absl::Cord("1"));
-  return status;
+  return base::Marked(absl::InvalidArgumentError(message), kUsageMark);
 }
 
-bool IsUsageError(const absl::Status& status) {
-  return status.GetPayload(kUsagePayload).has_value();
-}
+bool IsUsageError(const absl::Status& status) { return base::HasMark(status, kUsageMark); }
 
 int ExitCodeFor(const absl::Status& status) {
   if (status.ok()) return 0;

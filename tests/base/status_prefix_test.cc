@@ -22,6 +22,15 @@ TEST(PrefixedTest, KeepsEveryPayload) {
   EXPECT_FALSE(IsClosedPipe(Prefixed("in.data: ", absl::InternalError("disk full"))));
 }
 
+TEST(MarkedTest, MarksAStatusOfAKindItsCodeDoesNotSay) {
+  const absl::Status marked = Marked(absl::InvalidArgumentError("bad"), "test/kind");
+  EXPECT_TRUE(HasMark(marked, "test/kind"));
+  EXPECT_FALSE(HasMark(marked, "test/other"));
+  EXPECT_EQ(marked.message(), "bad");
+  EXPECT_TRUE(HasMark(Prefixed("in.data: ", marked), "test/kind"));
+  EXPECT_FALSE(HasMark(absl::InvalidArgumentError("bad"), "test/kind"));
+}
+
 TEST(PrefixedTest, AnOkStatusStaysOk) { EXPECT_TRUE(Prefixed("in.data: ", absl::OkStatus()).ok()); }
 
 }  // namespace
