@@ -52,12 +52,14 @@ truncated_midway() {
 }
 
 # unwind: a dwarf pipe recording of a private copy of the workload, long
-# enough that unwinding starts before the first third is read.
+# enough that unwinding starts before the first third is read. --jobs 1,
+# as before the default became the CPU count: with a worker, the first
+# window may still wait when the test looks for the mapping.
 build_workload
 perf record -q -e cpu-clock --call-graph dwarf,4096 -o - -- ./workload 300 1 2>/dev/null \
   >dwarf.pipe || skip "perf record --call-graph dwarf -o - failed"
 [ "$(stat -c %s dwarf.pipe)" -gt 1000000 ] || fail "only $(stat -c %s dwarf.pipe) bytes recorded"
-truncated_midway unwind "$WORK/workload" dwarf.pipe unwound.data -- unwind -q
+truncated_midway unwind "$WORK/workload" dwarf.pipe unwound.data -- unwind -q --jobs 1
 check "unwind: killed by SIGBUS (exit $rc, 135 wanted): $(last_error)" test "$rc" = 135
 check "unwind: the message names the binary: $(last_error)" \
   err_has "$WORK/workload: the input shrank while it was read"
@@ -67,7 +69,7 @@ check "unwind: no output left" test ! -e unwound.data
 "$GEN" --cpus 1 --trace-mb 2 --buffer-kb 64 --out gen >/dev/null || fail "perftk_etm_gen failed"
 "$PERFTK" copy -q -i gen/perf.data -o etm.pipe --pipe
 truncated_midway cs-etm-decode "$WORK/gen/etm_demo" etm.pipe decoded.data -- \
-  cs-etm-decode -q --itrace=il64 --decoder=opencsd
+  cs-etm-decode -q --itrace=il64 --decoder=opencsd --jobs 1
 check "cs-etm-decode: killed by SIGBUS (exit $rc, 135 wanted): $(last_error)" test "$rc" = 135
 check "cs-etm-decode: the message names the binary: $(last_error)" \
   err_has "$WORK/gen/etm_demo: the input shrank while it was read"
