@@ -52,11 +52,14 @@ truncated_midway() {
 }
 
 # unwind: a dwarf pipe recording of a private copy of the workload, long
-# enough that unwinding starts before the first third is read. --jobs 1,
-# as before the default became the CPU count: with a worker, the first
-# window may still wait when the test looks for the mapping.
+# enough that unwinding starts before the first third is read: unwind
+# works a window of 256 samples at a time, and the reader releases samples
+# only up to the last FINISHED_ROUND, so the first third must hold well
+# over 256 of them (with 300 rounds of the workload it held 337-365, and
+# about half the runs mapped nothing in time). --jobs 1, as the test ran
+# before the default became the CPU count.
 build_workload
-perf record -q -e cpu-clock --call-graph dwarf,4096 -o - -- ./workload 300 1 2>/dev/null \
+perf record -q -e cpu-clock --call-graph dwarf,4096 -o - -- ./workload 900 1 2>/dev/null \
   >dwarf.pipe || skip "perf record --call-graph dwarf -o - failed"
 [ "$(stat -c %s dwarf.pipe)" -gt 1000000 ] || fail "only $(stat -c %s dwarf.pipe) bytes recorded"
 truncated_midway unwind "$WORK/workload" dwarf.pipe unwound.data -- unwind -q --jobs 1
