@@ -18,6 +18,8 @@ void LimitCreationModeTo(mode_t recording_mode) {
 
 mode_t FileCreationMode() { return creation_mode.load(); }
 
+mode_t NarrowedMode(mode_t mode) { return mode & 07777 & ~(kReadWrite & ~FileCreationMode()); }
+
 mode_t DirectoryCreationMode() {
   const mode_t file = FileCreationMode();
   return file | ((file & 0444) >> 2);

@@ -22,6 +22,9 @@ void LimitCreationModeTo(mode_t recording_mode);
 
 // The mode for open(2) of a new file: 0666 narrowed by the recordings so far.
 mode_t FileCreationMode();
+// `mode`'s permission bits (07777) without the read and write bits the
+// recordings so far do not have: for a file that already exists.
+mode_t NarrowedMode(mode_t mode);
 // The mode for mkdir(2): FileCreationMode() with search (x) where read is
 // allowed (0666 -> 0777, 0600 -> 0700).
 mode_t DirectoryCreationMode();

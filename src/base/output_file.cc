@@ -122,7 +122,7 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& 
   out->stream_ = false;
   out->fd_ = fd;
   out->owns_fd_ = true;
-  if (exists) fchmod(fd, st.st_mode & 07777 & ~(0666 & ~FileCreationMode()));
+  if (exists) fchmod(fd, st.st_mode & 07777);  // Commit narrows it (creation_mode.h)
   return out;
 }
 
@@ -160,9 +160,10 @@ absl::Status OutputFile::Commit() {
     committed_ = true;
     return absl::OkStatus();
   }
-  // Opened before the recording was, the file may be wider than it: narrowed.
+  // No wider than the recordings read: the file may have been made before
+  // one was opened, or kept the mode of the file it replaces.
   if (struct stat st; fstat(fd_, &st) == 0) {
-    const mode_t narrowed = st.st_mode & 07777 & ~(0666 & ~FileCreationMode());
+    const mode_t narrowed = NarrowedMode(st.st_mode);
     if (narrowed != (st.st_mode & 07777)) fchmod(fd_, narrowed);
   }
   if (fsync(fd_) != 0 && errno != EINVAL) return Error("write", errno);

@@ -1,8 +1,9 @@
 #include "base/perf_config.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -10,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/input_file.h"
 
 namespace perftk::base {
 namespace {
@@ -33,12 +35,22 @@ std::string ValueOf(absl::string_view raw) {
   return std::string(absl::StripAsciiWhitespace(value));
 }
 
-std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return "";
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// The text of the configuration file at `path`; "" when it is missing, is
+// not a regular file (a FIFO there never blocks the run) or cannot be read.
+std::string ReadConfigFile(const std::string& path) {
+  absl::StatusOr<int> fd = OpenInputFile(path, "perf configuration file");
+  if (!fd.ok()) return "";
+  constexpr size_t kMaxSize = size_t{1} << 20;  // perf's own are a few lines
+  std::string text;
+  char buffer[4096];
+  while (text.size() < kMaxSize) {
+    const ssize_t n = read(*fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  close(*fd);
+  return text;
 }
 
 }  // namespace
@@ -78,7 +90,7 @@ std::optional<std::string> PerfConfigValue(absl::string_view section, absl::stri
   }
   std::optional<std::string> value;
   for (const std::string& file : files) {
-    if (std::optional<std::string> v = FindPerfConfigValue(ReadWhole(file), section, name)) {
+    if (std::optional<std::string> v = FindPerfConfigValue(ReadConfigFile(file), section, name)) {
       value = std::move(v);
     }
   }

@@ -4,7 +4,8 @@
 // perf reads $PERF_CONFIG when it is set (an empty one: no file), else
 // /etc/perfconfig and then ~/.perfconfig, a later value overriding an
 // earlier one; so does PerfConfigValue. Files that cannot be read count as
-// empty, as they do for perf.
+// empty, as they do for perf; one that is not a regular file (a FIFO) is
+// not opened at all.
 #ifndef PERFTK_BASE_PERF_CONFIG_H_
 #define PERFTK_BASE_PERF_CONFIG_H_
 
