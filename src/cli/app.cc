@@ -138,6 +138,15 @@ int SayUsageError(absl::string_view message, absl::string_view help_command,
   return 2;
 }
 
+// A parse error, named after the subcommand parsed when there is one, with
+// that subcommand's help (else the list) as the hint.
+int SayParseError(CLI::App& app, absl::string_view message) {
+  std::vector<CLI::App*> parsed = app.get_subcommands();
+  if (parsed.empty()) return SayUsageError(message, "perftk help", "the list of subcommands");
+  const std::string& name = parsed.front()->get_name();
+  return SayUsageError(absl::StrCat(name, ": ", message), absl::StrCat("perftk help ", name));
+}
+
 // The first word that is not an option, when it names no subcommand.
 std::optional<std::string> UnknownSubcommand(CLI::App& app, int argc, char** argv) {
   if (argc < 2 || argv[1][0] == '-') return std::nullopt;
@@ -150,9 +159,8 @@ std::optional<std::string> UnknownSubcommand(CLI::App& app, int argc, char** arg
 // unknown option and the nearest real one.
 int ReportExtras(CLI::App& app, const CLI::ExtrasError& error) {
   std::vector<CLI::App*> parsed = app.get_subcommands();
-  if (parsed.empty()) return SayUsageError(error.what(), "perftk help", "the list of subcommands");
+  if (parsed.empty()) return SayParseError(app, error.what());
   CLI::App& sub = *parsed.front();
-  const std::string help = absl::StrCat("perftk help ", sub.get_name());
   std::vector<std::string> options;
   for (const CLI::Option* option : sub.get_options()) {
     for (const std::string& name : option->get_lnames()) options.push_back("--" + name);
@@ -163,11 +171,10 @@ int ReportExtras(CLI::App& app, const CLI::ExtrasError& error) {
     const std::string typed = extra.substr(0, extra.find('='));
     // A long option may be mistyped; a letter is only ever another letter.
     const bool is_long = typed.size() > 2 && typed[1] == '-';
-    return SayUsageError(absl::StrCat(sub.get_name(), ": no option '", typed, "'",
-                                      is_long ? Suggestion(typed, options) : ""),
-                         help);
+    return SayParseError(
+        app, absl::StrCat("no option '", typed, "'", is_long ? Suggestion(typed, options) : ""));
   }
-  return SayUsageError(absl::StrCat(sub.get_name(), ": ", error.what()), help);
+  return SayParseError(app, error.what());
 }
 
 }  // namespace
@@ -220,10 +227,7 @@ int RunMain(int argc, char** argv) {
   } catch (const UnknownHelpTopic& e) {
     return SayUsageError(e.what(), "perftk help", "the list of subcommands");
   } catch (const CLI::ParseError& e) {
-    std::vector<CLI::App*> parsed = app.get_subcommands();
-    if (parsed.empty()) return SayUsageError(e.what(), "perftk help", "the list of subcommands");
-    return SayUsageError(absl::StrCat(parsed.front()->get_name(), ": ", e.what()),
-                         absl::StrCat("perftk help ", parsed.front()->get_name()));
+    return SayParseError(app, e.what());
   }
   // A reader that went away ends the run as it ends coreutils' (base/interrupt.h).
   if (base::IsClosedPipe(outcome)) base::EndByClosedPipe();
