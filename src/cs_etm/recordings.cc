@@ -59,7 +59,8 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
     pipeline::PipelineOptions run_options;
     run_options.input = inputs[i];
     run_options.progress_label = "perftk cs-etm-decode";
-    run_options.show_progress = !several && options.show_progress;  // several: the list's
+    // Several recordings: the list's progress, not each one's.
+    run_options.show_progress = !several && options.show_progress;
     outcome.status = pipeline::RunPipeline(tool, run_options, reader_warnings).status();
     const std::string prefix = several ? absl::StrCat(inputs[i], ": ") : "";
     for (const std::string& warning : reader_warnings.lines()) {
