@@ -43,9 +43,9 @@ at_least() { awk "BEGIN{exit !($1 >= $2)}"; }
 
 size_mb=$(awk "BEGIN{printf \"%.1f\", $(stat -c %s "$input") / 1e6}")
 records=$("$PERFTK" dump -i "$input" | grep -c '^record' || true)
-read -r iw ic im < <(measure perf inject -i "$input" -o "$work/inject.data")
-read -r cw cc_ cm < <(measure "$PERFTK" copy -i "$input" -o "$work/copy.data")
-read -r aw ac am < <(measure "$PERFTK" aslr -q -i "$input" -o "$work/aslr.data")
+read -r iw ic im _ < <(measure perf inject -i "$input" -o "$work/inject.data")
+read -r cw cc_ cm _ < <(measure "$PERFTK" copy -i "$input" -o "$work/copy.data")
+read -r aw ac am _ < <(measure "$PERFTK" aslr -q -i "$input" -o "$work/aslr.data")
 
 echo "input: ${size_mb} MB, ${records} records; medians of ${RUNS} runs"
 printf '%-22s %8s %8s %12s\n' "" "wall s" "CPU s" "peak RSS MB"
@@ -63,7 +63,7 @@ if [ "$SCALE" -gt 1 ]; then
   echo "recording ${SCALE}x as long for the peak RSS check..." >&2
   record "$work/long.data" $((ROUNDS * SCALE))
   long_records=$("$PERFTK" dump -i "$work/long.data" | grep -c '^record' || true)
-  read -r _ _ lm < <(measure "$PERFTK" aslr -q -i "$work/long.data" -o "$work/aslr.data")
+  read -r _ _ lm _ < <(measure "$PERFTK" aslr -q -i "$work/long.data" -o "$work/aslr.data")
   rss_growth=$(awk "BEGIN{printf \"%.2f\", $lm / $am}")
   printf 'aslr peak RSS: %.1f MB on %s records, %.1f MB on %s records (%sx; goal <= 1.25x)\n' \
     "$(awk "BEGIN{print $am / 1024}")" "$records" "$(awk "BEGIN{print $lm / 1024}")" "$long_records" "$rss_growth"

@@ -35,11 +35,11 @@ for dir in "$@"; do
     same=DIFFERS
     cmp -s "$work/file.$name" "$work/pipe.$name" && same="equal"
     result=$(measure "$PERFTK" cs-etm-decode -q -i "$work/perf.data" "${flags[@]}" -o /dev/null)
-    read -r file_wall _ file_rss <<<"$result"
+    read -r file_wall _ file_rss _ <<<"$result"
     # shellcheck disable=SC2016 # expanded by the inner bash
     result=$(measure bash -c 'cat "$1" | "$2" cs-etm-decode -q -i - "${@:3}" -o /dev/null' \
       bash "$work/pipe.data" "$PERFTK" "${flags[@]}")
-    read -r pipe_wall _ pipe_rss <<<"$result"
+    read -r pipe_wall _ pipe_rss _ <<<"$result"
     awk -v n="$name file, $mb MB" -v w="$file_wall" -v r="$file_rss" -v mb="$mb" \
       'BEGIN { printf "%-46s %9.2f %7.1f %14d\n", n, w, mb / w, r }'
     awk -v n="$name pipe, $mb MB" -v w="$pipe_wall" -v r="$pipe_rss" -v mb="$mb" -v s="$same" \

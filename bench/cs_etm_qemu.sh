@@ -13,7 +13,8 @@
 #     lines): equal to the fast decoder's --jobs 1;
 # then the fast decoder's speed-up over the OpenCSD path, --jobs 2's over
 # --jobs 1, and millions of executed instructions decoded per second per
-# core (the figure that does not depend on how well the trace compresses);
+# core (the figure that does not depend on how well the trace compresses),
+# each of the median runs and of the shortest;
 #   - with PERF_CORESIGHT=/path/to/perf (bench/build_perf_coresight.sh): perf
 #     script --itrace=il64 on the same recording (indexed by perftk copy),
 #     the ratio of its time to perftk's, and whether its lines are perftk's.
@@ -110,13 +111,13 @@ trace_mb=$(sed -nE 's/.* ([0-9.]+) MB of trace.*/\1/p' recorder.out)
 
 measure() { python3 "$here/measure.py" "${REPEAT:-3}" "$@"; }
 printf '\n%-26s %9s %7s %8s %5s %14s  %s\n' decode "wall (s)" "MB/s" "CPU (s)" busy "peak RSS (KB)" output
-row() {  # NAME "wall cpu rss" VERDICT
+row() {  # NAME "wall cpu rss best" VERDICT
   local wall cpu rss
-  read -r wall cpu rss <<<"$2"
+  read -r wall cpu rss _ <<<"$2"
   awk -v n="$1" -v w="$wall" -v c="$cpu" -v r="$rss" -v mb="$trace_mb" -v v="$3" \
     'BEGIN { if (w <= 0) w = 0.001; printf "%-26s %9.2f %7.1f %8.2f %5.2f %14d  %s\n", n, w, mb / w, c, c / w, r, v }'
 }
-declare -A WALL
+declare -A WALL BEST
 # fast: perftk's decoder (the default); opencsd: --decoder=opencsd.
 for decoder in fast opencsd; do
   for jobs in 1 2; do
@@ -129,6 +130,7 @@ for decoder in fast opencsd; do
     cmp -s truth.afdo "$out" && verdict="equals the truth"
     row "autofdo $decoder --jobs $jobs" "$result" "$verdict"
     WALL[autofdo.$decoder.$jobs]=${result%% *}
+    BEST[autofdo.$decoder.$jobs]=${result##* }
   done
 done
 for decoder in fast opencsd; do
@@ -143,6 +145,7 @@ for decoder in fast opencsd; do
     [ "$out" = il64.fast.1 ] || { cmp -s il64.fast.1 "$out" && verdict+=", equal to fast --jobs 1" || verdict+=", DIFFERS from fast --jobs 1"; }
     row "il64 $decoder --jobs $jobs" "$result" "$verdict"
     WALL[il64.$decoder.$jobs]=${result%% *}
+    BEST[il64.$decoder.$jobs]=${result##* }
   done
 done
 if [ -n "${PERF_CORESIGHT:-}" ]; then
@@ -167,6 +170,7 @@ if [ -n "${PERF_CORESIGHT:-}" ]; then
   fi
   row "perf script --itrace=il64" "$result" "$verdict"
   WALL[perf]=${result%% *}
+  BEST[perf]=${result##* }
 fi
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 0.001) }'; }
 instructions=$(sed -nE 's/.* ([0-9]+) instructions.*/\1/p' recorder.out)
@@ -174,14 +178,20 @@ per_core() {  # WALL: millions of executed instructions per second, one core
   awk -v n="$instructions" -v w="$1" 'BEGIN { printf "%.0f", n / (w > 0 ? w : 0.001) / 1e6 }'
 }
 echo
+# Each ratio twice: of the median runs, then of the shortest (the runs least
+# slowed by what shares the host).
+both() {  # NUMERATOR DENOMINATOR: "median ratio x (best: best ratio x)"
+  echo "$(ratio "${WALL[$1]}" "${WALL[$2]}")x (best runs $(ratio "${BEST[$1]}" "${BEST[$2]}")x)"
+}
 for format in autofdo il64; do
-  echo "$format: fast / OpenCSD path (--jobs 1): $(ratio "${WALL[$format.opencsd.1]}" \
-    "${WALL[$format.fast.1]}")x; --jobs 2 / --jobs 1: $(ratio "${WALL[$format.fast.1]}" \
-    "${WALL[$format.fast.2]}")x; $(per_core "${WALL[$format.fast.1]}") M instructions/s per core"
+  echo "$format: fast / OpenCSD path (--jobs 1): $(both "$format.opencsd.1" "$format.fast.1");" \
+    "--jobs 2 / --jobs 1: $(both "$format.fast.1" "$format.fast.2");" \
+    "$(per_core "${WALL[$format.fast.1]}") M instructions/s per core" \
+    "(best run $(per_core "${BEST[$format.fast.1]}") M)"
 done
 if [ -n "${WALL[perf]:-}" ]; then
-  echo "perf script / perftk il64 fast: $(ratio "${WALL[perf]}" "${WALL[il64.fast.1]}")x (--jobs 1)," \
-    "$(ratio "${WALL[perf]}" "${WALL[il64.fast.2]}")x (--jobs 2)"
+  echo "perf script / perftk il64 fast: $(both perf il64.fast.1) (--jobs 1)," \
+    "$(both perf il64.fast.2) (--jobs 2)"
 fi
 [ "${KEEP:-0}" = 1 ] && echo "work dir: $work"
 exit 0
