@@ -32,7 +32,13 @@ BlockScheduler::BlockScheduler(const DecodeOptions& options, const machine::Mach
       jobs_(static_cast<size_t>(std::max(options.jobs, 1))),
       any_lane_(IsProfile(options.format) || !FlowsCarryAcrossBlocks(options.itrace)),
       batches_(std::make_unique<pipeline::OrderedBatches>(pipeline::OrderedBatches::Options{
-          .jobs = jobs_, .chunk = 1, .max_in_flight = 2 * jobs_, .caller_leaves = jobs_ - 1})) {}
+          .jobs = jobs_, .chunk = 1, .max_in_flight = 2 * jobs_, .caller_leaves = jobs_ - 1})) {
+  if (any_lane_) {
+    for (size_t thread = 0; thread < jobs_; ++thread) {
+      thread_lanes_.push_back(std::make_unique<DecodeLane>(inputs_));
+    }
+  }
+}
 
 BlockScheduler::~BlockScheduler() {
   batches_.reset();  // no lane runs once it is gone
@@ -65,21 +71,23 @@ absl::Status BlockScheduler::Submit(const TraceBlock& block,
     if (!flows) flows = std::make_unique<TraceFlows>();
     job->flows = flows.get();
   }
-  std::vector<uint64_t> after;  // the blocks this one must run after
-  uint64_t lane_key;
+  BlockJob* raw = job.get();
   if (any_lane_) {
-    lane_key = next_block_ % jobs_;
-  } else if (block.formatted) {
-    lane_key = FormattedLaneFor(*job, after);
-  } else {
-    lane_key = static_cast<uint64_t>(job->source);
+    // The lane of the thread that runs it: no block waits for another.
+    slots_.push_back(Slot{std::move(job), std::nullopt});
+    return batches_
+        ->Submit(
+            1, [this, raw](size_t thread, size_t, size_t) { thread_lanes_[thread]->Run(*raw); },
+            [this](uint64_t) { return WriteOldest(); })
+        .status();
   }
-  ++next_block_;
+  std::vector<uint64_t> after;  // the blocks this one must run after
+  const uint64_t lane_key =
+      block.formatted ? FormattedLaneFor(*job, after) : static_cast<uint64_t>(job->source);
   Lane& lane = lanes_[lane_key];
   if (!lane.lane) lane.lane = std::make_unique<DecodeLane>(inputs_);
   if (lane.last) after.push_back(*lane.last);
   DecodeLane* runner = lane.lane.get();
-  BlockJob* raw = job.get();
   const std::optional<TraceIdSet> ids = raw->ids;  // the job may be written in Submit
   slots_.push_back(Slot{std::move(job), std::nullopt});
   absl::StatusOr<uint64_t> ticket = batches_->Submit(
@@ -87,7 +95,7 @@ absl::Status BlockScheduler::Submit(const TraceBlock& block,
       [this](uint64_t) { return WriteOldest(); }, after);
   if (!ticket.ok()) return ticket.status();
   lane.last = *ticket;
-  if (block.formatted && !any_lane_) {
+  if (block.formatted) {
     for (size_t id = 0; id < last_use_of_id_.size(); ++id) {
       if (!ids || ids->test(id)) last_use_of_id_[id] = std::make_pair(lane_key, *ticket);
     }
@@ -161,6 +169,9 @@ absl::Status BlockScheduler::WriteOldest() {
 
 std::vector<const BranchProfile*> BlockScheduler::Profiles() const {
   std::vector<const BranchProfile*> profiles;
+  for (const std::unique_ptr<DecodeLane>& lane : thread_lanes_) {
+    if (lane->profile() != nullptr) profiles.push_back(lane->profile());
+  }
   for (const auto& [key, lane] : lanes_) {
     if (lane.lane->profile() != nullptr) profiles.push_back(lane.lane->profile());
   }

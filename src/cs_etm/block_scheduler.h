@@ -3,8 +3,9 @@
 //
 // Which lane: each block ends with an end of trace, which empties the ring
 // of last branches and, with l and i, flushes the instruction count into a
-// sample; so a block starts from empty flows and may go to any lane (block
-// number modulo jobs), unless samples are synthesized with i and without l.
+// sample; so a block starts from empty flows and goes to the lane of the
+// thread that takes it (one lane per thread: no block waits for another),
+// unless samples are synthesized with i and without l.
 // Then the count toward the next sample carries from block to block, per
 // trace id, in a TraceFlows per source shared by the lanes, and the lanes are:
 //   - raw trace (TRBE): one lane per CPU;
@@ -18,11 +19,11 @@
 // Profiles keep nothing from block to block: any lane, each with its own
 // profile (Profiles() gives them to be added up).
 //
-// Blocks run on an ordered parallel stage (pipeline/ordered_batches.h): a
-// block runs after the last block of its lane (and of the trace ids it
-// feeds on other lanes), on jobs - 1 worker threads and the caller's; with
-// jobs > 1 each block keeps a copy of its trace; with 1 the caller runs
-// them, through the same code. Either way the output is the same bytes:
+// Blocks run on an ordered parallel stage (pipeline/ordered_batches.h), on
+// jobs - 1 worker threads and the caller's; a block whose flows carry runs
+// after the last block of its lane (and of the trace ids it feeds on other
+// lanes). With jobs > 1 each block keeps a copy of its trace; with 1 the
+// caller runs them, through the same code. Either way the output is the same bytes:
 // results are written in block order and records passed after a block wait
 // behind it. At most 2 x jobs blocks are in flight, and at most 4096 slots
 // wait (then Pass waits for all blocks).
@@ -130,7 +131,8 @@ class BlockScheduler {
   // The lane and ticket of the last formatted block submitted per trace id.
   std::array<std::optional<std::pair<uint64_t, uint64_t>>, 256> last_use_of_id_{};
   std::deque<Slot> slots_;  // blocks in flight, the oldest first, and records behind them
-  uint64_t next_block_ = 0;
+  // When any lane will do: one per thread of batches_, by its lane number.
+  std::vector<std::unique_ptr<DecodeLane>> thread_lanes_;
   // After lanes_ and slots_: joined before they go.
   std::unique_ptr<pipeline::OrderedBatches> batches_;
 };
