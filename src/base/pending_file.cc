@@ -9,7 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/creation_mode.h"
+#include "base/mutex.h"
 #include "base/system_error.h"
 
 namespace perftk::base {
@@ -28,12 +29,14 @@ struct Entry {
   uint64_t sequence = 0;  // creation order; 0: a free slot
 };
 
-// The process's list. std::mutex (not absl::Mutex) so that TSan sees it.
+// The process's list, behind one lock (base::Mutex, which TSan sees).
 class PendingList {
  public:
-  std::mutex& mu() { return mu_; }
+  Mutex mu;
 
-  size_t Add(std::string path, PendingFile::Kind kind) {
+  // Lists `path`; its slot and sequence number.
+  std::pair<size_t, uint64_t> Add(std::string path, PendingFile::Kind kind)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     size_t slot;
     if (free_.empty()) {
       slot = entries_.size();
@@ -44,10 +47,18 @@ class PendingList {
     }
     entries_[slot] = Entry{std::move(path), kind, ++sequence_};
     ++live_;
-    return slot;
+    return {slot, sequence_};
   }
 
-  Entry Take(size_t slot) {
+  // The entry of a handle (slot, sequence) while it is still listed: an
+  // interrupt or RemoveAllPending may have taken it, and a later file its
+  // slot.
+  Entry* Find(size_t slot, uint64_t sequence) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (slot >= entries_.size() || entries_[slot].sequence != sequence) return nullptr;
+    return &entries_[slot];
+  }
+
+  Entry Take(size_t slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     Entry entry = std::move(entries_[slot]);
     entries_[slot] = Entry{};
     free_.push_back(slot);
@@ -55,28 +66,34 @@ class PendingList {
     return entry;
   }
 
-  const Entry& at(size_t slot) const { return entries_[slot]; }
-  void Rename(size_t slot, const std::string& path) { entries_[slot].path = path; }
-  size_t live() const { return live_; }
+  // Takes a handle's entry off the list if it is still there.
+  std::optional<Entry> TakeListed(size_t slot, uint64_t sequence)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (Find(slot, sequence) == nullptr) return std::nullopt;
+    return Take(slot);
+  }
+
+  size_t live() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return live_; }
 
   // Live entries, newest first.
-  std::vector<size_t> LiveNewestFirst() const {
+  std::vector<size_t> LiveNewestFirst() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     std::vector<size_t> slots;
     slots.reserve(live_);
     for (size_t i = 0; i < entries_.size(); ++i) {
       if (entries_[i].sequence != 0) slots.push_back(i);
     }
     std::sort(slots.begin(), slots.end(),
-              [this](size_t a, size_t b) { return entries_[a].sequence > entries_[b].sequence; });
+              [this](size_t a, size_t b) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                return entries_[a].sequence > entries_[b].sequence;
+              });
     return slots;
   }
 
  private:
-  std::mutex mu_;
-  std::vector<Entry> entries_;
-  std::vector<size_t> free_;
-  size_t live_ = 0;
-  uint64_t sequence_ = 0;
+  std::vector<Entry> entries_ ABSL_GUARDED_BY(mu);
+  std::vector<size_t> free_ ABSL_GUARDED_BY(mu);
+  size_t live_ ABSL_GUARDED_BY(mu) = 0;
+  uint64_t sequence_ ABSL_GUARDED_BY(mu) = 0;
 };
 
 PendingList& List() {
@@ -106,16 +123,6 @@ PendingFile& PendingFile::operator=(PendingFile&& other) noexcept {
   return *this;
 }
 
-bool PendingFile::TakeEntry(std::string* path, Kind* kind) {
-  PendingList& list = List();
-  size_t slot = std::exchange(slot_, kNone);
-  if (slot == kNone || list.at(slot).sequence != sequence_) return false;
-  Entry entry = list.Take(slot);
-  if (path != nullptr) *path = std::move(entry.path);
-  if (kind != nullptr) *kind = entry.kind;
-  return true;
-}
-
 PendingFile::~PendingFile() { Remove(); }
 
 absl::StatusOr<PendingFile> PendingFile::CreateNew(const std::string& path, int* fd) {
@@ -130,7 +137,7 @@ absl::StatusOr<PendingFile> PendingFile::CreateNew(const std::string& path, int*
 absl::StatusOr<PendingFile> PendingFile::Make(const std::string& path, Kind kind,
                                               absl::FunctionRef<int()> make) {
   PendingList& list = List();
-  std::lock_guard<std::mutex> lock(list.mu());
+  MutexLock lock(list.mu);
   if (make() != 0) {
     const int error = errno;
     std::string message = absl::StrCat(path, ": cannot create: ", SystemErrorText(error));
@@ -138,79 +145,89 @@ absl::StatusOr<PendingFile> PendingFile::Make(const std::string& path, Kind kind
     if (error == EEXIST) return absl::AlreadyExistsError(message);
     return absl::PermissionDeniedError(message);
   }
-  size_t slot = list.Add(path, kind);
-  return PendingFile(slot, list.at(slot).sequence);
+  const auto [slot, sequence] = list.Add(path, kind);
+  return PendingFile(slot, sequence);
 }
 
 std::string PendingFile::path() const {
   if (slot_ == kNone) return {};
   PendingList& list = List();
-  std::lock_guard<std::mutex> lock(list.mu());
-  const Entry& entry = list.at(slot_);
-  return entry.sequence == sequence_ ? entry.path : std::string();
+  MutexLock lock(list.mu);
+  const Entry* entry = list.Find(slot_, sequence_);
+  return entry != nullptr ? entry->path : std::string();
 }
 
 void PendingFile::Keep() {
   if (slot_ == kNone) return;
-  std::lock_guard<std::mutex> lock(List().mu());
-  TakeEntry(nullptr, nullptr);
+  PendingList& list = List();
+  MutexLock lock(list.mu);
+  list.TakeListed(std::exchange(slot_, kNone), sequence_);
 }
 
 void PendingFile::Remove() {
   if (slot_ == kNone) return;
-  std::lock_guard<std::mutex> lock(List().mu());
-  Entry entry;
-  if (TakeEntry(&entry.path, &entry.kind)) RemoveFromDisk(entry);
+  PendingList& list = List();
+  MutexLock lock(list.mu);
+  if (std::optional<Entry> entry = list.TakeListed(std::exchange(slot_, kNone), sequence_)) {
+    RemoveFromDisk(*entry);
+  }
 }
 
 absl::Status PendingFile::RenameAndKeep(const std::string& to) {
-  std::lock_guard<std::mutex> lock(List().mu());
-  if (slot_ == kNone || List().at(slot_).sequence != sequence_) {
+  PendingList& list = List();
+  MutexLock lock(list.mu);
+  const Entry* entry = slot_ == kNone ? nullptr : list.Find(slot_, sequence_);
+  if (entry == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(to, ": its temporary file is gone"));
   }
-  if (rename(List().at(slot_).path.c_str(), to.c_str()) != 0) {
+  if (rename(entry->path.c_str(), to.c_str()) != 0) {
     return absl::InternalError(
         absl::StrCat(to, ": cannot move the finished file into place: ", std::strerror(errno)));
   }
-  TakeEntry(nullptr, nullptr);
+  list.TakeListed(std::exchange(slot_, kNone), sequence_);
   return absl::OkStatus();
 }
 
 absl::Status PendingFile::RenameOver(const std::string& to) {
-  std::lock_guard<std::mutex> lock(List().mu());
-  if (slot_ == kNone || List().at(slot_).sequence != sequence_) {
+  PendingList& list = List();
+  MutexLock lock(list.mu);
+  Entry* entry = slot_ == kNone ? nullptr : list.Find(slot_, sequence_);
+  if (entry == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(to, ": its temporary file is gone"));
   }
   struct stat st;
   const bool replaces = lstat(to.c_str(), &st) == 0;
-  if (rename(List().at(slot_).path.c_str(), to.c_str()) != 0) {
+  if (rename(entry->path.c_str(), to.c_str()) != 0) {
     return absl::InternalError(
         absl::StrCat(to, ": cannot move the finished file into place: ", std::strerror(errno)));
   }
   if (replaces) {
-    TakeEntry(nullptr, nullptr);
+    list.TakeListed(std::exchange(slot_, kNone), sequence_);
   } else {
-    List().Rename(slot_, to);
+    entry->path = to;
   }
   return absl::OkStatus();
 }
 
-size_t RemoveAllPending(bool forever) {
+size_t RemoveAllPending(bool forever) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  // Not a MutexLock: with `forever` the lock stays held until the process
+  // ends, so that no other thread lists a file after this.
   PendingList& list = List();
-  list.mu().lock();
+  list.mu.Lock();
   size_t removed = 0;
   for (size_t slot : list.LiveNewestFirst()) {
     RemoveFromDisk(list.Take(slot));
     ++removed;
   }
-  if (!forever) list.mu().unlock();
+  if (!forever) list.mu.Unlock();
   return removed;
 }
 
-bool RemoveAllPendingAndHold(std::chrono::milliseconds patience) {
+bool RemoveAllPendingAndHold(std::chrono::milliseconds patience) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  // Held on return, until the process ends (see the header).
   PendingList& list = List();
   const auto give_up = std::chrono::steady_clock::now() + patience;
-  while (!list.mu().try_lock()) {
+  while (!list.mu.TryLock()) {
     if (std::chrono::steady_clock::now() >= give_up) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -220,7 +237,7 @@ bool RemoveAllPendingAndHold(std::chrono::milliseconds patience) {
 
 size_t PendingCount() {
   PendingList& list = List();
-  std::lock_guard<std::mutex> lock(list.mu());
+  MutexLock lock(list.mu);
   return list.live();
 }
 

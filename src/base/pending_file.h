@@ -67,11 +67,6 @@ class PendingFile {
  private:
   static constexpr size_t kNone = ~size_t{0};
   PendingFile(size_t slot, uint64_t sequence) : slot_(slot), sequence_(sequence) {}
-  // Takes this handle's entry off the list if it is still there (an
-  // interrupt or RemoveAllPending may have taken it); the caller holds the
-  // list's lock. Returns whether the entry was there.
-  bool TakeEntry(std::string* path, Kind* kind);
-
   size_t slot_ = kNone;
   uint64_t sequence_ = 0;  // the entry's, told apart from a later user of the slot
 };
