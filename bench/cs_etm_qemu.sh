@@ -14,7 +14,9 @@
 # then the fast decoder's speed-up over the OpenCSD path, --jobs 2's over
 # --jobs 1, and millions of executed instructions decoded per second per
 # core (the figure that does not depend on how well the trace compresses),
-# each of the median runs and of the shortest;
+# each of the median runs and of the shortest; beside --jobs 2's speed-up,
+# the machine's own ceiling for it: two --jobs 1 decodes run side by side,
+# twice the work, against one alone;
 #   - with PERF_CORESIGHT=/path/to/perf (bench/build_perf_coresight.sh): perf
 #     script --itrace=il64 on the same recording (indexed by perftk copy),
 #     the ratio of its time to perftk's, and whether its lines are perftk's.
@@ -148,6 +150,18 @@ for decoder in fast opencsd; do
     BEST[il64.$decoder.$jobs]=${result##* }
   done
 done
+# What two cores of this machine give at best: two --jobs 1 decodes side by
+# side (nothing shared but the machine), as a speed-up over one alone.
+# --jobs 2 cannot beat it; on a shared VM it is well below 2.
+for format in autofdo il64; do
+  flags=(--format=autofdo)
+  [ "$format" = il64 ] && flags=(--itrace=il64 --format=script)
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  result=$(measure bash -c '"$@" & "$@"; wait' bash "$PERFTK" cs-etm-decode -q -i perf.data \
+    "${flags[@]}" --jobs 1 -o /dev/null)
+  WALL[$format.pair]=${result%% *}
+  BEST[$format.pair]=${result##* }
+done
 if [ -n "${PERF_CORESIGHT:-}" ]; then
   # perf reads AUX data in file order only through an AUXTRACE index,
   # which perftk copy writes.
@@ -183,9 +197,14 @@ echo
 both() {  # NUMERATOR DENOMINATOR: "median ratio x (best: best ratio x)"
   echo "$(ratio "${WALL[$1]}" "${WALL[$2]}")x (best runs $(ratio "${BEST[$1]}" "${BEST[$2]}")x)"
 }
+twice() {  # ONE PAIR: the speed-up of two runs side by side over one alone
+  awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", 2 * a / (b > 0 ? b : 0.001) }'
+}
 for format in autofdo il64; do
   echo "$format: fast / OpenCSD path (--jobs 1): $(both "$format.opencsd.1" "$format.fast.1");" \
-    "--jobs 2 / --jobs 1: $(both "$format.fast.1" "$format.fast.2");" \
+    "--jobs 2 / --jobs 1: $(both "$format.fast.1" "$format.fast.2")" \
+    "against $(twice "${WALL[$format.fast.1]}" "${WALL[$format.pair]}")x (best runs" \
+    "$(twice "${BEST[$format.fast.1]}" "${BEST[$format.pair]}")x) for two --jobs 1 side by side;" \
     "$(per_core "${WALL[$format.fast.1]}") M instructions/s per core" \
     "(best run $(per_core "${BEST[$format.fast.1]}") M)"
 done
