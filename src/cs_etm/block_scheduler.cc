@@ -81,55 +81,40 @@ absl::Status BlockScheduler::Submit(const TraceBlock& block,
             [this](uint64_t) { return WriteOldest(); })
         .status();
   }
-  std::vector<uint64_t> after;  // the blocks this one must run after
-  const uint64_t lane_key =
-      block.formatted ? FormattedLaneFor(*job, after) : static_cast<uint64_t>(job->source);
-  Lane& lane = lanes_[lane_key];
+  TraceIdLanes::Assignment assignment;
+  if (block.formatted) {
+    raw->ids = TraceIdsFed(*raw);
+    assignment = id_lanes_.Assign(raw->ids);
+  } else {
+    assignment.lane = static_cast<uint64_t>(job->source);
+  }
+  Lane& lane = lanes_[assignment.lane];
   if (!lane.lane) lane.lane = std::make_unique<DecodeLane>(inputs_);
-  if (lane.last) after.push_back(*lane.last);
+  if (lane.last) assignment.after.push_back(*lane.last);
   DecodeLane* runner = lane.lane.get();
   const std::optional<TraceIdSet> ids = raw->ids;  // the job may be written in Submit
   slots_.push_back(Slot{std::move(job), std::nullopt});
   absl::StatusOr<uint64_t> ticket = batches_->Submit(
       1, [runner, raw](size_t, size_t, size_t) { runner->Run(*raw); },
-      [this](uint64_t) { return WriteOldest(); }, after);
+      [this](uint64_t) { return WriteOldest(); }, assignment.after);
   if (!ticket.ok()) return ticket.status();
   lane.last = *ticket;
-  if (block.formatted) {
-    for (size_t id = 0; id < last_use_of_id_.size(); ++id) {
-      if (!ids || ids->test(id)) last_use_of_id_[id] = std::make_pair(lane_key, *ticket);
-    }
-  }
+  if (block.formatted) id_lanes_.Submitted(ids, assignment.lane, *ticket);
   return absl::OkStatus();
 }
 
-uint64_t BlockScheduler::FormattedLaneFor(BlockJob& job, std::vector<uint64_t>& after) {
-  // The ids the block can feed: those its frames switch to that name a
-  // trace source of the decoder.
-  job.ids = TraceIdsOfFrames(job.block.data);
-  if (job.ids) {
+std::optional<TraceIdSet> BlockScheduler::TraceIdsFed(const BlockJob& job) {
+  // Those the block's frames switch to that name a trace source of the
+  // decoder.
+  std::optional<TraceIdSet> ids = TraceIdsOfFrames(job.block.data);
+  if (ids) {
     TraceIdSet known;
     for (const TraceSource& source : job.setup->info.sources) {
       known.set(DecoderTraceId(source, job.setup->trace_ids));
     }
-    *job.ids &= known;
+    *ids &= known;
   }
-  // One id: that id's lane, where its blocks follow each other. Several,
-  // any, or none: the first id's lane or the shared one, after the blocks
-  // of the other ids that run elsewhere.
-  uint64_t lane = kFormattedLanes + kSharedFormattedLane;
-  if (job.ids && job.ids->any()) {
-    size_t first = 0;
-    while (!job.ids->test(first)) ++first;
-    lane = kFormattedLanes + first;
-  }
-  for (size_t id = 0; id < last_use_of_id_.size(); ++id) {
-    if (job.ids && !job.ids->test(id)) continue;
-    if (!last_use_of_id_[id]) continue;
-    const auto [last_lane, ticket] = *last_use_of_id_[id];
-    if (last_lane != lane) after.push_back(ticket);
-  }
-  return lane;
+  return ids;
 }
 
 absl::Status BlockScheduler::Pass(const Record& record) {

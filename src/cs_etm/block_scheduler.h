@@ -9,13 +9,8 @@
 // Then the count toward the next sample carries from block to block, per
 // trace id, in a TraceFlows per source shared by the lanes, and the lanes are:
 //   - raw trace (TRBE): one lane per CPU;
-//   - formatted trace: one lane per trace id. One AUX buffer may hold the
-//     trace of several CPUs, so each block's frames are scanned for the ids
-//     they switch to (frame_scan.h). A block of one id goes to that id's
-//     lane; a block of several ids (or of frames the scan cannot read) goes
-//     to its first id's lane (or a shared one) once the blocks of its other
-//     ids on other lanes are done. So each id's flow sees its blocks one at
-//     a time, in order, and blocks of different ids decode in parallel.
+//   - formatted trace: one lane per trace id, as trace_id_lanes.h assigns
+//     them from the ids each block's frames switch to (frame_scan.h).
 // Profiles keep nothing from block to block: any lane, each with its own
 // profile (Profiles() gives them to be added up).
 //
@@ -23,9 +18,9 @@
 // jobs - 1 worker threads and the caller's; a block whose flows carry runs
 // after the last block of its lane (and of the trace ids it feeds on other
 // lanes). With jobs > 1 each block keeps a copy of its trace; with 1 the
-// caller runs them, through the same code. Either way the output is the same bytes:
-// results are written in block order and records passed after a block wait
-// behind it. At most 2 x jobs blocks are in flight, and at most 4096 slots
+// caller runs them, through the same code. Either way the output is the
+// same bytes: results are written in block order and records passed after
+// a block wait behind it. At most 2 x jobs blocks are in flight, and at most 4096 slots
 // wait (then Pass waits for all blocks).
 //
 // The lanes read code through the pipeline's machine model, const; before
@@ -35,7 +30,6 @@
 #ifndef PERFTK_CS_ETM_BLOCK_SCHEDULER_H_
 #define PERFTK_CS_ETM_BLOCK_SCHEDULER_H_
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -51,6 +45,7 @@
 #include "cs_etm/profile.h"
 #include "cs_etm/synthesizer.h"
 #include "cs_etm/trace_blocks.h"
+#include "cs_etm/trace_id_lanes.h"
 #include "machine/machines.h"
 #include "perf/record.h"
 #include "pipeline/ordered_batches.h"
@@ -108,17 +103,10 @@ class BlockScheduler {
     std::optional<uint64_t> last;
   };
 
-  // The lane of a formatted block whose flows carry across blocks; sets
-  // job.ids, and adds to `after` the last blocks on other lanes that fed
-  // the same trace ids.
-  uint64_t FormattedLaneFor(BlockJob& job, std::vector<uint64_t>& after);
+  // The trace ids a formatted block may feed (nullopt: any).
+  static std::optional<TraceIdSet> TraceIdsFed(const BlockJob& job);
   // Writes the oldest block (finished) and the records behind it.
   absl::Status WriteOldest();
-
-  // Lane keys of formatted trace: kFormattedLanes + trace id, or + the
-  // shared lane for blocks of several ids.
-  static constexpr uint64_t kFormattedLanes = uint64_t{1} << 40;
-  static constexpr uint64_t kSharedFormattedLane = 256;
 
   uint64_t model_generation_ = 0;  // counts the changes of the model
   const LaneInputs inputs_;
@@ -128,8 +116,7 @@ class BlockScheduler {
   const bool any_lane_;
   std::map<uint64_t, Lane> lanes_;
   std::map<int64_t, std::unique_ptr<TraceFlows>> flows_;  // by source
-  // The lane and ticket of the last formatted block submitted per trace id.
-  std::array<std::optional<std::pair<uint64_t, uint64_t>>, 256> last_use_of_id_{};
+  TraceIdLanes id_lanes_;   // the lanes of formatted blocks whose flows carry
   std::deque<Slot> slots_;  // blocks in flight, the oldest first, and records behind them
   // When any lane will do: one per thread of batches_, by its lane number.
   std::vector<std::unique_ptr<DecodeLane>> thread_lanes_;
