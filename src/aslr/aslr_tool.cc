@@ -90,8 +90,8 @@ bool IsKnownRecordType(uint32_t type) {
          (type >= PERF_RECORD_USER_TYPE_START && type <= PERF_RECORD_SCHEDSTAT_DOMAIN);
 }
 
-bool Is64BitArch(const FeatureSet& features) {
-  absl::StatusOr<std::string> arch = ReadStringFeature(features, HEADER_ARCH);
+bool Is64BitArch(const perf::FeatureSet& features) {
+  absl::StatusOr<std::string> arch = perf::ReadStringFeature(features, HEADER_ARCH);
   if (!arch.ok()) return sizeof(void*) == 8;
   return absl::StrContains(*arch, "64") || *arch == "s390x";
 }
@@ -107,7 +107,7 @@ std::string ScrubEventName(const std::string& name) {
 
 AslrTool::AslrTool(AslrSettings settings) : settings_(settings), table_(settings.page_size, true) {}
 
-void AslrTool::StripAttr(EventAttr& attr) const {
+void AslrTool::StripAttr(perf::EventAttr& attr) const {
   // Clear only fields the attr's ABI size has: an attr keeps its size.
   auto clear = [&attr](size_t offset, size_t width) {
     if (offset + width > attr.size()) return;
@@ -128,7 +128,7 @@ void AslrTool::StripAttr(EventAttr& attr) const {
 
 absl::Status AslrTool::ScrubEventDesc(std::vector<std::byte>& section) const {
   return pipeline::RewriteEventDesc(
-      section, [this](EventAttr& attr) { StripAttr(attr); }, ScrubEventName);
+      section, [this](perf::EventAttr& attr) { StripAttr(attr); }, ScrubEventName);
 }
 
 absl::Status AslrTool::ScrubFeature(int feature, std::vector<std::byte>& section) {
@@ -139,7 +139,7 @@ absl::Status AslrTool::ScrubFeature(int feature, std::vector<std::byte>& section
     return absl::CancelledError("--strip-hostname");
   }
   if (feature == HEADER_EVENT_DESC) return ScrubEventDesc(section);
-  if (feature == HEADER_TRACING_DATA) return ScrubTracingData(section);
+  if (feature == HEADER_TRACING_DATA) return perf::ScrubTracingData(section);
   if (!IsSafeFeature(feature)) {
     return absl::UnimplementedError("not known to be free of addresses");
   }
@@ -148,23 +148,24 @@ absl::Status AslrTool::ScrubFeature(int feature, std::vector<std::byte>& section
 
 void AslrTool::NoteRemovedFeature(int feature, const absl::Status& why) {
   stats_.removed.push_back(
-      absl::StrCat("feature ", FeatureName(feature), " (", why.message(), ")"));
+      absl::StrCat("feature ", perf::FeatureName(feature), " (", why.message(), ")"));
 }
 
-absl::Status AslrTool::Begin(Header& header) {
+absl::Status AslrTool::Begin(perf::Header& header) {
   table_ = RemapTable(settings_.page_size, Is64BitArch(header.features));
   if (absl::StatusOr<std::vector<std::pair<uint32_t, std::string>>> pmus =
-          ReadPmuMappings(header.features);
+          perf::ReadPmuMappings(header.features);
       pmus.ok()) {
     for (const auto& [type, name] : *pmus) {
       if (name == "kprobe" || name == "uprobe") probe_pmu_types_.insert(type);
     }
   }
   input_events_ = header.events;
-  for (EventAttr& attr : header.events.mutable_attrs()) {
+  for (perf::EventAttr& attr : header.events.mutable_attrs()) {
     uint64_t removed = attr.sample_type() & kRemovedSampleFields;
     StripAttr(attr);
-    if (removed) stats_.removed.push_back(absl::StrCat("sample fields ", SampleTypeNames(removed)));
+    if (removed)
+      stats_.removed.push_back(absl::StrCat("sample fields ", perf::SampleTypeNames(removed)));
   }
   header.events.Reindex();
   output_events_ = header.events;
@@ -179,17 +180,19 @@ absl::Status AslrTool::Begin(Header& header) {
   return absl::OkStatus();
 }
 
-absl::Status AslrTool::Fail(const Record& record, const absl::Status& status) const {
-  return RecordError(record, status);
+absl::Status AslrTool::Fail(const perf::Record& record, const absl::Status& status) const {
+  return perf::RecordError(record, status);
 }
 
-void AslrTool::Drop(const Record& record) { ++stats_.dropped[RecordTypeName(record.type())]; }
+void AslrTool::Drop(const perf::Record& record) {
+  ++stats_.dropped[perf::RecordTypeName(record.type())];
+}
 
-absl::Status AslrTool::Emit(const Record& original, Bytes body, pipeline::RecordSink& out) {
+absl::Status AslrTool::Emit(const perf::Record& original, Bytes body, pipeline::RecordSink& out) {
   absl::StatusOr<std::vector<std::byte>> bytes =
-      MakeRecordBytes(original.type(), original.misc(), body);
+      perf::MakeRecordBytes(original.type(), original.misc(), body);
   if (!bytes.ok()) return Fail(original, bytes.status());
-  return out.Emit(Record(*bytes, original.file_offset()));
+  return out.Emit(perf::Record(*bytes, original.file_offset()));
 }
 
 RemapTable::Space AslrTool::SpaceOf(const Machine* machine, int32_t pid, uint16_t cpumode) const {
@@ -245,7 +248,7 @@ RemapTable::Space AslrTool::SpaceOf(const Machine* machine, int32_t pid, uint16_
   return moved;
 }
 
-absl::Status AslrTool::RewriteMmap(const Record& record, pipeline::RecordSink& out) {
+absl::Status AslrTool::RewriteMmap(const perf::Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<machine::MmapEvent> mmap = machine::MmapEventOf(record);
   if (!mmap.ok()) return Fail(record, mmap.status());
   ++stats_.mappings;
@@ -275,12 +278,12 @@ absl::Status AslrTool::RewriteMmap(const Record& record, pipeline::RecordSink& o
     }
   }
   std::vector<std::byte> bytes(record.bytes().begin(), record.bytes().end());
-  Store<uint64_t>(bytes.data() + MmapRecord::kStartOffset, new_start);
-  Store<uint64_t>(bytes.data() + MmapRecord::kPgoffOffset, new_pgoff);
-  return out.Emit(Record(bytes, record.file_offset()));
+  Store<uint64_t>(bytes.data() + perf::MmapRecord::kStartOffset, new_start);
+  Store<uint64_t>(bytes.data() + perf::MmapRecord::kPgoffOffset, new_pgoff);
+  return out.Emit(perf::Record(bytes, record.file_offset()));
 }
 
-absl::Status AslrTool::RewriteKsymbol(const Record& record, pipeline::RecordSink& out) {
+absl::Status AslrTool::RewriteKsymbol(const perf::Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<machine::KsymbolEvent> ksym = machine::KsymbolEventOf(record);
   if (!ksym.ok()) return Fail(record, ksym.status());
   uint64_t new_addr;
@@ -304,11 +307,11 @@ absl::Status AslrTool::RewriteKsymbol(const Record& record, pipeline::RecordSink
     }
   }
   std::vector<std::byte> bytes(record.bytes().begin(), record.bytes().end());
-  Store<uint64_t>(bytes.data() + KsymbolRecord::kAddrOffset, new_addr);
-  return out.Emit(Record(bytes, record.file_offset()));
+  Store<uint64_t>(bytes.data() + perf::KsymbolRecord::kAddrOffset, new_addr);
+  return out.Emit(perf::Record(bytes, record.file_offset()));
 }
 
-absl::Status AslrTool::FollowTask(const Record& record, pipeline::RecordSink& out) {
+absl::Status AslrTool::FollowTask(const perf::Record& record, pipeline::RecordSink& out) {
   const uint16_t cpumode = record.cpumode();
   if (record.type() != PERF_RECORD_COMM) {
     absl::StatusOr<machine::TaskEvent> task = machine::TaskEventOf(record);
@@ -324,13 +327,13 @@ absl::Status AslrTool::FollowTask(const Record& record, pipeline::RecordSink& ou
   return out.Emit(record);
 }
 
-absl::Status AslrTool::RewriteSample(const Record& record, pipeline::RecordSink& out) {
+absl::Status AslrTool::RewriteSample(const perf::Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<size_t> index = input_events_.IndexOf(record);
   if (!index.ok()) return Fail(record, index.status());
-  const SampleFormat& in = input_events_.format(*index);
-  Sample& sample = sample_;  // reused: its buffers serve every sample
-  SampleFieldOffsets offsets;
-  if (absl::Status s = DecodeSampleInto(in, record.body(), sample, &offsets); !s.ok()) {
+  const perf::SampleFormat& in = input_events_.format(*index);
+  perf::Sample& sample = sample_;  // reused: its buffers serve every sample
+  perf::SampleFieldOffsets offsets;
+  if (absl::Status s = perf::DecodeSampleInto(in, record.body(), sample, &offsets); !s.ok()) {
     return Fail(record, s);
   }
   ++stats_.samples;
@@ -371,57 +374,59 @@ absl::Status AslrTool::RewriteSample(const Record& record, pipeline::RecordSink&
         break;
     }
   }
-  for (BranchEntry& branch : sample.branch_stack.entries) {
+  for (perf::BranchEntry& branch : sample.branch_stack.entries) {
     branch.from = Translate(pid, cpumode, branch.from);
     branch.to = Translate(pid, cpumode, branch.to);
   }
   return EmitSample(record, in, output_events_.format(*index), offsets, out);
 }
 
-absl::Status AslrTool::EmitSample(const Record& record, const SampleFormat& in,
-                                  const SampleFormat& format, const SampleFieldOffsets& at,
-                                  pipeline::RecordSink& out) {
+absl::Status AslrTool::EmitSample(const perf::Record& record, const perf::SampleFormat& in,
+                                  const perf::SampleFormat& format,
+                                  const perf::SampleFieldOffsets& at, pipeline::RecordSink& out) {
   if (format == in && at.size == record.body().size()) {
     // The same layout: the record as read, its addresses overwritten, is
     // what encoding the sample would give.
     record_.assign(record.bytes().begin(), record.bytes().end());
-    OverwriteSampleAddresses(at, sample_, MutableBytes(record_).subspan(kRecordHeaderSize));
-    return out.Emit(Record(record_, record.file_offset()));
+    perf::OverwriteSampleAddresses(at, sample_,
+                                   MutableBytes(record_).subspan(perf::kRecordHeaderSize));
+    return out.Emit(perf::Record(record_, record.file_offset()));
   }
-  record_.resize(kRecordHeaderSize);
-  EncodeSample(format, sample_, record_);
-  if (absl::Status s = SetRecordHeader(record.type(), record.misc(), record_); !s.ok()) {
+  record_.resize(perf::kRecordHeaderSize);
+  perf::EncodeSample(format, sample_, record_);
+  if (absl::Status s = perf::SetRecordHeader(record.type(), record.misc(), record_); !s.ok()) {
     return Fail(record, s);
   }
-  return out.Emit(Record(record_, record.file_offset()));
+  return out.Emit(perf::Record(record_, record.file_offset()));
 }
 
-absl::Status AslrTool::RewriteDeferredCallchain(const Record& record, pipeline::RecordSink& out) {
+absl::Status AslrTool::RewriteDeferredCallchain(const perf::Record& record,
+                                                pipeline::RecordSink& out) {
   absl::StatusOr<size_t> index = input_events_.IndexOf(record);
   if (!index.ok()) return Fail(record, index.status());
-  const SampleFormat& format = input_events_.format(*index);
-  absl::StatusOr<SampleId> id = DecodeSampleId(format, record.bytes());
+  const perf::SampleFormat& format = input_events_.format(*index);
+  absl::StatusOr<perf::SampleId> id = perf::DecodeSampleId(format, record.bytes());
   if (!id.ok()) return Fail(record, id.status());
   std::vector<std::byte> bytes(record.bytes().begin(), record.bytes().end());
   const int32_t pid = static_cast<int32_t>(id->pid);
-  if (absl::Status s = MapDeferredCallchainIps(
+  if (absl::Status s = perf::MapDeferredCallchainIps(
           bytes, format.trailer_size(),
           [&](uint64_t ip) { return Translate(pid, PERF_RECORD_MISC_USER, ip); });
       !s.ok()) {
     return Fail(record, s);
   }
-  return out.Emit(Record(bytes, record.file_offset()));
+  return out.Emit(perf::Record(bytes, record.file_offset()));
 }
 
-absl::Status AslrTool::RewriteHeaderAttr(const Record& record, pipeline::RecordSink& out) {
+absl::Status AslrTool::RewriteHeaderAttr(const perf::Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<std::vector<std::byte>> bytes = pipeline::RewriteHeaderAttr(
-      record, input_events_, output_events_, [this](EventAttr& attr) { StripAttr(attr); });
+      record, input_events_, output_events_, [this](perf::EventAttr& attr) { StripAttr(attr); });
   if (!bytes.ok()) return Fail(record, bytes.status());
-  return out.Emit(Record(*bytes, record.file_offset()));
+  return out.Emit(perf::Record(*bytes, record.file_offset()));
 }
 
-absl::Status AslrTool::RewriteHeaderFeature(const Record& record, pipeline::RecordSink& out) {
-  absl::StatusOr<HeaderFeatureRecord> view = HeaderFeatureRecord::From(record);
+absl::Status AslrTool::RewriteHeaderFeature(const perf::Record& record, pipeline::RecordSink& out) {
+  absl::StatusOr<perf::HeaderFeatureRecord> view = perf::HeaderFeatureRecord::From(record);
   if (!view.ok()) return Fail(record, view.status());
   std::vector<std::byte> section(view->data().begin(), view->data().end());
   const int feature = static_cast<int>(view->feature());
@@ -431,32 +436,33 @@ absl::Status AslrTool::RewriteHeaderFeature(const Record& record, pipeline::Reco
     return absl::OkStatus();
   }
   absl::StatusOr<std::vector<std::byte>> bytes =
-      EncodeHeaderFeature(view->feature(), section, record.misc());
+      perf::EncodeHeaderFeature(view->feature(), section, record.misc());
   if (!bytes.ok()) return Fail(record, bytes.status());
-  return out.Emit(Record(*bytes, record.file_offset()));
+  return out.Emit(perf::Record(*bytes, record.file_offset()));
 }
 
-absl::Status AslrTool::RewriteTracingData(const Record& record, pipeline::RecordSink& out) {
+absl::Status AslrTool::RewriteTracingData(const perf::Record& record, pipeline::RecordSink& out) {
   std::vector<std::byte> data(record.trailing_payload().begin(), record.trailing_payload().end());
-  if (!ScrubTracingData(data).ok()) {
+  if (!perf::ScrubTracingData(data).ok()) {
     Drop(record);
     return absl::OkStatus();
   }
-  absl::StatusOr<std::vector<std::byte>> bytes = EncodeHeaderTracingData(data, record.misc());
+  absl::StatusOr<std::vector<std::byte>> bytes = perf::EncodeHeaderTracingData(data, record.misc());
   if (!bytes.ok()) return Fail(record, bytes.status());
-  return out.Emit(Record(*bytes, record.file_offset(), data));
+  return out.Emit(perf::Record(*bytes, record.file_offset(), data));
 }
 
-absl::Status AslrTool::RewriteEventUpdate(const Record& record, pipeline::RecordSink& out) {
-  absl::StatusOr<EventUpdateRecord> update = EventUpdateRecord::From(record);
-  if (!update.ok() || update->update_type() != EventUpdateRecord::kName) return out.Emit(record);
-  absl::StatusOr<std::vector<std::byte>> bytes = EncodeEventUpdateName(
+absl::Status AslrTool::RewriteEventUpdate(const perf::Record& record, pipeline::RecordSink& out) {
+  absl::StatusOr<perf::EventUpdateRecord> update = perf::EventUpdateRecord::From(record);
+  if (!update.ok() || update->update_type() != perf::EventUpdateRecord::kName)
+    return out.Emit(record);
+  absl::StatusOr<std::vector<std::byte>> bytes = perf::EncodeEventUpdateName(
       update->id(), ScrubEventName(std::string(update->text())), record.misc());
   if (!bytes.ok()) return Fail(record, bytes.status());
-  return out.Emit(Record(*bytes, record.file_offset()));
+  return out.Emit(perf::Record(*bytes, record.file_offset()));
 }
 
-absl::Status AslrTool::Process(const Record& record, pipeline::RecordSink& out) {
+absl::Status AslrTool::Process(const perf::Record& record, pipeline::RecordSink& out) {
   ++stats_.records;
   if (machine::ChangesMachines(record.type())) {
     // Lookups made while the record changes things must not outlive it.
@@ -470,7 +476,7 @@ absl::Status AslrTool::Process(const Record& record, pipeline::RecordSink& out) 
   return ProcessOne(record, out);
 }
 
-absl::Status AslrTool::BeforeModelChange(const Record& record, pipeline::RecordSink& out) {
+absl::Status AslrTool::BeforeModelChange(const perf::Record& record, pipeline::RecordSink& out) {
   (void)out;
   recent_.Clear();
   recent_unknown_.Clear();
@@ -484,7 +490,7 @@ absl::Status AslrTool::BeforeModelChange(const Record& record, pipeline::RecordS
   return absl::OkStatus();
 }
 
-absl::Status AslrTool::ProcessOne(const Record& record, pipeline::RecordSink& out) {
+absl::Status AslrTool::ProcessOne(const perf::Record& record, pipeline::RecordSink& out) {
   switch (record.type()) {
     case PERF_RECORD_MMAP:
     case PERF_RECORD_MMAP2:

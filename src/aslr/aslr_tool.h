@@ -63,29 +63,30 @@ class AslrTool : public pipeline::Tool {
   }
   // Forgets the translations of the model as it was; a KSYMBOL that
   // unregisters is translated while its symbol is still there.
-  absl::Status BeforeModelChange(const Record& record, pipeline::RecordSink& out) override;
-  absl::Status Begin(Header& header) override;
-  absl::Status Process(const Record& record, pipeline::RecordSink& out) override;
+  absl::Status BeforeModelChange(const perf::Record& record, pipeline::RecordSink& out) override;
+  absl::Status Begin(perf::Header& header) override;
+  absl::Status Process(const perf::Record& record, pipeline::RecordSink& out) override;
 
   const AslrStats& stats() const { return stats_; }
   size_t unknown_pages() const { return table_.unknown_pages(); }
 
  private:
-  absl::Status ProcessOne(const Record& record, pipeline::RecordSink& out);
-  absl::Status RewriteMmap(const Record& record, pipeline::RecordSink& out);
-  absl::Status RewriteKsymbol(const Record& record, pipeline::RecordSink& out);
-  absl::Status RewriteSample(const Record& record, pipeline::RecordSink& out);
+  absl::Status ProcessOne(const perf::Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteMmap(const perf::Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteKsymbol(const perf::Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteSample(const perf::Record& record, pipeline::RecordSink& out);
   // Writes the rewritten sample_ of `record` (decoded in format `in`, its
   // address fields `at`) in `format`: over the record's own address fields
   // when the layout is unchanged, else encoded anew.
-  absl::Status EmitSample(const Record& record, const SampleFormat& in, const SampleFormat& format,
-                          const SampleFieldOffsets& at, pipeline::RecordSink& out);
-  absl::Status RewriteDeferredCallchain(const Record& record, pipeline::RecordSink& out);
-  absl::Status RewriteHeaderAttr(const Record& record, pipeline::RecordSink& out);
-  absl::Status RewriteHeaderFeature(const Record& record, pipeline::RecordSink& out);
-  absl::Status RewriteTracingData(const Record& record, pipeline::RecordSink& out);
-  absl::Status RewriteEventUpdate(const Record& record, pipeline::RecordSink& out);
-  absl::Status FollowTask(const Record& record, pipeline::RecordSink& out);
+  absl::Status EmitSample(const perf::Record& record, const perf::SampleFormat& in,
+                          const perf::SampleFormat& format, const perf::SampleFieldOffsets& at,
+                          pipeline::RecordSink& out);
+  absl::Status RewriteDeferredCallchain(const perf::Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteHeaderAttr(const perf::Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteHeaderFeature(const perf::Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteTracingData(const perf::Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteEventUpdate(const perf::Record& record, pipeline::RecordSink& out);
+  absl::Status FollowTask(const perf::Record& record, pipeline::RecordSink& out);
 
   // The remapped value of addr as seen by pid in the space `cpumode` names;
   // tries the other space (user/kernel) before calling it unknown.
@@ -95,7 +96,7 @@ class AslrTool : public pipeline::Tool {
   RemapTable::Space SpaceOf(const machine::Machine* machine, int32_t pid, uint16_t cpumode) const;
 
   // Applies the tool's policy to an attr in place.
-  void StripAttr(EventAttr& attr) const;
+  void StripAttr(perf::EventAttr& attr) const;
   // Applies the tool's policy to a feature section in place: OK to keep it,
   // else why it is dropped (an option, an address it may hold, the scrub's
   // error), which the summary names.
@@ -104,13 +105,13 @@ class AslrTool : public pipeline::Tool {
   void NoteRemovedFeature(int feature, const absl::Status& why);
   absl::Status ScrubEventDesc(std::vector<std::byte>& section) const;
 
-  absl::Status Emit(const Record& original, Bytes body, pipeline::RecordSink& out);
-  void Drop(const Record& record);
-  absl::Status Fail(const Record& record, const absl::Status& status) const;
+  absl::Status Emit(const perf::Record& original, Bytes body, pipeline::RecordSink& out);
+  void Drop(const perf::Record& record);
+  absl::Status Fail(const perf::Record& record, const absl::Status& status) const;
 
   AslrSettings settings_;
-  EventList input_events_;                         // as recorded: decodes the input
-  EventList output_events_;                        // stripped: encodes the output
+  perf::EventList input_events_;                   // as recorded: decodes the input
+  perf::EventList output_events_;                  // stripped: encodes the output
   absl::flat_hash_set<uint32_t> probe_pmu_types_;  // kprobe, uprobe
   RemapTable table_;
   RecentTranslations recent_;  // cleared by every record that changes the model
@@ -122,7 +123,7 @@ class AslrTool : public pipeline::Tool {
   // Where the KSYMBOL that unregisters, met by BeforeModelChange, moves.
   std::optional<uint64_t> unregistered_address_;
   std::vector<std::byte> body_;
-  Sample sample_;                  // reused by every SAMPLE
+  perf::Sample sample_;            // reused by every SAMPLE
   std::vector<std::byte> record_;  // a rewritten SAMPLE, header first
 };
 

@@ -60,26 +60,27 @@ bool HasNoFile(absl::string_view name) {
 BuildIdTool::BuildIdTool(BuildIdSettings settings, base::WarningSink& warnings)
     : settings_(std::move(settings)), warnings_(warnings) {}
 
-absl::Status BuildIdTool::Begin(Header& header) {
+absl::Status BuildIdTool::Begin(perf::Header& header) {
   events_ = header.events;
-  absl::StatusOr<std::vector<BuildIdEntry>> entries = ReadBuildIds(header.features);
+  absl::StatusOr<std::vector<perf::BuildIdEntry>> entries = perf::ReadBuildIds(header.features);
   if (entries.ok()) {
-    for (const BuildIdEntry& entry : *entries) named_.insert(entry.filename);
+    for (const perf::BuildIdEntry& entry : *entries) named_.insert(entry.filename);
   }
   off_ = settings_.only_without_ids && !named_.empty();
   struct utsname here;
-  absl::StatusOr<std::string> host = ReadStringFeature(header.features, HEADER_HOSTNAME);
-  absl::StatusOr<std::string> release = ReadStringFeature(header.features, HEADER_OSRELEASE);
+  absl::StatusOr<std::string> host = perf::ReadStringFeature(header.features, HEADER_HOSTNAME);
+  absl::StatusOr<std::string> release = perf::ReadStringFeature(header.features, HEADER_OSRELEASE);
   recorded_here_ = uname(&here) == 0 && host.ok() && release.ok() && *host == here.nodename &&
                    *release == here.release;
   return absl::OkStatus();
 }
 
-absl::Status BuildIdTool::Process(const Record& record, pipeline::RecordSink& out) {
+absl::Status BuildIdTool::Process(const perf::Record& record, pipeline::RecordSink& out) {
   if (off_) return out.Emit(record);
   const uint32_t type = record.type();
   if (type == PERF_RECORD_HEADER_BUILD_ID) {
-    if (absl::StatusOr<HeaderBuildIdRecord> view = HeaderBuildIdRecord::From(record); view.ok()) {
+    if (absl::StatusOr<perf::HeaderBuildIdRecord> view = perf::HeaderBuildIdRecord::From(record);
+        view.ok()) {
       named_.insert(std::string(view->filename()));
     }
     return out.Emit(record);
@@ -106,12 +107,13 @@ absl::Status BuildIdTool::Process(const Record& record, pipeline::RecordSink& ou
   return out.Emit(record);
 }
 
-absl::Status BuildIdTool::CoverSampleDso(const Record& record, pipeline::RecordSink& out) {
+absl::Status BuildIdTool::CoverSampleDso(const perf::Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<size_t> index = events_.IndexOf(record);
   if (!index.ok()) return absl::OkStatus();  // the sample itself is the next tool's to judge
-  const SampleFormat& format = events_.format(*index);
+  const perf::SampleFormat& format = events_.format(*index);
   if (!(format.sample_type & PERF_SAMPLE_IP)) return absl::OkStatus();
-  if (!DecodeSampleInto(format, record.body(), sample_, nullptr, UserStackCopy::kLeaveInPayload)
+  if (!perf::DecodeSampleInto(format, record.body(), sample_, nullptr,
+                              perf::UserStackCopy::kLeaveInPayload)
            .ok()) {
     return absl::OkStatus();
   }
@@ -141,16 +143,16 @@ absl::Status BuildIdTool::Cover(const machine::Dso& dso, pipeline::RecordSink& o
     return absl::OkStatus();
   }
   named_.insert(dso.name);
-  BuildIdEntry entry;
+  perf::BuildIdEntry entry;
   entry.pid = machine::kHostMachinePid;
   entry.misc = dso.kernel_space ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
   entry.build_id = id;
   entry.filename = dso.name;
   std::vector<std::byte> bytes;
-  AppendBuildIdEntry(entry, bytes);
+  perf::AppendBuildIdEntry(entry, bytes);
   Store<uint32_t>(bytes.data(), PERF_RECORD_HEADER_BUILD_ID);
   ++stats_.added;
-  return out.Emit(Record(bytes, 0));
+  return out.Emit(perf::Record(bytes, 0));
 }
 
 absl::StatusOr<BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {

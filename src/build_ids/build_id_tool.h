@@ -78,8 +78,8 @@ class BuildIdTool : public pipeline::Tool {
   std::optional<pipeline::ModelPolicy> model_policy() const override {
     return pipeline::ModelPolicy{};
   }
-  absl::Status Begin(Header& header) override;
-  absl::Status Process(const Record& record, pipeline::RecordSink& out) override;
+  absl::Status Begin(perf::Header& header) override;
+  absl::Status Process(const perf::Record& record, pipeline::RecordSink& out) override;
   bool PassesAllThrough() const override { return off_; }
 
   const BuildIdStats& stats() const { return stats_; }
@@ -93,15 +93,15 @@ class BuildIdTool : public pipeline::Tool {
   // file's fault) ends the run.
   absl::StatusOr<BuildId> FindId(const machine::Dso& dso, std::string& why) const;
   BuildId KernelId(const machine::Dso& dso, std::string& why) const;
-  absl::Status CoverSampleDso(const Record& record, pipeline::RecordSink& out);
+  absl::Status CoverSampleDso(const perf::Record& record, pipeline::RecordSink& out);
 
   BuildIdSettings settings_;
-  EventList events_;
+  perf::EventList events_;
   bool off_ = false;                              // only_without_ids, and the input has ids
   bool recorded_here_ = false;                    // host name and kernel release are this machine's
   absl::flat_hash_set<std::string> named_;        // filenames the input has ids for
   absl::flat_hash_set<const machine::Dso*> met_;  // DSOs looked at already
-  Sample sample_;
+  perf::Sample sample_;
   BuildIdStats stats_;
   base::WarningSink& warnings_;
 };

@@ -58,7 +58,7 @@ absl::Status RunAslr(const AslrOptions& options) {
   run_options.ordered = true;
   run_options.progress_label = "perftk aslr";
   run_options.show_progress = !options.quiet;
-  if (options.pipe) run_options.layout = DataLayout::kPipe;
+  if (options.pipe) run_options.layout = perf::DataLayout::kPipe;
   StderrWarnings warnings;
   absl::StatusOr<pipeline::PipelineStats> stats =
       pipeline::RunPipeline(run.tool(), run_options, warnings);

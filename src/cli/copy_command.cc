@@ -16,7 +16,7 @@ absl::Status RunCopy(const CopyOptions& options) {
   pipeline::PipelineOptions run_options;
   run_options.input = options.input;
   run_options.output = options.output;
-  if (options.pipe) run_options.layout = DataLayout::kPipe;
+  if (options.pipe) run_options.layout = perf::DataLayout::kPipe;
   run_options.progress_label = "perftk copy";
   run_options.show_progress = !options.quiet;
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input), copy);

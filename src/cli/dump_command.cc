@@ -44,21 +44,21 @@ std::string Printable(absl::string_view text) {
 std::string Hex(uint64_t v) { return absl::StrFormat("%#x", v); }
 
 // One line: `kind name=value ...` in text, or a JSON object.
-std::string Line(absl::string_view kind, const std::vector<Field>& fields, bool json) {
+std::string Line(absl::string_view kind, const std::vector<perf::Field>& fields, bool json) {
   std::vector<std::string> parts;
-  for (const Field& f : fields) {
+  for (const perf::Field& f : fields) {
     std::string value;
     switch (f.kind) {
-      case Field::Kind::kNumber:
+      case perf::Field::Kind::kNumber:
         value = absl::StrCat(f.number);
         break;
-      case Field::Kind::kAddress:
+      case perf::Field::Kind::kAddress:
         value = json ? JsonString(Hex(f.number)) : Hex(f.number);
         break;
-      case Field::Kind::kText:
+      case perf::Field::Kind::kText:
         value = json ? JsonString(f.text) : Printable(f.text);
         break;
-      case Field::Kind::kAddressList: {
+      case perf::Field::Kind::kAddressList: {
         std::vector<std::string> items;
         for (uint64_t v : f.list) items.push_back(json ? JsonString(Hex(v)) : Hex(v));
         value = json ? absl::StrCat("[", absl::StrJoin(items, ","), "]")
@@ -85,7 +85,9 @@ class ModelFollower : public pipeline::Tool {
   std::optional<pipeline::ModelPolicy> model_policy() const override {
     return pipeline::ModelPolicy{.bad_records_to = &errors_};
   }
-  absl::Status Process(const Record&, pipeline::RecordSink&) override { return absl::OkStatus(); }
+  absl::Status Process(const perf::Record&, pipeline::RecordSink&) override {
+    return absl::OkStatus();
+  }
 
  private:
   base::WarningSink& errors_;
@@ -93,27 +95,27 @@ class ModelFollower : public pipeline::Tool {
 
 class NoRecords : public pipeline::RecordSink {
  public:
-  absl::Status Emit(const Record&) override { return absl::OkStatus(); }
+  absl::Status Emit(const perf::Record&) override { return absl::OkStatus(); }
 };
 
 // The map a sample's ip falls in, as `dso` and `dso_addr` fields.
-void AddSampleMap(const machine::Machines& machines, const Record& record, const EventList& events,
-                  std::vector<Field>& fields) {
+void AddSampleMap(const machine::Machines& machines, const perf::Record& record,
+                  const perf::EventList& events, std::vector<perf::Field>& fields) {
   absl::StatusOr<size_t> index = events.IndexOf(record);
   if (!index.ok()) return;
-  const SampleFormat& format = events.format(*index);
+  const perf::SampleFormat& format = events.format(*index);
   if (!format.has(PERF_SAMPLE_IP) || !format.has(PERF_SAMPLE_TID)) return;
-  absl::StatusOr<Sample> sample = DecodeSample(format, record.body());
+  absl::StatusOr<perf::Sample> sample = perf::DecodeSample(format, record.body());
   if (!sample.ok()) return;
   std::optional<machine::Map> map =
       machines.FindMap(static_cast<int32_t>(sample->pid), static_cast<int32_t>(sample->pid),
                        record.cpumode(), sample->ip);
   if (!map || map->dso == nullptr) {
-    fields.push_back(Field::Text("dso", "[unknown]"));
+    fields.push_back(perf::Field::Text("dso", "[unknown]"));
     return;
   }
-  fields.push_back(Field::Text("dso", map->dso->name));
-  fields.push_back(Field::Address("dso_addr", map->DsoAddress(sample->ip)));
+  fields.push_back(perf::Field::Text("dso", map->dso->name));
+  fields.push_back(perf::Field::Address("dso_addr", map->DsoAddress(sample->ip)));
 }
 
 absl::Status WriteError(int error) {
@@ -132,49 +134,49 @@ absl::Status Emit(std::FILE* out, const std::string& line) {
 }  // namespace
 
 absl::Status RunDump(const DumpOptions& options, std::FILE* out) {
-  absl::StatusOr<std::unique_ptr<PerfDataReader>> reader =
-      PerfDataReader::Open(options.input.empty() ? DefaultRecordingInput() : options.input);
+  absl::StatusOr<std::unique_ptr<perf::PerfDataReader>> reader =
+      perf::PerfDataReader::Open(options.input.empty() ? DefaultRecordingInput() : options.input);
   if (!reader.ok()) return reader.status();
-  const Header& header = (*reader)->header();
-  std::vector<Field> file = {
-      Field::Text("file", (*reader)->name()),
-      Field::Text("layout", header.layout == DataLayout::kFile ? "file" : "pipe"),
-      Field::Text("byte_order", header.cross_endian ? "foreign" : "native"),
-      Field::Number("events", header.events.size()),
-      Field::Number("features", header.features.size())};
+  const perf::Header& header = (*reader)->header();
+  std::vector<perf::Field> file = {
+      perf::Field::Text("file", (*reader)->name()),
+      perf::Field::Text("layout", header.layout == perf::DataLayout::kFile ? "file" : "pipe"),
+      perf::Field::Text("byte_order", header.cross_endian ? "foreign" : "native"),
+      perf::Field::Number("events", header.events.size()),
+      perf::Field::Number("features", header.features.size())};
   if (absl::Status s = Emit(out, Line("header", file, options.json)); !s.ok()) return s;
   for (size_t i = 0; i < header.events.size(); ++i) {
     if (absl::Status s =
-            Emit(out, Line("attr", DescribeAttr(header.events.attrs()[i], i), options.json));
+            Emit(out, Line("attr", perf::DescribeAttr(header.events.attrs()[i], i), options.json));
         !s.ok()) {
       return s;
     }
   }
   for (const auto& [feature, section] : header.features) {
-    if (absl::Status s =
-            Emit(out, Line("feature", DescribeFeature(feature, header.features), options.json));
+    if (absl::Status s = Emit(
+            out, Line("feature", perf::DescribeFeature(feature, header.features), options.json));
         !s.ok()) {
       return s;
     }
   }
   if (!options.header_only) {
-    OrderedReader ordered(**reader);
+    perf::OrderedReader ordered(**reader);
     base::WarningList model_errors;
     ModelFollower follower(model_errors);
     pipeline::ToolFeed model(follower);
     NoRecords nowhere;
     const bool in_time_order = options.ordered || options.resolve;
     while (true) {
-      absl::StatusOr<std::optional<Record>> record =
+      absl::StatusOr<std::optional<perf::Record>> record =
           in_time_order ? ordered.Next() : (*reader)->Next();
       if (!record.ok()) return record.status();
       if (!*record) break;
-      const EventList& events = (*reader)->header().events;
-      std::vector<Field> fields = DescribeRecord(**record, events);
+      const perf::EventList& events = (*reader)->header().events;
+      std::vector<perf::Field> fields = perf::DescribeRecord(**record, events);
       if (options.resolve) {
         if (absl::Status s = model.Process(**record, nowhere); !s.ok()) return s;
         for (const std::string& error : model_errors.lines()) {
-          fields.push_back(Field::Text("error", error));
+          fields.push_back(perf::Field::Text("error", error));
         }
         model_errors.Clear();
         if ((*record)->type() == PERF_RECORD_SAMPLE) {

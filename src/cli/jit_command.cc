@@ -78,7 +78,7 @@ absl::Status RunJit(const JitOptions& options) {
   pipeline::PipelineOptions run_options;
   run_options.input = options.input;
   run_options.output = options.output;
-  if (options.pipe) run_options.layout = DataLayout::kPipe;
+  if (options.pipe) run_options.layout = perf::DataLayout::kPipe;
   run_options.progress_label = "perftk jit";
   run_options.show_progress = !options.quiet;
   run_options.ordered = true;

@@ -50,7 +50,7 @@ absl::Status RunUnwind(const UnwindOptions& options) {
   run_options.ordered = true;
   run_options.progress_label = "perftk unwind";
   run_options.show_progress = !options.quiet;
-  if (options.pipe) run_options.layout = DataLayout::kPipe;
+  if (options.pipe) run_options.layout = perf::DataLayout::kPipe;
   WithBuildIds run(BuildIdSettingsOf(options.build_ids, false, options.input, options.symfs), tool);
   StderrWarnings warnings;
   absl::StatusOr<pipeline::PipelineStats> stats =

@@ -63,7 +63,7 @@ thread_local ThreadCacheEntry thread_cache[kThreadCacheSize];
 thread_local size_t thread_cache_next = 0;
 std::atomic<uint64_t> last_table_id{0};
 
-BinaryImages::BinaryImages(std::string symfs, BuildIdsByPath build_ids, KernelSources kernel)
+BinaryImages::BinaryImages(std::string symfs, perf::BuildIdsByPath build_ids, KernelSources kernel)
     : symfs_(std::move(symfs)),
       build_ids_(std::move(build_ids)),
       kernel_sources_(std::move(kernel)),

@@ -85,7 +85,7 @@ struct KernelSources {
 class BinaryImages {
  public:
   // `build_ids`: recorded file name -> build id (BUILD_ID feature).
-  BinaryImages(std::string symfs, BuildIdsByPath build_ids, KernelSources kernel = {});
+  BinaryImages(std::string symfs, perf::BuildIdsByPath build_ids, KernelSources kernel = {});
   ~BinaryImages();
   BinaryImages(const BinaryImages&) = delete;
   BinaryImages& operator=(const BinaryImages&) = delete;
@@ -112,7 +112,7 @@ class BinaryImages {
   std::unique_ptr<KernelCode> LoadKernel(const machine::Dso& kernel, std::string& warning) const;
 
   const std::string symfs_;
-  const BuildIdsByPath build_ids_;
+  const perf::BuildIdsByPath build_ids_;
   const KernelSources kernel_sources_;
   const uint64_t id_;  // names this table in the threads' caches
   base::Mutex mu_;

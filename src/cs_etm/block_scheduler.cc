@@ -26,7 +26,7 @@ bool FlowsCarryAcrossBlocks(const ItraceOptions& itrace) {
 
 BlockScheduler::BlockScheduler(const DecodeOptions& options, const machine::Machines& model,
                                BinaryImages& images, const SampleEncoder& encoder,
-                               const BuildIdsByPath& build_ids, InOrderOutput& output)
+                               const perf::BuildIdsByPath& build_ids, InOrderOutput& output)
     : inputs_{options, model, images, encoder, build_ids},
       output_(output),
       jobs_(static_cast<size_t>(std::max(options.jobs, 1))),
@@ -117,9 +117,9 @@ std::optional<TraceIdSet> BlockScheduler::TraceIdsFed(const BlockJob& job) {
   return ids;
 }
 
-absl::Status BlockScheduler::Pass(const Record& record) {
+absl::Status BlockScheduler::Pass(const perf::Record& record) {
   if (slots_.empty()) return output_.WriteRecord(record);
-  slots_.push_back(Slot{nullptr, OwnedRecord(record)});
+  slots_.push_back(Slot{nullptr, perf::OwnedRecord(record)});
   // Records waiting behind blocks are copies: bound them too.
   return slots_.size() > kMaxQueuedSlots ? WriteAll() : absl::OkStatus();
 }

@@ -57,7 +57,7 @@ namespace perftk::cs_etm {
 class InOrderOutput {
  public:
   virtual ~InOrderOutput() = default;
-  virtual absl::Status WriteRecord(const Record& record) = 0;
+  virtual absl::Status WriteRecord(const perf::Record& record) = 0;
   virtual absl::Status WriteBlock(BlockJob& job) = 0;
 };
 
@@ -66,7 +66,7 @@ class BlockScheduler {
   // The lanes read `options`, `model`, `images`, `encoder` and `build_ids`
   // (see LaneInputs), which must outlive the scheduler, as must `output`.
   BlockScheduler(const DecodeOptions& options, const machine::Machines& model, BinaryImages& images,
-                 const SampleEncoder& encoder, const BuildIdsByPath& build_ids,
+                 const SampleEncoder& encoder, const perf::BuildIdsByPath& build_ids,
                  InOrderOutput& output);
   // Lets the running blocks finish, drops the others.
   ~BlockScheduler();
@@ -82,7 +82,7 @@ class BlockScheduler {
   // it did.
   absl::Status BeforeModelChange();
   // Writes `record` now if nothing waits to be written, else queues a copy.
-  absl::Status Pass(const Record& record);
+  absl::Status Pass(const perf::Record& record);
   // Waits for every block and writes everything.
   absl::Status WriteAll();
   // The run failed: lets the running blocks finish (no lane reads the
@@ -95,7 +95,7 @@ class BlockScheduler {
   // A block in flight, or a record that waits to be written behind one.
   struct Slot {
     std::unique_ptr<BlockJob> job;
-    std::optional<OwnedRecord> record;
+    std::optional<perf::OwnedRecord> record;
   };
   // A decode lane and the ticket of the last block submitted to it.
   struct Lane {

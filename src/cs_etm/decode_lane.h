@@ -49,9 +49,9 @@ namespace perftk::cs_etm {
 struct LaneInputs {
   const DecodeOptions& options;  // format, itrace, packet_batch
   const machine::Machines& machines;
-  BinaryImages& images;             // thread-safe
-  const SampleEncoder& encoder;     // thread-safe
-  const BuildIdsByPath& build_ids;  // by path, for profiles
+  BinaryImages& images;                   // thread-safe
+  const SampleEncoder& encoder;           // thread-safe
+  const perf::BuildIdsByPath& build_ids;  // by path, for profiles
 };
 
 // One block to decode, and what decoding it gave.

@@ -22,7 +22,7 @@ CsEtmDecodeTool::~CsEtmDecodeTool() {
   scheduler_.reset();  // no lane runs once it is gone
 }
 
-absl::Status CsEtmDecodeTool::Begin(Header& header) {
+absl::Status CsEtmDecodeTool::Begin(perf::Header& header) {
   reader_ = std::make_unique<TraceRecordReader>(header.events, warnings_);
   LoadBuildIds(header);
   images_ = std::make_unique<BinaryImages>(options_.symfs, build_ids_,
@@ -36,8 +36,8 @@ absl::Status CsEtmDecodeTool::Begin(Header& header) {
   return absl::OkStatus();
 }
 
-void CsEtmDecodeTool::LoadBuildIds(const Header& header) {
-  absl::StatusOr<BuildIdsByPath> build_ids = ReadBuildIdsByPath(header.features);
+void CsEtmDecodeTool::LoadBuildIds(const perf::Header& header) {
+  absl::StatusOr<perf::BuildIdsByPath> build_ids = perf::ReadBuildIdsByPath(header.features);
   if (build_ids.ok()) {
     build_ids_ = *std::move(build_ids);
   } else if (header.features.count(HEADER_BUILD_ID)) {
@@ -49,13 +49,14 @@ void CsEtmDecodeTool::Abandon() {
   if (scheduler_ != nullptr) scheduler_->Abandon();
 }
 
-absl::Status CsEtmDecodeTool::BeforeModelChange(const Record& record, pipeline::RecordSink& out) {
+absl::Status CsEtmDecodeTool::BeforeModelChange(const perf::Record& record,
+                                                pipeline::RecordSink& out) {
   (void)record;
   sink_ = &out;
   return scheduler_->BeforeModelChange();
 }
 
-absl::Status CsEtmDecodeTool::Process(const Record& record, pipeline::RecordSink& out) {
+absl::Status CsEtmDecodeTool::Process(const perf::Record& record, pipeline::RecordSink& out) {
   sink_ = &out;
   switch (record.type()) {
     case PERF_RECORD_AUXTRACE_INFO:
@@ -95,7 +96,7 @@ absl::Status CsEtmDecodeTool::Process(const Record& record, pipeline::RecordSink
   return scheduler_->Pass(record);
 }
 
-absl::Status CsEtmDecodeTool::SubmitBlocks(const Record& auxtrace) {
+absl::Status CsEtmDecodeTool::SubmitBlocks(const perf::Record& auxtrace) {
   absl::StatusOr<std::vector<TraceBlock>> blocks = reader_->ReadAuxtrace(auxtrace);
   if (!blocks.ok()) return blocks.status();
   for (const TraceBlock& block : *blocks) {
@@ -107,7 +108,7 @@ absl::Status CsEtmDecodeTool::SubmitBlocks(const Record& auxtrace) {
   return absl::OkStatus();
 }
 
-absl::Status CsEtmDecodeTool::WriteRecord(const Record& record) {
+absl::Status CsEtmDecodeTool::WriteRecord(const perf::Record& record) {
   ReportDone(record.file_offset());
   return sink_->Emit(record);
 }
@@ -129,14 +130,14 @@ absl::Status CsEtmDecodeTool::WriteBlock(BlockJob& job) {
   }
   if (!job.status.ok()) return job.status;
   for (const std::vector<std::byte>& bytes : job.samples.records) {
-    if (absl::Status s = sink_->Emit(Record(bytes, 0)); !s.ok()) return s;
+    if (absl::Status s = sink_->Emit(perf::Record(bytes, 0)); !s.ok()) return s;
   }
   if (text_sink_ && !job.samples.text.empty()) return text_sink_(job.samples.text);
   text_ += job.samples.text;
   return absl::OkStatus();
 }
 
-absl::Status CsEtmDecodeTool::End(pipeline::RecordSink& out, FeatureSet& features) {
+absl::Status CsEtmDecodeTool::End(pipeline::RecordSink& out, perf::FeatureSet& features) {
   (void)features;
   sink_ = &out;
   if (absl::Status s = scheduler_->WriteAll(); !s.ok()) return s;

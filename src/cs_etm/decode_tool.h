@@ -71,12 +71,12 @@ class CsEtmDecodeTool : public pipeline::Tool, private InOrderOutput {
   std::optional<pipeline::ModelPolicy> model_policy() const override {
     return pipeline::ModelPolicy{.apply_exits = false, .bad_records_to = &warnings_};
   }
-  absl::Status BeforeModelChange(const Record& record, pipeline::RecordSink& out) override;
+  absl::Status BeforeModelChange(const perf::Record& record, pipeline::RecordSink& out) override;
   // Stops the lanes, which read the pipeline's model.
   void Abandon() override;
-  absl::Status Begin(Header& header) override;
-  absl::Status Process(const Record& record, pipeline::RecordSink& out) override;
-  absl::Status End(pipeline::RecordSink& out, FeatureSet& features) override;
+  absl::Status Begin(perf::Header& header) override;
+  absl::Status Process(const perf::Record& record, pipeline::RecordSink& out) override;
+  absl::Status End(pipeline::RecordSink& out, perf::FeatureSet& features) override;
 
   // Where kScript's text goes, block by block in block order, as the
   // blocks are written; without one it is kept for text(). Set before the
@@ -101,14 +101,14 @@ class CsEtmDecodeTool : public pipeline::Tool, private InOrderOutput {
   };
 
   // build_ids_ from the BUILD_ID feature (a warning when it is unreadable).
-  void LoadBuildIds(const Header& header);
-  absl::Status SubmitBlocks(const Record& auxtrace);
+  void LoadBuildIds(const perf::Header& header);
+  absl::Status SubmitBlocks(const perf::Record& auxtrace);
   // InOrderOutput: records to the sink, blocks' samples to the sink or text.
-  absl::Status WriteRecord(const Record& record) override;
+  absl::Status WriteRecord(const perf::Record& record) override;
   absl::Status WriteBlock(BlockJob& job) override;
 
   const DecodeOptions options_;
-  BuildIdsByPath build_ids_;
+  perf::BuildIdsByPath build_ids_;
   // Made by Begin; the scheduler last, as its lanes read the others.
   std::unique_ptr<TraceRecordReader> reader_;
   std::unique_ptr<BinaryImages> images_;

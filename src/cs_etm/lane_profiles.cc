@@ -62,7 +62,7 @@ std::map<const machine::Dso*, BinaryLayout> LayoutsOf(const BranchProfile& profi
 }  // namespace
 
 profile::Profile AddUpLaneProfiles(const std::vector<const BranchProfile*>& lanes,
-                                   const BuildIdsByPath& build_ids, BinaryImages& images,
+                                   const perf::BuildIdsByPath& build_ids, BinaryImages& images,
                                    profile::Format format) {
   NoCode no_code;
   BranchProfile total(no_code);

@@ -26,7 +26,7 @@ namespace perftk::cs_etm {
 
 // `format` is kAutoFdo or kBolt; `build_ids` by path, as BranchProfile takes them.
 profile::Profile AddUpLaneProfiles(const std::vector<const BranchProfile*>& lanes,
-                                   const BuildIdsByPath& build_ids, BinaryImages& images,
+                                   const perf::BuildIdsByPath& build_ids, BinaryImages& images,
                                    profile::Format format);
 
 }  // namespace perftk::cs_etm

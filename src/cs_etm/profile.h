@@ -112,7 +112,7 @@ class BranchProfile : public PacketSink {
   void Flush();
 
   // Build ids by recorded file name, for binaries whose MMAP2 had none.
-  void SetBuildIds(BuildIdsByPath build_ids) { build_ids_ = std::move(build_ids); }
+  void SetBuildIds(perf::BuildIdsByPath build_ids) { build_ids_ = std::move(build_ids); }
   // Layouts of binaries for the texts; a binary without one keeps offsets.
   void SetLayouts(std::map<const machine::Dso*, BinaryLayout> layouts) {
     layouts_ = std::move(layouts);
@@ -227,7 +227,7 @@ class BranchProfile : public PacketSink {
   CodeLocator& locator_;
   const BinaryLayout& LayoutOf(const machine::Dso* dso) const;
 
-  BuildIdsByPath build_ids_;
+  perf::BuildIdsByPath build_ids_;
   std::map<const machine::Dso*, BinaryLayout> layouts_;
   // Branches waiting for the next range of their trace source, by id.
   std::array<Pending, 256> pending_;

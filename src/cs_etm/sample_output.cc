@@ -27,7 +27,7 @@ constexpr uint64_t kCopiedFlags =
 // perf 6.1's layout for -F pid,tid,ip,brstack.
 void AppendScriptLine(const SynthesizedSample& sample, std::string& text) {
   absl::StrAppendFormat(&text, "%5d/%-5d  %16x", sample.context.pid, sample.context.tid, sample.ip);
-  for (const BranchEntry& entry : sample.branches) {
+  for (const perf::BranchEntry& entry : sample.branches) {
     absl::StrAppendFormat(&text, " 0x%x/0x%x/P/-/-/0/ ", entry.from, entry.to);
   }
   absl::StrAppend(&text, "\n");
@@ -36,7 +36,8 @@ void AppendScriptLine(const SynthesizedSample& sample, std::string& text) {
 }  // namespace
 
 absl::StatusOr<SampleEncoder> SampleEncoder::Create(OutputFormat format,
-                                                    const ItraceOptions& itrace, Header& header) {
+                                                    const ItraceOptions& itrace,
+                                                    perf::Header& header) {
   SampleEncoder encoder(format);
   if (format == OutputFormat::kPerf) {
     if (absl::Status s = encoder.AddEvents(itrace, header); !s.ok()) return s;
@@ -44,10 +45,10 @@ absl::StatusOr<SampleEncoder> SampleEncoder::Create(OutputFormat format,
   return encoder;
 }
 
-absl::Status SampleEncoder::AddEvents(const ItraceOptions& itrace, Header& header) {
+absl::Status SampleEncoder::AddEvents(const ItraceOptions& itrace, perf::Header& header) {
   if (header.events.empty()) return absl::InvalidArgumentError("the recording has no events");
   // A copy: adding events below moves the attrs.
-  const EventAttr base = header.events.attrs().front();
+  const perf::EventAttr base = header.events.attrs().front();
   uint64_t sample_type = (base.sample_type() & kTrailerBits) | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                          PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
   if (itrace.branches) sample_type |= PERF_SAMPLE_ADDR;
@@ -58,7 +59,7 @@ absl::Status SampleEncoder::AddEvents(const ItraceOptions& itrace, Header& heade
   // events have (their layout only changes for samples, which CoreSight
   // recordings' events do not produce; the tool checks that).
   if (!(sample_type & PERF_SAMPLE_IDENTIFIER) && (sample_type & PERF_SAMPLE_ID)) {
-    for (EventAttr& attr : header.events.mutable_attrs()) {
+    for (perf::EventAttr& attr : header.events.mutable_attrs()) {
       uint64_t missing = sample_type & kBitsBeforeId & ~attr.sample_type();
       if (missing != 0) {
         attr.set_sample_type(attr.sample_type() | missing);
@@ -70,13 +71,13 @@ absl::Status SampleEncoder::AddEvents(const ItraceOptions& itrace, Header& heade
     }
   }
   uint64_t next_id = 1;
-  for (const EventAttr& attr : header.events.attrs()) {
+  for (const perf::EventAttr& attr : header.events.attrs()) {
     for (uint64_t id : attr.ids()) next_id = std::max(next_id, id + 1);
   }
   // A file has one attr size: make the new attrs as large as the input's.
   const std::vector<std::byte> zeros(std::max<size_t>(base.size(), PERF_ATTR_SIZE_VER5));
   auto make = [&](uint64_t config, uint64_t period) {
-    EventAttr attr = *EventAttr::FromBytes(zeros);
+    perf::EventAttr attr = *perf::EventAttr::FromBytes(zeros);
     attr.SetU32(attr_offset::kType, PERF_TYPE_HARDWARE);
     attr.SetU64(attr_offset::kConfig, config);
     attr.SetU64(attr_offset::kSamplePeriod, period);
@@ -122,9 +123,9 @@ absl::StatusOr<std::vector<std::byte>> SampleEncoder::SampleRecord(
   const bool instruction = sample.kind == SynthesizedSample::Kind::kInstruction;
   std::optional<size_t> event = instruction ? instructions_event_ : branches_event_;
   if (!event) return std::vector<std::byte>();
-  const EventAttr& attr = events_.attrs()[*event];
-  const SampleFormat& format = events_.format(*event);
-  Sample out;
+  const perf::EventAttr& attr = events_.attrs()[*event];
+  const perf::SampleFormat& format = events_.format(*event);
+  perf::Sample out;
   out.identifier = attr.ids().front();
   out.id = attr.ids().front();
   out.ip = sample.ip;
@@ -136,10 +137,10 @@ absl::StatusOr<std::vector<std::byte>> SampleEncoder::SampleRecord(
   out.period = sample.period;
   if (format.has(PERF_SAMPLE_BRANCH_STACK)) out.branch_stack.entries = sample.branches;
   std::vector<std::byte> body;
-  EncodeSample(format, out, body);
+  perf::EncodeSample(format, out, body);
   uint16_t misc =
       IsKernel(sample.context, sample.ip) ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-  return MakeRecordBytes(PERF_RECORD_SAMPLE, misc, body);
+  return perf::MakeRecordBytes(PERF_RECORD_SAMPLE, misc, body);
 }
 
 }  // namespace perftk::cs_etm

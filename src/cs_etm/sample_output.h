@@ -37,7 +37,7 @@ class SampleEncoder {
   // input's events get the sample_type bits that place the id where the new
   // events have it (changed_input_attrs). Fails when there is no event.
   static absl::StatusOr<SampleEncoder> Create(OutputFormat format, const ItraceOptions& itrace,
-                                              Header& header);
+                                              perf::Header& header);
 
   // kPerf: whether Create changed the input's events, so that samples of
   // their own can no longer be written under them.
@@ -49,11 +49,11 @@ class SampleEncoder {
 
  private:
   explicit SampleEncoder(OutputFormat format) : format_(format) {}
-  absl::Status AddEvents(const ItraceOptions& itrace, Header& header);
+  absl::Status AddEvents(const ItraceOptions& itrace, perf::Header& header);
   absl::StatusOr<std::vector<std::byte>> SampleRecord(const SynthesizedSample& sample) const;
 
   OutputFormat format_;
-  EventList events_;  // kPerf: the output's events
+  perf::EventList events_;  // kPerf: the output's events
   std::optional<size_t> instructions_event_;
   std::optional<size_t> branches_event_;
   bool changed_input_attrs_ = false;

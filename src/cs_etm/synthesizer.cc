@@ -16,7 +16,7 @@ struct TraceFlows::State {
   // --every-taken.
   uint64_t counted = 0;
   // Ring of taken branches, written backwards from `pos`; `count` valid.
-  std::vector<BranchEntry> ring;
+  std::vector<perf::BranchEntry> ring;
   size_t pos = 0;
   size_t count = 0;
 };
@@ -113,7 +113,7 @@ absl::Status SampleSynthesizer::EndBlock() {
 inline void SampleSynthesizer::PushBranch(State& state, uint64_t from, uint64_t to) {
   if (state.ring.empty()) return;
   state.pos = (state.pos == 0 ? state.ring.size() : state.pos) - 1;
-  state.ring[state.pos] = BranchEntry{from, to, kBranchFlagPredicted};
+  state.ring[state.pos] = perf::BranchEntry{from, to, kBranchFlagPredicted};
   if (state.count < state.ring.size()) ++state.count;
 }
 

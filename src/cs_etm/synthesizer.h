@@ -61,7 +61,7 @@ struct SynthesizedSample {
   uint64_t ip = 0;
   uint64_t addr = 0;  // branch samples: the target
   uint64_t period = 0;
-  std::vector<BranchEntry> branches;  // instruction samples with l: newest first
+  std::vector<perf::BranchEntry> branches;  // instruction samples with l: newest first
 };
 
 class SampleOutput {

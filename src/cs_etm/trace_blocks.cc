@@ -37,7 +37,7 @@ std::vector<TraceBlock> TraceBlockGatherer::AddAuxtrace(const AuxtraceBuffer& bu
     block.cpu = buffer.cpu;
     block.tid = buffer.tid;
     block.aux_offset = from;
-    block.file_offset = buffer.file_offset + kAuxtraceRecordSize + (from - begin);
+    block.file_offset = buffer.file_offset + perf::kAuxtraceRecordSize + (from - begin);
     block.data = payload.subspan(from - begin, to - from);
     return block;
   };

@@ -4,18 +4,18 @@
 
 namespace perftk::cs_etm {
 
-std::optional<SampleId> TraceRecordReader::SampleIdOf(const Record& record) const {
+std::optional<perf::SampleId> TraceRecordReader::SampleIdOf(const perf::Record& record) const {
   absl::StatusOr<size_t> index = events_.IndexOf(record);
   if (!index.ok()) return std::nullopt;
-  const SampleFormat& format = events_.format(*index);
+  const perf::SampleFormat& format = events_.format(*index);
   if (!format.sample_id_all) return std::nullopt;
-  absl::StatusOr<SampleId> id = DecodeSampleId(format, record.bytes());
+  absl::StatusOr<perf::SampleId> id = perf::DecodeSampleId(format, record.bytes());
   if (!id.ok()) return std::nullopt;
   return *id;
 }
 
-absl::Status TraceRecordReader::ReadAuxtraceInfo(const Record& record) {
-  absl::StatusOr<AuxtraceInfoRecord> view = AuxtraceInfoRecord::From(record);
+absl::Status TraceRecordReader::ReadAuxtraceInfo(const perf::Record& record) {
+  absl::StatusOr<perf::AuxtraceInfoRecord> view = perf::AuxtraceInfoRecord::From(record);
   if (!view.ok()) return view.status();
   if (view->auxtrace_type() != kAuxtraceCsEtm) {
     return absl::InvalidArgumentError(
@@ -45,15 +45,15 @@ void TraceRecordReader::RenewSetup() {
   setup_ = std::move(setup);
 }
 
-absl::Status TraceRecordReader::ReadAux(const Record& record) {
-  absl::StatusOr<AuxRecord> view = AuxRecord::From(record);
+absl::Status TraceRecordReader::ReadAux(const perf::Record& record) {
+  absl::StatusOr<perf::AuxRecord> view = perf::AuxRecord::From(record);
   if (!view.ok()) return view.status();
   AuxFragment fragment;
   fragment.offset = view->aux_offset();
   fragment.size = view->aux_size();
   fragment.flags = view->flags();
   fragment.file_offset = record.file_offset();
-  if (std::optional<SampleId> id = SampleIdOf(record)) {
+  if (std::optional<perf::SampleId> id = SampleIdOf(record)) {
     fragment.cpu = id->cpu;
     fragment.tid = id->tid;
     fragment.time = id->time;
@@ -66,26 +66,26 @@ absl::Status TraceRecordReader::ReadAux(const Record& record) {
   return absl::OkStatus();
 }
 
-void TraceRecordReader::ReadItraceStart(const Record& record) {
-  absl::StatusOr<ItraceStartRecord> start = ItraceStartRecord::From(record);
+void TraceRecordReader::ReadItraceStart(const perf::Record& record) {
+  absl::StatusOr<perf::ItraceStartRecord> start = perf::ItraceStartRecord::From(record);
   if (!start.ok()) return;
   int32_t pid = static_cast<int32_t>(start->pid());
   int32_t tid = static_cast<int32_t>(start->tid());
-  if (std::optional<SampleId> id = SampleIdOf(record)) seeds_[id->cpu] = {pid, tid};
+  if (std::optional<perf::SampleId> id = SampleIdOf(record)) seeds_[id->cpu] = {pid, tid};
 }
 
-void TraceRecordReader::ReadSwitch(const Record& record) {
+void TraceRecordReader::ReadSwitch(const perf::Record& record) {
   if (record.misc() & PERF_RECORD_MISC_SWITCH_OUT) return;
-  if (std::optional<SampleId> id = SampleIdOf(record)) {
+  if (std::optional<perf::SampleId> id = SampleIdOf(record)) {
     seeds_[id->cpu] = {static_cast<int32_t>(id->pid), static_cast<int32_t>(id->tid)};
   }
 }
 
-void TraceRecordReader::ReadHwId(const Record& record) {
-  absl::StatusOr<AuxOutputHwIdRecord> hw = AuxOutputHwIdRecord::From(record);
+void TraceRecordReader::ReadHwId(const perf::Record& record) {
+  absl::StatusOr<perf::AuxOutputHwIdRecord> hw = perf::AuxOutputHwIdRecord::From(record);
   if (!hw.ok()) return;
   uint64_t hw_id = hw->hw_id();
-  std::optional<SampleId> id = SampleIdOf(record);
+  std::optional<perf::SampleId> id = SampleIdOf(record);
   if (!id) {
     warnings_.Warn(
         absl::StrFormat("AUX_OUTPUT_HW_ID at offset %#x has no CPU: its trace id is ignored",
@@ -102,8 +102,9 @@ void TraceRecordReader::ReadHwId(const Record& record) {
   }
 }
 
-absl::StatusOr<std::vector<TraceBlock>> TraceRecordReader::ReadAuxtrace(const Record& record) {
-  absl::StatusOr<AuxtraceRecord> view = AuxtraceRecord::From(record);
+absl::StatusOr<std::vector<TraceBlock>> TraceRecordReader::ReadAuxtrace(
+    const perf::Record& record) {
+  absl::StatusOr<perf::AuxtraceRecord> view = perf::AuxtraceRecord::From(record);
   if (!view.ok()) return view.status();
   if (!info_) {
     return absl::InvalidArgumentError(absl::StrFormat(

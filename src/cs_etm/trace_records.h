@@ -36,18 +36,18 @@ class TraceRecordReader {
  public:
   // `events` are the input's, to read the sample_id of records;
   // `warnings` must outlive the reader.
-  TraceRecordReader(EventList events, base::WarningSink& warnings)
+  TraceRecordReader(perf::EventList events, base::WarningSink& warnings)
       : events_(std::move(events)), warnings_(warnings) {}
 
   // Fails on a record that is not CoreSight's or whose metadata is bad.
-  absl::Status ReadAuxtraceInfo(const Record& record);
-  absl::Status ReadAux(const Record& record);
-  void ReadItraceStart(const Record& record);
-  void ReadSwitch(const Record& record);
-  void ReadHwId(const Record& record);
+  absl::Status ReadAuxtraceInfo(const perf::Record& record);
+  absl::Status ReadAux(const perf::Record& record);
+  void ReadItraceStart(const perf::Record& record);
+  void ReadSwitch(const perf::Record& record);
+  void ReadHwId(const perf::Record& record);
   // The blocks of an AUXTRACE record, in trace order. Fails before any
   // AUXTRACE_INFO. The blocks' data point into `record`.
-  absl::StatusOr<std::vector<TraceBlock>> ReadAuxtrace(const Record& record);
+  absl::StatusOr<std::vector<TraceBlock>> ReadAuxtrace(const perf::Record& record);
   // One line per AUX record whose data never came, and per stretch of trace
   // that an AUX record marked truncated or collided.
   std::vector<std::string> Finish() { return gatherer_.Finish(); }
@@ -57,11 +57,11 @@ class TraceRecordReader {
   const std::shared_ptr<const DecodeSetup>& setup() const { return setup_; }
 
  private:
-  std::optional<SampleId> SampleIdOf(const Record& record) const;
+  std::optional<perf::SampleId> SampleIdOf(const perf::Record& record) const;
   // A new setup from info_ and trace_ids_.
   void RenewSetup();
 
-  const EventList events_;
+  const perf::EventList events_;
   base::WarningSink& warnings_;
   std::optional<CsEtmInfo> info_;
   std::map<uint32_t, uint8_t> trace_ids_;  // by cpu

@@ -103,7 +103,7 @@ void JitTool::Commit() {
   made_.clear();
 }
 
-absl::Status JitTool::Begin(Header& header) {
+absl::Status JitTool::Begin(perf::Header& header) {
   events_ = header.events;
   return absl::OkStatus();
 }
@@ -116,9 +116,9 @@ absl::Status JitTool::EmitPendingUpTo(uint64_t time, pipeline::RecordSink& out) 
   return absl::OkStatus();
 }
 
-absl::Status JitTool::Process(const Record& record, pipeline::RecordSink& out) {
+absl::Status JitTool::Process(const perf::Record& record, pipeline::RecordSink& out) {
   if (record.type() == PERF_RECORD_TIME_CONV) {
-    absl::StatusOr<TimeConversion> tc = TimeConversion::From(record);
+    absl::StatusOr<perf::TimeConversion> tc = perf::TimeConversion::From(record);
     if (!tc.ok()) return tc.status();
     time_conversion_ = *tc;
     return out.Emit(record);
@@ -129,20 +129,20 @@ absl::Status JitTool::Process(const Record& record, pipeline::RecordSink& out) {
     }
   }
   if (record.type() == PERF_RECORD_MMAP) {
-    absl::StatusOr<MmapRecord> mmap = MmapRecord::From(record);
+    absl::StatusOr<perf::MmapRecord> mmap = perf::MmapRecord::From(record);
     if (!mmap.ok()) return mmap.status();
     return ProcessMapping(record, mmap->filename(), mmap->pid(), out);
   }
   if (record.type() == PERF_RECORD_MMAP2) {
-    absl::StatusOr<Mmap2Record> mmap = Mmap2Record::From(record);
+    absl::StatusOr<perf::Mmap2Record> mmap = perf::Mmap2Record::From(record);
     if (!mmap.ok()) return mmap.status();
     return ProcessMapping(record, mmap->filename(), mmap->pid(), out);
   }
   return out.Emit(record);
 }
 
-absl::Status JitTool::ProcessMapping(const Record& record, absl::string_view filename, uint32_t pid,
-                                     pipeline::RecordSink& out) {
+absl::Status JitTool::ProcessMapping(const perf::Record& record, absl::string_view filename,
+                                     uint32_t pid, pipeline::RecordSink& out) {
   if (std::optional<uint32_t> name_pid = JitDumpPidOf(filename)) {
     absl::StatusOr<std::optional<FoundDump>> found = FindDump(record, filename, pid, *name_pid);
     if (!found.ok()) return found.status();
@@ -171,7 +171,7 @@ std::vector<uint32_t> JitTool::PidsWithoutJitdump() const {
   return pids;
 }
 
-absl::StatusOr<std::optional<JitTool::FoundDump>> JitTool::FindDump(const Record& marker,
+absl::StatusOr<std::optional<JitTool::FoundDump>> JitTool::FindDump(const perf::Record& marker,
                                                                     absl::string_view filename,
                                                                     uint32_t pid,
                                                                     uint32_t name_pid) {
@@ -222,7 +222,7 @@ absl::StatusOr<std::optional<JitTool::FoundDump>> JitTool::FindDump(const Record
 
 absl::Status JitTool::CheckClock(const std::string& path) const {
   for (size_t i = 0; i < events_.size(); ++i) {
-    const EventAttr& attr = events_.attrs()[i];
+    const perf::EventAttr& attr = events_.attrs()[i];
     if (attr.flag(kAttrFlagUseClockid) && attr.clockid() == kClockMonotonic) continue;
     std::string clock = attr.flag(kAttrFlagUseClockid) ? absl::StrCat("clock id ", attr.clockid())
                                                        : std::string("the default perf clock");
@@ -230,7 +230,7 @@ absl::Status JitTool::CheckClock(const std::string& path) const {
         path,
         ": jitted code must be sampled with CLOCK_MONOTONIC, the clock of the jitdump's "
         "timestamps, but event ",
-        i, " (", DescribeAttr(attr), ") was recorded with ", clock,
+        i, " (", perf::DescribeAttr(attr), ") was recorded with ", clock,
         "; record again with `perf record -k 1 ...` (or -k mono)"));
   }
   return absl::OkStatus();
@@ -252,7 +252,7 @@ absl::StatusOr<std::unique_ptr<JitDumpReader>> JitTool::OpenDump(const std::stri
   return reader;
 }
 
-absl::StatusOr<JitTool::DumpContext> JitTool::ContextFor(const Record& marker,
+absl::StatusOr<JitTool::DumpContext> JitTool::ContextFor(const perf::Record& marker,
                                                          const JitDumpReader& reader,
                                                          const FoundDump& dump,
                                                          uint32_t pid) const {
@@ -271,7 +271,7 @@ absl::StatusOr<JitTool::DumpContext> JitTool::ContextFor(const Record& marker,
     size_t event = index.ok() ? *index : 0;
     context.format = events_.format(event);
     if (context.format.trailer_size() > 0) {
-      absl::StatusOr<SampleId> id = DecodeSampleId(context.format, marker.bytes());
+      absl::StatusOr<perf::SampleId> id = perf::DecodeSampleId(context.format, marker.bytes());
       if (!id.ok()) return id.status();
       context.sample_id = *id;
     }
@@ -288,7 +288,7 @@ absl::Status JitTool::CheckNotAnOutput(const DumpContext& context, const std::st
                                 "ELF file this run generates");
 }
 
-absl::Status JitTool::ProcessDump(const Record& marker, const FoundDump& dump, uint32_t pid) {
+absl::Status JitTool::ProcessDump(const perf::Record& marker, const FoundDump& dump, uint32_t pid) {
   absl::StatusOr<std::unique_ptr<JitDumpReader>> reader = OpenDump(dump.path);
   if (!reader.ok()) return reader.status();
   absl::StatusOr<DumpContext> context = ContextFor(marker, **reader, dump, pid);
@@ -467,7 +467,7 @@ absl::StatusOr<JitTool::CodeFile> JitTool::WriteLoad(const DumpContext& context,
 absl::Status JitTool::QueueMmap2(const DumpContext& context, uint64_t timestamp, uint32_t pid,
                                  uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
                                  FileId file, const std::string& filename) {
-  Mmap2Fields fields;
+  perf::Mmap2Fields fields;
   fields.pid = pid;
   fields.tid = tid;
   fields.start = start;
@@ -480,33 +480,33 @@ absl::Status JitTool::QueueMmap2(const DumpContext& context, uint64_t timestamp,
   fields.prot = PROT_READ | PROT_EXEC;
   fields.flags = MAP_SHARED;
   fields.filename = filename;
-  SampleId id = context.sample_id;
+  perf::SampleId id = context.sample_id;
   id.pid = pid;
   id.tid = tid;
   id.time = timestamp;
   std::vector<std::byte> trailer;
-  EncodeSampleId(context.format, id, trailer);
+  perf::EncodeSampleId(context.format, id, trailer);
   absl::StatusOr<std::vector<std::byte>> bytes =
-      EncodeMmap2(fields, PERF_RECORD_MISC_USER, trailer);
+      perf::EncodeMmap2(fields, PERF_RECORD_MISC_USER, trailer);
   if (!bytes.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(filename, ": MMAP2 record too large: ", bytes.status().message()));
   }
-  pending_.push(Pending{timestamp, sequence_++, OwnedRecord(std::move(*bytes), {}, 0)});
+  pending_.push(Pending{timestamp, sequence_++, perf::OwnedRecord(std::move(*bytes), {}, 0)});
   ++stats_.mmaps_injected;
   return absl::OkStatus();
 }
 
-void JitTool::AddBuildIdEntries(FeatureSet& features) const {
+void JitTool::AddBuildIdEntries(perf::FeatureSet& features) const {
   constexpr int32_t kHostMachinePid = -1;  // perf's HOST_KERNEL_ID
   std::vector<std::byte>& section = features[HEADER_BUILD_ID];
   for (const auto& [path, build_id] : written_) {
-    BuildIdEntry entry;
+    perf::BuildIdEntry entry;
     entry.pid = kHostMachinePid;
     entry.misc = PERF_RECORD_MISC_USER;
     entry.build_id = build_id;
     entry.filename = path;
-    AppendBuildIdEntry(entry, section);
+    perf::AppendBuildIdEntry(entry, section);
   }
 }
 
@@ -520,7 +520,7 @@ absl::Status JitTool::StoreInBuildIdCache() {
   return absl::OkStatus();
 }
 
-absl::Status JitTool::End(pipeline::RecordSink& out, FeatureSet& features) {
+absl::Status JitTool::End(pipeline::RecordSink& out, perf::FeatureSet& features) {
   if (absl::Status s = EmitPendingUpTo(UINT64_MAX, out); !s.ok()) return s;
   // A file written again (the same code_index loaded twice) counts once, last.
   std::stable_sort(written_.begin(), written_.end(),

@@ -110,9 +110,9 @@ class JitTool : public pipeline::Tool {
       : options_(std::move(options)), warnings_(warnings) {}
   ~JitTool() override;
 
-  absl::Status Begin(Header& header) override;
-  absl::Status Process(const Record& record, pipeline::RecordSink& out) override;
-  absl::Status End(pipeline::RecordSink& out, FeatureSet& features) override;
+  absl::Status Begin(perf::Header& header) override;
+  absl::Status Process(const perf::Record& record, pipeline::RecordSink& out) override;
+  absl::Status End(pipeline::RecordSink& out, perf::FeatureSet& features) override;
 
   // Keeps the ELF files written (otherwise the destructor removes them).
   void Commit();
@@ -126,7 +126,7 @@ class JitTool : public pipeline::Tool {
   struct Pending {
     uint64_t time;
     uint64_t sequence;
-    OwnedRecord record;
+    perf::OwnedRecord record;
   };
   struct Later {
     bool operator()(const Pending& a, const Pending& b) const {
@@ -137,8 +137,8 @@ class JitTool : public pipeline::Tool {
   struct DumpContext {
     std::string dir;
     uint32_t file_pid = 0;  // the pid in the .so names
-    SampleFormat format;
-    SampleId sample_id;  // from the marker; pid, tid, time replaced
+    perf::SampleFormat format;
+    perf::SampleId sample_id;  // from the marker; pid, tid, time replaced
     bool arch_timestamp = false;
     elf::JitElfTarget target;
     std::string dump_path;
@@ -190,20 +190,20 @@ class JitTool : public pipeline::Tool {
   // Refuses a generated file `name` in the context's folder that is an
   // output of the run.
   static absl::Status CheckNotAnOutput(const DumpContext& context, const std::string& name);
-  absl::Status ProcessMapping(const Record& record, absl::string_view filename, uint32_t pid,
+  absl::Status ProcessMapping(const perf::Record& record, absl::string_view filename, uint32_t pid,
                               pipeline::RecordSink& out);
   // The readable dump the marker names, nullopt (with a warning) if none is
   // there; an error when one cannot be looked at (EACCES, EIO, EMFILE).
-  absl::StatusOr<std::optional<FoundDump>> FindDump(const Record& marker,
+  absl::StatusOr<std::optional<FoundDump>> FindDump(const perf::Record& marker,
                                                     absl::string_view filename, uint32_t pid,
                                                     uint32_t name_pid);
   // Reads the dump, writes its files and queues its MMAP2s; `pid` is the
   // marker's (its namespace's outer pid when dump.namespaced).
-  absl::Status ProcessDump(const Record& marker, const FoundDump& dump, uint32_t pid);
+  absl::Status ProcessDump(const perf::Record& marker, const FoundDump& dump, uint32_t pid);
   // Opens the dump and checks that its timestamps can be put on perf's clock.
   absl::StatusOr<std::unique_ptr<JitDumpReader>> OpenDump(const std::string& path) const;
   absl::Status CheckClock(const std::string& path) const;
-  absl::StatusOr<DumpContext> ContextFor(const Record& marker, const JitDumpReader& reader,
+  absl::StatusOr<DumpContext> ContextFor(const perf::Record& marker, const JitDumpReader& reader,
                                          const FoundDump& dump, uint32_t pid) const;
   // With `merge`: the dump's jitted-<pid>-merged.so, being written.
   absl::StatusOr<std::unique_ptr<elf::MergedJitElfWriter>> OpenMergedFile(
@@ -230,12 +230,12 @@ class JitTool : public pipeline::Tool {
   // first, as it would have one file at a time.
   absl::Status FlushFiles(absl::Status status = absl::OkStatus());
   absl::Status EmitPendingUpTo(uint64_t time, pipeline::RecordSink& out);
-  void AddBuildIdEntries(FeatureSet& features) const;
+  void AddBuildIdEntries(perf::FeatureSet& features) const;
   absl::Status StoreInBuildIdCache();
 
   JitToolOptions options_;
-  EventList events_;
-  std::optional<TimeConversion> time_conversion_;
+  perf::EventList events_;
+  std::optional<perf::TimeConversion> time_conversion_;
   absl::flat_hash_set<uint32_t> processed_pids_;
   absl::flat_hash_set<uint32_t> anonymous_code_pids_;  // every pid with a //anon mapping
   absl::flat_hash_set<std::string> processed_dumps_;

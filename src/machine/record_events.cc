@@ -10,7 +10,7 @@ namespace {
 
 // The fields MMAP and MMAP2 share.
 template <typename View>
-MmapEvent CommonMmapFields(const Record& record, const View& m) {
+MmapEvent CommonMmapFields(const perf::Record& record, const View& m) {
   MmapEvent e;
   e.misc = record.misc();
   e.pid = static_cast<int32_t>(m.pid());
@@ -24,15 +24,15 @@ MmapEvent CommonMmapFields(const Record& record, const View& m) {
 
 }  // namespace
 
-absl::StatusOr<MmapEvent> MmapEventOf(const Record& record) {
+absl::StatusOr<MmapEvent> MmapEventOf(const perf::Record& record) {
   if (record.type() == PERF_RECORD_MMAP) {
-    absl::StatusOr<MmapRecord> m = MmapRecord::From(record);
+    absl::StatusOr<perf::MmapRecord> m = perf::MmapRecord::From(record);
     if (!m.ok()) return m.status();
     MmapEvent e = CommonMmapFields(record, *m);
     e.prot = (record.misc() & PERF_RECORD_MISC_MMAP_DATA) ? PROT_READ : PROT_READ | PROT_EXEC;
     return e;
   }
-  absl::StatusOr<Mmap2Record> m = Mmap2Record::From(record);
+  absl::StatusOr<perf::Mmap2Record> m = perf::Mmap2Record::From(record);
   if (!m.ok()) return m.status();
   MmapEvent e = CommonMmapFields(record, *m);
   if (m->has_build_id()) {
@@ -48,8 +48,8 @@ absl::StatusOr<MmapEvent> MmapEventOf(const Record& record) {
   return e;
 }
 
-absl::StatusOr<CommEvent> CommEventOf(const Record& record) {
-  absl::StatusOr<CommRecord> c = CommRecord::From(record);
+absl::StatusOr<CommEvent> CommEventOf(const perf::Record& record) {
+  absl::StatusOr<perf::CommRecord> c = perf::CommRecord::From(record);
   if (!c.ok()) return c.status();
   CommEvent e;
   e.misc = record.misc();
@@ -59,8 +59,8 @@ absl::StatusOr<CommEvent> CommEventOf(const Record& record) {
   return e;
 }
 
-absl::StatusOr<TaskEvent> TaskEventOf(const Record& record) {
-  absl::StatusOr<ForkRecord> f = ForkRecord::From(record);
+absl::StatusOr<TaskEvent> TaskEventOf(const perf::Record& record) {
+  absl::StatusOr<perf::ForkRecord> f = perf::ForkRecord::From(record);
   if (!f.ok()) return f.status();
   TaskEvent e;
   e.misc = record.misc();
@@ -71,8 +71,8 @@ absl::StatusOr<TaskEvent> TaskEventOf(const Record& record) {
   return e;
 }
 
-absl::StatusOr<KsymbolEvent> KsymbolEventOf(const Record& record) {
-  absl::StatusOr<KsymbolRecord> k = KsymbolRecord::From(record);
+absl::StatusOr<KsymbolEvent> KsymbolEventOf(const perf::Record& record) {
+  absl::StatusOr<perf::KsymbolRecord> k = perf::KsymbolRecord::From(record);
   if (!k.ok()) return k.status();
   KsymbolEvent e;
   e.misc = record.misc();
@@ -101,16 +101,16 @@ bool ChangesMachines(uint32_t type) {
 namespace {
 
 template <typename Event>
-absl::Status ApplyEvent(Machines& machines, const Record& record,
+absl::Status ApplyEvent(Machines& machines, const perf::Record& record,
                         const absl::StatusOr<Event>& event) {
   absl::Status status = event.ok() ? machines.Apply(*event) : event.status();
   if (status.ok()) return status;
-  return RecordError(record, status);
+  return perf::RecordError(record, status);
 }
 
 }  // namespace
 
-absl::Status ApplyRecord(Machines& machines, const Record& record) {
+absl::Status ApplyRecord(Machines& machines, const perf::Record& record) {
   switch (record.type()) {
     case PERF_RECORD_MMAP:
     case PERF_RECORD_MMAP2:

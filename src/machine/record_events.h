@@ -11,16 +11,16 @@
 
 namespace perftk::machine {
 
-absl::StatusOr<MmapEvent> MmapEventOf(const Record& record);  // MMAP or MMAP2
-absl::StatusOr<CommEvent> CommEventOf(const Record& record);
-absl::StatusOr<TaskEvent> TaskEventOf(const Record& record);  // FORK or EXIT
-absl::StatusOr<KsymbolEvent> KsymbolEventOf(const Record& record);
+absl::StatusOr<MmapEvent> MmapEventOf(const perf::Record& record);  // MMAP or MMAP2
+absl::StatusOr<CommEvent> CommEventOf(const perf::Record& record);
+absl::StatusOr<TaskEvent> TaskEventOf(const perf::Record& record);  // FORK or EXIT
+absl::StatusOr<KsymbolEvent> KsymbolEventOf(const perf::Record& record);
 
 // True for the record types that change the model.
 bool ChangesMachines(uint32_t record_type);
 
 // Applies one record; errors name the record's offset and type.
-absl::Status ApplyRecord(Machines& machines, const Record& record);
+absl::Status ApplyRecord(Machines& machines, const perf::Record& record);
 
 }  // namespace perftk::machine
 

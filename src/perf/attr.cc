@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 absl::StatusOr<EventAttr> EventAttr::FromBytes(Bytes bytes) {
   if (bytes.size() < PERF_ATTR_SIZE_VER0) {
@@ -124,4 +124,4 @@ std::string DescribeAttr(const EventAttr& attr) {
   return absl::StrFormat("type %u config 0x%x", attr.type(), config);
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

@@ -15,7 +15,7 @@
 #include "base/bytes.h"
 #include "perftk/perf_abi.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 class EventAttr {
  public:
@@ -72,6 +72,6 @@ void SwapAttrBytes(MutableBytes attr);
 // listings when the file carries no EVENT_DESC.
 std::string DescribeAttr(const EventAttr& attr);
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_ATTR_H_

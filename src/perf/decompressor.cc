@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 Decompressor::Decompressor() : stream_(ZSTD_createDStream()) {
   ZSTD_initDStream(static_cast<ZSTD_DStream*>(stream_));
@@ -37,4 +37,4 @@ absl::Status Decompressor::Decompress(Bytes compressed, std::vector<std::byte>& 
   return absl::OkStatus();
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

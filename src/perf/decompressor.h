@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "base/bytes.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 class Decompressor {
  public:
@@ -26,6 +26,6 @@ class Decompressor {
   void* stream_;
 };
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_DECOMPRESSOR_H_

@@ -5,7 +5,7 @@
 #include "perf/features.h"
 #include "perf/sample.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 Field Field::Number(std::string name, uint64_t value) {
   Field f;
@@ -358,4 +358,4 @@ std::vector<Field> DescribeFeature(int feature, const FeatureSet& features) {
   return out;
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

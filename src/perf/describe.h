@@ -11,7 +11,7 @@
 #include "perf/header.h"
 #include "perf/record.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 struct Field {
   enum class Kind { kNumber, kAddress, kText, kAddressList };
@@ -35,6 +35,6 @@ std::vector<Field> DescribeFeature(int feature, const FeatureSet& features);
 // "IP|TID|TIME|PERIOD"
 std::string SampleTypeNames(uint64_t sample_type);
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_DESCRIBE_H_

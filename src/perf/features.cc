@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "perf/swap.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 std::string FeatureName(int feature) {
   static constexpr const char* kNames[] = {
@@ -301,4 +301,4 @@ absl::Status SwapFeatureToNative(int feature, std::vector<std::byte>& s) {
   }
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

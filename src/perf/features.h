@@ -13,7 +13,7 @@
 #include "base/build_id.h"
 #include "perf/header.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 // The name perf uses for a feature bit, e.g. "hostname", "build_id".
 std::string FeatureName(int feature);
@@ -87,6 +87,6 @@ absl::Status SwapFeatureToNative(int feature, std::vector<std::byte>& section);
 // bytes), then the bytes.
 void AppendFeatureString(std::vector<std::byte>& out, absl::string_view text);
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_FEATURES_H_

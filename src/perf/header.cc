@@ -3,7 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 void EventList::Add(EventAttr attr) {
   attrs_.push_back(std::move(attr));
@@ -106,4 +106,4 @@ absl::StatusOr<size_t> EventList::IndexOfAmongSeveral(const Record& record) cons
                                              Load<uint64_t>(record.bytes().data() + offset)));
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

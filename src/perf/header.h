@@ -15,7 +15,7 @@
 #include "perf/record.h"
 #include "perf/sample.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 enum class DataLayout { kFile, kPipe };
 
@@ -95,6 +95,6 @@ struct Header {
   FeatureSet features;
 };
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_HEADER_H_

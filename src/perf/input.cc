@@ -16,7 +16,7 @@
 #include "base/input_file.h"
 #include "base/interrupt.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 absl::StatusOr<std::unique_ptr<Input>> Input::Open(const std::string& path) {
   std::unique_ptr<Input> input(new Input());
@@ -123,4 +123,4 @@ absl::StatusOr<Bytes> Input::Read(uint64_t n, std::vector<std::byte>& scratch) {
   return Bytes(scratch.data(), got);
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

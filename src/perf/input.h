@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "base/bytes.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 class Input {
  public:
@@ -62,6 +62,6 @@ class Input {
   uint64_t released_ = 0;
 };
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_INPUT_H_

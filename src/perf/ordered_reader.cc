@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace perftk {
+namespace perftk::perf {
 
 Record OrderedReader::ViewOf(const Queued& queued) const {
   if (!queued.copied()) {
@@ -176,4 +176,4 @@ absl::StatusOr<std::optional<Record>> OrderedReader::Next() {
   }
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

@@ -32,7 +32,7 @@
 #include "perf/reader.h"
 #include "perf/record.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 class OrderedReader {
  public:
@@ -104,6 +104,6 @@ class OrderedReader {
   uint64_t out_of_order_ = 0;
 };
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_ORDERED_READER_H_

@@ -12,7 +12,7 @@
 #include "perf/features.h"
 #include "perf/swap.h"
 
-namespace perftk {
+namespace perftk::perf {
 namespace {
 
 constexpr uint64_t kMagic = 0x32454c4946524550ULL;    // "PERFILE2" read as a native u64
@@ -487,4 +487,4 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextDecompressed() {
   return std::optional<Record>(Record(Bytes(p, size), compressed_offset_));
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

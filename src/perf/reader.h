@@ -31,7 +31,7 @@
 #include "perf/input.h"
 #include "perf/record.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 class Decompressor;
 
@@ -121,6 +121,6 @@ class PerfDataReader {
   uint64_t compressed_offset_ = 0;
 };
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_READER_H_

@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "base/status_prefix.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 bool Record::is_header_record() const {
   switch (type()) {
@@ -256,4 +256,4 @@ absl::Status RecordError(const Record& record, const absl::Status& status) {
                         status);
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

@@ -17,7 +17,7 @@
 #include "base/bytes.h"
 #include "perftk/perf_abi.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 inline constexpr size_t kRecordHeaderSize = 8;
 
@@ -522,6 +522,6 @@ class SwitchRecord : public RecordView {
   using RecordView::RecordView;
 };
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_RECORD_H_

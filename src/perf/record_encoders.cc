@@ -2,7 +2,7 @@
 
 #include "perf/record.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 absl::StatusOr<std::vector<std::byte>> EncodeMmap2(const Mmap2Fields& fields, uint16_t misc,
                                                    Bytes sample_id) {
@@ -75,4 +75,4 @@ absl::Status MapDeferredCallchainIps(std::vector<std::byte>& bytes, size_t trail
   return absl::OkStatus();
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

@@ -17,7 +17,7 @@
 #include "base/bytes.h"
 #include "perf/attr.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 // The fields of an MMAP2 that names its file by device and inode.
 struct Mmap2Fields {
@@ -59,6 +59,6 @@ absl::Status MapDeferredCallchainIps(std::vector<std::byte>& bytes, size_t trail
 absl::StatusOr<std::vector<std::byte>> EncodeEventUpdateName(uint64_t id, absl::string_view name,
                                                              uint16_t misc = 0);
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_RECORD_ENCODERS_H_

@@ -6,7 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 SampleFormat SampleFormat::Of(const EventAttr& attr) {
   SampleFormat f;
@@ -526,4 +526,4 @@ void SwapSampleIdTrailer(const SampleFormat& f, MutableBytes record) {
   if (f.has(PERF_SAMPLE_IDENTIFIER)) u64();
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

@@ -14,7 +14,7 @@
 #include "base/bytes.h"
 #include "perf/attr.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 // What an attr says about the layout of its samples and trailers.
 struct SampleFormat {
@@ -169,6 +169,6 @@ void SwapSampleIdTrailer(const SampleFormat& format, MutableBytes record);
 // `widths` are the field widths in declaration order.
 uint64_t ReverseBitfieldOrder(uint64_t value, std::initializer_list<int> widths);
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_SAMPLE_H_

@@ -3,7 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 void SwapRecordHeader(std::byte* header) {
   SwapInPlace<uint32_t>(header);
@@ -268,4 +268,4 @@ absl::Status SwapRecordToNative(const EventList& events, MutableBytes record) {
   return absl::OkStatus();
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

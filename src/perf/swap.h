@@ -7,7 +7,7 @@
 #include "base/bytes.h"
 #include "perf/header.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 // `record` is a whole record, header included, still in foreign order.
 // Tracepoint RAW payloads, AUX data and user stack copies stay as recorded:
@@ -18,6 +18,6 @@ absl::Status SwapRecordToNative(const EventList& events, MutableBytes record);
 // Swaps a perf_event_header (type, misc, size) in place.
 void SwapRecordHeader(std::byte* header);
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_SWAP_H_

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_format.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 absl::StatusOr<TimeConversion> TimeConversion::From(const Record& record) {
   absl::StatusOr<TimeConvRecord> view = TimeConvRecord::From(record);
@@ -30,4 +30,4 @@ uint64_t TimeConversion::ToPerfTime(uint64_t cycles) const {
   return time_zero + quot * mult + ((rem * mult) >> time_shift);
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "perf/record.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 struct TimeConversion {
   uint64_t time_shift = 0, time_mult = 0, time_zero = 0;
@@ -24,6 +24,6 @@ struct TimeConversion {
   uint64_t ToPerfTime(uint64_t cycles) const;
 };
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_TIME_CONV_H_

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/bytes.h"
 
-namespace perftk {
+namespace perftk::perf {
 namespace {
 
 // Walks the section in the byte order its header names.
@@ -99,4 +99,4 @@ absl::Status ScrubTracingData(std::vector<std::byte>& section) {
   return absl::OkStatus();
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

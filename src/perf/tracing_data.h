@@ -9,13 +9,13 @@
 
 #include "absl/status/status.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 // Empties the kallsyms and ftrace printk parts of a tracing_data section (they
 // hold kernel addresses); keeps the header pages, ftrace and event formats and
 // saved cmdlines, so perf still names and formats tracepoint events.
 absl::Status ScrubTracingData(std::vector<std::byte>& section);
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_TRACING_DATA_H_

@@ -7,7 +7,7 @@
 #include "perf/features.h"
 #include "perf/record_encoders.h"
 
-namespace perftk {
+namespace perftk::perf {
 namespace {
 
 constexpr uint64_t kMagic = 0x32454c4946524550ULL;
@@ -273,4 +273,4 @@ absl::Status PerfDataWriter::Finish() {
   return out_->Commit();
 }
 
-}  // namespace perftk
+}  // namespace perftk::perf

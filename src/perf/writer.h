@@ -30,7 +30,7 @@
 #include "perf/header.h"
 #include "perf/record.h"
 
-namespace perftk {
+namespace perftk::perf {
 
 class PerfDataWriter {
  public:
@@ -82,6 +82,6 @@ class PerfDataWriter {
   std::vector<AuxtraceIndexEntry> auxtrace_index_;  // of the AUXTRACE records written
 };
 
-}  // namespace perftk
+}  // namespace perftk::perf
 
 #endif  // PERFTK_PERF_WRITER_H_

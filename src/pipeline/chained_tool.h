@@ -34,14 +34,14 @@ class ChainedTool : public Tool {
     first_.set_model(model);
     second_.set_model(model);
   }
-  absl::Status BeforeModelChange(const Record& record, RecordSink& out) override {
+  absl::Status BeforeModelChange(const perf::Record& record, RecordSink& out) override {
     if (!skip_first_) {
       Forward forward(second_, out);
       if (absl::Status s = first_.BeforeModelChange(record, forward); !s.ok()) return s;
     }
     return second_.BeforeModelChange(record, out);
   }
-  absl::Status Begin(Header& header) override {
+  absl::Status Begin(perf::Header& header) override {
     const std::optional<ModelPolicy> first = first_.model_policy();
     const std::optional<ModelPolicy> second = second_.model_policy();
     if (first && second && *first != *second) {
@@ -51,7 +51,7 @@ class ChainedTool : public Tool {
     skip_first_ = first_.PassesAllThrough();
     return second_.Begin(header);
   }
-  absl::Status Process(const Record& record, RecordSink& out) override {
+  absl::Status Process(const perf::Record& record, RecordSink& out) override {
     if (skip_first_) return second_.Process(record, out);
     Forward forward(second_, out);
     return first_.Process(record, forward);
@@ -71,7 +71,7 @@ class ChainedTool : public Tool {
     first_.Abandon();
     second_.Abandon();
   }
-  absl::Status End(RecordSink& out, FeatureSet& features) override {
+  absl::Status End(RecordSink& out, perf::FeatureSet& features) override {
     if (skip_first_) return second_.End(out, features);
     Forward forward(second_, out);
     if (absl::Status s = first_.End(forward, features); !s.ok()) return s;
@@ -83,7 +83,7 @@ class ChainedTool : public Tool {
   class Forward : public RecordSink {
    public:
     Forward(Tool& next, RecordSink& out) : next_(next), out_(out) {}
-    absl::Status Emit(const Record& record) override { return next_.Process(record, out_); }
+    absl::Status Emit(const perf::Record& record) override { return next_.Process(record, out_); }
 
    private:
     Tool& next_;

@@ -10,29 +10,29 @@
 namespace perftk::pipeline {
 
 absl::StatusOr<std::vector<std::byte>> RewriteHeaderAttr(
-    const Record& record, EventList& input, EventList& output,
-    absl::FunctionRef<void(EventAttr&)> change) {
-  absl::StatusOr<HeaderAttrRecord> view = HeaderAttrRecord::From(record);
+    const perf::Record& record, perf::EventList& input, perf::EventList& output,
+    absl::FunctionRef<void(perf::EventAttr&)> change) {
+  absl::StatusOr<perf::HeaderAttrRecord> view = perf::HeaderAttrRecord::From(record);
   if (!view.ok()) return view.status();
-  absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(view->attr_bytes());
+  absl::StatusOr<perf::EventAttr> attr = perf::EventAttr::FromBytes(view->attr_bytes());
   if (!attr.ok()) return attr.status();
   attr->ids() = view->ids();
   input.Add(*attr);
   change(*attr);
   output.Add(*attr);
-  return EncodeHeaderAttr(*attr, record.misc());
+  return perf::EncodeHeaderAttr(*attr, record.misc());
 }
 
 absl::Status RewriteEventDesc(std::vector<std::byte>& section,
-                              absl::FunctionRef<void(EventAttr&)> change,
+                              absl::FunctionRef<void(perf::EventAttr&)> change,
                               absl::FunctionRef<std::string(const std::string&)> rename) {
-  absl::StatusOr<EventDesc> desc = ParseEventDesc(section);
+  absl::StatusOr<perf::EventDesc> desc = perf::ParseEventDesc(section);
   if (!desc.ok()) return desc.status();
   if (desc->attr_size < PERF_ATTR_SIZE_VER0) {
     return absl::DataLossError("event_desc feature section has attrs of impossible size");
   }
-  for (EventDescEntry& entry : desc->entries) {
-    absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(entry.attr);
+  for (perf::EventDescEntry& entry : desc->entries) {
+    absl::StatusOr<perf::EventAttr> attr = perf::EventAttr::FromBytes(entry.attr);
     if (!attr.ok()) return attr.status();
     change(*attr);
     // The recorded size field stays: a change that grew the attr to a newer
@@ -46,12 +46,12 @@ absl::Status RewriteEventDesc(std::vector<std::byte>& section,
       entry.name = std::move(name);
     }
   }
-  section = EncodeEventDesc(*desc);
+  section = perf::EncodeEventDesc(*desc);
   return absl::OkStatus();
 }
 
 absl::Status RewriteEventDescAttrs(std::vector<std::byte>& section,
-                                   absl::FunctionRef<void(EventAttr&)> change) {
+                                   absl::FunctionRef<void(perf::EventAttr&)> change) {
   return RewriteEventDesc(section, change, [](const std::string& name) { return name; });
 }
 

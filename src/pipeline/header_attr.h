@@ -21,8 +21,8 @@ namespace perftk::pipeline {
 // Adds the attr of `record` (a HEADER_ATTR) to `input` as recorded and, once
 // `change` has run on it, to `output`; returns the record's new bytes.
 absl::StatusOr<std::vector<std::byte>> RewriteHeaderAttr(
-    const Record& record, EventList& input, EventList& output,
-    absl::FunctionRef<void(EventAttr&)> change);
+    const perf::Record& record, perf::EventList& input, perf::EventList& output,
+    absl::FunctionRef<void(perf::EventAttr&)> change);
 
 // Runs `change` on every attr of an EVENT_DESC section (native byte order)
 // and writes each back in place, at the section's attr size, and gives each
@@ -30,11 +30,11 @@ absl::StatusOr<std::vector<std::byte>> RewriteHeaderAttr(
 // the name stays). DataLoss if the section is malformed; then the section
 // is unchanged.
 absl::Status RewriteEventDesc(std::vector<std::byte>& section,
-                              absl::FunctionRef<void(EventAttr&)> change,
+                              absl::FunctionRef<void(perf::EventAttr&)> change,
                               absl::FunctionRef<std::string(const std::string&)> rename);
 // The same with every name kept.
 absl::Status RewriteEventDescAttrs(std::vector<std::byte>& section,
-                                   absl::FunctionRef<void(EventAttr&)> change);
+                                   absl::FunctionRef<void(perf::EventAttr&)> change);
 
 }  // namespace perftk::pipeline
 

@@ -16,22 +16,22 @@ namespace {
 
 // An error of the tool's, which knows records by their offset, named after
 // the input too.
-absl::Status InInput(const PerfDataReader& reader, const absl::Status& status) {
+absl::Status InInput(const perf::PerfDataReader& reader, const absl::Status& status) {
   return base::Prefixed(absl::StrCat(reader.name(), ": "), status);
 }
 
 class WriterSink : public RecordSink {
  public:
-  explicit WriterSink(PerfDataWriter& writer) : writer_(writer) {}
-  absl::Status Emit(const Record& record) override { return writer_.Write(record); }
+  explicit WriterSink(perf::PerfDataWriter& writer) : writer_(writer) {}
+  absl::Status Emit(const perf::Record& record) override { return writer_.Write(record); }
 
  private:
-  PerfDataWriter& writer_;
+  perf::PerfDataWriter& writer_;
 };
 
 class NullSink : public RecordSink {
  public:
-  absl::Status Emit(const Record&) override { return absl::OkStatus(); }
+  absl::Status Emit(const perf::Record&) override { return absl::OkStatus(); }
 };
 
 // Hands the tool a way to move the progress on, for the run's length.
@@ -61,20 +61,21 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
     if (!opened.ok()) return opened.status();
     out = std::move(*opened);
   }
-  absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(options.input);
+  absl::StatusOr<std::unique_ptr<perf::PerfDataReader>> reader =
+      perf::PerfDataReader::Open(options.input);
   if (!reader.ok()) return reader.status();
   // Declared after the reader, so that on an error the tool's threads stop
   // (and stop reading views of the input and the model) before the reader
   // unmaps it.
   ToolFeed feed(tool);
-  Header header = (*reader)->header();
+  perf::Header header = (*reader)->header();
   if (absl::Status s = feed.Begin(header); !s.ok()) return InInput(**reader, s);
-  std::unique_ptr<PerfDataWriter> writer;
+  std::unique_ptr<perf::PerfDataWriter> writer;
   if (out != nullptr) {
-    DataLayout layout =
-        options.layout.value_or(out->is_stream() ? DataLayout::kPipe : DataLayout::kFile);
-    absl::StatusOr<std::unique_ptr<PerfDataWriter>> created =
-        PerfDataWriter::Create(std::move(out), layout, header);
+    perf::DataLayout layout = options.layout.value_or(out->is_stream() ? perf::DataLayout::kPipe
+                                                                       : perf::DataLayout::kFile);
+    absl::StatusOr<std::unique_ptr<perf::PerfDataWriter>> created =
+        perf::PerfDataWriter::Create(std::move(out), layout, header);
     if (!created.ok()) return created.status();
     writer = std::move(*created);
   }
@@ -87,9 +88,9 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
   Progress progress(options.show_progress ? options.progress_label : "", (*reader)->size());
   const ProgressHook hook(tool, progress);
   (*reader)->set_views_held_from([&tool] { return tool.OldestViewHeld(); });
-  OrderedReader ordered(**reader);
+  perf::OrderedReader ordered(**reader);
   while (true) {
-    absl::StatusOr<std::optional<Record>> record =
+    absl::StatusOr<std::optional<perf::Record>> record =
         options.ordered ? ordered.Next() : (*reader)->Next();
     if (!record.ok()) return record.status();
     if (!*record) break;
@@ -98,7 +99,7 @@ absl::StatusOr<PipelineStats> RunPipeline(Tool& tool, const PipelineOptions& opt
     if (absl::Status s = feed.Process(**record, sink); !s.ok()) return InInput(**reader, s);
     if (!tool.reports_progress()) progress.Update((*record)->file_offset());
   }
-  FeatureSet unwritten_features;
+  perf::FeatureSet unwritten_features;
   if (absl::Status s = feed.End(sink, writer ? writer->features() : unwritten_features); !s.ok()) {
     return InInput(**reader, s);
   }

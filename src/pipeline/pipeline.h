@@ -20,7 +20,7 @@ struct PipelineOptions {
   std::string output;  // "-" for stdout; empty: no perf.data is written
   // Output layout; by default pipe for a stream (stdout, a FIFO, a device),
   // file otherwise.
-  std::optional<DataLayout> layout;
+  std::optional<perf::DataLayout> layout;
   // Hand records to the tool in timestamp order (OrderedReader) instead of
   // stored order. Tools that follow address spaces need this.
   bool ordered = false;

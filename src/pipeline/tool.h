@@ -29,7 +29,7 @@ namespace perftk::pipeline {
 class RecordSink {
  public:
   virtual ~RecordSink() = default;
-  virtual absl::Status Emit(const Record& record) = 0;
+  virtual absl::Status Emit(const perf::Record& record) = 0;
 };
 
 // How the pipeline's model takes the records that change it.
@@ -55,17 +55,17 @@ class Tool {
   virtual void set_model(const machine::Machines* model) { model_ = model; }
   // Before `record` changes the model: finish what reads the model as it
   // is (samples held, work on other threads), emitting what that makes.
-  virtual absl::Status BeforeModelChange(const Record& record, RecordSink& out) {
+  virtual absl::Status BeforeModelChange(const perf::Record& record, RecordSink& out) {
     (void)record;
     (void)out;
     return absl::OkStatus();
   }
   // Called once with the input's header; what it leaves is what is written.
-  virtual absl::Status Begin(Header& header) {
+  virtual absl::Status Begin(perf::Header& header) {
     (void)header;
     return absl::OkStatus();
   }
-  virtual absl::Status Process(const Record& record, RecordSink& out) = 0;
+  virtual absl::Status Process(const perf::Record& record, RecordSink& out) = 0;
   // After Begin: whether every record will leave as it came and End will
   // emit nothing, so that a chain may leave this tool out.
   virtual bool PassesAllThrough() const { return false; }
@@ -80,7 +80,7 @@ class Tool {
   // implement it.
   virtual void Abandon() {}
   // Called after the last record; may emit more and change the features.
-  virtual absl::Status End(RecordSink& out, FeatureSet& features) {
+  virtual absl::Status End(RecordSink& out, perf::FeatureSet& features) {
     (void)out;
     (void)features;
     return absl::OkStatus();
@@ -113,7 +113,9 @@ class Tool {
 // The identity tool: every record is written as it came.
 class CopyTool : public Tool {
  public:
-  absl::Status Process(const Record& record, RecordSink& out) override { return out.Emit(record); }
+  absl::Status Process(const perf::Record& record, RecordSink& out) override {
+    return out.Emit(record);
+  }
 };
 
 }  // namespace perftk::pipeline

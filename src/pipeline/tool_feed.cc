@@ -15,15 +15,15 @@ ToolFeed::~ToolFeed() {
   if (policy_) tool_.set_model(nullptr);
 }
 
-absl::Status ToolFeed::End(RecordSink& out, FeatureSet& features) {
+absl::Status ToolFeed::End(RecordSink& out, perf::FeatureSet& features) {
   absl::Status status = tool_.End(out, features);
   ended_ = status.ok();  // End joined the tool's work
   return status;
 }
 
-absl::Status ToolFeed::Begin(Header& header) { return tool_.Begin(header); }
+absl::Status ToolFeed::Begin(perf::Header& header) { return tool_.Begin(header); }
 
-absl::Status ToolFeed::Process(const Record& record, RecordSink& out) {
+absl::Status ToolFeed::Process(const perf::Record& record, RecordSink& out) {
   if (policy_ && machine::ChangesMachines(record.type())) {
     if (absl::Status s = tool_.BeforeModelChange(record, out); !s.ok()) return s;
     if (record.type() != PERF_RECORD_EXIT || policy_->apply_exits) {

@@ -26,12 +26,12 @@ class ToolFeed {
   ToolFeed& operator=(const ToolFeed&) = delete;
 
   // Gives the tool the model, then the header.
-  absl::Status Begin(Header& header);
+  absl::Status Begin(perf::Header& header);
   // A record that changes the model: the tool's BeforeModelChange, the
   // model takes it (by the tool's policy), then the tool's Process.
-  absl::Status Process(const Record& record, RecordSink& out);
+  absl::Status Process(const perf::Record& record, RecordSink& out);
   // The tool's End.
-  absl::Status End(RecordSink& out, FeatureSet& features);
+  absl::Status End(RecordSink& out, perf::FeatureSet& features);
 
   const machine::Machines& model() const { return model_; }
 

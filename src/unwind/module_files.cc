@@ -92,7 +92,7 @@ absl::Status OpenFailure(const std::string& path, int error) {
       absl::StrCat(base::Printable(path), ": cannot open: ", base::SystemErrorText(error)));
 }
 
-ModuleFiles::ModuleFiles(std::string symfs, BuildIdsByPath build_ids)
+ModuleFiles::ModuleFiles(std::string symfs, perf::BuildIdsByPath build_ids)
     : symfs_(std::move(symfs)), build_ids_(std::move(build_ids)) {
   elf_version(EV_CURRENT);  // here, not in Open: lanes open files at once
 }

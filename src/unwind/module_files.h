@@ -66,7 +66,7 @@ absl::Status OpenFailure(const std::string& path, int error);
 class ModuleFiles {
  public:
   // `build_ids`: file name -> build id, from the recording's header.
-  ModuleFiles(std::string symfs, BuildIdsByPath build_ids);
+  ModuleFiles(std::string symfs, perf::BuildIdsByPath build_ids);
 
   // The file of `dso`, or null when none is found or it is not an ELF file
   // of the recorded build id.
@@ -93,7 +93,7 @@ class ModuleFiles {
   std::unique_ptr<ModuleFile> Locate(const machine::Dso& dso) const;
 
   std::string symfs_;
-  BuildIdsByPath build_ids_;
+  perf::BuildIdsByPath build_ids_;
   absl::flat_hash_map<const machine::Dso*, std::unique_ptr<ModuleFile>> files_;
   mutable absl::Status failure_;  // set by Open, which is otherwise const
 };

@@ -21,7 +21,7 @@ constexpr int kArm64PerfPc = 32;
 constexpr int kArm64PerfSp = 31;
 
 // The value of perf register `perf_reg`, if the mask recorded it.
-std::optional<uint64_t> PerfRegister(uint64_t mask, const RegisterDump& regs, int perf_reg) {
+std::optional<uint64_t> PerfRegister(uint64_t mask, const perf::RegisterDump& regs, int perf_reg) {
   if (perf_reg >= 64 || ((mask >> perf_reg) & 1) == 0) return std::nullopt;
   const size_t index = std::popcount(mask & ((uint64_t{1} << perf_reg) - 1));
   return regs.values[index];
@@ -36,7 +36,7 @@ std::optional<Arch> ArchFromName(absl::string_view name) {
 }
 
 absl::StatusOr<InitialRegisters> InitialRegistersOf(Arch arch, uint64_t mask,
-                                                    const RegisterDump& regs) {
+                                                    const perf::RegisterDump& regs) {
   if (regs.abi == 0) return absl::InvalidArgumentError("the sample has no user registers");
   if (regs.values.size() < static_cast<size_t>(std::popcount(mask))) {
     return absl::InvalidArgumentError(absl::StrFormat("%u user register values for a mask of %d",

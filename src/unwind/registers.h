@@ -42,7 +42,7 @@ struct InitialRegisters {
 // InvalidArgument when the dump is empty (abi 0: a kernel thread), has fewer
 // values than the mask has bits, or lacks the pc or the stack pointer.
 absl::StatusOr<InitialRegisters> InitialRegistersOf(Arch arch, uint64_t mask,
-                                                    const RegisterDump& regs);
+                                                    const perf::RegisterDump& regs);
 
 }  // namespace perftk::unwind
 

@@ -12,13 +12,13 @@ bool SampleWindows::OpenIsFull() const {
   return open_->samples.size() >= kMaxSamples || open_->records.size() >= kMaxRecords;
 }
 
-void SampleWindows::Keep(const Record& record) {
-  open_->records.emplace_back().record = OwnedRecord(record);
+void SampleWindows::Keep(const perf::Record& record) {
+  open_->records.emplace_back().record = perf::OwnedRecord(record);
 }
 
-Sample SampleWindows::TakeSpareSample() {
-  if (spare_samples_.empty()) return Sample();
-  Sample sample = std::move(spare_samples_.back());
+perf::Sample SampleWindows::TakeSpareSample() {
+  if (spare_samples_.empty()) return perf::Sample();
+  perf::Sample sample = std::move(spare_samples_.back());
   spare_samples_.pop_back();
   return sample;
 }

@@ -25,12 +25,12 @@ namespace perftk::unwind {
 // `unwind`, a sample record made of `misc` and `sample` once its stack is
 // unwound (the sample's bytes are not kept twice).
 struct PendingRecord {
-  OwnedRecord record;
+  perf::OwnedRecord record;
   bool unwind = false;
   size_t event = 0;
   uint16_t misc = 0;
   uint64_t file_offset = 0;
-  Sample sample;
+  perf::Sample sample;
   // The valid part of the stack copy, when it was left in a lasting input
   // record rather than copied into `sample`.
   bool stack_in_input = false;
@@ -55,9 +55,9 @@ class SampleWindows {
   SampleWindow& open() { return *open_; }
   bool OpenIsFull() const;
   // Keeps `record` in the open window, as read.
-  void Keep(const Record& record);
+  void Keep(const perf::Record& record);
   // A sample to decode into, with the buffers of one written before.
-  Sample TakeSpareSample();
+  perf::Sample TakeSpareSample();
 
   // Puts the open window behind the closed ones and opens an empty one.
   // The closed window stays where it is until RetireOldest.
@@ -77,7 +77,7 @@ class SampleWindows {
   std::unique_ptr<SampleWindow> open_ = std::make_unique<SampleWindow>();
   std::deque<std::unique_ptr<SampleWindow>> closed_;  // oldest first
   std::unique_ptr<SampleWindow> spare_;               // a written window
-  std::vector<Sample> spare_samples_;
+  std::vector<perf::Sample> spare_samples_;
 };
 
 }  // namespace perftk::unwind

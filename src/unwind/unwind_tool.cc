@@ -25,13 +25,13 @@ constexpr Arch kHostArch = Arch::kX86_64;
 
 bool HasStack(uint64_t sample_type) { return (sample_type & kStackFields) == kStackFields; }
 
-bool AnyHasStack(const EventList& events) {
+bool AnyHasStack(const perf::EventList& events) {
   return std::any_of(events.attrs().begin(), events.attrs().end(),
-                     [](const EventAttr& attr) { return HasStack(attr.sample_type()); });
+                     [](const perf::EventAttr& attr) { return HasStack(attr.sample_type()); });
 }
 
-absl::StatusOr<Arch> RecordedArch(const FeatureSet& features) {
-  absl::StatusOr<std::string> name = ReadStringFeature(features, HEADER_ARCH);
+absl::StatusOr<Arch> RecordedArch(const perf::FeatureSet& features) {
+  absl::StatusOr<std::string> name = perf::ReadStringFeature(features, HEADER_ARCH);
   if (!name.ok()) return kHostArch;  // a pipe: its ARCH comes as a record
   std::optional<Arch> arch = ArchFromName(*name);
   if (!arch) {
@@ -111,7 +111,7 @@ UnwindTool::~UnwindTool() {
   batches_.reset();  // no thread may still read the windows
 }
 
-void UnwindTool::ConvertAttr(EventAttr& attr) const {
+void UnwindTool::ConvertAttr(perf::EventAttr& attr) const {
   if ((attr.sample_type() & kStackFields) != kStackFields) return;
   uint64_t sample_type = attr.sample_type() | PERF_SAMPLE_CALLCHAIN;
   attr.SetU64(attr_offset::kFlags, attr.flags() & ~(uint64_t{1} << kAttrFlagExcludeCallchainUser));
@@ -123,13 +123,14 @@ void UnwindTool::ConvertAttr(EventAttr& attr) const {
   attr.set_sample_type(sample_type);
 }
 
-absl::Status UnwindTool::Begin(Header& header) {
+absl::Status UnwindTool::Begin(perf::Header& header) {
   const bool has_stacks = AnyHasStack(header.events);
   absl::StatusOr<Arch> arch = RecordedArch(header.features);
   if (!arch.ok() && has_stacks) return arch.status();
   arch_ = arch;
   // Without a readable BUILD_ID feature, binaries are taken by path alone.
-  const BuildIdsByPath build_ids = ReadBuildIdsByPath(header.features).value_or(BuildIdsByPath());
+  const perf::BuildIdsByPath build_ids =
+      perf::ReadBuildIdsByPath(header.features).value_or(perf::BuildIdsByPath());
   lanes_.resize(std::max<size_t>(1, settings_.jobs));
   for (Lane& lane : lanes_) lane.files = std::make_unique<ModuleFiles>(settings_.symfs, build_ids);
   // The caller unwinds too, but leaves the threads a window's worth to go
@@ -141,22 +142,22 @@ absl::Status UnwindTool::Begin(Header& header) {
                                         .caller_leaves = SampleWindows::kMaxSamples});
   input_events_ = header.events;
   any_stacks_ = has_stacks;
-  passes_all_through_ = !has_stacks && header.layout == DataLayout::kFile;
-  for (EventAttr& attr : header.events.mutable_attrs()) ConvertAttr(attr);
+  passes_all_through_ = !has_stacks && header.layout == perf::DataLayout::kFile;
+  for (perf::EventAttr& attr : header.events.mutable_attrs()) ConvertAttr(attr);
   header.events.Reindex();
   // perf report --header-only lists the attrs EVENT_DESC keeps: the same
   // change, or the header would still announce stack copies.
   if (auto desc = header.features.find(HEADER_EVENT_DESC); desc != header.features.end()) {
     absl::Status s = pipeline::RewriteEventDescAttrs(
-        desc->second, [this](EventAttr& attr) { ConvertAttr(attr); });
+        desc->second, [this](perf::EventAttr& attr) { ConvertAttr(attr); });
     if (!s.ok()) return s;
   }
   output_events_ = header.events;
   return absl::OkStatus();
 }
 
-absl::Status UnwindTool::Fail(const Record& record, const absl::Status& status) const {
-  return RecordError(record, status);
+absl::Status UnwindTool::Fail(const perf::Record& record, const absl::Status& status) const {
+  return perf::RecordError(record, status);
 }
 
 ProcessUnwinder* UnwindTool::UnwinderFor(Lane& lane, uint16_t cpumode, int32_t pid) const {
@@ -172,8 +173,8 @@ ProcessUnwinder* UnwindTool::UnwinderFor(Lane& lane, uint16_t cpumode, int32_t p
   return unwinder.get();
 }
 
-void UnwindTool::UnwindSample(Lane& lane, const SampleFormat& format, uint16_t cpumode,
-                              Bytes stack_copy, Sample& sample) const {
+void UnwindTool::UnwindSample(Lane& lane, const perf::SampleFormat& format, uint16_t cpumode,
+                              Bytes stack_copy, perf::Sample& sample) const {
   absl::StatusOr<InitialRegisters> registers =
       InitialRegistersOf(*arch_, format.regs_user_mask, sample.regs_user);
   if (!registers.ok()) {
@@ -217,28 +218,28 @@ UnwindStats UnwindTool::stats() const {
   return total;
 }
 
-absl::Status UnwindTool::QueueSample(const Record& record, pipeline::RecordSink& out) {
+absl::Status UnwindTool::QueueSample(const perf::Record& record, pipeline::RecordSink& out) {
   if (!any_stacks_ && windows_.empty()) {
     ++stats_.samples;
     return out.Emit(record);
   }
   absl::StatusOr<size_t> index = input_events_.IndexOf(record);
   if (!index.ok()) return Fail(record, index.status());
-  const SampleFormat& format = input_events_.format(*index);
+  const perf::SampleFormat& format = input_events_.format(*index);
   ++stats_.samples;
   if (!HasStack(format.sample_type)) {
     if (windows_.empty()) return out.Emit(record);
     return KeepInWindow(record, out);
   }
   if (!arch_.ok()) return Fail(record, arch_.status());
-  Sample sample = windows_.TakeSpareSample();
+  perf::Sample sample = windows_.TakeSpareSample();
   // The stack copy (most of the sample) is read where it lies when the
   // record stays valid and the output drops it.
   const bool stack_in_input = record.lasting() && !settings_.keep_stack;
-  SampleFieldOffsets at;
-  if (absl::Status s =
-          DecodeSampleInto(format, record.body(), sample, &at,
-                           stack_in_input ? UserStackCopy::kLeaveInPayload : UserStackCopy::kCopy);
+  perf::SampleFieldOffsets at;
+  if (absl::Status s = perf::DecodeSampleInto(
+          format, record.body(), sample, &at,
+          stack_in_input ? perf::UserStackCopy::kLeaveInPayload : perf::UserStackCopy::kCopy);
       !s.ok()) {
     return Fail(record, s);
   }
@@ -251,32 +252,32 @@ absl::Status UnwindTool::QueueSample(const Record& record, pipeline::RecordSink&
   pending.misc = record.misc();
   pending.file_offset = record.file_offset();
   pending.sample = std::move(sample);
-  pending.stack_in_input = stack_in_input && at.stack_user != SampleFieldOffsets::kAbsent;
+  pending.stack_in_input = stack_in_input && at.stack_user != perf::SampleFieldOffsets::kAbsent;
   pending.stack =
       pending.stack_in_input ? record.body().subspan(at.stack_user, at.stack_user_size) : Bytes();
   return windows_.OpenIsFull() ? Flush(out) : absl::OkStatus();
 }
 
-absl::Status UnwindTool::KeepInWindow(const Record& record, pipeline::RecordSink& out) {
+absl::Status UnwindTool::KeepInWindow(const perf::Record& record, pipeline::RecordSink& out) {
   windows_.Keep(record);
   return windows_.OpenIsFull() ? Flush(out) : absl::OkStatus();
 }
 
 absl::Status UnwindTool::WritePending(const PendingRecord& pending, pipeline::RecordSink& out) {
   if (!pending.unwind) return out.Emit(pending.record.view());
-  record_.assign(kRecordHeaderSize, std::byte{0});
-  EncodeSample(output_events_.format(pending.event), pending.sample, record_);
-  if (absl::Status s = SetRecordHeader(PERF_RECORD_SAMPLE, pending.misc, record_); !s.ok()) {
+  record_.assign(perf::kRecordHeaderSize, std::byte{0});
+  perf::EncodeSample(output_events_.format(pending.event), pending.sample, record_);
+  if (absl::Status s = perf::SetRecordHeader(PERF_RECORD_SAMPLE, pending.misc, record_); !s.ok()) {
     return base::Prefixed(absl::StrFormat("offset %#x: SAMPLE record: ", pending.file_offset), s);
   }
-  return out.Emit(Record(record_, pending.file_offset));
+  return out.Emit(perf::Record(record_, pending.file_offset));
 }
 
 void UnwindTool::UnwindWindowPart(size_t lane, SampleWindow& window, size_t begin, size_t end) {
   TakeBuildIds(lanes_[lane]);
   for (size_t i = begin; i < end; ++i) {
     PendingRecord& pending = window.records[window.samples[i]];
-    const UserStack& copy = pending.sample.stack_user;
+    const perf::UserStack& copy = pending.sample.stack_user;
     const Bytes stack =
         pending.stack_in_input
             ? pending.stack
@@ -312,31 +313,31 @@ absl::Status UnwindTool::Drain(pipeline::RecordSink& out) {
   return batches_->Drain([this, &out](uint64_t) { return WriteOldestWindow(out); });
 }
 
-absl::Status UnwindTool::RewriteHeaderAttr(const Record& record, pipeline::RecordSink& out) {
+absl::Status UnwindTool::RewriteHeaderAttr(const perf::Record& record, pipeline::RecordSink& out) {
   absl::StatusOr<std::vector<std::byte>> bytes = pipeline::RewriteHeaderAttr(
-      record, input_events_, output_events_, [this](EventAttr& attr) { ConvertAttr(attr); });
+      record, input_events_, output_events_, [this](perf::EventAttr& attr) { ConvertAttr(attr); });
   if (!bytes.ok()) return Fail(record, bytes.status());
   any_stacks_ = AnyHasStack(input_events_);
-  return out.Emit(Record(*bytes, record.file_offset()));
+  return out.Emit(perf::Record(*bytes, record.file_offset()));
 }
 
-absl::Status UnwindTool::FollowPipeFeature(const Record& record, pipeline::RecordSink& out) {
-  absl::StatusOr<HeaderFeatureRecord> view = HeaderFeatureRecord::From(record);
+absl::Status UnwindTool::FollowPipeFeature(const perf::Record& record, pipeline::RecordSink& out) {
+  absl::StatusOr<perf::HeaderFeatureRecord> view = perf::HeaderFeatureRecord::From(record);
   if (!view.ok()) return Fail(record, view.status());
   if (view->feature() == HEADER_ARCH) {
-    FeatureSet arch_only;
+    perf::FeatureSet arch_only;
     arch_only[HEADER_ARCH].assign(view->data().begin(), view->data().end());
     arch_ = RecordedArch(arch_only);  // an error only matters to samples with stacks
   }
   return out.Emit(record);
 }
 
-absl::Status UnwindTool::BeforeModelChange(const Record& record, pipeline::RecordSink& out) {
+absl::Status UnwindTool::BeforeModelChange(const perf::Record& record, pipeline::RecordSink& out) {
   (void)record;
   return windows_.empty() ? absl::OkStatus() : Drain(out);
 }
 
-absl::Status UnwindTool::FollowMachine(const Record& record, pipeline::RecordSink& out) {
+absl::Status UnwindTool::FollowMachine(const perf::Record& record, pipeline::RecordSink& out) {
   if (record.type() == PERF_RECORD_EXIT) {
     absl::StatusOr<machine::TaskEvent> task = machine::TaskEventOf(record);
     if (!task.ok()) return Fail(record, task.status());
@@ -347,7 +348,7 @@ absl::Status UnwindTool::FollowMachine(const Record& record, pipeline::RecordSin
   return out.Emit(record);
 }
 
-absl::Status UnwindTool::Process(const Record& record, pipeline::RecordSink& out) {
+absl::Status UnwindTool::Process(const perf::Record& record, pipeline::RecordSink& out) {
   if (record.type() == PERF_RECORD_SAMPLE) return QueueSample(record, out);
   if (record.type() == PERF_RECORD_HEADER_BUILD_ID) NoteBuildId(record);
   if (!windows_.empty()) {
@@ -369,10 +370,10 @@ absl::Status UnwindTool::Process(const Record& record, pipeline::RecordSink& out
   }
 }
 
-void UnwindTool::NoteBuildId(const Record& record) {
+void UnwindTool::NoteBuildId(const perf::Record& record) {
   // A pipe's BUILD_ID feature, one DSO a record: binaries are then looked
   // up by it as by the file's. A malformed one is passed on as it is.
-  absl::StatusOr<HeaderBuildIdRecord> view = HeaderBuildIdRecord::From(record);
+  absl::StatusOr<perf::HeaderBuildIdRecord> view = perf::HeaderBuildIdRecord::From(record);
   if (!view.ok()) return;
   base::MutexLock lock(build_ids_mu_);
   build_ids_.emplace_back(std::string(view->filename()), BuildId::FromBytes(view->build_id()));
@@ -396,7 +397,7 @@ void UnwindTool::Abandon() {
   windows_.Clear();
 }
 
-absl::Status UnwindTool::End(pipeline::RecordSink& out, FeatureSet& features) {
+absl::Status UnwindTool::End(pipeline::RecordSink& out, perf::FeatureSet& features) {
   (void)features;
   if (absl::Status s = Drain(out); !s.ok()) return s;
   // The lanes are idle now: their files' errors are theirs no longer.

@@ -93,11 +93,11 @@ class UnwindTool : public pipeline::Tool {
     return pipeline::ModelPolicy{};
   }
   // Unwinds and writes every window before the model changes.
-  absl::Status BeforeModelChange(const Record& record, pipeline::RecordSink& out) override;
-  absl::Status Begin(Header& header) override;
-  absl::Status Process(const Record& record, pipeline::RecordSink& out) override;
+  absl::Status BeforeModelChange(const perf::Record& record, pipeline::RecordSink& out) override;
+  absl::Status Begin(perf::Header& header) override;
+  absl::Status Process(const perf::Record& record, pipeline::RecordSink& out) override;
 
-  absl::Status End(pipeline::RecordSink& out, FeatureSet& features) override;
+  absl::Status End(pipeline::RecordSink& out, perf::FeatureSet& features) override;
   // Joins the workers (what they run finishes, what waits is dropped) and
   // drops every waiting window, with the stack copies they view.
   void Abandon() override;
@@ -121,9 +121,9 @@ class UnwindTool : public pipeline::Tool {
   static constexpr size_t kWindowsInFlight = 4;
   static constexpr size_t kSamplesPerTake = 32;  // a lane's share at a time
 
-  absl::Status QueueSample(const Record& record, pipeline::RecordSink& out);
+  absl::Status QueueSample(const perf::Record& record, pipeline::RecordSink& out);
   // Keeps `record` in the open window, which is unwound when full.
-  absl::Status KeepInWindow(const Record& record, pipeline::RecordSink& out);
+  absl::Status KeepInWindow(const perf::Record& record, pipeline::RecordSink& out);
   // Hands the open window to the stage, which writes the windows done.
   absl::Status Flush(pipeline::RecordSink& out);
   // Unwinds every waiting window and writes it.
@@ -131,24 +131,24 @@ class UnwindTool : public pipeline::Tool {
   absl::Status WriteOldestWindow(pipeline::RecordSink& out);
   void UnwindWindowPart(size_t lane, SampleWindow& window, size_t begin, size_t end);
   absl::Status WritePending(const PendingRecord& pending, pipeline::RecordSink& out);
-  absl::Status RewriteHeaderAttr(const Record& record, pipeline::RecordSink& out);
-  absl::Status FollowMachine(const Record& record, pipeline::RecordSink& out);
+  absl::Status RewriteHeaderAttr(const perf::Record& record, pipeline::RecordSink& out);
+  absl::Status FollowMachine(const perf::Record& record, pipeline::RecordSink& out);
   // A pipe's ARCH feature comes as a record: the registers follow it.
-  absl::Status FollowPipeFeature(const Record& record, pipeline::RecordSink& out);
+  absl::Status FollowPipeFeature(const perf::Record& record, pipeline::RecordSink& out);
   // A HEADER_BUILD_ID record: the id binaries of that name are looked up by.
-  void NoteBuildId(const Record& record);
+  void NoteBuildId(const perf::Record& record);
   // Replaces the user part of `sample`'s call chain with the unwound stack.
   // `stack` is the valid part of its stack copy.
-  void UnwindSample(Lane& lane, const SampleFormat& format, uint16_t cpumode, Bytes stack,
-                    Sample& sample) const;
+  void UnwindSample(Lane& lane, const perf::SampleFormat& format, uint16_t cpumode, Bytes stack,
+                    perf::Sample& sample) const;
   ProcessUnwinder* UnwinderFor(Lane& lane, uint16_t cpumode, int32_t pid) const;
-  void ConvertAttr(EventAttr& attr) const;
-  absl::Status Fail(const Record& record, const absl::Status& status) const;
+  void ConvertAttr(perf::EventAttr& attr) const;
+  absl::Status Fail(const perf::Record& record, const absl::Status& status) const;
 
   UnwindSettings settings_;
   absl::StatusOr<Arch> arch_;  // of the recording (ARCH feature), else the host's
-  EventList input_events_;
-  EventList output_events_;
+  perf::EventList input_events_;
+  perf::EventList output_events_;
   std::vector<Lane> lanes_;  // the stage's lanes, the caller's last
   // A pipe's HEADER_BUILD_ID records, as they come: each lane takes the new
   // ones before it unwinds (no drain: an id only helps find a file, so a

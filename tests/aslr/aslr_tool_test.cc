@@ -20,8 +20,8 @@ using Collect = testing::CollectingSink;
 constexpr uint64_t kSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                                  PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD;
 
-EventAttr Attr(uint64_t sample_type, uint32_t type = PERF_TYPE_SOFTWARE) {
-  EventAttr attr;
+perf::EventAttr Attr(uint64_t sample_type, uint32_t type = PERF_TYPE_SOFTWARE) {
+  perf::EventAttr attr;
   attr.SetU32(attr_offset::kType, type);
   attr.set_sample_type(sample_type);
   attr.SetU64(attr_offset::kFlags, 1ULL << kAttrFlagSampleIdAll);
@@ -31,14 +31,15 @@ EventAttr Attr(uint64_t sample_type, uint32_t type = PERF_TYPE_SOFTWARE) {
 
 std::vector<std::byte> RecordBytes(uint32_t type, uint16_t misc,
                                    const std::vector<std::byte>& body) {
-  absl::StatusOr<std::vector<std::byte>> bytes = MakeRecordBytes(type, misc, body);
+  absl::StatusOr<std::vector<std::byte>> bytes = perf::MakeRecordBytes(type, misc, body);
   EXPECT_TRUE(bytes.ok());
   return *bytes;
 }
 
 // MMAP2 of `filename` for pid 42, with the sample_id trailer of `attr`.
-std::vector<std::byte> Mmap2(const EventAttr& attr, uint16_t misc, int32_t pid, uint64_t start,
-                             uint64_t len, uint64_t pgoff, const std::string& filename) {
+std::vector<std::byte> Mmap2(const perf::EventAttr& attr, uint16_t misc, int32_t pid,
+                             uint64_t start, uint64_t len, uint64_t pgoff,
+                             const std::string& filename) {
   std::vector<std::byte> body;
   Append(body, static_cast<uint32_t>(pid));
   Append(body, static_cast<uint32_t>(pid));
@@ -54,39 +55,40 @@ std::vector<std::byte> Mmap2(const EventAttr& attr, uint16_t misc, int32_t pid, 
   std::vector<std::byte> name(AlignUp(filename.size() + 1, 8));
   std::memcpy(name.data(), filename.data(), filename.size());
   AppendBytes(body, name);
-  SampleId id;
+  perf::SampleId id;
   id.pid = id.tid = pid;
-  EncodeSampleId(SampleFormat::Of(attr), id, body);
+  perf::EncodeSampleId(perf::SampleFormat::Of(attr), id, body);
   return RecordBytes(PERF_RECORD_MMAP2, misc, body);
 }
 
-std::vector<std::byte> SampleRecord(const EventAttr& attr, uint16_t misc, const Sample& sample) {
+std::vector<std::byte> SampleRecord(const perf::EventAttr& attr, uint16_t misc,
+                                    const perf::Sample& sample) {
   std::vector<std::byte> body;
-  EncodeSample(SampleFormat::Of(attr), sample, body);
+  perf::EncodeSample(perf::SampleFormat::Of(attr), sample, body);
   return RecordBytes(PERF_RECORD_SAMPLE, misc, body);
 }
 
 class AslrToolTest : public ::testing::Test {
  protected:
-  void Start(EventAttr attr) {
-    header_.events = EventList({attr});
+  void Start(perf::EventAttr attr) {
+    header_.events = perf::EventList({attr});
     attr_ = attr;
     ASSERT_TRUE(tool_.Begin(header_).ok());
   }
   absl::Status Feed(const std::vector<std::byte>& bytes) {
-    return feed_.Process(Record(bytes, offset_++ * 0x100), out_);
+    return feed_.Process(perf::Record(bytes, offset_++ * 0x100), out_);
   }
-  Sample LastSample() {
-    absl::StatusOr<Sample> s =
-        DecodeSample(header_.events.format(0), out_.records.back().view().body());
+  perf::Sample LastSample() {
+    absl::StatusOr<perf::Sample> s =
+        perf::DecodeSample(header_.events.format(0), out_.records.back().view().body());
     EXPECT_TRUE(s.ok()) << s.status();
     return *s;
   }
 
   AslrTool tool_;
   pipeline::ToolFeed feed_{tool_};  // keeps the model, as the pipeline does
-  Header header_;
-  EventAttr attr_;
+  perf::Header header_;
+  perf::EventAttr attr_;
   Collect out_;
   uint64_t offset_ = 1;
 };
@@ -96,19 +98,19 @@ TEST_F(AslrToolTest, MovesMappingsAndKeepsOffsetsInThem) {
   ASSERT_TRUE(
       Feed(Mmap2(attr_, PERF_RECORD_MISC_USER, 42, 0x55d0c0001000, 0x3000, 0x1000, "/usr/bin/prog"))
           .ok());
-  absl::StatusOr<Mmap2Record> mmap = Mmap2Record::From(out_.records.back().view());
+  absl::StatusOr<perf::Mmap2Record> mmap = perf::Mmap2Record::From(out_.records.back().view());
   ASSERT_TRUE(mmap.ok());
   const uint64_t new_start = mmap->start();
   EXPECT_NE(new_start, 0x55d0c0001000u);
   EXPECT_EQ(mmap->pgoff(), 0x1000u);  // a file offset stays
   EXPECT_EQ(mmap->filename(), "/usr/bin/prog");
 
-  Sample s;
+  perf::Sample s;
   s.ip = 0x55d0c0002abc;
   s.pid = s.tid = 42;
   s.callchain = {PERF_CONTEXT_USER, 0x55d0c0002abc, 0x55d0c0001100, 0};
   ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_USER, s)).ok());
-  Sample out = LastSample();
+  perf::Sample out = LastSample();
   EXPECT_EQ(out.ip, new_start + 0x1abc);
   EXPECT_EQ(out.callchain,
             (std::vector<uint64_t>{PERF_CONTEXT_USER, new_start + 0x1abc, new_start + 0x100, 0}));
@@ -125,23 +127,23 @@ TEST_F(AslrToolTest, CallchainMarkersSwitchBetweenKernelAndUserSpace) {
   std::vector<std::byte> name(24);
   std::memcpy(name.data(), "[kernel.kallsyms]_text", 22);
   AppendBytes(kernel_body, name);
-  EncodeSampleId(SampleFormat::Of(attr_), SampleId{}, kernel_body);
+  perf::EncodeSampleId(perf::SampleFormat::Of(attr_), perf::SampleId{}, kernel_body);
   ASSERT_TRUE(Feed(RecordBytes(PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, kernel_body)).ok());
-  absl::StatusOr<MmapRecord> kernel = MmapRecord::From(out_.records.back().view());
+  absl::StatusOr<perf::MmapRecord> kernel = perf::MmapRecord::From(out_.records.back().view());
   ASSERT_TRUE(kernel.ok());
   EXPECT_EQ(kernel->start(), RemapTable::kKernelBase64);
   EXPECT_EQ(kernel->pgoff(), RemapTable::kKernelBase64);  // the relocation address moves along
   ASSERT_TRUE(
       Feed(Mmap2(attr_, PERF_RECORD_MISC_USER, 42, 0x7f0000000000, 0x1000, 0, "/lib/libc.so.6"))
           .ok());
-  const uint64_t libc = Mmap2Record::From(out_.records.back().view())->start();
+  const uint64_t libc = perf::Mmap2Record::From(out_.records.back().view())->start();
 
-  Sample s;
+  perf::Sample s;
   s.ip = 0xffffffff81000010;
   s.pid = s.tid = 42;
   s.callchain = {PERF_CONTEXT_KERNEL, 0xffffffff81000010, PERF_CONTEXT_USER, 0x7f0000000020};
   ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_KERNEL, s)).ok());
-  Sample out = LastSample();
+  perf::Sample out = LastSample();
   EXPECT_EQ(out.ip, RemapTable::kKernelBase64 + 0x10);
   EXPECT_EQ(out.callchain,
             (std::vector<uint64_t>{PERF_CONTEXT_KERNEL, RemapTable::kKernelBase64 + 0x10,
@@ -150,7 +152,7 @@ TEST_F(AslrToolTest, CallchainMarkersSwitchBetweenKernelAndUserSpace) {
 
 TEST_F(AslrToolTest, UnknownAddressesGetDistinctSubstitutesNeverZero) {
   Start(Attr(kSampleType));
-  Sample s;
+  perf::Sample s;
   s.pid = s.tid = 42;
   s.ip = 0x7f1111111111;
   ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_USER, s)).ok());
@@ -169,7 +171,7 @@ TEST_F(AslrToolTest, UnknownAddressesGetDistinctSubstitutesNeverZero) {
 // mapping that comes to cover the page.
 TEST_F(AslrToolTest, AnUnknownPageMovesAlikeUntilAMappingCoversIt) {
   Start(Attr(kSampleType));
-  Sample s;
+  perf::Sample s;
   s.pid = s.tid = 42;
   s.callchain = {PERF_CONTEXT_USER, 0x7f3333333010, 0x7f3333333ff8, 0x7f3333333010, 0x7f3333334000};
   ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_USER, s)).ok());
@@ -187,7 +189,7 @@ TEST_F(AslrToolTest, AnUnknownPageMovesAlikeUntilAMappingCoversIt) {
   ASSERT_TRUE(
       Feed(Mmap2(attr_, PERF_RECORD_MISC_USER, 42, 0x7f3333333000, 0x1000, 0, "/lib/libnew.so"))
           .ok());
-  const uint64_t libnew = Mmap2Record::From(out_.records.back().view())->start();
+  const uint64_t libnew = perf::Mmap2Record::From(out_.records.back().view())->start();
   s.pid = s.tid = 42;
   ASSERT_TRUE(Feed(SampleRecord(attr_, PERF_RECORD_MISC_USER, s)).ok());
   out = LastSample().callchain;
@@ -197,18 +199,18 @@ TEST_F(AslrToolTest, AnUnknownPageMovesAlikeUntilAMappingCoversIt) {
 }
 
 TEST_F(AslrToolTest, RegistersStacksAndRawDataLeaveSamplesThatStay) {
-  EventAttr attr = Attr(kSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
-                        PERF_SAMPLE_RAW | PERF_SAMPLE_PHYS_ADDR);
+  perf::EventAttr attr = Attr(kSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+                              PERF_SAMPLE_RAW | PERF_SAMPLE_PHYS_ADDR);
   attr.SetU64(attr_offset::kSampleRegsUser, 0xff);
   attr.SetU32(attr_offset::kSampleStackUser, 64);
-  header_.events = EventList({attr});
+  header_.events = perf::EventList({attr});
   ASSERT_TRUE(tool_.Begin(header_).ok());
-  const EventAttr& out_attr = header_.events.attrs()[0];
+  const perf::EventAttr& out_attr = header_.events.attrs()[0];
   EXPECT_EQ(out_attr.sample_type(), kSampleType);
   EXPECT_EQ(out_attr.sample_regs_user(), 0u);
   EXPECT_EQ(out_attr.sample_stack_user(), 0u);
 
-  Sample s;
+  perf::Sample s;
   s.pid = s.tid = 42;
   s.ip = 0x7f0000000000;
   s.regs_user.abi = 2;
@@ -218,13 +220,14 @@ TEST_F(AslrToolTest, RegistersStacksAndRawDataLeaveSamplesThatStay) {
   s.raw.assign(12, std::byte{0x77});
   s.phys_addr = 0x12345000;
   std::vector<std::byte> body;
-  EncodeSample(SampleFormat::Of(attr), s, body);
+  perf::EncodeSample(perf::SampleFormat::Of(attr), s, body);
   ASSERT_TRUE(
       feed_
-          .Process(Record(RecordBytes(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body), 0x80), out_)
+          .Process(perf::Record(RecordBytes(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body), 0x80),
+                   out_)
           .ok());
   ASSERT_EQ(out_.records.size(), 1u);
-  Sample out = LastSample();
+  perf::Sample out = LastSample();
   EXPECT_EQ(out.pid, 42u);
   EXPECT_TRUE(out.regs_user.values.empty());
   EXPECT_TRUE(out.stack_user.data.empty());
@@ -232,10 +235,10 @@ TEST_F(AslrToolTest, RegistersStacksAndRawDataLeaveSamplesThatStay) {
 }
 
 TEST_F(AslrToolTest, BreakpointAddressAndProbeTargetsAreCleared) {
-  EventAttr bp = Attr(kSampleType, PERF_TYPE_BREAKPOINT);
+  perf::EventAttr bp = Attr(kSampleType, PERF_TYPE_BREAKPOINT);
   bp.SetU64(attr_offset::kConfig1, 0x404040);
   bp.SetU64(attr_offset::kConfig2, 8);
-  header_.events = EventList({bp});
+  header_.events = perf::EventList({bp});
   ASSERT_TRUE(tool_.Begin(header_).ok());
   EXPECT_EQ(header_.events.attrs()[0].config1(), 0u);
   EXPECT_EQ(header_.events.attrs()[0].config2(), 8u);  // bp_len is no address
@@ -250,8 +253,8 @@ TEST(AslrTool, DroppedFeaturesSayWhy) {
   AslrSettings settings;
   settings.strip_cmdline = true;
   AslrTool tool(settings);
-  Header header;
-  header.events = EventList({Attr(kSampleType)});
+  perf::Header header;
+  header.events = perf::EventList({Attr(kSampleType)});
   auto bytes = [](absl::string_view text) {
     std::vector<std::byte> out(text.size());
     std::memcpy(out.data(), text.data(), text.size());
@@ -284,7 +287,7 @@ TEST_F(AslrToolTest, RecordsThatCannotBeRemappedAreDropped) {
 
 TEST_F(AslrToolTest, MalformedSamplesAreClearErrors) {
   Start(Attr(kSampleType));
-  Sample s;
+  perf::Sample s;
   s.callchain = {1, 2, 3};
   std::vector<std::byte> bytes = SampleRecord(attr_, PERF_RECORD_MISC_USER, s);
   // Cut inside the callchain.
@@ -308,23 +311,24 @@ TEST_F(AslrToolTest, TheSameInputGivesTheSameOutput) {
   for (int run = 0; run < 2; ++run) {
     AslrTool tool;
     pipeline::ToolFeed feed(tool);
-    Header header;
-    header.events = EventList({Attr(kSampleType)});
+    perf::Header header;
+    header.events = perf::EventList({Attr(kSampleType)});
     ASSERT_TRUE(feed.Begin(header).ok());
     Collect out;
-    EventAttr attr = Attr(kSampleType);
-    ASSERT_TRUE(feed.Process(Record(Mmap2(attr, PERF_RECORD_MISC_USER, 42, 0x55d0c0001000, 0x3000,
-                                          0x1000, "/usr/bin/prog"),
-                                    0),
+    perf::EventAttr attr = Attr(kSampleType);
+    ASSERT_TRUE(feed.Process(perf::Record(Mmap2(attr, PERF_RECORD_MISC_USER, 42, 0x55d0c0001000,
+                                                0x3000, 0x1000, "/usr/bin/prog"),
+                                          0),
                              out)
                     .ok());
-    Sample s;
+    perf::Sample s;
     s.pid = s.tid = 42;
     s.ip = 0x55d0c0002000;
     s.callchain = {PERF_CONTEXT_USER, 0x55d0c0002000, 0x7f9999999999};
-    ASSERT_TRUE(feed.Process(Record(SampleRecord(attr, PERF_RECORD_MISC_USER, s), 0), out).ok());
+    ASSERT_TRUE(
+        feed.Process(perf::Record(SampleRecord(attr, PERF_RECORD_MISC_USER, s), 0), out).ok());
     std::vector<std::byte> all;
-    for (const OwnedRecord& r : out.records) AppendBytes(all, r.view().bytes());
+    for (const perf::OwnedRecord& r : out.records) AppendBytes(all, r.view().bytes());
     runs.push_back(all);
   }
   EXPECT_EQ(runs[0], runs[1]);

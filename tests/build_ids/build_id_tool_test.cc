@@ -30,9 +30,10 @@ class Collect : public testing::CollectingSink {
   // The HEADER_BUILD_ID records emitted, as "filename=hexid".
   std::vector<std::string> Ids() const {
     std::vector<std::string> ids;
-    for (const OwnedRecord& record : records) {
+    for (const perf::OwnedRecord& record : records) {
       if (record.view().type() != PERF_RECORD_HEADER_BUILD_ID) continue;
-      absl::StatusOr<HeaderBuildIdRecord> view = HeaderBuildIdRecord::From(record.view());
+      absl::StatusOr<perf::HeaderBuildIdRecord> view =
+          perf::HeaderBuildIdRecord::From(record.view());
       EXPECT_TRUE(view.ok());
       Bytes id = view->build_id();
       ids.push_back(absl::StrCat(view->filename(), "=",
@@ -45,8 +46,8 @@ class Collect : public testing::CollectingSink {
 
 constexpr uint64_t kSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 
-EventAttr Attr() {
-  EventAttr attr;
+perf::EventAttr Attr() {
+  perf::EventAttr attr;
   attr.SetU32(attr_offset::kType, PERF_TYPE_SOFTWARE);
   attr.set_sample_type(kSampleType);
   attr.SetU64(attr_offset::kFlags, 1ULL << kAttrFlagSampleIdAll);
@@ -103,7 +104,7 @@ class BuildIdToolTest : public testing::TempDirTest {
     tool_ = std::make_unique<BuildIdTool>(std::move(settings), warnings_);
     feed_ = std::make_unique<pipeline::ToolFeed>(*tool_);
     attr_ = Attr();
-    header_.events = EventList({attr_});
+    header_.events = perf::EventList({attr_});
     struct utsname here;
     ASSERT_EQ(uname(&here), 0);
     header_.features[HEADER_HOSTNAME] = StringSection(recorded_here ? here.nodename : "elsewhere");
@@ -111,11 +112,11 @@ class BuildIdToolTest : public testing::TempDirTest {
     ASSERT_TRUE(feed_->Begin(header_).ok());
   }
   void Feed(const std::vector<std::byte>& bytes) {
-    ASSERT_TRUE(feed_->Process(Record(bytes, 0x100), out_).ok());
+    ASSERT_TRUE(feed_->Process(perf::Record(bytes, 0x100), out_).ok());
   }
   std::vector<std::byte> Mmap2(const std::string& path, const struct stat& st, uint64_t start,
                                uint16_t misc = PERF_RECORD_MISC_USER) {
-    Mmap2Fields fields;
+    perf::Mmap2Fields fields;
     fields.pid = fields.tid = 42;
     fields.start = start;
     fields.len = 0x10000;
@@ -126,20 +127,21 @@ class BuildIdToolTest : public testing::TempDirTest {
     fields.flags = 2;
     fields.filename = path;
     std::vector<std::byte> trailer;
-    SampleId id;
+    perf::SampleId id;
     id.pid = id.tid = 42;
-    EncodeSampleId(SampleFormat::Of(attr_), id, trailer);
-    absl::StatusOr<std::vector<std::byte>> bytes = EncodeMmap2(fields, misc, trailer);
+    perf::EncodeSampleId(perf::SampleFormat::Of(attr_), id, trailer);
+    absl::StatusOr<std::vector<std::byte>> bytes = perf::EncodeMmap2(fields, misc, trailer);
     EXPECT_TRUE(bytes.ok());
     return *bytes;
   }
   std::vector<std::byte> SampleAt(uint64_t ip, uint16_t misc = PERF_RECORD_MISC_USER) {
-    Sample sample;
+    perf::Sample sample;
     sample.ip = ip;
     sample.pid = sample.tid = 42;
     std::vector<std::byte> body;
-    EncodeSample(SampleFormat::Of(attr_), sample, body);
-    absl::StatusOr<std::vector<std::byte>> bytes = MakeRecordBytes(PERF_RECORD_SAMPLE, misc, body);
+    perf::EncodeSample(perf::SampleFormat::Of(attr_), sample, body);
+    absl::StatusOr<std::vector<std::byte>> bytes =
+        perf::MakeRecordBytes(PERF_RECORD_SAMPLE, misc, body);
     EXPECT_TRUE(bytes.ok());
     return *bytes;
   }
@@ -147,8 +149,8 @@ class BuildIdToolTest : public testing::TempDirTest {
   base::WarningList warnings_;
   std::unique_ptr<BuildIdTool> tool_;
   std::unique_ptr<pipeline::ToolFeed> feed_;  // keeps the model, as the pipeline does
-  Header header_;
-  EventAttr attr_;
+  perf::Header header_;
+  perf::EventAttr attr_;
   Collect out_;
 };
 
@@ -232,12 +234,12 @@ TEST_F(BuildIdToolTest, AnIdInTheMmap2ComesFirst) {
 
 TEST_F(BuildIdToolTest, AnInputThatNamesTheDsoKeepsItsOwn) {
   SelfFile self = Self();
-  BuildIdEntry entry;
+  perf::BuildIdEntry entry;
   entry.pid = -1;
   entry.misc = PERF_RECORD_MISC_USER;
   entry.build_id = *BuildId::FromHex("0102");
   entry.filename = self.path;
-  AppendBuildIdEntry(entry, header_.features[HEADER_BUILD_ID]);
+  perf::AppendBuildIdEntry(entry, header_.features[HEADER_BUILD_ID]);
   Start({});
   Feed(Mmap2(self.path, self.st, 0x400000));
   Feed(SampleAt(0x401234));
@@ -247,10 +249,10 @@ TEST_F(BuildIdToolTest, AnInputThatNamesTheDsoKeepsItsOwn) {
 }
 
 TEST_F(BuildIdToolTest, OnlyWithoutIdsPassesAnInputWithIdsThrough) {
-  BuildIdEntry entry;
+  perf::BuildIdEntry entry;
   entry.build_id = *BuildId::FromHex("01");
   entry.filename = "/usr/bin/other";
-  AppendBuildIdEntry(entry, header_.features[HEADER_BUILD_ID]);
+  perf::AppendBuildIdEntry(entry, header_.features[HEADER_BUILD_ID]);
   Start(OnlyWithoutIds());
   EXPECT_TRUE(tool_->PassesAllThrough());
 }

@@ -27,19 +27,19 @@ constexpr uint64_t kEtmBase = 0x582b2b0000;  // etm_test_loop's load address in 
 
 class CaptureSink : public pipeline::RecordSink {
  public:
-  absl::Status Emit(const Record& record) override {
+  absl::Status Emit(const perf::Record& record) override {
     records.emplace_back(record);
     return absl::OkStatus();
   }
-  std::vector<OwnedRecord> records;
+  std::vector<perf::OwnedRecord> records;
 };
 
 struct DecodeRun {
   absl::Status status;
   std::string text;
   std::vector<std::string> warnings;
-  std::vector<Sample> instruction_samples;
-  std::vector<Sample> branch_samples;
+  std::vector<perf::Sample> instruction_samples;
+  std::vector<perf::Sample> branch_samples;
   std::vector<uint32_t> passed_types;  // of non-sample records written
   uint64_t waits = 0;
 };
@@ -57,12 +57,12 @@ DecodeRun Decode(const std::string& file, const std::string& itrace, OutputForma
   perftk::base::WarningList tool_warnings;
   CsEtmDecodeTool tool(options, tool_warnings);
   pipeline::ToolFeed feed(tool);
-  auto reader = PerfDataReader::Open(kEtmDir + file);
+  auto reader = perf::PerfDataReader::Open(kEtmDir + file);
   if (!reader.ok()) {
     run.status = reader.status();
     return run;
   }
-  Header header = (*reader)->header();
+  perf::Header header = (*reader)->header();
   if (run.status = feed.Begin(header); !run.status.ok()) return run;
   CaptureSink sink;
   while (true) {
@@ -74,20 +74,20 @@ DecodeRun Decode(const std::string& file, const std::string& itrace, OutputForma
     if (!*record) break;
     if (run.status = feed.Process(**record, sink); !run.status.ok()) return run;
   }
-  FeatureSet features;
+  perf::FeatureSet features;
   run.status = feed.End(sink, features);
   run.text = tool.text();
   run.warnings = tool_warnings.lines();
   run.waits = tool.stats().decoder_waits;
-  for (const OwnedRecord& owned : sink.records) {
-    Record record = owned.view();
+  for (const perf::OwnedRecord& owned : sink.records) {
+    perf::Record record = owned.view();
     if (record.type() != PERF_RECORD_SAMPLE) {
       run.passed_types.push_back(record.type());
       continue;
     }
     auto index = header.events.IndexOf(record);
     EXPECT_TRUE(index.ok());
-    auto sample = DecodeSample(header.events.format(*index), record.body());
+    auto sample = perf::DecodeSample(header.events.format(*index), record.body());
     EXPECT_TRUE(sample.ok()) << sample.status();
     bool instructions = header.events.attrs()[*index].config() == 1;
     (instructions ? run.instruction_samples : run.branch_samples).push_back(*sample);
@@ -127,7 +127,7 @@ TEST(CsEtmDecode, BranchSamplesHaveTheHotLoopEdges) {
   DecodeRun run = Decode("perf_etm.data", "b", OutputFormat::kPerf);
   ASSERT_TRUE(run.status.ok()) << run.status;
   std::map<std::pair<uint64_t, uint64_t>, int> edges;
-  for (const Sample& s : run.branch_samples) {
+  for (const perf::Sample& s : run.branch_samples) {
     ++edges[{s.ip, s.addr}];
     EXPECT_EQ(s.pid, 17235u);
     EXPECT_EQ(s.tid, 17235u);
@@ -147,14 +147,14 @@ TEST(CsEtmDecode, Il64GivesPerfsSampleCount) {
   // The trace is shorter than the period: only the flush samples at the
   // discontinuity after the first trace stretch and at the end.
   ASSERT_EQ(run.instruction_samples.size(), 2u);
-  const Sample& last = run.instruction_samples.back();
+  const perf::Sample& last = run.instruction_samples.back();
   ASSERT_EQ(last.branch_stack.entries.size(), 64u);
   // Newest first: the trace ends leaving the loop's last round.
   EXPECT_EQ(last.branch_stack.entries[63].from % 0x10000, 0x106cu);
-  for (const Sample& s : run.instruction_samples) {
+  for (const perf::Sample& s : run.instruction_samples) {
     EXPECT_EQ(s.pid, 17235u);
     EXPECT_LE(s.branch_stack.entries.size(), 64u);
-    for (const BranchEntry& e : s.branch_stack.entries) {
+    for (const perf::BranchEntry& e : s.branch_stack.entries) {
       EXPECT_GE(e.from, kEtmBase);
       EXPECT_LT(e.from, kEtmBase + 0x2000);
       EXPECT_EQ(e.flags, kBranchFlagPredicted);
@@ -176,7 +176,7 @@ TEST(CsEtmDecode, I100Il64GivesPerfsSampleCount) {
   ASSERT_EQ(run.instruction_samples.size(), 11u);
   int full = 0;
   uint64_t instructions = 0;
-  for (const Sample& s : run.instruction_samples) {
+  for (const perf::Sample& s : run.instruction_samples) {
     full += s.branch_stack.entries.size() == 64;
     instructions += s.period;
   }
@@ -184,7 +184,7 @@ TEST(CsEtmDecode, I100Il64GivesPerfsSampleCount) {
   // Same instruction total as the flush-only run.
   DecodeRun flush_only = Decode("perf_etm.data", "il64", OutputFormat::kPerf);
   uint64_t total = 0;
-  for (const Sample& s : flush_only.instruction_samples) total += s.period;
+  for (const perf::Sample& s : flush_only.instruction_samples) total += s.period;
   EXPECT_EQ(instructions, total);
   EXPECT_GT(total, 900u);
 }
@@ -228,13 +228,13 @@ TEST(CsEtmDecode, EteRawTraceAttributesTid319FromVmid) {
   DecodeRun run = Decode("perf_with_unformatted_trace.data", "i100il64b", OutputFormat::kPerf);
   ASSERT_TRUE(run.status.ok()) << run.status;
   ASSERT_FALSE(run.instruction_samples.empty());
-  for (const Sample& s : run.instruction_samples) {
+  for (const perf::Sample& s : run.instruction_samples) {
     EXPECT_EQ(s.tid, 319u);
     EXPECT_EQ(s.pid, 319u);
   }
   std::map<std::pair<uint64_t, uint64_t>, int> edges;
   constexpr uint64_t kBase = 0x629b293000;
-  for (const Sample& s : run.branch_samples) ++edges[{s.ip - kBase, s.addr - kBase}];
+  for (const perf::Sample& s : run.branch_samples) ++edges[{s.ip - kBase, s.addr - kBase}];
   EXPECT_EQ((edges[{0x6c, 0x74}]), 100);
   EXPECT_EQ((edges[{0x80, 0x5c}]), 100);
   DecodeRun profile = Decode("perf_with_unformatted_trace.data", "il64", OutputFormat::kAutoFdo);

@@ -14,7 +14,7 @@ const std::string kEtmDir = std::string(PERFTK_ETM_DATA_DIR) + "/";
 
 // The private words of the first AUXTRACE_INFO of a recording.
 std::vector<uint64_t> InfoWords(const std::string& path) {
-  auto reader = PerfDataReader::Open(path);
+  auto reader = perf::PerfDataReader::Open(path);
   EXPECT_TRUE(reader.ok()) << reader.status();
   if (!reader.ok()) return {};
   while (true) {
@@ -22,7 +22,7 @@ std::vector<uint64_t> InfoWords(const std::string& path) {
     EXPECT_TRUE(record.ok()) << record.status();
     if (!record.ok() || !*record) return {};
     if ((*record)->type() != PERF_RECORD_AUXTRACE_INFO) continue;
-    auto view = AuxtraceInfoRecord::From(**record);
+    auto view = perf::AuxtraceInfoRecord::From(**record);
     EXPECT_TRUE(view.ok());
     EXPECT_EQ(view->auxtrace_type(), kAuxtraceCsEtm);
     return view->priv();

@@ -24,7 +24,7 @@ const std::string kEtmDir = std::string(PERFTK_ETM_DATA_DIR) + "/";
 
 class CaptureSink : public pipeline::RecordSink {
  public:
-  absl::Status Emit(const Record& record) override {
+  absl::Status Emit(const perf::Record& record) override {
     const auto* data = reinterpret_cast<const char*>(record.bytes().data());
     bytes.append(data, record.bytes().size());
     ++records;
@@ -35,14 +35,14 @@ class CaptureSink : public pipeline::RecordSink {
 };
 
 struct Recording {
-  Header header;
-  std::vector<OwnedRecord> records;
+  perf::Header header;
+  std::vector<perf::OwnedRecord> records;
   std::vector<uint32_t> cpus;  // with trace metadata
 };
 
 Recording Read(const std::string& file) {
   Recording recording;
-  auto reader = PerfDataReader::Open(kEtmDir + file);
+  auto reader = perf::PerfDataReader::Open(kEtmDir + file);
   EXPECT_TRUE(reader.ok()) << reader.status();
   if (!reader.ok()) return recording;
   recording.header = (*reader)->header();
@@ -52,7 +52,7 @@ Recording Read(const std::string& file) {
     if (!record.ok() || !*record) break;
     recording.records.emplace_back(**record);
     if ((*record)->type() == PERF_RECORD_AUXTRACE_INFO) {
-      auto view = AuxtraceInfoRecord::From(**record);
+      auto view = perf::AuxtraceInfoRecord::From(**record);
       EXPECT_TRUE(view.ok());
       std::vector<uint64_t> priv = view->priv();
       auto info = ParseCsEtmInfo(priv);
@@ -65,8 +65,8 @@ Recording Read(const std::string& file) {
 
 // Rewrites the CPU of an AUX area record (AUXTRACE's cpu field, or the
 // sample_id trailer's, which ends these recordings' records).
-OwnedRecord OnCpu(const OwnedRecord& owned, uint32_t cpu) {
-  OwnedRecord copy = owned;
+perf::OwnedRecord OnCpu(const perf::OwnedRecord& owned, uint32_t cpu) {
+  perf::OwnedRecord copy = owned;
   std::vector<std::byte>& bytes = copy.mutable_bytes();
   const size_t at = copy.view().type() == PERF_RECORD_AUXTRACE ? 40 : bytes.size() - 8;
   std::memcpy(bytes.data() + at, &cpu, sizeof(cpu));
@@ -76,8 +76,8 @@ OwnedRecord OnCpu(const OwnedRecord& owned, uint32_t cpu) {
 // The recording, then `rounds` replays of its trace, round r on the r-th CPU
 // with metadata; every `model_every` rounds the round replays the machine
 // records after the first ITRACE_START too.
-std::vector<OwnedRecord> Replayed(const Recording& recording, int rounds, int model_every) {
-  std::vector<OwnedRecord> out = recording.records;
+std::vector<perf::OwnedRecord> Replayed(const Recording& recording, int rounds, int model_every) {
+  std::vector<perf::OwnedRecord> out = recording.records;
   size_t first_trace = 0;
   while (first_trace < out.size() && out[first_trace].view().type() != PERF_RECORD_ITRACE_START) {
     ++first_trace;
@@ -107,7 +107,7 @@ struct Outcome {
   DecodeStats stats;
 };
 
-Outcome DecodeWith(const Recording& recording, const std::vector<OwnedRecord>& records,
+Outcome DecodeWith(const Recording& recording, const std::vector<perf::OwnedRecord>& records,
                    OutputFormat format, const std::string& itrace, int jobs) {
   Outcome outcome;
   DecodeOptions options;
@@ -118,13 +118,13 @@ Outcome DecodeWith(const Recording& recording, const std::vector<OwnedRecord>& r
   perftk::base::WarningList tool_warnings;
   CsEtmDecodeTool tool(options, tool_warnings);
   pipeline::ToolFeed feed(tool);
-  Header header = recording.header;
+  perf::Header header = recording.header;
   if (outcome.status = feed.Begin(header); !outcome.status.ok()) return outcome;
   CaptureSink sink;
-  for (const OwnedRecord& record : records) {
+  for (const perf::OwnedRecord& record : records) {
     if (outcome.status = feed.Process(record.view(), sink); !outcome.status.ok()) return outcome;
   }
-  FeatureSet features;
+  perf::FeatureSet features;
   outcome.status = feed.End(sink, features);
   outcome.bytes = format == OutputFormat::kPerf ? sink.bytes : tool.text();
   outcome.records = sink.records;
@@ -161,7 +161,7 @@ TEST_P(ParallelDecode, ManyBlocksGiveTheBytesOfOneThread) {
   Recording recording = Read(c.file);
   ASSERT_FALSE(recording.cpus.empty());
   constexpr int kRounds = 40;
-  std::vector<OwnedRecord> records = Replayed(recording, kRounds, /*model_every=*/7);
+  std::vector<perf::OwnedRecord> records = Replayed(recording, kRounds, /*model_every=*/7);
   Outcome once = DecodeWith(recording, recording.records, c.format, c.itrace, 1);
   ASSERT_TRUE(once.status.ok()) << once.status;
   Outcome serial = DecodeWith(recording, records, c.format, c.itrace, 1);

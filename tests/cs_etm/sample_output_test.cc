@@ -19,10 +19,10 @@ namespace {
 
 const std::string kEtmDir = std::string(PERFTK_ETM_DATA_DIR) + "/";
 
-Header EtmHeader() {
-  auto reader = PerfDataReader::Open(kEtmDir + "perf_etm.data");
+perf::Header EtmHeader() {
+  auto reader = perf::PerfDataReader::Open(kEtmDir + "perf_etm.data");
   EXPECT_TRUE(reader.ok()) << reader.status();
-  return reader.ok() ? (*reader)->header() : Header();
+  return reader.ok() ? (*reader)->header() : perf::Header();
 }
 
 SynthesizedSample UserSample(SynthesizedSample::Kind kind) {
@@ -44,24 +44,25 @@ SynthesizedSample UserSample(SynthesizedSample::Kind kind) {
 // The event perf finds for `record` in `header`, and the sample decoded with it.
 struct Found {
   size_t event = 0;
-  Sample sample;
+  perf::Sample sample;
 };
 
-Found FindSample(const Header& header, const std::vector<std::byte>& bytes) {
+Found FindSample(const perf::Header& header, const std::vector<std::byte>& bytes) {
   Found found;
-  Record record(bytes, 0);
+  perf::Record record(bytes, 0);
   absl::StatusOr<size_t> index = header.events.IndexOf(record);
   EXPECT_TRUE(index.ok()) << index.status();
   if (!index.ok()) return found;
   found.event = *index;
-  absl::StatusOr<Sample> sample = DecodeSample(header.events.format(*index), record.body());
+  absl::StatusOr<perf::Sample> sample =
+      perf::DecodeSample(header.events.format(*index), record.body());
   EXPECT_TRUE(sample.ok()) << sample.status();
   if (sample.ok()) found.sample = *sample;
   return found;
 }
 
 TEST(SampleEncoder, PerfInstructionSamplesAreFoundUnderTheirOwnEvent) {
-  Header header = EtmHeader();
+  perf::Header header = EtmHeader();
   ASSERT_EQ(header.events.size(), 1u);
   header.features[HEADER_AUXTRACE] = {};
   absl::StatusOr<SampleEncoder> encoder =
@@ -70,7 +71,7 @@ TEST(SampleEncoder, PerfInstructionSamplesAreFoundUnderTheirOwnEvent) {
   // i, l: the input has IP|TID|TIME already, so its events stay as they are.
   EXPECT_FALSE(encoder->changed_input_attrs());
   ASSERT_EQ(header.events.size(), 2u);
-  const EventAttr& instructions = header.events.attrs()[1];
+  const perf::EventAttr& instructions = header.events.attrs()[1];
   EXPECT_EQ(instructions.type(), uint32_t{PERF_TYPE_HARDWARE});
   EXPECT_EQ(instructions.config(), 1u);  // PERF_COUNT_HW_INSTRUCTIONS
   EXPECT_TRUE(instructions.sample_type() & PERF_SAMPLE_BRANCH_STACK);
@@ -83,7 +84,7 @@ TEST(SampleEncoder, PerfInstructionSamplesAreFoundUnderTheirOwnEvent) {
   ASSERT_TRUE(encoder->Encode(UserSample(SynthesizedSample::Kind::kInstruction), out).ok());
   ASSERT_EQ(out.records.size(), 1u);
   EXPECT_TRUE(out.text.empty());
-  EXPECT_EQ(Record(out.records[0], 0).cpumode(), PERF_RECORD_MISC_USER);
+  EXPECT_EQ(perf::Record(out.records[0], 0).cpumode(), PERF_RECORD_MISC_USER);
   const Found found = FindSample(header, out.records[0]);
   EXPECT_EQ(found.event, 1u);
   EXPECT_EQ(found.sample.ip, 0x582b2b10ecu);
@@ -100,7 +101,7 @@ TEST(SampleEncoder, PerfInstructionSamplesAreFoundUnderTheirOwnEvent) {
 }
 
 TEST(SampleEncoder, BranchSamplesMoveTheInputsIdsToWhereTheNewEventsHaveThem) {
-  Header header = EtmHeader();
+  perf::Header header = EtmHeader();
   const uint64_t input_type = header.events.attrs()[0].sample_type();
   ASSERT_FALSE(input_type & PERF_SAMPLE_IDENTIFIER);
   ASSERT_FALSE(input_type & PERF_SAMPLE_ADDR);
@@ -118,7 +119,7 @@ TEST(SampleEncoder, BranchSamplesMoveTheInputsIdsToWhereTheNewEventsHaveThem) {
   kernel.context.el = 1;
   ASSERT_TRUE(encoder->Encode(kernel, out).ok());
   ASSERT_EQ(out.records.size(), 1u);
-  EXPECT_EQ(Record(out.records[0], 0).cpumode(), PERF_RECORD_MISC_KERNEL);
+  EXPECT_EQ(perf::Record(out.records[0], 0).cpumode(), PERF_RECORD_MISC_KERNEL);
   const Found found = FindSample(header, out.records[0]);
   EXPECT_EQ(found.event, 1u);
   EXPECT_EQ(found.sample.addr, 0x582b2b10e0u);
@@ -129,7 +130,7 @@ TEST(SampleEncoder, ScriptLinesAreThoseOfPerf61) {
                    "/tests/data/cs_etm_perf61/perf_etm.il16.script");
   std::string first;
   ASSERT_TRUE(std::getline(in, first));
-  Header header;  // kScript adds no events
+  perf::Header header;  // kScript adds no events
   absl::StatusOr<SampleEncoder> encoder =
       SampleEncoder::Create(OutputFormat::kScript, *ParseItrace("il16"), header);
   ASSERT_TRUE(encoder.ok()) << encoder.status();
@@ -142,7 +143,7 @@ TEST(SampleEncoder, ScriptLinesAreThoseOfPerf61) {
 }
 
 TEST(SampleEncoder, PerfOutputNeedsAnEvent) {
-  Header header;
+  perf::Header header;
   EXPECT_FALSE(SampleEncoder::Create(OutputFormat::kPerf, *ParseItrace("il64"), header).ok());
   EXPECT_TRUE(SampleEncoder::Create(OutputFormat::kAutoFdo, *ParseItrace("il64"), header).ok());
 }

@@ -211,7 +211,7 @@ TEST(Synthesizer, ContextSwitchNeverMixesThreads) {
       // A branch sample never goes from one thread's range to the other's.
       EXPECT_FALSE(tid == 101 && s.addr == 0x1000);
     }
-    for (const BranchEntry& e : s.branches) {
+    for (const perf::BranchEntry& e : s.branches) {
       // Thread a's only branch is 0x1008 -> 0x2000; b's are 0x1008 -> 0x2000
       // and 0x2008 -> 0x3000. The cross-thread edge 0x2008 -> 0x1000 never appears.
       EXPECT_FALSE(e.from == 0x2008 && e.to == 0x1000);

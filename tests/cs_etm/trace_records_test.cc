@@ -28,18 +28,18 @@ const std::string kEtmDir = std::string(PERFTK_ETM_DATA_DIR) + "/";
 constexpr uint32_t kCpu = 7;
 
 struct Recording {
-  Header header;
-  std::vector<OwnedRecord> records;
+  perf::Header header;
+  std::vector<perf::OwnedRecord> records;
 };
 
 Recording ReadEtm() {
   Recording recording;
-  auto reader = PerfDataReader::Open(kEtmDir + "perf_etm.data");
+  auto reader = perf::PerfDataReader::Open(kEtmDir + "perf_etm.data");
   EXPECT_TRUE(reader.ok()) << reader.status();
   if (!reader.ok()) return recording;
   recording.header = (*reader)->header();
   while (true) {
-    absl::StatusOr<std::optional<Record>> record = (*reader)->Next();
+    absl::StatusOr<std::optional<perf::Record>> record = (*reader)->Next();
     EXPECT_TRUE(record.ok()) << record.status();
     if (!record.ok() || !*record) break;
     recording.records.emplace_back(**record);
@@ -47,8 +47,8 @@ Recording ReadEtm() {
   return recording;
 }
 
-const OwnedRecord* FirstOf(const Recording& recording, uint32_t type) {
-  for (const OwnedRecord& record : recording.records) {
+const perf::OwnedRecord* FirstOf(const Recording& recording, uint32_t type) {
+  for (const perf::OwnedRecord& record : recording.records) {
     if (record.view().type() == type) return &record;
   }
   return nullptr;
@@ -56,20 +56,21 @@ const OwnedRecord* FirstOf(const Recording& recording, uint32_t type) {
 
 // A record of `type` with `body` and the recording's sample_id trailer for
 // `pid`/`tid` on kCpu (`with_id` false: no trailer).
-OwnedRecord MakeRecord(const Recording& recording, uint32_t type, uint16_t misc,
-                       std::vector<std::byte> body, int32_t pid, int32_t tid, bool with_id = true) {
+perf::OwnedRecord MakeRecord(const Recording& recording, uint32_t type, uint16_t misc,
+                             std::vector<std::byte> body, int32_t pid, int32_t tid,
+                             bool with_id = true) {
   if (with_id) {
-    SampleId id;
+    perf::SampleId id;
     id.pid = static_cast<uint32_t>(pid);
     id.tid = static_cast<uint32_t>(tid);
     id.time = 1118687000000;
     id.id = recording.header.events.attrs()[0].ids().front();
     id.cpu = kCpu;
-    EncodeSampleId(recording.header.events.format(0), id, body);
+    perf::EncodeSampleId(recording.header.events.format(0), id, body);
   }
-  absl::StatusOr<std::vector<std::byte>> bytes = MakeRecordBytes(type, misc, body);
+  absl::StatusOr<std::vector<std::byte>> bytes = perf::MakeRecordBytes(type, misc, body);
   EXPECT_TRUE(bytes.ok()) << bytes.status();
-  return OwnedRecord(bytes.ok() ? *bytes : std::vector<std::byte>(), {}, 0x1000);
+  return perf::OwnedRecord(bytes.ok() ? *bytes : std::vector<std::byte>(), {}, 0x1000);
 }
 
 std::vector<std::byte> Words(std::initializer_list<uint32_t> words) {
@@ -82,7 +83,7 @@ std::vector<std::byte> Words(std::initializer_list<uint32_t> words) {
   return bytes;
 }
 
-OwnedRecord HwId(const Recording& recording, uint64_t hw_id, bool with_id = true) {
+perf::OwnedRecord HwId(const Recording& recording, uint64_t hw_id, bool with_id = true) {
   std::vector<std::byte> body(8);
   std::memcpy(body.data(), &hw_id, 8);
   return MakeRecord(recording, PERF_RECORD_AUX_OUTPUT_HW_ID, 0, body, -1, -1, with_id);
@@ -90,15 +91,17 @@ OwnedRecord HwId(const Recording& recording, uint64_t hw_id, bool with_id = true
 
 // Reads every record of `recording`, and `switches_before_first_aux` just
 // before its first AUX record; returns the blocks.
-std::vector<TraceBlock> ReadAll(TraceRecordReader& reader, const Recording& recording,
-                                const std::vector<OwnedRecord>& switches_before_first_aux = {}) {
+std::vector<TraceBlock> ReadAll(
+    TraceRecordReader& reader, const Recording& recording,
+    const std::vector<perf::OwnedRecord>& switches_before_first_aux = {}) {
   std::vector<TraceBlock> blocks;
   bool inserted = false;
-  for (const OwnedRecord& owned : recording.records) {
-    const Record record = owned.view();
+  for (const perf::OwnedRecord& owned : recording.records) {
+    const perf::Record record = owned.view();
     if (record.type() == PERF_RECORD_AUX && !inserted) {
       inserted = true;
-      for (const OwnedRecord& extra : switches_before_first_aux) reader.ReadSwitch(extra.view());
+      for (const perf::OwnedRecord& extra : switches_before_first_aux)
+        reader.ReadSwitch(extra.view());
     }
     switch (record.type()) {
       case PERF_RECORD_AUXTRACE_INFO:
@@ -168,7 +171,7 @@ TEST(TraceRecordReader, TraceBeforeItsInfoIsAnErrorNamingTheOffset) {
   const Recording recording = ReadEtm();
   base::WarningList warnings;
   TraceRecordReader reader(recording.header.events, warnings);
-  const OwnedRecord* auxtrace = FirstOf(recording, PERF_RECORD_AUXTRACE);
+  const perf::OwnedRecord* auxtrace = FirstOf(recording, PERF_RECORD_AUXTRACE);
   ASSERT_NE(auxtrace, nullptr);
   absl::StatusOr<std::vector<TraceBlock>> blocks = reader.ReadAuxtrace(auxtrace->view());
   ASSERT_FALSE(blocks.ok());
@@ -180,7 +183,7 @@ TEST(TraceRecordReader, AHwIdChangesTheSetupOnlyWhenItChangesATraceId) {
   const Recording recording = ReadEtm();
   base::WarningList warnings;
   TraceRecordReader reader(recording.header.events, warnings);
-  const OwnedRecord* info = FirstOf(recording, PERF_RECORD_AUXTRACE_INFO);
+  const perf::OwnedRecord* info = FirstOf(recording, PERF_RECORD_AUXTRACE_INFO);
   ASSERT_NE(info, nullptr);
   ASSERT_TRUE(reader.ReadAuxtraceInfo(info->view()).ok());
   const std::shared_ptr<const DecodeSetup> first = reader.setup();

@@ -165,7 +165,7 @@ TEST(FrameDemux, RealRecordingsAsOpenCsdReadsThem) {
   int blocks = 0;
   for (const char* name :
        {"perf_etm.data", "perf_kernel.data", "perf_with_missing_aux_data.data"}) {
-    auto reader = PerfDataReader::Open(dir + name);
+    auto reader = perf::PerfDataReader::Open(dir + name);
     ASSERT_TRUE(reader.ok()) << reader.status().message();
     base::WarningList warnings;
     TraceRecordReader records((*reader)->header().events, warnings);

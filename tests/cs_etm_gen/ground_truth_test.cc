@@ -45,7 +45,7 @@ enum class Packing { kRaw, kFormatted };
 struct Decoded {
   bool branch = false;
   uint16_t cpumode = 0;
-  Sample sample;
+  perf::Sample sample;
 };
 
 struct Decode {
@@ -71,7 +71,7 @@ std::string Describe(const ExpectedSample& e) {
 
 std::string Describe(const Decoded& d) {
   std::vector<std::pair<uint64_t, uint64_t>> stack;
-  for (const BranchEntry& e : d.sample.branch_stack.entries) stack.push_back({e.from, e.to});
+  for (const perf::BranchEntry& e : d.sample.branch_stack.entries) stack.push_back({e.from, e.to});
   int el = d.cpumode == PERF_RECORD_MISC_KERNEL ? 1 : 0;
   return Describe(d.branch, d.sample.cpu, static_cast<int32_t>(d.sample.pid),
                   static_cast<int32_t>(d.sample.tid), el, d.sample.time, d.sample.ip,
@@ -177,12 +177,12 @@ class GroundTruth : public ::testing::Test {
     run.status = pipeline::RunPipeline(tool, run_options, warnings).status();
     run.warnings = tool_warnings.lines();
     if (!run.status.ok()) return run;
-    auto reader = PerfDataReader::Open(run_options.output);
+    auto reader = perf::PerfDataReader::Open(run_options.output);
     if (!reader.ok()) {
       run.status = reader.status();
       return run;
     }
-    const Header& header = (*reader)->header();
+    const perf::Header& header = (*reader)->header();
     while (true) {
       auto record = (*reader)->Next();
       if (!record.ok()) {
@@ -196,7 +196,7 @@ class GroundTruth : public ::testing::Test {
         run.status = index.status();
         return run;
       }
-      auto sample = DecodeSample(header.events.format(*index), (*record)->body());
+      auto sample = perf::DecodeSample(header.events.format(*index), (*record)->body());
       if (!sample.ok()) {
         run.status = sample.status();
         return run;
@@ -251,7 +251,7 @@ class GroundTruth : public ::testing::Test {
     };
     for (const Decoded& d : run.samples) {
       EXPECT_TRUE(in_own_code(d.sample.pid, d.sample.ip) || d.sample.ip == 0) << Describe(d);
-      for (const BranchEntry& e : d.sample.branch_stack.entries) {
+      for (const perf::BranchEntry& e : d.sample.branch_stack.entries) {
         EXPECT_TRUE(in_own_code(d.sample.pid, e.from) && in_own_code(d.sample.pid, e.to))
             << Describe(d);
       }

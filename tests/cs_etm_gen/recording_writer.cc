@@ -73,7 +73,7 @@ absl::StatusOr<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(
   std::unique_ptr<RecordingWriter> self(new RecordingWriter(layout));
   // The attr size perf 6.1 (Debian 12) reads; it refuses larger ones.
   const std::vector<std::byte> zeros(PERF_ATTR_SIZE_VER7);
-  EventAttr attr = *EventAttr::FromBytes(zeros);
+  perf::EventAttr attr = *perf::EventAttr::FromBytes(zeros);
   attr.SetU32(attr_offset::kType, kCsEtmPmuType);
   attr.SetU64(attr_offset::kConfig, kEtmOptCtxtId | (layout.timestamps ? kEtmOptTs : 0));
   attr.SetU64(attr_offset::kSamplePeriod, 1);
@@ -81,9 +81,9 @@ absl::StatusOr<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(
                        PERF_SAMPLE_IDENTIFIER);
   attr.SetU64(attr_offset::kFlags, (1ULL << kAttrFlagSampleIdAll) | (1ULL << 5) /*exclude_hv*/);
   for (uint32_t cpu = 0; cpu < layout.nr_cpus; ++cpu) attr.ids().push_back(100 + cpu);
-  self->header_.events = EventList({attr});
-  absl::StatusOr<std::unique_ptr<PerfDataWriter>> writer =
-      PerfDataWriter::Create(path, DataLayout::kFile, self->header_);
+  self->header_.events = perf::EventList({attr});
+  absl::StatusOr<std::unique_ptr<perf::PerfDataWriter>> writer =
+      perf::PerfDataWriter::Create(path, perf::DataLayout::kFile, self->header_);
   if (!writer.ok()) return writer.status();
   self->writer_ = std::move(*writer);
   if (absl::Status s = self->WriteHeaderRecords(); !s.ok()) return s;
@@ -94,15 +94,15 @@ absl::Status RecordingWriter::Write(uint32_t type, uint16_t misc, std::vector<st
                                     uint32_t cpu, int32_t pid, int32_t tid, uint64_t time,
                                     bool sample_id, const std::vector<uint8_t>* payload) {
   if (sample_id) {
-    SampleId id;
+    perf::SampleId id;
     id.pid = static_cast<uint32_t>(pid);
     id.tid = static_cast<uint32_t>(tid);
     id.time = time;
     id.cpu = cpu;
     id.identifier = 100 + cpu;
-    EncodeSampleId(header_.events.format(0), id, body);
+    perf::EncodeSampleId(header_.events.format(0), id, body);
   }
-  absl::StatusOr<std::vector<std::byte>> bytes = MakeRecordBytes(type, misc, body);
+  absl::StatusOr<std::vector<std::byte>> bytes = perf::MakeRecordBytes(type, misc, body);
   if (!bytes.ok()) return bytes.status();
   Bytes trailing;
   if (payload != nullptr) trailing = AsBytes(payload->data(), payload->size());

@@ -101,8 +101,8 @@ class RecordingWriter {
                      const std::vector<uint8_t>* payload = nullptr);
 
   RecordingLayout layout_;
-  Header header_;
-  std::unique_ptr<PerfDataWriter> writer_;
+  perf::Header header_;
+  std::unique_ptr<perf::PerfDataWriter> writer_;
   std::map<uint32_t, uint64_t> aux_offset_;  // per cpu
   uint64_t trace_bytes_ = 0;
 };

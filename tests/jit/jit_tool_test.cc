@@ -49,8 +49,8 @@ struct Options {
   uint64_t sample_type = kSampleType;
 };
 
-EventAttr MakeAttr(const Options& o) {
-  EventAttr attr;
+perf::EventAttr MakeAttr(const Options& o) {
+  perf::EventAttr attr;
   attr.SetU32(attr_offset::kType, PERF_TYPE_SOFTWARE);
   attr.set_sample_type(o.sample_type);
   uint64_t flags = 1ULL << kAttrFlagSampleIdAll;
@@ -82,11 +82,11 @@ class Recording {
     AppendBytes(body, AsBytes(name.data(), name.size()));
     body.resize(AlignUp(body.size() + 1, 8));
     Trailer(body, pid, time);
-    records_.push_back(*MakeRecordBytes(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body));
+    records_.push_back(*perf::MakeRecordBytes(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body));
   }
 
   void Sample(uint64_t time, uint32_t pid, uint64_t ip) {
-    perftk::Sample s;
+    perftk::perf::Sample s;
     s.identifier = kEventId;
     s.ip = ip;
     s.pid = s.tid = pid;
@@ -94,8 +94,8 @@ class Recording {
     s.cpu = kCpu;
     s.period = 1;
     std::vector<std::byte> body;
-    EncodeSample(format_, s, body);
-    records_.push_back(*MakeRecordBytes(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body));
+    perf::EncodeSample(format_, s, body);
+    records_.push_back(*perf::MakeRecordBytes(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body));
   }
 
   void TimeConv(uint64_t shift, uint64_t mult, uint64_t zero) {
@@ -103,13 +103,15 @@ class Recording {
     Append<uint64_t>(body, shift);
     Append<uint64_t>(body, mult);
     Append<uint64_t>(body, zero);
-    records_.push_back(*MakeRecordBytes(PERF_RECORD_TIME_CONV, 0, body));
+    records_.push_back(*perf::MakeRecordBytes(PERF_RECORD_TIME_CONV, 0, body));
   }
 
-  void FinishedRound() { records_.push_back(*MakeRecordBytes(PERF_RECORD_FINISHED_ROUND, 0, {})); }
+  void FinishedRound() {
+    records_.push_back(*perf::MakeRecordBytes(PERF_RECORD_FINISHED_ROUND, 0, {}));
+  }
 
   void Write(const std::string& path) {
-    auto writer = PerfDataWriter::Create(path, DataLayout::kFile, header_);
+    auto writer = perf::PerfDataWriter::Create(path, perf::DataLayout::kFile, header_);
     ASSERT_TRUE(writer.ok()) << writer.status();
     for (const auto& r : records_) ASSERT_TRUE((*writer)->WriteBytes(r).ok());
     ASSERT_TRUE((*writer)->Finish().ok());
@@ -117,16 +119,16 @@ class Recording {
 
  private:
   void Trailer(std::vector<std::byte>& body, uint32_t pid, uint64_t time) {
-    SampleId id;
+    perf::SampleId id;
     id.pid = id.tid = pid;
     id.time = time;
     id.cpu = kCpu;
     id.identifier = kEventId;
-    EncodeSampleId(format_, id, body);
+    perf::EncodeSampleId(format_, id, body);
   }
 
-  Header header_;
-  SampleFormat format_;
+  perf::Header header_;
+  perf::SampleFormat format_;
   std::vector<std::vector<std::byte>> records_;
 };
 
@@ -136,9 +138,9 @@ struct OutRecord {
   std::vector<std::byte> bytes;
 };
 
-std::vector<OutRecord> ReadBack(const std::string& path, Header* header = nullptr) {
+std::vector<OutRecord> ReadBack(const std::string& path, perf::Header* header = nullptr) {
   std::vector<OutRecord> out;
-  auto reader = PerfDataReader::Open(path);
+  auto reader = perf::PerfDataReader::Open(path);
   EXPECT_TRUE(reader.ok()) << reader.status();
   if (!reader.ok()) return out;
   if (header) *header = (*reader)->header();
@@ -252,8 +254,8 @@ std::vector<Mmap2Summary> Mmap2s(const std::vector<OutRecord>& records) {
   std::vector<Mmap2Summary> out;
   for (const OutRecord& r : records) {
     if (r.type != PERF_RECORD_MMAP2) continue;
-    Record record(r.bytes, 0);
-    auto m = Mmap2Record::From(record);
+    perf::Record record(r.bytes, 0);
+    auto m = perf::Mmap2Record::From(record);
     out.push_back(
         {r.time.value_or(0), m->start(), m->len(), m->pgoff(), std::string(m->filename())});
   }
@@ -265,7 +267,7 @@ TEST_F(JitToolTest, InjectsMmap2sInTimeOrderAndDropsLaterAnonMaps) {
   UsualDump().WriteTo(dump_path_);
   ASSERT_TRUE(Run().ok());
 
-  Header header;
+  perf::Header header;
   std::vector<OutRecord> records = ReadBack(out_, &header);
   std::vector<Mmap2Summary> mmaps = Mmap2s(records);
   std::string so1 = dir_ + "/jitted-4100-1.so", so2 = dir_ + "/jitted-4100-2.so";
@@ -312,8 +314,8 @@ TEST_F(JitToolTest, ReusedAddressBelongsToTheLaterLoadFromItsTime) {
     if (r.type == PERF_RECORD_SAMPLE && r.time >= 20u) {
       sequence.push_back("sample@" + std::to_string(*r.time));
     } else if (r.type == PERF_RECORD_MMAP2 && r.time >= 20u) {
-      Record record(r.bytes, 0);
-      auto m = Mmap2Record::From(record);
+      perf::Record record(r.bytes, 0);
+      auto m = perf::Mmap2Record::From(record);
       if (m->start() != 0x1000 || m->pid() != kPid) continue;
       std::string name(m->filename());
       sequence.push_back(name.substr(name.rfind('/') + 1));
@@ -348,15 +350,15 @@ TEST_F(JitToolTest, InjectedMmap2HasReadExecProtAndACompleteSampleId) {
   WriteRecording();
   UsualDump().WriteTo(dump_path_);
   ASSERT_TRUE(Run().ok());
-  Header header;
+  perf::Header header;
   std::vector<OutRecord> records = ReadBack(out_, &header);
   const OutRecord* injected = nullptr;
   for (const OutRecord& r : records) {
     if (r.type == PERF_RECORD_MMAP2 && r.time == 20u) injected = &r;
   }
   ASSERT_NE(injected, nullptr);
-  Record record(injected->bytes, 0);
-  auto m = Mmap2Record::From(record);
+  perf::Record record(injected->bytes, 0);
+  auto m = perf::Mmap2Record::From(record);
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->prot(), uint32_t{PROT_READ | PROT_EXEC});
   EXPECT_EQ(m->pid(), kPid);
@@ -366,7 +368,7 @@ TEST_F(JitToolTest, InjectedMmap2HasReadExecProtAndACompleteSampleId) {
   ASSERT_EQ(stat((dir_ + "/jitted-4100-1.so").c_str(), &st), 0);
   EXPECT_EQ(m->ino(), st.st_ino);
   EXPECT_EQ(record.misc(), PERF_RECORD_MISC_USER);
-  absl::StatusOr<SampleId> id = DecodeSampleId(header.events.format(0), record.bytes());
+  absl::StatusOr<perf::SampleId> id = perf::DecodeSampleId(header.events.format(0), record.bytes());
   ASSERT_TRUE(id.ok());
   EXPECT_EQ(id->pid, kPid);
   EXPECT_EQ(id->tid, kPid + 1);
@@ -625,8 +627,8 @@ TEST_F(JitToolTest, ProcessInAPidNamespace) {
   EXPECT_EQ(mmaps[0].filename, dir_ + "/jitted-7-3.so");  // perf's name: the dump's pid
   for (const OutRecord& r : records) {
     if (r.type != PERF_RECORD_MMAP2) continue;
-    Record record(r.bytes, 0);
-    auto m = Mmap2Record::From(record);
+    perf::Record record(r.bytes, 0);
+    auto m = perf::Mmap2Record::From(record);
     EXPECT_EQ(m->pid(), kPid) << "namespace pids become the mapping's pid";
     EXPECT_EQ(m->tid(), kPid);
   }
@@ -670,12 +672,12 @@ TEST_F(JitToolTest, BuildIdTableListsEveryFileWritten) {
   WriteRecording();
   UsualDump().WriteTo(dump_path_);
   ASSERT_TRUE(Run().ok());
-  Header header;
+  perf::Header header;
   ReadBack(out_, &header);
-  auto entries = ReadBuildIds(header.features);
+  auto entries = perf::ReadBuildIds(header.features);
   ASSERT_TRUE(entries.ok()) << entries.status();
   std::vector<std::string> names;
-  for (const BuildIdEntry& e : *entries) {
+  for (const perf::BuildIdEntry& e : *entries) {
     names.push_back(e.filename);
     auto elf = elf::ElfFile::Open(e.filename);
     ASSERT_TRUE(elf.ok()) << elf.status();
@@ -780,7 +782,7 @@ std::string ReadWhole(const std::string& path) {
 // The perf.data at `path` with the maj, min and ino fields of its MMAP2s zeroed.
 std::string WithoutFileIds(const std::string& path) {
   std::string bytes = ReadWhole(path);
-  auto reader = PerfDataReader::Open(path);
+  auto reader = perf::PerfDataReader::Open(path);
   EXPECT_TRUE(reader.ok()) << reader.status();
   if (!reader.ok()) return bytes;
   size_t mmap2s = 0;

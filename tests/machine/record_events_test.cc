@@ -45,7 +45,7 @@ class RecordBytes {
 
 constexpr uint64_t kOffset = 0x1234;
 
-Record At(const std::vector<std::byte>& bytes) { return Record(bytes, kOffset); }
+perf::Record At(const std::vector<std::byte>& bytes) { return perf::Record(bytes, kOffset); }
 
 std::vector<std::byte> Mmap(uint16_t misc, int32_t pid, uint64_t start, const std::string& file) {
   return RecordBytes(PERF_RECORD_MMAP, misc)

@@ -73,7 +73,7 @@ TEST(AttrTest, BuilderPutsFieldsAtTheAbiOffsets) {
 }
 
 TEST(AttrTest, AccessorsReadTheFields) {
-  EventAttr attr = EveryField().Ids({1, 2}).Build();
+  perf::EventAttr attr = EveryField().Ids({1, 2}).Build();
   EXPECT_EQ(attr.size(), PERF_ATTR_SIZE_VER8);
   EXPECT_EQ(attr.type(), PERF_TYPE_BREAKPOINT);
   EXPECT_EQ(attr.config(), 0x1122334455667788u);
@@ -92,7 +92,7 @@ TEST(AttrTest, AccessorsReadTheFields) {
   EXPECT_EQ(attr.clockid(), -7);
   EXPECT_EQ(attr.sample_regs_intr(), 3u);
   EXPECT_EQ(attr.ids(), (std::vector<uint64_t>{1, 2}));
-  EXPECT_EQ(DescribeAttr(attr), "mem:0x7ffc0000");
+  EXPECT_EQ(perf::DescribeAttr(attr), "mem:0x7ffc0000");
 }
 
 TEST(AttrTest, OlderAndNewerAbiSizes) {
@@ -102,7 +102,7 @@ TEST(AttrTest, OlderAndNewerAbiSizes) {
     AttrBuilder b = EveryField().Size(size).FutureWords({0xf1, 0xf2, 0xf3});
     std::vector<std::byte> bytes = b.Serialize(kNative);
     ASSERT_EQ(bytes.size(), size);
-    absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(bytes);
+    absl::StatusOr<perf::EventAttr> attr = perf::EventAttr::FromBytes(bytes);
     ASSERT_TRUE(attr.ok());
     EXPECT_EQ(attr->size(), size);
     EXPECT_EQ(std::vector<std::byte>(attr->bytes().begin(), attr->bytes().end()), bytes);
@@ -121,7 +121,7 @@ TEST(AttrTest, OlderAndNewerAbiSizes) {
 TEST(AttrTest, FromBytesRefusesLessThanVer0) {
   std::vector<std::byte> bytes = EveryField().Size(PERF_ATTR_SIZE_VER0).Serialize(kNative);
   bytes.pop_back();
-  absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(bytes);
+  absl::StatusOr<perf::EventAttr> attr = perf::EventAttr::FromBytes(bytes);
   ASSERT_FALSE(attr.ok());
   EXPECT_THAT(attr.status().message(), HasSubstr("63 bytes is smaller than the first ABI"));
 }
@@ -129,14 +129,14 @@ TEST(AttrTest, FromBytesRefusesLessThanVer0) {
 TEST(AttrTest, FromBytesSetsSizeToTheBytesGiven) {
   std::vector<std::byte> bytes = EveryField().Size(PERF_ATTR_SIZE_VER5).Serialize(kNative);
   Store<uint32_t>(bytes.data() + attr_offset::kSize, 0);  // perf reads 0 as VER0
-  absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(bytes);
+  absl::StatusOr<perf::EventAttr> attr = perf::EventAttr::FromBytes(bytes);
   ASSERT_TRUE(attr.ok());
   EXPECT_EQ(attr->U32(attr_offset::kSize), PERF_ATTR_SIZE_VER5);
 }
 
 TEST(AttrTest, WritingPastTheEndGrowsToTheCurrentAbi) {
-  absl::StatusOr<EventAttr> attr =
-      EventAttr::FromBytes(EveryField().Size(PERF_ATTR_SIZE_VER0).Serialize(kNative));
+  absl::StatusOr<perf::EventAttr> attr =
+      perf::EventAttr::FromBytes(EveryField().Size(PERF_ATTR_SIZE_VER0).Serialize(kNative));
   ASSERT_TRUE(attr.ok());
   attr->SetU64(attr_offset::kSampleRegsIntr, 0xf);
   EXPECT_EQ(attr->size(), PERF_ATTR_SIZE_VER8);
@@ -155,7 +155,7 @@ TEST(AttrTest, ForeignAttrSwapsToNativeAtEverySize) {
     SCOPED_TRACE(size);
     AttrBuilder b = EveryField().Size(size).FutureWords({0xf1, 0xf2, 0xf3});
     std::vector<std::byte> foreign = b.Serialize(kForeign);
-    SwapAttrBytes(foreign);
+    perf::SwapAttrBytes(foreign);
     EXPECT_EQ(foreign, b.Serialize(kNative));
   }
 }
@@ -166,8 +166,8 @@ TEST(AttrTest, EveryFlagBitSwaps) {
     SCOPED_TRACE(absl::StrCat("flag bit ", bit));
     AttrBuilder b = AttrBuilder().Flags(1ULL << bit);
     std::vector<std::byte> foreign = b.Serialize(kForeign);
-    SwapAttrBytes(foreign);
-    absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(foreign);
+    perf::SwapAttrBytes(foreign);
+    absl::StatusOr<perf::EventAttr> attr = perf::EventAttr::FromBytes(foreign);
     ASSERT_TRUE(attr.ok());
     EXPECT_EQ(attr->flags(), 1ULL << bit);
   }
@@ -179,8 +179,8 @@ TEST(AttrTest, PreciseIpSwapsAsATwoBitField) {
     SCOPED_TRACE(precise);
     AttrBuilder b = AttrBuilder().Flags(precise << 15 | 1ULL << kAttrFlagSampleIdAll);
     std::vector<std::byte> foreign = b.Serialize(kForeign);
-    SwapAttrBytes(foreign);
-    absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(foreign);
+    perf::SwapAttrBytes(foreign);
+    absl::StatusOr<perf::EventAttr> attr = perf::EventAttr::FromBytes(foreign);
     ASSERT_TRUE(attr.ok());
     EXPECT_EQ((attr->flags() >> 15) & 3, precise);
     EXPECT_TRUE(attr->sample_id_all());
@@ -188,14 +188,15 @@ TEST(AttrTest, PreciseIpSwapsAsATwoBitField) {
 }
 
 TEST(AttrTest, DescribeNamesCommonEvents) {
-  EXPECT_EQ(DescribeAttr(AttrBuilder().Type(PERF_TYPE_SOFTWARE).Config(0).Build()), "cpu-clock");
-  EXPECT_EQ(DescribeAttr(AttrBuilder().Type(PERF_TYPE_SOFTWARE).Config(9).Build()), "dummy");
-  EXPECT_EQ(DescribeAttr(AttrBuilder().Type(PERF_TYPE_HARDWARE).Config(0).Build()), "cycles");
-  EXPECT_EQ(DescribeAttr(AttrBuilder().Type(PERF_TYPE_TRACEPOINT).Config(312).Build()),
+  EXPECT_EQ(perf::DescribeAttr(AttrBuilder().Type(PERF_TYPE_SOFTWARE).Config(0).Build()),
+            "cpu-clock");
+  EXPECT_EQ(perf::DescribeAttr(AttrBuilder().Type(PERF_TYPE_SOFTWARE).Config(9).Build()), "dummy");
+  EXPECT_EQ(perf::DescribeAttr(AttrBuilder().Type(PERF_TYPE_HARDWARE).Config(0).Build()), "cycles");
+  EXPECT_EQ(perf::DescribeAttr(AttrBuilder().Type(PERF_TYPE_TRACEPOINT).Config(312).Build()),
             "tracepoint:312");
-  EXPECT_EQ(DescribeAttr(AttrBuilder().Type(PERF_TYPE_SOFTWARE).Config(99).Build()),
+  EXPECT_EQ(perf::DescribeAttr(AttrBuilder().Type(PERF_TYPE_SOFTWARE).Config(99).Build()),
             "type 1 config 0x63");
-  EXPECT_EQ(DescribeAttr(AttrBuilder().Type(9).Config(0x10).Build()), "type 9 config 0x10");
+  EXPECT_EQ(perf::DescribeAttr(AttrBuilder().Type(9).Config(0x10).Build()), "type 9 config 0x10");
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ PerfDataBuilder Small() {
   PerfDataBuilder b;
   b.Attr(Attr()).Feature(HEADER_HOSTNAME, StringFeature("h"));
   b.Record(MakeComm(1, 1, "a"));
-  Sample s;
+  perf::Sample s;
   s.ip = 0x401000;
   s.pid = s.tid = 1;
   s.time = 5;
@@ -172,9 +172,10 @@ TEST(BadInputTest, SampleShorterThanItsSampleType) {
   b.Record(RecordBuilder(PERF_RECORD_SAMPLE).U64(0x401000).U32(1).U32(1));  // no TIME, CALLCHAIN
   absl::StatusOr<ReadBack> back = ReadAll(b.BuildFile().bytes);
   ASSERT_TRUE(back.ok());  // the reader hands records out undecoded
-  std::vector<Field> fields = DescribeRecord(back->records[0].view(), back->header.events);
+  std::vector<perf::Field> fields =
+      perf::DescribeRecord(back->records[0].view(), back->header.events);
   bool has_error = false;
-  for (const Field& f : fields) {
+  for (const perf::Field& f : fields) {
     if (f.name == "error") {
       has_error = true;
       EXPECT_EQ(f.text, "sample ends inside its fixed field");
@@ -222,12 +223,12 @@ std::string ReadErrorThroughPipe(std::vector<std::byte> bytes) {
   });
   std::string path = absl::StrCat("/dev/fd/", fds[0]);
   std::string error;
-  absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(path);
+  absl::StatusOr<std::unique_ptr<perf::PerfDataReader>> reader = perf::PerfDataReader::Open(path);
   if (!reader.ok()) {
     error = std::string(reader.status().message());
   } else {
     while (true) {
-      absl::StatusOr<std::optional<perftk::Record>> r = (*reader)->Next();
+      absl::StatusOr<std::optional<perftk::perf::Record>> r = (*reader)->Next();
       if (!r.ok()) {
         error = std::string(r.status().message());
         break;
@@ -270,7 +271,8 @@ TEST(BadInputTest, AStreamThatLiesAboutAPayloadCostsOnlyWhatItHolds) {
     }
     close(fd);
   });
-  absl::StatusOr<std::unique_ptr<Input>> input = Input::Open(absl::StrCat("/dev/fd/", fds[0]));
+  absl::StatusOr<std::unique_ptr<perf::Input>> input =
+      perf::Input::Open(absl::StrCat("/dev/fd/", fds[0]));
   ASSERT_TRUE(input.ok()) << input.status();
   std::vector<std::byte> scratch;
   absl::StatusOr<Bytes> got = (*input)->Read(uint64_t{1} << 32, scratch);  // 4 GiB announced

@@ -19,16 +19,16 @@ BuildId Id(size_t size) {
 }
 
 TEST(BuildIdEntry, WrittenAsPerfLaysItOutAndReadBack) {
-  FeatureSet features;
+  perf::FeatureSet features;
   std::vector<std::byte>& section = features[HEADER_BUILD_ID];
   for (size_t size : {8u, 16u, 20u}) {
-    BuildIdEntry entry;
+    perf::BuildIdEntry entry;
     entry.pid = -1;
     entry.misc = PERF_RECORD_MISC_USER;
     entry.build_id = Id(size);
     entry.filename = "/lib/modules/m" + std::to_string(size) + ".ko";
     const size_t start = section.size();
-    AppendBuildIdEntry(entry, section);
+    perf::AppendBuildIdEntry(entry, section);
     const std::byte* p = section.data() + start;
     EXPECT_EQ(Load<uint16_t>(p + 6), section.size() - start);
     EXPECT_EQ((section.size() - start - 36) % 64, 0u) << "name padded to 64";
@@ -37,7 +37,7 @@ TEST(BuildIdEntry, WrittenAsPerfLaysItOutAndReadBack) {
     for (size_t i = 12 + size; i < 32; ++i) EXPECT_EQ(p[i], std::byte{0});
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(p + 36)), entry.filename);
   }
-  absl::StatusOr<std::vector<BuildIdEntry>> back = ReadBuildIds(features);
+  absl::StatusOr<std::vector<perf::BuildIdEntry>> back = perf::ReadBuildIds(features);
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_EQ(back->size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
@@ -50,13 +50,13 @@ TEST(BuildIdEntry, WrittenAsPerfLaysItOutAndReadBack) {
 }
 
 TEST(BuildIdEntry, AnEntryPastTheSectionIsRefused) {
-  FeatureSet features;
-  BuildIdEntry entry;
+  perf::FeatureSet features;
+  perf::BuildIdEntry entry;
   entry.build_id = Id(20);
   entry.filename = "/bin/x";
-  AppendBuildIdEntry(entry, features[HEADER_BUILD_ID]);
+  perf::AppendBuildIdEntry(entry, features[HEADER_BUILD_ID]);
   features[HEADER_BUILD_ID].resize(features[HEADER_BUILD_ID].size() - 1);
-  EXPECT_FALSE(ReadBuildIds(features).ok());
+  EXPECT_FALSE(perf::ReadBuildIds(features).ok());
 }
 
 }  // namespace

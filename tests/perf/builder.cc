@@ -163,7 +163,7 @@ Fields AttrBuilder::ToFields() const {
   return f;
 }
 
-AttrBuilder AttrBuilder::FromNative(const EventAttr& attr) {
+AttrBuilder AttrBuilder::FromNative(const perf::EventAttr& attr) {
   using namespace attr_offset;
   AttrBuilder b;
   b.Type(attr.type())
@@ -197,16 +197,16 @@ AttrBuilder AttrBuilder::FromNative(const EventAttr& attr) {
   return b;
 }
 
-EventAttr AttrBuilder::Build() const {
-  absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(Serialize(kNative));
-  if (!attr.ok()) return EventAttr();
+perf::EventAttr AttrBuilder::Build() const {
+  absl::StatusOr<perf::EventAttr> attr = perf::EventAttr::FromBytes(Serialize(kNative));
+  if (!attr.ok()) return perf::EventAttr();
   attr->ids() = ids_;
   return *std::move(attr);
 }
 
 namespace {
 
-void RegsFields(Fields& f, uint64_t mask, const RegisterDump& regs) {
+void RegsFields(Fields& f, uint64_t mask, const perf::RegisterDump& regs) {
   f.U64(regs.abi);
   if (regs.abi == 0) return;
   for (int i = 0; i < std::popcount(mask); ++i) {
@@ -216,7 +216,7 @@ void RegsFields(Fields& f, uint64_t mask, const RegisterDump& regs) {
 
 }  // namespace
 
-Fields SampleFields(const AttrBuilder& attr, const Sample& s) {
+Fields SampleFields(const AttrBuilder& attr, const perf::Sample& s) {
   const uint64_t type = attr.sample_type();
   const uint64_t rf = attr.read_format();
   auto has = [type](uint64_t bit) { return (type & bit) != 0; };
@@ -231,7 +231,7 @@ Fields SampleFields(const AttrBuilder& attr, const Sample& s) {
   if (has(PERF_SAMPLE_CPU)) f.U32(s.cpu).U32(s.cpu_reserved);
   if (has(PERF_SAMPLE_PERIOD)) f.U64(s.period);
   if (has(PERF_SAMPLE_READ)) {
-    auto tail = [&](const ReadValue& v) {
+    auto tail = [&](const perf::ReadValue& v) {
       if (rf & PERF_FORMAT_ID) f.U64(v.id);
       if (rf & PERF_FORMAT_LOST) f.U64(v.lost);
     };
@@ -239,12 +239,12 @@ Fields SampleFields(const AttrBuilder& attr, const Sample& s) {
       f.U64(s.read.values.size());
       if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) f.U64(s.read.time_enabled);
       if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) f.U64(s.read.time_running);
-      for (const ReadValue& v : s.read.values) {
+      for (const perf::ReadValue& v : s.read.values) {
         f.U64(v.value);
         tail(v);
       }
     } else {
-      ReadValue v = s.read.values.empty() ? ReadValue{} : s.read.values[0];
+      perf::ReadValue v = s.read.values.empty() ? perf::ReadValue{} : s.read.values[0];
       f.U64(v.value);
       if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) f.U64(s.read.time_enabled);
       if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) f.U64(s.read.time_running);
@@ -260,7 +260,7 @@ Fields SampleFields(const AttrBuilder& attr, const Sample& s) {
     const uint64_t bst = attr.branch_sample_type();
     f.U64(s.branch_stack.entries.size());
     if (bst & PERF_SAMPLE_BRANCH_HW_INDEX) f.U64(s.branch_stack.hw_idx);
-    for (const BranchEntry& e : s.branch_stack.entries) {
+    for (const perf::BranchEntry& e : s.branch_stack.entries) {
       f.U64(e.from).U64(e.to).Bitfield64(e.flags, kBranchFlagWidths);
     }
     if (bst & PERF_SAMPLE_BRANCH_COUNTERS) {
@@ -288,7 +288,7 @@ Fields SampleFields(const AttrBuilder& attr, const Sample& s) {
   return f;
 }
 
-Fields SampleIdFields(const AttrBuilder& attr, const SampleId& id) {
+Fields SampleIdFields(const AttrBuilder& attr, const perf::SampleId& id) {
   Fields f;
   if (!attr.sample_id_all()) return f;
   const uint64_t type = attr.sample_type();
@@ -301,7 +301,7 @@ Fields SampleIdFields(const AttrBuilder& attr, const SampleId& id) {
   return f;
 }
 
-RecordBuilder& RecordBuilder::WithSampleId(const AttrBuilder& attr, const SampleId& id) {
+RecordBuilder& RecordBuilder::WithSampleId(const AttrBuilder& attr, const perf::SampleId& id) {
   body_.Append(SampleIdFields(attr, id));
   return *this;
 }
@@ -486,7 +486,7 @@ RecordBuilder MakeEventUpdateCpus(uint64_t id, const Fields& cpu_map_data) {
   return PadTo8(r, 16 + cpu_map_data.size());
 }
 
-RecordBuilder MakeSample(const AttrBuilder& attr, const Sample& sample, uint16_t misc) {
+RecordBuilder MakeSample(const AttrBuilder& attr, const perf::Sample& sample, uint16_t misc) {
   RecordBuilder r(PERF_RECORD_SAMPLE, misc);
   r.Body(SampleFields(attr, sample));
   return r;
@@ -545,8 +545,8 @@ std::vector<std::byte> Compress(Bytes data, int level) {
   return out;
 }
 
-std::vector<RecordBuilder> EveryRecordType(const AttrBuilder& attr, const Sample& sample,
-                                           const SampleId& id) {
+std::vector<RecordBuilder> EveryRecordType(const AttrBuilder& attr, const perf::Sample& sample,
+                                           const perf::SampleId& id) {
   std::vector<RecordBuilder> r;
   r.push_back(MakeMmap({.pid = 1,
                         .tid = 2,
@@ -784,12 +784,12 @@ std::vector<std::byte> PerfDataBuilder::BuildPipe(Endian endian) const {
 }
 
 absl::StatusOr<ReadBack> ReadAll(Bytes bytes, std::string name) {
-  absl::StatusOr<std::unique_ptr<PerfDataReader>> reader =
-      PerfDataReader::FromInput(Input::FromMemory(bytes, std::move(name)));
+  absl::StatusOr<std::unique_ptr<perf::PerfDataReader>> reader =
+      perf::PerfDataReader::FromInput(perf::Input::FromMemory(bytes, std::move(name)));
   if (!reader.ok()) return reader.status();
   ReadBack back;
   while (true) {
-    absl::StatusOr<std::optional<perftk::Record>> record = (*reader)->Next();
+    absl::StatusOr<std::optional<perftk::perf::Record>> record = (*reader)->Next();
     if (!record.ok()) return record.status();
     if (!*record) break;
     back.records.emplace_back(**record);

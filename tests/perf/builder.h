@@ -85,7 +85,7 @@ class AttrBuilder {
  public:
   AttrBuilder() = default;
   // Every field of an attr held in native order (e.g. read from a real file).
-  static AttrBuilder FromNative(const EventAttr& attr);
+  static AttrBuilder FromNative(const perf::EventAttr& attr);
 
   AttrBuilder& Type(uint32_t v) {
     type_ = v;
@@ -200,8 +200,8 @@ class AttrBuilder {
   Fields ToFields() const;  // exactly size() bytes
   std::vector<std::byte> Serialize(Endian endian) const { return ToFields().Serialize(endian); }
   // The production type, built from the native bytes.
-  EventAttr Build() const;
-  SampleFormat Format() const { return SampleFormat::Of(Build()); }
+  perf::EventAttr Build() const;
+  perf::SampleFormat Format() const { return perf::SampleFormat::Of(Build()); }
 
  private:
   uint32_t type_ = PERF_TYPE_SOFTWARE;
@@ -230,9 +230,9 @@ class AttrBuilder {
 };
 
 // The sample payload (no header) of `sample` as `attr` lays it out.
-Fields SampleFields(const AttrBuilder& attr, const Sample& sample);
+Fields SampleFields(const AttrBuilder& attr, const perf::Sample& sample);
 // The sample_id trailer of `id` as `attr` lays it out (empty without sample_id_all).
-Fields SampleIdFields(const AttrBuilder& attr, const SampleId& id);
+Fields SampleIdFields(const AttrBuilder& attr, const perf::SampleId& id);
 
 // One record: type, misc, body fields, optional sample_id trailer and the
 // data that follows AUXTRACE / HEADER_TRACING_DATA records.
@@ -276,7 +276,7 @@ class RecordBuilder {
     body_.Append(fields);
     return *this;
   }
-  RecordBuilder& WithSampleId(const AttrBuilder& attr, const SampleId& id);
+  RecordBuilder& WithSampleId(const AttrBuilder& attr, const perf::SampleId& id);
   RecordBuilder& TrailingPayload(std::vector<std::byte> payload) {
     payload_ = std::move(payload);
     return *this;
@@ -289,7 +289,7 @@ class RecordBuilder {
 
   uint32_t type() const { return type_; }
   uint16_t misc() const { return misc_; }
-  size_t size() const { return kRecordHeaderSize + body_.size(); }
+  size_t size() const { return perf::kRecordHeaderSize + body_.size(); }
   const std::vector<std::byte>& trailing_payload() const { return payload_; }
 
   // The header and body as fields (e.g. to place build-id entries in a
@@ -374,7 +374,7 @@ RecordBuilder MakeEventUpdateString(uint64_t type, uint64_t id,
 RecordBuilder MakeEventUpdateCpus(uint64_t id, const Fields& cpu_map_data);
 
 // PERF_RECORD_SAMPLE of `sample` laid out by `attr`.
-RecordBuilder MakeSample(const AttrBuilder& attr, const Sample& sample,
+RecordBuilder MakeSample(const AttrBuilder& attr, const perf::Sample& sample,
                          uint16_t misc = PERF_RECORD_MISC_USER);
 
 // Pipe-layout header records.
@@ -399,8 +399,8 @@ std::vector<std::byte> Compress(Bytes data, int level = 3);
 // own, both MMAP2 unions), with fields of distinct values and, for kernel
 // types other than SAMPLE, the sample_id trailer `attr` asks for. Header
 // records (HEADER_ATTR, ...) and COMPRESSED are not included.
-std::vector<RecordBuilder> EveryRecordType(const AttrBuilder& attr, const Sample& sample,
-                                           const SampleId& id);
+std::vector<RecordBuilder> EveryRecordType(const AttrBuilder& attr, const perf::Sample& sample,
+                                           const perf::SampleId& id);
 
 // Feature sections of the kinds perftk converts between byte orders.
 Fields StringFeature(std::string_view text);
@@ -460,8 +460,8 @@ class PerfDataBuilder {
 
 // Everything a reader gives for a recording, copied out.
 struct ReadBack {
-  Header header;
-  std::vector<OwnedRecord> records;
+  perf::Header header;
+  std::vector<perf::OwnedRecord> records;
   std::vector<std::string> warnings;
 };
 // Reads `bytes` through Input::FromMemory and PerfDataReader until the end.

@@ -54,7 +54,7 @@ std::vector<std::vector<std::byte>> CompressedPieces(const std::vector<std::byte
 TEST(Decompressor, OneStreamAcrossRecordsGivesTheBytesBack) {
   const std::vector<std::byte> input = Text(300000, 1);
   const auto pieces = CompressedPieces(input, {1000, 120000, 7, 178993});
-  Decompressor decompressor;
+  perf::Decompressor decompressor;
   std::vector<std::byte> out;
   for (const std::vector<std::byte>& piece : pieces) {
     ASSERT_TRUE(decompressor.Decompress(piece, out, input.size()).ok());
@@ -66,7 +66,7 @@ TEST(Decompressor, AFrameCutInsideARecordContinuesInTheNext) {
   const std::vector<std::byte> input = Text(50000, 2);
   const std::vector<std::byte> whole = CompressedPieces(input, {input.size()})[0];
   for (size_t cut : {size_t{1}, size_t{5}, whole.size() / 2, whole.size() - 1}) {
-    Decompressor decompressor;
+    perf::Decompressor decompressor;
     std::vector<std::byte> out;
     const Bytes bytes(whole);
     ASSERT_TRUE(decompressor.Decompress(bytes.first(cut), out, input.size()).ok()) << cut;
@@ -81,7 +81,7 @@ TEST(Decompressor, ARecordThatExpandsManyTimesOverComesOutWhole) {
   const std::vector<std::byte> input(8 << 20, std::byte{0});
   const std::vector<std::byte> whole = CompressedPieces(input, {input.size()})[0];
   ASSERT_LT(whole.size(), 4096u);
-  Decompressor decompressor;
+  perf::Decompressor decompressor;
   std::vector<std::byte> out;
   ASSERT_TRUE(decompressor.Decompress(whole, out, input.size()).ok());
   EXPECT_EQ(out.size(), input.size());
@@ -90,7 +90,7 @@ TEST(Decompressor, ARecordThatExpandsManyTimesOverComesOutWhole) {
 TEST(Decompressor, StopsAtTheLimit) {
   const std::vector<std::byte> input(1 << 20, std::byte{7});
   const std::vector<std::byte> whole = CompressedPieces(input, {input.size()})[0];
-  Decompressor decompressor;
+  perf::Decompressor decompressor;
   std::vector<std::byte> out;
   const absl::Status status = decompressor.Decompress(whole, out, 4096);
   EXPECT_FALSE(status.ok());
@@ -100,7 +100,7 @@ TEST(Decompressor, StopsAtTheLimit) {
 
 TEST(Decompressor, CorruptBytesAreAnError) {
   const std::vector<std::byte> garbage(64, std::byte{0x5a});
-  Decompressor decompressor;
+  perf::Decompressor decompressor;
   std::vector<std::byte> out;
   const absl::Status status = decompressor.Decompress(garbage, out, 1 << 20);
   EXPECT_FALSE(status.ok());
@@ -108,7 +108,7 @@ TEST(Decompressor, CorruptBytesAreAnError) {
 }
 
 TEST(Decompressor, NothingInNothingOut) {
-  Decompressor decompressor;
+  perf::Decompressor decompressor;
   std::vector<std::byte> out;
   EXPECT_TRUE(decompressor.Decompress({}, out, 16).ok());
   EXPECT_TRUE(out.empty());

@@ -18,11 +18,11 @@ namespace {
 
 TEST(InputTest, ReleasedPagesLeaveTheMappingAndReadBackTheFile) {
   const std::string path = absl::StrCat(::testing::TempDir(), "/input_release_test.data");
-  constexpr size_t kSize = 3 * Input::kReleasedAgain;
+  constexpr size_t kSize = 3 * perf::Input::kReleasedAgain;
   std::vector<char> contents(kSize);
   for (size_t i = 0; i < kSize; ++i) contents[i] = static_cast<char>(i * 7 + i / 4096);
   { std::ofstream(path, std::ios::binary).write(contents.data(), kSize); }
-  absl::StatusOr<std::unique_ptr<Input>> input = Input::Open(path);
+  absl::StatusOr<std::unique_ptr<perf::Input>> input = perf::Input::Open(path);
   ASSERT_TRUE(input.ok()) << input.status();
   const Bytes all = (*input)->mapped();
   ASSERT_EQ(all.size(), kSize);
@@ -32,14 +32,14 @@ TEST(InputTest, ReleasedPagesLeaveTheMappingAndReadBackTheFile) {
       (void)*static_cast<const volatile std::byte*>(all.data() + at);
     }
   };
-  constexpr size_t kThirdKb = Input::kReleasedAgain / 1024;
+  constexpr size_t kThirdKb = perf::Input::kReleasedAgain / 1024;
   touch(0, kSize);
   EXPECT_EQ(testing::ResidentKbOfMapping(all.data()), 3 * kThirdKb);
   // Everything before the last third goes.
-  (*input)->ReleaseBefore(2 * Input::kReleasedAgain);
+  (*input)->ReleaseBefore(2 * perf::Input::kReleasedAgain);
   EXPECT_EQ(testing::ResidentKbOfMapping(all.data()), kThirdKb);
   // A view behind the reader brings its pages back...
-  touch(Input::kReleasedAgain, Input::kReleasedAgain + (1 << 20));
+  touch(perf::Input::kReleasedAgain, perf::Input::kReleasedAgain + (1 << 20));
   // (fault-around may map a few pages more than were read)
   EXPECT_GE(testing::ResidentKbOfMapping(all.data()), kThirdKb + 1024);
   EXPECT_LE(testing::ResidentKbOfMapping(all.data()), kThirdKb + 4096);

@@ -39,7 +39,7 @@ struct Item {
 enum class Layout { kMapped, kSwapped, kMixed };
 
 RecordBuilder SampleFor(const Item& item) {
-  Sample s;
+  perf::Sample s;
   s.ip = 0x400000 + static_cast<uint64_t>(item.id);
   s.pid = static_cast<uint32_t>(item.id);
   s.tid = static_cast<uint32_t>(item.id);
@@ -89,22 +89,22 @@ bool Inside(Bytes part, const std::vector<std::byte>& buffer) {
 std::vector<int> ReadOrdered(const std::vector<Item>& items, size_t max_queued_bytes,
                              Layout layout = Layout::kMapped) {
   std::vector<std::byte> bytes = Recording(items, layout);
-  auto reader = PerfDataReader::FromInput(Input::FromMemory(bytes, "test"));
+  auto reader = perf::PerfDataReader::FromInput(perf::Input::FromMemory(bytes, "test"));
   EXPECT_TRUE(reader.ok()) << reader.status();
   if (!reader.ok()) return {};
-  OrderedReader ordered(**reader, max_queued_bytes);
+  perf::OrderedReader ordered(**reader, max_queued_bytes);
   std::vector<int> out;
   while (true) {
-    absl::StatusOr<std::optional<Record>> record = ordered.Next();
+    absl::StatusOr<std::optional<perf::Record>> record = ordered.Next();
     EXPECT_TRUE(record.ok()) << record.status();
     if (!record.ok() || !*record) break;
-    const Record& r = **record;
+    const perf::Record& r = **record;
     if (r.type() == PERF_RECORD_FINISHED_ROUND) {
       out.push_back(kRound);
       continue;
     }
     EXPECT_EQ(r.type(), PERF_RECORD_SAMPLE);
-    absl::StatusOr<Sample> s = DecodeSample(TimedAttr().Format(), r.body());
+    absl::StatusOr<perf::Sample> s = perf::DecodeSample(TimedAttr().Format(), r.body());
     EXPECT_TRUE(s.ok()) << s.status();
     if (!s.ok()) break;
     const int id = static_cast<int>(s->pid);
@@ -164,7 +164,7 @@ std::vector<int> Model(const std::vector<Item>& items, size_t max_queued_records
 }
 
 size_t SampleRecordSize() {
-  Sample s;
+  perf::Sample s;
   return MakeSample(TimedAttr(), s).size();
 }
 
@@ -173,7 +173,7 @@ TEST(OrderedReaderTest, RecordsInOrderComeOutAsTheyWereRead) {
                              {40, 4}, {50, 5}, {0, kRound}, {60, 6}};
   // A round's records wait for the next round: nothing may come later that
   // is older than the round before the previous one.
-  EXPECT_THAT(ReadOrdered(items, OrderedReader::kDefaultMaxQueuedBytes),
+  EXPECT_THAT(ReadOrdered(items, perf::OrderedReader::kDefaultMaxQueuedBytes),
               ElementsAreArray({kRound, 1, 2, 3, kRound, 4, 5, 6}));
 }
 
@@ -181,21 +181,21 @@ TEST(OrderedReaderTest, RunsOfOneRoundAreMergedByTime) {
   // Two CPU buffers per round, each in order, written one after the other.
   std::vector<Item> items = {{1, 1},      {3, 3}, {5, 5}, {2, 2}, {4, 4},     {6, 6},
                              {0, kRound}, {7, 7}, {9, 9}, {8, 8}, {0, kRound}};
-  EXPECT_THAT(ReadOrdered(items, OrderedReader::kDefaultMaxQueuedBytes),
+  EXPECT_THAT(ReadOrdered(items, perf::OrderedReader::kDefaultMaxQueuedBytes),
               ElementsAreArray({kRound, 1, 2, 3, 4, 5, 6, kRound, 7, 8, 9}));
 }
 
 TEST(OrderedReaderTest, RecordsOfEqualTimeKeepTheirReadingOrder) {
   std::vector<Item> items = {{5, 1}, {3, 2},      {5, 3}, {5, 4},     {1, 5},
                              {5, 6}, {0, kRound}, {5, 7}, {0, kRound}};
-  EXPECT_THAT(ReadOrdered(items, OrderedReader::kDefaultMaxQueuedBytes),
+  EXPECT_THAT(ReadOrdered(items, perf::OrderedReader::kDefaultMaxQueuedBytes),
               ElementsAreArray({kRound, 5, 2, 1, 3, 4, 6, 7, kRound}));
 }
 
 TEST(OrderedReaderTest, RecordsOlderThanTheReleasedOnesStillComeOutOldestFirst) {
   // 2 arrives after 4 was handed out (a broken recording): it is not lost.
   std::vector<Item> items = {{4, 4}, {0, kRound}, {6, 6}, {0, kRound}, {2, 2}, {3, 3}, {0, kRound}};
-  EXPECT_THAT(ReadOrdered(items, OrderedReader::kDefaultMaxQueuedBytes),
+  EXPECT_THAT(ReadOrdered(items, perf::OrderedReader::kDefaultMaxQueuedBytes),
               ElementsAreArray({kRound, 4, kRound, 2, 3, 6, kRound}));
 }
 

@@ -62,8 +62,8 @@ AttrBuilder TracepointAttr() {
       .Ids({201, 202, 203});
 }
 
-Sample CyclesSample(uint64_t id, uint64_t time) {
-  Sample s;
+perf::Sample CyclesSample(uint64_t id, uint64_t time) {
+  perf::Sample s;
   s.identifier = id;
   s.ip = 0x401000 + time;
   s.pid = 10;
@@ -88,8 +88,8 @@ Sample CyclesSample(uint64_t id, uint64_t time) {
   return s;
 }
 
-Sample TracepointSample(uint64_t id, uint64_t time) {
-  Sample s;
+perf::Sample TracepointSample(uint64_t id, uint64_t time) {
+  perf::Sample s;
   s.identifier = s.id = id;
   s.pid = 20;
   s.tid = 21;
@@ -109,8 +109,8 @@ Sample TracepointSample(uint64_t id, uint64_t time) {
   return s;
 }
 
-SampleId TrailerFor(const AttrBuilder& attr, uint64_t id, uint64_t time) {
-  SampleId t;
+perf::SampleId TrailerFor(const AttrBuilder& attr, uint64_t id, uint64_t time) {
+  perf::SampleId t;
   t.pid = 30;
   t.tid = 31;
   t.time = time;
@@ -146,8 +146,8 @@ PerfDataBuilder Recording() {
   uint64_t time = 1000;
   for (const AttrBuilder& attr : {CyclesAttr(), TracepointAttr()}) {
     uint64_t id = attr.ids()[1];
-    Sample sample = attr.sample_type() & PERF_SAMPLE_CALLCHAIN ? CyclesSample(id, time)
-                                                               : TracepointSample(id, time);
+    perf::Sample sample = attr.sample_type() & PERF_SAMPLE_CALLCHAIN ? CyclesSample(id, time)
+                                                                     : TracepointSample(id, time);
     for (RecordBuilder& r : EveryRecordType(attr, sample, TrailerFor(attr, id, time))) {
       b.Record(std::move(r));
     }
@@ -160,13 +160,13 @@ PerfDataBuilder Recording() {
 void ExpectRecords(const ReadBack& back, const std::vector<RecordBuilder>& expected) {
   ASSERT_EQ(back.records.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
-    SCOPED_TRACE(absl::StrCat("record ", i, " ", RecordTypeName(expected[i].type())));
+    SCOPED_TRACE(absl::StrCat("record ", i, " ", perf::RecordTypeName(expected[i].type())));
     EXPECT_EQ(Copy(back.records[i].view().bytes()), expected[i].Build(kNative));
     EXPECT_EQ(Copy(back.records[i].view().trailing_payload()), expected[i].trailing_payload());
   }
 }
 
-void ExpectEvents(const Header& header, const std::vector<AttrBuilder>& attrs) {
+void ExpectEvents(const perf::Header& header, const std::vector<AttrBuilder>& attrs) {
   ASSERT_EQ(header.events.size(), attrs.size());
   for (size_t i = 0; i < attrs.size(); ++i) {
     SCOPED_TRACE(absl::StrCat("attr ", i));
@@ -180,7 +180,7 @@ TEST(ReaderTest, FileLayoutReadsBackRecordForRecord) {
   BuiltFile file = b.BuildFile();
   absl::StatusOr<ReadBack> back = ReadAll(file.bytes);
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->header.layout, DataLayout::kFile);
+  EXPECT_EQ(back->header.layout, perf::DataLayout::kFile);
   EXPECT_FALSE(back->header.cross_endian);
   ExpectEvents(back->header, b.attrs());
   ExpectRecords(*back, b.records());
@@ -188,15 +188,16 @@ TEST(ReaderTest, FileLayoutReadsBackRecordForRecord) {
     EXPECT_EQ(back->records[i].view().file_offset(), file.record_offsets[i]);
   }
   EXPECT_THAT(back->warnings, IsEmpty());
-  EXPECT_EQ(ReadStringFeature(back->header.features, HEADER_HOSTNAME).value_or(""), "buildhost");
-  EXPECT_EQ(ReadStringFeature(back->header.features, HEADER_ARCH).value_or(""), "s390x");
-  absl::StatusOr<NrCpus> cpus = ReadNrCpus(back->header.features);
+  EXPECT_EQ(perf::ReadStringFeature(back->header.features, HEADER_HOSTNAME).value_or(""),
+            "buildhost");
+  EXPECT_EQ(perf::ReadStringFeature(back->header.features, HEADER_ARCH).value_or(""), "s390x");
+  absl::StatusOr<perf::NrCpus> cpus = perf::ReadNrCpus(back->header.features);
   ASSERT_TRUE(cpus.ok());
   EXPECT_EQ(cpus->online, 4u);
   EXPECT_EQ(cpus->available, 8u);
-  EXPECT_THAT(ReadCmdline(back->header.features).value_or(std::vector<std::string>{}),
+  EXPECT_THAT(perf::ReadCmdline(back->header.features).value_or(std::vector<std::string>{}),
               ElementsAre("perf", "record", "-g", "--", "true"));
-  absl::StatusOr<std::vector<BuildIdEntry>> ids = ReadBuildIds(back->header.features);
+  absl::StatusOr<std::vector<perf::BuildIdEntry>> ids = perf::ReadBuildIds(back->header.features);
   ASSERT_TRUE(ids.ok()) << ids.status();
   ASSERT_EQ(ids->size(), 2u);
   EXPECT_EQ((*ids)[0].filename, "/usr/bin/true");
@@ -210,20 +211,21 @@ TEST(ReaderTest, PipeLayoutReadsBackRecordForRecord) {
   PerfDataBuilder b = Recording();
   absl::StatusOr<ReadBack> back = ReadAll(b.BuildPipe());
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->header.layout, DataLayout::kPipe);
+  EXPECT_EQ(back->header.layout, perf::DataLayout::kPipe);
   ExpectEvents(back->header, b.attrs());
   // The HEADER_ATTR / HEADER_FEATURE preamble is folded into the header,
   // not handed out.
   ExpectRecords(*back, b.records());
   EXPECT_EQ(back->header.features.size(), 9u);
-  EXPECT_EQ(ReadStringFeature(back->header.features, HEADER_OSRELEASE).value_or(""), "6.1.0-test");
+  EXPECT_EQ(perf::ReadStringFeature(back->header.features, HEADER_OSRELEASE).value_or(""),
+            "6.1.0-test");
 }
 
 // Known feature sections of `back` equal those of `expected`; others are
 // absent with a warning each.
 void ExpectConvertedFeatures(const ReadBack& back, const ReadBack& expected) {
   for (const auto& [bit, section] : expected.header.features) {
-    SCOPED_TRACE(FeatureName(bit));
+    SCOPED_TRACE(perf::FeatureName(bit));
     auto it = back.header.features.find(bit);
     ASSERT_NE(it, back.header.features.end());
     EXPECT_EQ(it->second, section);
@@ -289,7 +291,7 @@ TEST(ReaderTest, BigEndianBitmapOfA32BitPerf) {
   absl::StatusOr<ReadBack> back = ReadAll(b.BuildFile(Endian::kBig).bytes);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->header.features.size(), 3u);
-  EXPECT_EQ(ReadStringFeature(back->header.features, HEADER_HOSTNAME).value_or(""), "h32");
+  EXPECT_EQ(perf::ReadStringFeature(back->header.features, HEADER_HOSTNAME).value_or(""), "h32");
 }
 
 TEST(ReaderTest, AttrsOfOlderAndNewerAbisReadAndKeepTheirSize) {
@@ -305,7 +307,7 @@ TEST(ReaderTest, AttrsOfOlderAndNewerAbisReadAndKeepTheirSize) {
                              .Ids({5});
       PerfDataBuilder b;
       b.Attr(attr).Record(MakeComm(1, 1, "a"));
-      Sample sample;
+      perf::Sample sample;
       sample.ip = 0x1234;
       sample.pid = sample.tid = 1;
       b.Record(MakeSample(attr, sample));
@@ -367,7 +369,8 @@ TEST(ReaderTest, CompressedRecordsReadTransparently) {
     for (Endian endian : {kNative, kForeign}) {
       CompressedCase c = CompressedRecording(endian, type);
       for (bool pipe : {false, true}) {
-        SCOPED_TRACE(absl::StrCat(RecordTypeName(type), endian == kNative ? " native" : " foreign",
+        SCOPED_TRACE(absl::StrCat(perf::RecordTypeName(type),
+                                  endian == kNative ? " native" : " foreign",
                                   pipe ? " pipe" : " file"));
         absl::StatusOr<ReadBack> back =
             ReadAll(pipe ? c.file.BuildPipe(endian) : c.file.BuildFile(endian).bytes);
@@ -396,10 +399,11 @@ TEST(ReaderTest, PipePreambleIsFoldedIntoTheHeader) {
     absl::StatusOr<ReadBack> back = ReadAll(b.BuildPipe(endian));
     ASSERT_TRUE(back.ok()) << back.status();
     ExpectEvents(back->header, {first, late});
-    EXPECT_EQ(ReadStringFeature(back->header.features, HEADER_HOSTNAME).value_or(""), "pipehost");
+    EXPECT_EQ(perf::ReadStringFeature(back->header.features, HEADER_HOSTNAME).value_or(""),
+              "pipehost");
     EXPECT_EQ(back->header.features.at(HEADER_TRACING_DATA), tracing);
-    EXPECT_EQ(ReadNrCpus(back->header.features).value_or(NrCpus{}).online, 3u);
-    absl::StatusOr<std::vector<BuildIdEntry>> ids = ReadBuildIds(back->header.features);
+    EXPECT_EQ(perf::ReadNrCpus(back->header.features).value_or(perf::NrCpus{}).online, 3u);
+    absl::StatusOr<std::vector<perf::BuildIdEntry>> ids = perf::ReadBuildIds(back->header.features);
     ASSERT_TRUE(ids.ok()) << ids.status();
     ASSERT_EQ(ids->size(), 1u);
     EXPECT_EQ((*ids)[0].filename, "/bin/true");
@@ -446,12 +450,12 @@ TEST(ReaderTest, OpenReadsARegularFile) {
     ASSERT_EQ(fwrite(file.bytes.data(), 1, file.bytes.size(), f), file.bytes.size());
     fclose(f);
   }
-  absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(path);
+  absl::StatusOr<std::unique_ptr<perf::PerfDataReader>> reader = perf::PerfDataReader::Open(path);
   ASSERT_TRUE(reader.ok()) << reader.status();
   EXPECT_EQ((*reader)->name(), path);
   size_t n = 0;
   while (true) {
-    absl::StatusOr<std::optional<perftk::Record>> r = (*reader)->Next();
+    absl::StatusOr<std::optional<perftk::perf::Record>> r = (*reader)->Next();
     ASSERT_TRUE(r.ok()) << r.status();
     if (!*r) break;
     EXPECT_EQ(Copy((*r)->bytes()), b.records()[n].Build(kNative));
@@ -464,13 +468,13 @@ TEST(ReaderTest, OpenReadsARegularFile) {
 // Reads a 48 MB file of big records to its end; returns the KB of it left
 // in memory. `held`: the offset the reader is told views are held from.
 size_t ResidentAfterReading(const std::string& path, std::optional<uint64_t> held) {
-  absl::StatusOr<std::unique_ptr<PerfDataReader>> reader = PerfDataReader::Open(path);
+  absl::StatusOr<std::unique_ptr<perf::PerfDataReader>> reader = perf::PerfDataReader::Open(path);
   EXPECT_TRUE(reader.ok()) << reader.status();
   if (!reader.ok()) return SIZE_MAX;
   if (held) (*reader)->set_views_held_from([&held] { return *held; });
   const std::byte* base = nullptr;
   while (true) {
-    absl::StatusOr<std::optional<perftk::Record>> r = (*reader)->Next();
+    absl::StatusOr<std::optional<perftk::perf::Record>> r = (*reader)->Next();
     EXPECT_TRUE(r.ok()) << r.status();
     if (!r.ok() || !*r) break;
     if (base == nullptr) base = (*r)->bytes().data() - (*r)->file_offset();

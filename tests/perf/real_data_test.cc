@@ -48,7 +48,7 @@ std::vector<std::byte> ReadData(const std::string& name) {
 // Walks the native bytes of a record and re-describes them as typed fields.
 class Rebuilder {
  public:
-  Rebuilder(const perftk::Record& record, size_t end)
+  Rebuilder(const perftk::perf::Record& record, size_t end)
       : bytes_(record.bytes()), end_(end), out_(record.type(), record.misc()) {}
 
   Rebuilder& U8() {
@@ -107,14 +107,14 @@ class Rebuilder {
   }
 
   Bytes bytes_;
-  size_t pos_ = kRecordHeaderSize;
+  size_t pos_ = perf::kRecordHeaderSize;
   size_t end_;
   RecordBuilder out_;
 };
 
 // The builder form of one native record; fails the test for record types
 // it does not know.
-RecordBuilder Rebuild(const perftk::Record& r, const EventList& events,
+RecordBuilder Rebuild(const perftk::perf::Record& r, const perf::EventList& events,
                       const std::vector<AttrBuilder>& attrs) {
   size_t index = 0;
   if (r.type() < PERF_RECORD_USER_TYPE_START) {
@@ -123,11 +123,11 @@ RecordBuilder Rebuild(const perftk::Record& r, const EventList& events,
     index = i.value_or(0);
   }
   const AttrBuilder& attr = attrs[index];
-  const SampleFormat& format = events.format(index);
+  const perf::SampleFormat& format = events.format(index);
   if (r.type() == PERF_RECORD_SAMPLE) {
-    absl::StatusOr<Sample> sample = DecodeSample(format, r.body());
+    absl::StatusOr<perf::Sample> sample = perf::DecodeSample(format, r.body());
     EXPECT_TRUE(sample.ok()) << sample.status();
-    return MakeSample(attr, sample.value_or(Sample{}), r.misc());
+    return MakeSample(attr, sample.value_or(perf::Sample{}), r.misc());
   }
   const bool kernel = r.type() < PERF_RECORD_USER_TYPE_START;
   const size_t end = r.bytes().size() - (kernel ? format.trailer_size() : 0);
@@ -197,14 +197,14 @@ RecordBuilder Rebuild(const perftk::Record& r, const EventList& events,
       break;
     }
     default:
-      ADD_FAILURE() << "no rebuild rule for " << RecordTypeName(r.type());
+      ADD_FAILURE() << "no rebuild rule for " << perf::RecordTypeName(r.type());
       b.RestRaw();
   }
-  EXPECT_TRUE(b.ok()) << RecordTypeName(r.type());
+  EXPECT_TRUE(b.ok()) << perf::RecordTypeName(r.type());
   if (kernel && format.sample_id_all) {
-    absl::StatusOr<SampleId> id = DecodeSampleId(format, r.bytes());
+    absl::StatusOr<perf::SampleId> id = perf::DecodeSampleId(format, r.bytes());
     EXPECT_TRUE(id.ok()) << id.status();
-    b.builder().WithSampleId(attr, id.value_or(SampleId{}));
+    b.builder().WithSampleId(attr, id.value_or(perf::SampleId{}));
   }
   return b.builder();
 }
@@ -262,7 +262,7 @@ struct Converted {
 Converted Convert(const ReadBack& native) {
   Converted c;
   std::vector<AttrBuilder> attrs;
-  for (const EventAttr& attr : native.header.events.attrs()) {
+  for (const perf::EventAttr& attr : native.header.events.attrs()) {
     attrs.push_back(AttrBuilder::FromNative(attr));
     c.builder.Attr(attrs.back());
   }
@@ -273,7 +273,7 @@ Converted Convert(const ReadBack& native) {
       c.features.push_back(feature);
     }
   }
-  for (const OwnedRecord& r : native.records) {
+  for (const perf::OwnedRecord& r : native.records) {
     c.builder.Record(Rebuild(r.view(), native.header.events, attrs));
   }
   return c;
@@ -295,17 +295,18 @@ TEST(RealDataTest, EveryRecordingReads) {
     ASSERT_TRUE(back.ok()) << back.status();
     EXPECT_TRUE(back->warnings.empty()) << back->warnings[0];
     EXPECT_FALSE(back->header.cross_endian);
-    EXPECT_EQ(back->header.layout, IsPipe(name) ? DataLayout::kPipe : DataLayout::kFile);
+    EXPECT_EQ(back->header.layout,
+              IsPipe(name) ? perf::DataLayout::kPipe : perf::DataLayout::kFile);
     EXPECT_FALSE(back->header.events.empty());
-    EXPECT_TRUE(ReadStringFeature(back->header.features, HEADER_HOSTNAME).ok());
+    EXPECT_TRUE(perf::ReadStringFeature(back->header.features, HEADER_HOSTNAME).ok());
     size_t samples = 0, mmaps = 0;
-    for (const OwnedRecord& r : back->records) {
+    for (const perf::OwnedRecord& r : back->records) {
       samples += r.view().type() == PERF_RECORD_SAMPLE;
       mmaps += r.view().type() == PERF_RECORD_MMAP2;
       if (r.view().type() == PERF_RECORD_SAMPLE) {
         absl::StatusOr<size_t> index = back->header.events.IndexOf(r.view());
         ASSERT_TRUE(index.ok()) << index.status();
-        EXPECT_TRUE(DecodeSample(back->header.events.format(*index), r.view().body()).ok());
+        EXPECT_TRUE(perf::DecodeSample(back->header.events.format(*index), r.view().body()).ok());
       }
     }
     EXPECT_GE(samples, 2u);
@@ -322,7 +323,7 @@ TEST(RealDataTest, BuilderReencodesEveryRecordAsPerfWroteIt) {
     ASSERT_EQ(c.builder.records().size(), native->records.size());
     for (size_t i = 0; i < native->records.size(); ++i) {
       SCOPED_TRACE(
-          absl::StrCat("record ", i, " ", RecordTypeName(native->records[i].view().type())));
+          absl::StrCat("record ", i, " ", perf::RecordTypeName(native->records[i].view().type())));
       ASSERT_EQ(c.builder.records()[i].Build(kNative), Copy(native->records[i].view().bytes()));
     }
     for (size_t i = 0; i < native->header.events.size(); ++i) {
@@ -351,14 +352,14 @@ TEST(RealDataTest, BigEndianConversionReadsBackEqual) {
       EXPECT_EQ(back->header.events.attrs()[i].ids(), native->header.events.attrs()[i].ids());
     }
     for (int feature : c.features) {
-      SCOPED_TRACE(FeatureName(feature));
+      SCOPED_TRACE(perf::FeatureName(feature));
       ASSERT_EQ(back->header.features.count(feature), 1u);
       EXPECT_EQ(back->header.features.at(feature), native->header.features.at(feature));
     }
     ASSERT_EQ(back->records.size(), native->records.size());
     for (size_t i = 0; i < native->records.size(); ++i) {
       SCOPED_TRACE(
-          absl::StrCat("record ", i, " ", RecordTypeName(native->records[i].view().type())));
+          absl::StrCat("record ", i, " ", perf::RecordTypeName(native->records[i].view().type())));
       EXPECT_EQ(Copy(back->records[i].view().bytes()), Copy(native->records[i].view().bytes()));
     }
   }
@@ -400,7 +401,7 @@ TEST(RealDataTest, DISABLED_WriteFuzzSeeds) {
           .RegsUser(0x7)
           .SampleIdAll()
           .Ids({7, 8});
-  Sample sample;
+  perf::Sample sample;
   sample.identifier = 7;
   sample.ip = 0x401000;
   sample.read.values = {{.value = 1, .id = 7, .lost = 0}, {.value = 2, .id = 8, .lost = 0}};
@@ -412,7 +413,7 @@ TEST(RealDataTest, DISABLED_WriteFuzzSeeds) {
   sample.stack_user.data = std::vector<std::byte>(16);
   sample.stack_user.dyn_size = 8;
   sample.aux = std::vector<std::byte>(8);
-  SampleId id;
+  perf::SampleId id;
   id.identifier = 8;
   PerfDataBuilder b;
   b.Attr(attr).Attr(AttrBuilder()

@@ -14,11 +14,11 @@ namespace {
 
 struct Built {
   std::vector<std::byte> bytes;
-  Record record() const { return Record(bytes, 0x40); }
+  perf::Record record() const { return perf::Record(bytes, 0x40); }
 };
 
 Built Make(uint32_t type, const std::vector<std::byte>& body, uint16_t misc = 0) {
-  absl::StatusOr<std::vector<std::byte>> bytes = MakeRecordBytes(type, misc, body);
+  absl::StatusOr<std::vector<std::byte>> bytes = perf::MakeRecordBytes(type, misc, body);
   EXPECT_TRUE(bytes.ok());
   return Built{*bytes};
 }
@@ -51,20 +51,20 @@ void ExpectRefusesShorter(const Built& built) {
 
 TEST(RecordViewsTest, LostThrottleAndLostSamples) {
   Built lost = Make(PERF_RECORD_LOST, U64s({7, 99}));
-  EXPECT_EQ(LostRecord::From(lost.record())->id(), 7u);
-  EXPECT_EQ(LostRecord::From(lost.record())->lost(), 99u);
-  ExpectRefusesShorter<LostRecord>(lost);
+  EXPECT_EQ(perf::LostRecord::From(lost.record())->id(), 7u);
+  EXPECT_EQ(perf::LostRecord::From(lost.record())->lost(), 99u);
+  ExpectRefusesShorter<perf::LostRecord>(lost);
 
   Built throttle = Make(PERF_RECORD_THROTTLE, U64s({1000, 7, 8}));
-  absl::StatusOr<ThrottleRecord> t = ThrottleRecord::From(throttle.record());
+  absl::StatusOr<perf::ThrottleRecord> t = perf::ThrottleRecord::From(throttle.record());
   EXPECT_EQ(t->time(), 1000u);
   EXPECT_EQ(t->id(), 7u);
   EXPECT_EQ(t->stream_id(), 8u);
-  ExpectRefusesShorter<ThrottleRecord>(throttle);
+  ExpectRefusesShorter<perf::ThrottleRecord>(throttle);
 
   Built lost_samples = Make(PERF_RECORD_LOST_SAMPLES, U64s({12}));
-  EXPECT_EQ(LostSamplesRecord::From(lost_samples.record())->lost(), 12u);
-  ExpectRefusesShorter<LostSamplesRecord>(lost_samples);
+  EXPECT_EQ(perf::LostSamplesRecord::From(lost_samples.record())->lost(), 12u);
+  ExpectRefusesShorter<perf::LostSamplesRecord>(lost_samples);
 }
 
 TEST(RecordViewsTest, ReadAndItraceStart) {
@@ -73,16 +73,16 @@ TEST(RecordViewsTest, ReadAndItraceStart) {
   Append(body, uint32_t{6});
   AppendBytes(body, U64s({123}));
   Built read = Make(PERF_RECORD_READ, body);
-  absl::StatusOr<ReadRecord> r = ReadRecord::From(read.record());
+  absl::StatusOr<perf::ReadRecord> r = perf::ReadRecord::From(read.record());
   EXPECT_EQ(r->pid(), 5u);
   EXPECT_EQ(r->tid(), 6u);
   EXPECT_EQ(Load<uint64_t>(r->values().data()), 123u);
-  ExpectRefusesShorter<ReadRecord>(read);
+  ExpectRefusesShorter<perf::ReadRecord>(read);
 
   body.resize(8);
   Built itrace = Make(PERF_RECORD_ITRACE_START, body);
-  EXPECT_EQ(ItraceStartRecord::From(itrace.record())->tid(), 6u);
-  ExpectRefusesShorter<ItraceStartRecord>(itrace);
+  EXPECT_EQ(perf::ItraceStartRecord::From(itrace.record())->tid(), 6u);
+  ExpectRefusesShorter<perf::ItraceStartRecord>(itrace);
 }
 
 TEST(RecordViewsTest, NamespacesCountIsChecked) {
@@ -91,13 +91,13 @@ TEST(RecordViewsTest, NamespacesCountIsChecked) {
   Append(body, uint32_t{6});
   AppendBytes(body, U64s({2, 0x10, 0x20, 0x30, 0x40}));
   Built ns = Make(PERF_RECORD_NAMESPACES, body);
-  absl::StatusOr<NamespacesRecord> n = NamespacesRecord::From(ns.record());
+  absl::StatusOr<perf::NamespacesRecord> n = perf::NamespacesRecord::From(ns.record());
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(n->nr_namespaces(), 2u);
   EXPECT_EQ(n->entry(1).dev, 0x30u);
   EXPECT_EQ(n->entry(1).inode, 0x40u);
   Store<uint64_t>(ns.bytes.data() + 16, 3);
-  EXPECT_FALSE(NamespacesRecord::From(ns.record()).ok());
+  EXPECT_FALSE(perf::NamespacesRecord::From(ns.record()).ok());
 }
 
 TEST(RecordViewsTest, BpfEventCgroupAndAuxOutputHwId) {
@@ -107,31 +107,32 @@ TEST(RecordViewsTest, BpfEventCgroupAndAuxOutputHwId) {
   Append(body, uint32_t{77});
   AppendText(body, "tagtagta", 8);
   Built bpf = Make(PERF_RECORD_BPF_EVENT, body);
-  absl::StatusOr<BpfEventRecord> b = BpfEventRecord::From(bpf.record());
+  absl::StatusOr<perf::BpfEventRecord> b = perf::BpfEventRecord::From(bpf.record());
   EXPECT_EQ(b->bpf_event_type(), 1u);
   EXPECT_EQ(b->id(), 77u);
   EXPECT_EQ(b->tag().size(), 8u);
-  ExpectRefusesShorter<BpfEventRecord>(bpf);
+  ExpectRefusesShorter<perf::BpfEventRecord>(bpf);
 
   std::vector<std::byte> cg = U64s({9});
   AppendText(cg, "/user.slice", 16);
   Built cgroup = Make(PERF_RECORD_CGROUP, cg);
-  EXPECT_EQ(CgroupRecord::From(cgroup.record())->id(), 9u);
-  EXPECT_EQ(CgroupRecord::From(cgroup.record())->path(), "/user.slice");
+  EXPECT_EQ(perf::CgroupRecord::From(cgroup.record())->id(), 9u);
+  EXPECT_EQ(perf::CgroupRecord::From(cgroup.record())->path(), "/user.slice");
 
   Built hw = Make(PERF_RECORD_AUX_OUTPUT_HW_ID, U64s({0x10}));
-  EXPECT_EQ(AuxOutputHwIdRecord::From(hw.record())->hw_id(), 0x10u);
-  ExpectRefusesShorter<AuxOutputHwIdRecord>(hw);
+  EXPECT_EQ(perf::AuxOutputHwIdRecord::From(hw.record())->hw_id(), 0x10u);
+  ExpectRefusesShorter<perf::AuxOutputHwIdRecord>(hw);
 }
 
 TEST(RecordViewsTest, DeferredCallchainCountIsChecked) {
   Built chain = Make(PERF_RECORD_CALLCHAIN_DEFERRED, U64s({0xc00c1e, 2, 0x401000, 0x402000}));
-  absl::StatusOr<CallchainDeferredRecord> c = CallchainDeferredRecord::From(chain.record());
+  absl::StatusOr<perf::CallchainDeferredRecord> c =
+      perf::CallchainDeferredRecord::From(chain.record());
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->cookie(), 0xc00c1eu);
   EXPECT_EQ(c->ip(1), 0x402000u);
   Store<uint64_t>(chain.bytes.data() + 16, uint64_t{1} << 60);
-  EXPECT_FALSE(CallchainDeferredRecord::From(chain.record()).ok());
+  EXPECT_FALSE(perf::CallchainDeferredRecord::From(chain.record()).ok());
 }
 
 TEST(RecordViewsTest, HeaderBuildIdWithAndWithoutItsSize) {
@@ -142,12 +143,12 @@ TEST(RecordViewsTest, HeaderBuildIdWithAndWithoutItsSize) {
   AppendText(body, "", 3);
   AppendText(body, "/usr/lib/libc.so.6", 24);
   Built plain = Make(PERF_RECORD_HEADER_BUILD_ID, body);
-  absl::StatusOr<HeaderBuildIdRecord> p = HeaderBuildIdRecord::From(plain.record());
+  absl::StatusOr<perf::HeaderBuildIdRecord> p = perf::HeaderBuildIdRecord::From(plain.record());
   EXPECT_EQ(p->pid(), -1);
   EXPECT_EQ(p->build_id().size(), 20u);
   EXPECT_EQ(p->filename(), "/usr/lib/libc.so.6");
   Built sized = Make(PERF_RECORD_HEADER_BUILD_ID, body, PERF_RECORD_MISC_BUILD_ID_SIZE);
-  EXPECT_EQ(HeaderBuildIdRecord::From(sized.record())->build_id().size(), 8u);
+  EXPECT_EQ(perf::HeaderBuildIdRecord::From(sized.record())->build_id().size(), 8u);
 }
 
 TEST(RecordViewsTest, AuxtraceErrorAndTimeConv) {
@@ -156,39 +157,39 @@ TEST(RecordViewsTest, AuxtraceErrorAndTimeConv) {
   AppendBytes(body, U64s({0xdead, 0xbeef}));
   AppendText(body, "decoder lost sync", 64);
   Built error = Make(PERF_RECORD_AUXTRACE_ERROR, body);
-  absl::StatusOr<AuxtraceErrorRecord> e = AuxtraceErrorRecord::From(error.record());
+  absl::StatusOr<perf::AuxtraceErrorRecord> e = perf::AuxtraceErrorRecord::From(error.record());
   EXPECT_EQ(e->cpu(), 3u);
   EXPECT_EQ(e->ip(), 0xdeadu);
   EXPECT_EQ(e->message(), "decoder lost sync");
-  ExpectRefusesShorter<AuxtraceErrorRecord>(error);
+  ExpectRefusesShorter<perf::AuxtraceErrorRecord>(error);
 
   Built old_conv = Make(PERF_RECORD_TIME_CONV, U64s({10, 20, 30}));
-  EXPECT_EQ(TimeConvRecord::From(old_conv.record())->time_mult(), 20u);
-  EXPECT_EQ(TimeConvRecord::From(old_conv.record())->time_mask(), 0u);
+  EXPECT_EQ(perf::TimeConvRecord::From(old_conv.record())->time_mult(), 20u);
+  EXPECT_EQ(perf::TimeConvRecord::From(old_conv.record())->time_mask(), 0u);
   Built conv = Make(PERF_RECORD_TIME_CONV, U64s({10, 20, 30, 40, 50, 0}));
-  EXPECT_EQ(TimeConvRecord::From(conv.record())->time_cycles(), 40u);
-  EXPECT_EQ(TimeConvRecord::From(conv.record())->time_mask(), 50u);
-  ExpectRefusesShorter<TimeConvRecord>(old_conv);
+  EXPECT_EQ(perf::TimeConvRecord::From(conv.record())->time_cycles(), 40u);
+  EXPECT_EQ(perf::TimeConvRecord::From(conv.record())->time_mask(), 50u);
+  ExpectRefusesShorter<perf::TimeConvRecord>(old_conv);
 }
 
 TEST(RecordViewsTest, IdIndexAndThreadMapCountsAreChecked) {
   Built index = Make(PERF_RECORD_ID_INDEX, U64s({2, 11, 0, 0, 100, 12, 1, 1, 101}));
-  absl::StatusOr<IdIndexRecord> i = IdIndexRecord::From(index.record());
+  absl::StatusOr<perf::IdIndexRecord> i = perf::IdIndexRecord::From(index.record());
   ASSERT_TRUE(i.ok());
   EXPECT_EQ(i->entry(1).id, 12u);
   EXPECT_EQ(i->entry(1).tid, 101u);
   Store<uint64_t>(index.bytes.data() + 8, 3);
-  EXPECT_FALSE(IdIndexRecord::From(index.record()).ok());
+  EXPECT_FALSE(perf::IdIndexRecord::From(index.record()).ok());
 
   std::vector<std::byte> body = U64s({1, 4242});
   AppendText(body, "worker", 16);
   Built threads = Make(PERF_RECORD_THREAD_MAP, body);
-  absl::StatusOr<ThreadMapRecord> t = ThreadMapRecord::From(threads.record());
+  absl::StatusOr<perf::ThreadMapRecord> t = perf::ThreadMapRecord::From(threads.record());
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->pid(0), 4242u);
   EXPECT_EQ(t->comm(0), "worker");
   Store<uint64_t>(threads.bytes.data() + 8, 2);
-  EXPECT_FALSE(ThreadMapRecord::From(threads.record()).ok());
+  EXPECT_FALSE(perf::ThreadMapRecord::From(threads.record()).ok());
 }
 
 TEST(RecordViewsTest, StatEventUpdateAndCompressed) {
@@ -197,28 +198,28 @@ TEST(RecordViewsTest, StatEventUpdateAndCompressed) {
   Append(body, uint32_t{2});
   AppendBytes(body, U64s({100, 200, 300}));
   Built stat = Make(PERF_RECORD_STAT, body);
-  absl::StatusOr<StatRecord> s = StatRecord::From(stat.record());
+  absl::StatusOr<perf::StatRecord> s = perf::StatRecord::From(stat.record());
   EXPECT_EQ(s->thread(), 2u);
   EXPECT_EQ(s->run(), 300u);
-  ExpectRefusesShorter<StatRecord>(stat);
+  ExpectRefusesShorter<perf::StatRecord>(stat);
   Built round = Make(PERF_RECORD_STAT_ROUND, U64s({1, 5000}));
-  EXPECT_EQ(StatRoundRecord::From(round.record())->time(), 5000u);
+  EXPECT_EQ(perf::StatRoundRecord::From(round.record())->time(), 5000u);
 
-  std::vector<std::byte> update = U64s({EventUpdateRecord::kName, 7});
+  std::vector<std::byte> update = U64s({perf::EventUpdateRecord::kName, 7});
   AppendText(update, "cycles:u", 16);
   Built name = Make(PERF_RECORD_EVENT_UPDATE, update);
-  absl::StatusOr<EventUpdateRecord> u = EventUpdateRecord::From(name.record());
-  EXPECT_EQ(u->update_type(), EventUpdateRecord::kName);
+  absl::StatusOr<perf::EventUpdateRecord> u = perf::EventUpdateRecord::From(name.record());
+  EXPECT_EQ(u->update_type(), perf::EventUpdateRecord::kName);
   EXPECT_EQ(u->text(), "cycles:u");
 
   Built c2 = Make(PERF_RECORD_COMPRESSED2, U64s({5, 0x1111111111}));
-  absl::StatusOr<CompressedRecord> c = CompressedRecord::From(c2.record());
+  absl::StatusOr<perf::CompressedRecord> c = perf::CompressedRecord::From(c2.record());
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->data().size(), 5u);
   Store<uint64_t>(c2.bytes.data() + 8, 9);
-  EXPECT_FALSE(CompressedRecord::From(c2.record()).ok());
+  EXPECT_FALSE(perf::CompressedRecord::From(c2.record()).ok());
   Built c1 = Make(PERF_RECORD_COMPRESSED, U64s({1, 2}));
-  EXPECT_EQ(CompressedRecord::From(c1.record())->data().size(), 16u);
+  EXPECT_EQ(perf::CompressedRecord::From(c1.record())->data().size(), 16u);
 }
 
 }  // namespace

@@ -83,12 +83,12 @@ constexpr uint64_t kBranchFlags =
 
 // A sample with every field set to a distinct value, shaped for `attr`:
 // fields the attr does not carry are left empty, as DecodeSample leaves them.
-Sample SampleFor(const AttrBuilder& attr) {
+perf::Sample SampleFor(const AttrBuilder& attr) {
   const uint64_t t = attr.sample_type();
   const uint64_t rf = attr.read_format();
   const uint64_t bst = attr.branch_sample_type();
   auto has = [t](uint64_t bit) { return (t & bit) != 0; };
-  Sample s;
+  perf::Sample s;
   if (has(PERF_SAMPLE_IDENTIFIER)) s.identifier = 0x1d;
   if (has(PERF_SAMPLE_IP)) s.ip = 0xffffffff81001234;
   if (has(PERF_SAMPLE_TID)) s.pid = 1000, s.tid = 1001;
@@ -103,7 +103,7 @@ Sample SampleFor(const AttrBuilder& attr) {
     if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) s.read.time_running = 0xd0d0;
     int n = (rf & PERF_FORMAT_GROUP) ? 3 : 1;
     for (int i = 0; i < n; ++i) {
-      ReadValue v;
+      perf::ReadValue v;
       v.value = 100 + i;
       if (rf & PERF_FORMAT_ID) v.id = 0x1d + i;
       if (rf & PERF_FORMAT_LOST) v.lost = 7 * i + 1;
@@ -133,7 +133,7 @@ Sample SampleFor(const AttrBuilder& attr) {
     if (bst & PERF_SAMPLE_BRANCH_COUNTERS) s.branch_stack.counters = {11, 22, 33};
   }
   auto regs = [](uint64_t mask, uint64_t base) {
-    RegisterDump r;
+    perf::RegisterDump r;
     r.abi = 2;  // PERF_SAMPLE_REGS_ABI_64
     for (int i = 0; i < std::popcount(mask); ++i) r.values.push_back(base + i);
     return r;
@@ -164,20 +164,20 @@ std::vector<AttrBuilder> AttrsOfEveryBitAloneAndAll() {
 }
 
 // Checks both directions of the codec for one attr and sample.
-void ExpectRoundTrip(const AttrBuilder& attr, const Sample& sample) {
-  const SampleFormat format = attr.Format();
+void ExpectRoundTrip(const AttrBuilder& attr, const perf::Sample& sample) {
+  const perf::SampleFormat format = attr.Format();
   std::vector<std::byte> bytes = SampleFields(attr, sample).Serialize(kNative);
 
-  absl::StatusOr<Sample> decoded = DecodeSample(format, bytes);
+  absl::StatusOr<perf::Sample> decoded = perf::DecodeSample(format, bytes);
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_TRUE(*decoded == sample);
 
   std::vector<std::byte> encoded;
-  EncodeSample(format, *decoded, encoded);
+  perf::EncodeSample(format, *decoded, encoded);
   EXPECT_EQ(encoded, bytes);
 
   std::vector<std::byte> reencoded;
-  EncodeSample(format, sample, reencoded);
+  perf::EncodeSample(format, sample, reencoded);
   EXPECT_EQ(reencoded, bytes);
 }
 
@@ -194,11 +194,11 @@ TEST(SampleCodecTest, DecodingIntoOneReusedSampleEqualsAFreshDecode) {
   std::vector<AttrBuilder> attrs = AttrsOfEveryBitAloneAndAll();
   std::vector<AttrBuilder> order = attrs;
   order.insert(order.end(), attrs.rbegin(), attrs.rend());
-  Sample reused = SampleFor(AttrWith(AllSampleTypeBits()));
+  perf::Sample reused = SampleFor(AttrWith(AllSampleTypeBits()));
   for (const AttrBuilder& attr : order) {
     SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(attr.sample_type())));
     std::vector<std::byte> bytes = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
-    ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, reused).ok());
+    ASSERT_TRUE(perf::DecodeSampleInto(attr.Format(), bytes, reused).ok());
     EXPECT_TRUE(reused == SampleFor(attr));
   }
 }
@@ -208,35 +208,35 @@ TEST(SampleCodecTest, DecodingIntoOneReusedSampleEqualsAFreshDecode) {
 // cut short before its chain must show nothing of the earlier chain.
 TEST(SampleCodecTest, AReusedCallchainTakesEachSamplesLength) {
   const AttrBuilder attr = AttrWith(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN);
-  Sample reused;
+  perf::Sample reused;
   for (const std::vector<uint64_t>& chain :
        {std::vector<uint64_t>{PERF_CONTEXT_USER, 1, 2, 3, 4, 5}, std::vector<uint64_t>{9, 8},
         std::vector<uint64_t>{}, std::vector<uint64_t>{PERF_CONTEXT_KERNEL, 7, 6, 5}}) {
-    Sample s = SampleFor(attr);
+    perf::Sample s = SampleFor(attr);
     s.callchain = chain;
     std::vector<std::byte> bytes = SampleFields(attr, s).Serialize(kNative);
-    ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, reused).ok());
+    ASSERT_TRUE(perf::DecodeSampleInto(attr.Format(), bytes, reused).ok());
     EXPECT_EQ(reused.callchain, chain);
   }
   std::vector<std::byte> cut = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
   cut.resize(12);  // inside TID, before the chain
-  EXPECT_FALSE(DecodeSampleInto(attr.Format(), cut, reused).ok());
+  EXPECT_FALSE(perf::DecodeSampleInto(attr.Format(), cut, reused).ok());
   EXPECT_TRUE(reused.callchain.empty());
 }
 
 TEST(SampleCodecTest, OffsetsSayWhereTheAddressFieldsLie) {
   for (const AttrBuilder& attr : AttrsOfEveryBitAloneAndAll()) {
     SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(attr.sample_type())));
-    const Sample sample = SampleFor(attr);
+    const perf::Sample sample = SampleFor(attr);
     std::vector<std::byte> bytes = SampleFields(attr, sample).Serialize(kNative);
-    Sample decoded;
-    SampleFieldOffsets at;
-    ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, decoded, &at).ok());
+    perf::Sample decoded;
+    perf::SampleFieldOffsets at;
+    ASSERT_TRUE(perf::DecodeSampleInto(attr.Format(), bytes, decoded, &at).ok());
     EXPECT_EQ(at.size, bytes.size());
     const uint64_t t = attr.sample_type();
     auto check = [&](size_t offset, uint64_t bit, uint64_t value) {
       if (!(t & bit)) {
-        EXPECT_EQ(offset, SampleFieldOffsets::kAbsent);
+        EXPECT_EQ(offset, perf::SampleFieldOffsets::kAbsent);
         return;
       }
       ASSERT_LE(offset + 8, bytes.size());
@@ -262,14 +262,14 @@ TEST(SampleCodecTest, OffsetsSayWhereTheAddressFieldsLie) {
 TEST(SampleCodecTest, AStackLeftInThePayloadIsWhereTheOffsetsSay) {
   for (const AttrBuilder& attr : AttrsOfEveryBitAloneAndAll()) {
     SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(attr.sample_type())));
-    const Sample sample = SampleFor(attr);
+    const perf::Sample sample = SampleFor(attr);
     std::vector<std::byte> bytes = SampleFields(attr, sample).Serialize(kNative);
-    Sample copied, left;
-    SampleFieldOffsets copied_at, left_at;
-    ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, copied, &copied_at).ok());
-    ASSERT_TRUE(
-        DecodeSampleInto(attr.Format(), bytes, left, &left_at, UserStackCopy::kLeaveInPayload)
-            .ok());
+    perf::Sample copied, left;
+    perf::SampleFieldOffsets copied_at, left_at;
+    ASSERT_TRUE(perf::DecodeSampleInto(attr.Format(), bytes, copied, &copied_at).ok());
+    ASSERT_TRUE(perf::DecodeSampleInto(attr.Format(), bytes, left, &left_at,
+                                       perf::UserStackCopy::kLeaveInPayload)
+                    .ok());
     EXPECT_EQ(left_at.stack_user, copied_at.stack_user);
     EXPECT_EQ(left_at.size, bytes.size());
     EXPECT_TRUE(left.stack_user.data.empty());
@@ -277,7 +277,7 @@ TEST(SampleCodecTest, AStackLeftInThePayloadIsWhereTheOffsetsSay) {
     left.stack_user.data = copied.stack_user.data;
     EXPECT_TRUE(left == copied) << "only the stack copy is left out";
     if (!(attr.sample_type() & PERF_SAMPLE_STACK_USER)) {
-      EXPECT_EQ(left_at.stack_user, SampleFieldOffsets::kAbsent);
+      EXPECT_EQ(left_at.stack_user, perf::SampleFieldOffsets::kAbsent);
       continue;
     }
     // The valid part (dyn_size bytes) of the copy, in the payload.
@@ -293,19 +293,19 @@ TEST(SampleCodecTest, OverwrittenAddressesEqualAFreshEncoding) {
   for (const AttrBuilder& attr : AttrsOfEveryBitAloneAndAll()) {
     SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(attr.sample_type())));
     std::vector<std::byte> bytes = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
-    Sample moved;
-    SampleFieldOffsets at;
-    ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, moved, &at).ok());
+    perf::Sample moved;
+    perf::SampleFieldOffsets at;
+    ASSERT_TRUE(perf::DecodeSampleInto(attr.Format(), bytes, moved, &at).ok());
     moved.ip += 0x1000;
     moved.addr += 0x2000;
     for (uint64_t& ip : moved.callchain) ip += 0x3000;
-    for (BranchEntry& branch : moved.branch_stack.entries) {
+    for (perf::BranchEntry& branch : moved.branch_stack.entries) {
       branch.from += 0x4000;
       branch.to += 0x5000;
     }
-    OverwriteSampleAddresses(at, moved, bytes);
+    perf::OverwriteSampleAddresses(at, moved, bytes);
     std::vector<std::byte> encoded;
-    EncodeSample(attr.Format(), moved, encoded);
+    perf::EncodeSample(attr.Format(), moved, encoded);
     EXPECT_EQ(bytes, encoded);
   }
 }
@@ -314,9 +314,9 @@ TEST(SampleCodecTest, OffsetsSizeStopsBeforeBytesNoFieldTakes) {
   AttrBuilder attr = AttrWith(PERF_SAMPLE_IP | PERF_SAMPLE_TID);
   std::vector<std::byte> bytes = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
   bytes.resize(bytes.size() + 8);  // junk past the last field
-  Sample decoded;
-  SampleFieldOffsets at;
-  ASSERT_TRUE(DecodeSampleInto(attr.Format(), bytes, decoded, &at).ok());
+  perf::Sample decoded;
+  perf::SampleFieldOffsets at;
+  ASSERT_TRUE(perf::DecodeSampleInto(attr.Format(), bytes, decoded, &at).ok());
   EXPECT_EQ(at.size, 16u);
   EXPECT_EQ(at.ip, 0u);
 }
@@ -325,9 +325,9 @@ TEST(SampleCodecTest, FieldsLandAtTheirKernelPositions) {
   // IDENTIFIER first, then IP, TID (pid, tid as u32), TIME, ... PERIOD.
   AttrBuilder attr = AttrWith(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                               PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
-  Sample s = SampleFor(attr);
+  perf::Sample s = SampleFor(attr);
   std::vector<std::byte> bytes;
-  EncodeSample(attr.Format(), s, bytes);
+  perf::EncodeSample(attr.Format(), s, bytes);
   ASSERT_EQ(bytes.size(), 48u);
   EXPECT_EQ(Load<uint64_t>(bytes.data()), s.identifier);
   EXPECT_EQ(Load<uint64_t>(bytes.data() + 8), s.ip);
@@ -343,7 +343,7 @@ TEST(SampleCodecTest, EveryReadFormatCombination) {
   for (uint64_t rf = 0; rf < 32; ++rf) {
     SCOPED_TRACE(absl::StrCat("read_format 0x", absl::Hex(rf)));
     AttrBuilder attr = AttrWith(PERF_SAMPLE_READ | PERF_SAMPLE_TIME, rf);
-    Sample s = SampleFor(attr);
+    perf::Sample s = SampleFor(attr);
     ExpectRoundTrip(attr, s);
 
     // Size: group = nr + times + nr * (value + id + lost); else value + times + id + lost.
@@ -352,7 +352,7 @@ TEST(SampleCodecTest, EveryReadFormatCombination) {
     const int per_value = 1 + ((rf & PERF_FORMAT_ID) != 0) + ((rf & PERF_FORMAT_LOST) != 0);
     const size_t words = (rf & PERF_FORMAT_GROUP) ? 1 + times + 3 * per_value : times + per_value;
     std::vector<std::byte> bytes;
-    EncodeSample(attr.Format(), s, bytes);
+    perf::EncodeSample(attr.Format(), s, bytes);
     EXPECT_EQ(bytes.size(), 8 * (1 + words));
   }
 }
@@ -370,10 +370,10 @@ TEST(SampleCodecTest, NonGroupReadPutsTimesBetweenValueAndId) {
 
 TEST(SampleCodecTest, CallchainKeepsContextMarkers) {
   AttrBuilder attr = AttrWith(PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN);
-  Sample s = SampleFor(attr);
+  perf::Sample s = SampleFor(attr);
   ExpectRoundTrip(attr, s);
-  absl::StatusOr<Sample> decoded =
-      DecodeSample(attr.Format(), SampleFields(attr, s).Serialize(kNative));
+  absl::StatusOr<perf::Sample> decoded =
+      perf::DecodeSample(attr.Format(), SampleFields(attr, s).Serialize(kNative));
   ASSERT_TRUE(decoded.ok());
   EXPECT_EQ(decoded->callchain.front(), PERF_CONTEXT_KERNEL);
   EXPECT_EQ(decoded->callchain[3], PERF_CONTEXT_USER);
@@ -388,7 +388,7 @@ TEST(SampleCodecTest, BranchStackWithEveryHwIndexAndCountersChoice) {
                        PERF_SAMPLE_BRANCH_HW_INDEX | PERF_SAMPLE_BRANCH_COUNTERS}) {
     SCOPED_TRACE(absl::StrCat("branch_sample_type 0x", absl::Hex(bst)));
     AttrBuilder attr = AttrWith(PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK, 0, bst);
-    Sample s = SampleFor(attr);
+    perf::Sample s = SampleFor(attr);
     ExpectRoundTrip(attr, s);
     const size_t expected = 8 + 8 + ((bst & PERF_SAMPLE_BRANCH_HW_INDEX) ? 8 : 0) + 3 * 24 +
                             ((bst & PERF_SAMPLE_BRANCH_COUNTERS) ? 3 * 8 : 0);
@@ -402,26 +402,26 @@ TEST(SampleCodecTest, BranchStackWithEveryHwIndexAndCountersChoice) {
 
 TEST(SampleCodecTest, RegistersFollowTheMask) {
   AttrBuilder attr = AttrWith(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR);
-  Sample s = SampleFor(attr);
+  perf::Sample s = SampleFor(attr);
   EXPECT_EQ(s.regs_user.values.size(), 12u);
   EXPECT_EQ(s.regs_intr.values.size(), 2u);
   ExpectRoundTrip(attr, s);
   EXPECT_EQ(SampleFields(attr, s).size(), 8u * (1 + 12 + 1 + 2));
 
   // ABI 0 (no registers, e.g. a kernel thread): only the abi word.
-  s.regs_user = RegisterDump{};
-  s.regs_intr = RegisterDump{};
+  s.regs_user = perf::RegisterDump{};
+  s.regs_intr = perf::RegisterDump{};
   ExpectRoundTrip(attr, s);
   EXPECT_EQ(SampleFields(attr, s).size(), 16u);
 }
 
 TEST(SampleCodecTest, StackUserOfSizeZeroHasNoDynSize) {
   AttrBuilder attr = AttrWith(PERF_SAMPLE_STACK_USER | PERF_SAMPLE_PHYS_ADDR);
-  Sample s = SampleFor(attr);
+  perf::Sample s = SampleFor(attr);
   ExpectRoundTrip(attr, s);
   EXPECT_EQ(SampleFields(attr, s).size(), 8u + 32 + 8 + 8);
 
-  s.stack_user = UserStack{};
+  s.stack_user = perf::UserStack{};
   ExpectRoundTrip(attr, s);
   std::vector<std::byte> bytes = SampleFields(attr, s).Serialize(kNative);
   ASSERT_EQ(bytes.size(), 16u);  // size 0, then PHYS_ADDR right away
@@ -430,7 +430,7 @@ TEST(SampleCodecTest, StackUserOfSizeZeroHasNoDynSize) {
 
 TEST(SampleCodecTest, RawAndAuxKeepTheirBytes) {
   AttrBuilder attr = AttrWith(PERF_SAMPLE_RAW | PERF_SAMPLE_AUX);
-  Sample s = SampleFor(attr);
+  perf::Sample s = SampleFor(attr);
   ExpectRoundTrip(attr, s);
   s.raw = ToBytes({1, 2, 3, 4});
   s.aux.clear();
@@ -440,15 +440,15 @@ TEST(SampleCodecTest, RawAndAuxKeepTheirBytes) {
 TEST(SampleCodecTest, EveryTruncationIsAnError) {
   for (const AttrBuilder& attr : AttrsOfEveryBitAloneAndAll()) {
     SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(attr.sample_type())));
-    const SampleFormat format = attr.Format();
+    const perf::SampleFormat format = attr.Format();
     const std::vector<std::byte> bytes = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
     for (size_t len = 0; len < bytes.size(); ++len) {
       std::vector<std::byte> cut(bytes.begin(), bytes.begin() + len);
-      absl::StatusOr<Sample> decoded = DecodeSample(format, cut);
+      absl::StatusOr<perf::Sample> decoded = perf::DecodeSample(format, cut);
       ASSERT_FALSE(decoded.ok()) << "decoded a sample from " << len << " of " << bytes.size()
                                  << " bytes";
       EXPECT_THAT(decoded.status().message(), HasSubstr("sample ends inside"));
-      EXPECT_FALSE(SwapSamplePayload(format, cut).ok());
+      EXPECT_FALSE(perf::SwapSamplePayload(format, cut).ok());
     }
   }
 }
@@ -493,7 +493,7 @@ TEST(SampleCodecTest, AbsurdCountsAreErrors) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     std::vector<std::byte> bytes = WithCount(c.attr, c.count_at, c.count, c.width);
-    absl::StatusOr<Sample> decoded = DecodeSample(c.attr.Format(), bytes);
+    absl::StatusOr<perf::Sample> decoded = perf::DecodeSample(c.attr.Format(), bytes);
     ASSERT_FALSE(decoded.ok());
     EXPECT_THAT(decoded.status().message(), HasSubstr("sample ends inside"));
   }
@@ -504,7 +504,7 @@ TEST(SampleCodecTest, ForeignOrderSwapsToTheNativeBytes) {
     SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(attr.sample_type())));
     const Fields fields = SampleFields(attr, SampleFor(attr));
     std::vector<std::byte> foreign = fields.Serialize(kForeign);
-    ASSERT_TRUE(SwapSamplePayload(attr.Format(), foreign).ok());
+    ASSERT_TRUE(perf::SwapSamplePayload(attr.Format(), foreign).ok());
     EXPECT_EQ(foreign, fields.Serialize(kNative));
   }
 }
@@ -513,7 +513,7 @@ TEST(SampleCodecTest, EmptySampleSwapsToNothing) {
   // sample_type 0: an empty payload is a whole sample, and swapping it copies
   // no bytes (found by the reader fuzzer: memcpy was handed null pointers).
   const AttrBuilder attr = AttrWith(0, 0);
-  EXPECT_TRUE(SwapSamplePayload(attr.Format(), MutableBytes()).ok());
+  EXPECT_TRUE(perf::SwapSamplePayload(attr.Format(), MutableBytes()).ok());
 }
 
 TEST(SampleCodecTest, EveryReadFormatSwaps) {
@@ -522,7 +522,7 @@ TEST(SampleCodecTest, EveryReadFormatSwaps) {
     AttrBuilder attr = AttrWith(PERF_SAMPLE_READ | PERF_SAMPLE_TID, rf);
     const Fields fields = SampleFields(attr, SampleFor(attr));
     std::vector<std::byte> foreign = fields.Serialize(kForeign);
-    ASSERT_TRUE(SwapSamplePayload(attr.Format(), foreign).ok());
+    ASSERT_TRUE(perf::SwapSamplePayload(attr.Format(), foreign).ok());
     EXPECT_EQ(foreign, fields.Serialize(kNative));
   }
 }
@@ -531,7 +531,7 @@ TEST(SampleCodecTest, BigEndianBranchFlagsAreReallocated) {
   // The builder's big-endian allocation and perftk's reversal are inverses.
   for (uint64_t flags : std::vector<uint64_t>{kBranchFlags, 1, 2, 0xffffULL << 4, ~0ULL}) {
     uint64_t be = ToBigEndianBitfield(flags, kBranchFlagWidths);
-    EXPECT_EQ(ReverseBitfieldOrder(be, {1, 1, 1, 1, 16, 4, 2, 4, 3, 31}), flags);
+    EXPECT_EQ(perf::ReverseBitfieldOrder(be, {1, 1, 1, 1, 16, 4, 2, 4, 3, 31}), flags);
   }
   // mispred (the first field) sits at the top bit of a big-endian word.
   EXPECT_EQ(ToBigEndianBitfield(1, kBranchFlagWidths), 1ULL << 63);
@@ -545,7 +545,7 @@ TEST(SampleIdTest, TrailerSizeAndIdPositions) {
   AttrBuilder attr = AttrWith(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
                               PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
                          .SampleIdAll();
-  SampleFormat f = attr.Format();
+  perf::SampleFormat f = attr.Format();
   EXPECT_EQ(f.trailer_size(), 32u);                     // TID, TIME, ID, CPU
   EXPECT_THAT(f.id_offset_in_sample(), Optional(24u));  // after IP, TID, TIME
   EXPECT_THAT(f.id_offset_from_end(), Optional(16u));   // ID, then CPU
@@ -574,7 +574,7 @@ TEST(SampleIdTest, EncodeDecodeAndSwapEveryCombination) {
     }
     SCOPED_TRACE(absl::StrCat("sample_type 0x", absl::Hex(type)));
     AttrBuilder attr = AttrWith(type).SampleIdAll();
-    SampleId id;
+    perf::SampleId id;
     if (type & PERF_SAMPLE_TID) id.pid = 42, id.tid = 43;
     if (type & PERF_SAMPLE_TIME) id.time = 0x1122334455667788;
     if (type & PERF_SAMPLE_ID) id.id = 0x99;
@@ -584,19 +584,19 @@ TEST(SampleIdTest, EncodeDecodeAndSwapEveryCombination) {
 
     RecordBuilder comm = MakeComm(42, 43, "worker").WithSampleId(attr, id);
     std::vector<std::byte> record = comm.Build(kNative);
-    const SampleFormat f = attr.Format();
+    const perf::SampleFormat f = attr.Format();
     EXPECT_EQ(record.size(), 8 + 16 + f.trailer_size());
 
-    absl::StatusOr<SampleId> decoded = DecodeSampleId(f, record);
+    absl::StatusOr<perf::SampleId> decoded = perf::DecodeSampleId(f, record);
     ASSERT_TRUE(decoded.ok()) << decoded.status();
     EXPECT_TRUE(*decoded == id);
 
     std::vector<std::byte> encoded;
-    EncodeSampleId(f, id, encoded);
+    perf::EncodeSampleId(f, id, encoded);
     EXPECT_EQ(encoded, SampleIdFields(attr, id).Serialize(kNative));
 
     std::vector<std::byte> foreign_trailer = comm.Build(kForeign);
-    SwapSampleIdTrailer(f, foreign_trailer);
+    perf::SwapSampleIdTrailer(f, foreign_trailer);
     EXPECT_TRUE(std::equal(foreign_trailer.end() - f.trailer_size(), foreign_trailer.end(),
                            record.end() - f.trailer_size()));
   }
@@ -605,7 +605,7 @@ TEST(SampleIdTest, EncodeDecodeAndSwapEveryCombination) {
 TEST(SampleIdTest, TooShortRecordIsAnError) {
   AttrBuilder attr = AttrWith(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID).SampleIdAll();
   std::vector<std::byte> record = RecordBuilder(PERF_RECORD_EXIT).U64(1).U64(2).Build();
-  absl::StatusOr<SampleId> decoded = DecodeSampleId(attr.Format(), record);
+  absl::StatusOr<perf::SampleId> decoded = perf::DecodeSampleId(attr.Format(), record);
   ASSERT_FALSE(decoded.ok());
   EXPECT_THAT(decoded.status().message(), HasSubstr("too small for its 24-byte sample_id trailer"));
 }
@@ -613,25 +613,25 @@ TEST(SampleIdTest, TooShortRecordIsAnError) {
 TEST(SampleIdTest, WithoutSampleIdAllThereIsNoTrailer) {
   AttrBuilder attr = AttrWith(PERF_SAMPLE_TID | PERF_SAMPLE_TIME);
   std::vector<std::byte> record =
-      MakeComm(1, 2, "x").WithSampleId(attr, SampleId{.pid = 9}).Build();
+      MakeComm(1, 2, "x").WithSampleId(attr, perf::SampleId{.pid = 9}).Build();
   EXPECT_EQ(record.size(), 8u + 16);
-  absl::StatusOr<SampleId> decoded = DecodeSampleId(attr.Format(), record);
+  absl::StatusOr<perf::SampleId> decoded = perf::DecodeSampleId(attr.Format(), record);
   ASSERT_TRUE(decoded.ok());
-  EXPECT_TRUE(*decoded == SampleId{});
+  EXPECT_TRUE(*decoded == perf::SampleId{});
 }
 
 // --- which event a record belongs to --------------------------------------
 
-EventList TwoEvents(uint64_t sample_type_a, uint64_t sample_type_b) {
-  EventList events;
+perf::EventList TwoEvents(uint64_t sample_type_a, uint64_t sample_type_b) {
+  perf::EventList events;
   events.Add(AttrWith(sample_type_a).SampleIdAll().Ids({10, 11}).Build());
   events.Add(AttrWith(sample_type_b).SampleIdAll().Ids({20, 21}).Build());
   return events;
 }
 
 // The event index as text, or the error message.
-std::string IndexOrError(const EventList& events, const std::vector<std::byte>& record) {
-  absl::StatusOr<size_t> index = events.IndexOf(perftk::Record(record, 0));
+std::string IndexOrError(const perf::EventList& events, const std::vector<std::byte>& record) {
+  absl::StatusOr<size_t> index = events.IndexOf(perftk::perf::Record(record, 0));
   return index.ok() ? absl::StrCat(*index) : std::string(index.status().message());
 }
 
@@ -640,9 +640,9 @@ TEST(EventListTest, IndexOfByIdentifier) {
   const uint64_t a = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID;
   const uint64_t b =
       PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN;
-  EventList events = TwoEvents(a, b);
+  perf::EventList events = TwoEvents(a, b);
   AttrBuilder attr_b = AttrWith(b).SampleIdAll();
-  Sample s = SampleFor(attr_b);
+  perf::Sample s = SampleFor(attr_b);
   s.identifier = 21;
   std::vector<std::byte> sample = MakeSample(attr_b, s).Build();
   EXPECT_EQ(IndexOrError(events, sample), "1");
@@ -659,15 +659,15 @@ TEST(EventListTest, IndexOfByIdAtTheSharedPosition) {
   const uint64_t a = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD;
   const uint64_t b =
       PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
-  EventList events = TwoEvents(a, b);
+  perf::EventList events = TwoEvents(a, b);
   for (uint64_t id : {10, 11, 20, 21}) {
     SCOPED_TRACE(id);
     AttrBuilder attr = AttrWith(id < 20 ? a : b).SampleIdAll();
-    Sample s = SampleFor(attr);
+    perf::Sample s = SampleFor(attr);
     s.id = id;
     EXPECT_EQ(IndexOrError(events, MakeSample(attr, s).Build()), id < 20 ? "0" : "1");
     // Trailers (TID, ID in both): the id is the last word.
-    SampleId trailer;
+    perf::SampleId trailer;
     trailer.pid = trailer.tid = 1;
     trailer.id = id;
     EXPECT_EQ(IndexOrError(events, MakeFork({.pid = 1}).WithSampleId(attr, trailer).Build()),
@@ -677,9 +677,9 @@ TEST(EventListTest, IndexOfByIdAtTheSharedPosition) {
 
 TEST(EventListTest, UnknownIdAndShortRecordAreErrors) {
   const uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_ID;
-  EventList events = TwoEvents(type, type);
+  perf::EventList events = TwoEvents(type, type);
   AttrBuilder attr = AttrWith(type);
-  Sample s = SampleFor(attr);
+  perf::Sample s = SampleFor(attr);
   s.id = 99;
   EXPECT_EQ(IndexOrError(events, MakeSample(attr, s).Build()),
             "SAMPLE record names event id 99, which no attr has");
@@ -692,27 +692,27 @@ TEST(EventListTest, IdZeroIsTheFirstEvent) {
   // perf synthesizes COMM/MMAP records for running processes with a zeroed
   // sample_id; perf's evlist__id2evsel gives them the first event.
   const uint64_t type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-  EventList events = TwoEvents(type, type);
+  perf::EventList events = TwoEvents(type, type);
   AttrBuilder attr = AttrWith(type).SampleIdAll();
-  EXPECT_EQ(IndexOrError(events, MakeComm(1, 1, "x").WithSampleId(attr, SampleId{}).Build()), "0");
-  EXPECT_EQ(
-      IndexOrError(
-          events,
-          MakeMmap({.filename = "[kernel.kallsyms]_text"}).WithSampleId(attr, SampleId{}).Build()),
-      "0");
+  EXPECT_EQ(IndexOrError(events, MakeComm(1, 1, "x").WithSampleId(attr, perf::SampleId{}).Build()),
+            "0");
+  EXPECT_EQ(IndexOrError(events, MakeMmap({.filename = "[kernel.kallsyms]_text"})
+                                     .WithSampleId(attr, perf::SampleId{})
+                                     .Build()),
+            "0");
 }
 
 TEST(EventListTest, OneEventOwnsEveryRecordAndNoneIsAnError) {
-  EventList one;
+  perf::EventList one;
   one.Add(AttrWith(PERF_SAMPLE_IP).Build());
   EXPECT_EQ(IndexOrError(one, RecordBuilder(PERF_RECORD_SAMPLE).U64(1).Build()), "0");
-  EXPECT_EQ(IndexOrError(EventList(), RecordBuilder(PERF_RECORD_SAMPLE).U64(1).Build()),
+  EXPECT_EQ(IndexOrError(perf::EventList(), RecordBuilder(PERF_RECORD_SAMPLE).U64(1).Build()),
             "the recording has no events");
 }
 
 TEST(EventListTest, WithoutIdsTheFirstEventIsTaken) {
   // perf's rule: without an id in the layout, records belong to the first event.
-  EventList events = TwoEvents(PERF_SAMPLE_IP, PERF_SAMPLE_IP);
+  perf::EventList events = TwoEvents(PERF_SAMPLE_IP, PERF_SAMPLE_IP);
   EXPECT_EQ(IndexOrError(events, RecordBuilder(PERF_RECORD_SAMPLE).U64(1).Build()), "0");
   EXPECT_EQ(IndexOrError(events, MakeComm(1, 1, "x").Build()), "0");
 }

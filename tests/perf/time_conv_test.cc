@@ -7,7 +7,7 @@ namespace perftk {
 namespace {
 
 TEST(TimeConversion, MatchesPerfArithmetic) {
-  TimeConversion tc;
+  perf::TimeConversion tc;
   tc.time_shift = 10;
   tc.time_mult = 1500;  // 1.46484375 ns per cycle
   tc.time_zero = 7;
@@ -16,7 +16,7 @@ TEST(TimeConversion, MatchesPerfArithmetic) {
 }
 
 TEST(TimeConversion, AShortCounterIsFoldedBackIntoItsWidth) {
-  TimeConversion tc;
+  perf::TimeConversion tc;
   tc.time_shift = 0;
   tc.time_mult = 1;
   tc.time_cycles = 0x1000;
@@ -29,7 +29,7 @@ TEST(TimeConversion, AShortCounterIsFoldedBackIntoItsWidth) {
 }
 
 TEST(TimeConversion, NoOverflowForLargeCounts) {
-  TimeConversion tc;
+  perf::TimeConversion tc;
   tc.time_shift = 31;
   tc.time_mult = 0xffffffff;
   // cycles * mult would overflow 64 bits; the split form does not.

@@ -81,7 +81,7 @@ TEST(ScrubTracingData, EmptiesKallsymsAndPrintkKeepsTheRest) {
     const std::string printk = "0xffffffff82000000 : \"hello %d\"\n";
     Built built = BuildSection(big, kallsyms, printk);
     std::vector<std::byte> section = built.bytes;
-    ASSERT_TRUE(ScrubTracingData(section).ok());
+    ASSERT_TRUE(perf::ScrubTracingData(section).ok());
 
     ASSERT_EQ(section.size(), built.bytes.size() - kallsyms.size() - printk.size());
     std::vector<std::byte> want(built.bytes.begin(), built.bytes.begin() + built.kallsyms_at);
@@ -94,18 +94,18 @@ TEST(ScrubTracingData, EmptiesKallsymsAndPrintkKeepsTheRest) {
 
     // Scrubbed again: nothing more to take out, nothing changes.
     std::vector<std::byte> again = section;
-    ASSERT_TRUE(ScrubTracingData(again).ok());
+    ASSERT_TRUE(perf::ScrubTracingData(again).ok());
     EXPECT_EQ(again, section);
   }
 }
 
 TEST(ScrubTracingData, NotTracingDataIsAnError) {
   std::vector<std::byte> section(32, std::byte{0x41});
-  absl::Status s = ScrubTracingData(section);
+  absl::Status s = perf::ScrubTracingData(section);
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(s.message(), HasSubstr("no tracing magic"));
   std::vector<std::byte> empty;
-  EXPECT_FALSE(ScrubTracingData(empty).ok());
+  EXPECT_FALSE(perf::ScrubTracingData(empty).ok());
 }
 
 TEST(ScrubTracingData, EveryCutIsAnErrorAndLeavesTheSection) {
@@ -115,7 +115,7 @@ TEST(ScrubTracingData, EveryCutIsAnErrorAndLeavesTheSection) {
     SCOPED_TRACE(size);
     std::vector<std::byte> section(built.bytes.begin(), built.bytes.begin() + size);
     const std::vector<std::byte> before = section;
-    EXPECT_FALSE(ScrubTracingData(section).ok());
+    EXPECT_FALSE(perf::ScrubTracingData(section).ok());
     EXPECT_EQ(section, before);
   }
 }
@@ -129,7 +129,7 @@ TEST(ScrubTracingData, ASizePastTheEndIsAnError) {
   probe.String("header_event").Int<uint64_t>(3).Raw("evt").Int<uint32_t>(2);
   const size_t size_at = probe.size();
   std::memset(built.bytes.data() + size_at, 0xff, 8);
-  absl::Status s = ScrubTracingData(built.bytes);
+  absl::Status s = perf::ScrubTracingData(built.bytes);
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(s.message(), HasSubstr("run past the section"));
 }

@@ -59,13 +59,13 @@ class WriterTest : public ::testing::Test {
   std::string temp_path() const { return out_ + ".tmp." + std::to_string(getpid()); }
 
   // Reads `input`, writes every record in `layout` to out_, reads that back.
-  absl::StatusOr<ReadBack> Rewrite(Bytes input, DataLayout layout) {
+  absl::StatusOr<ReadBack> Rewrite(Bytes input, perf::DataLayout layout) {
     absl::StatusOr<ReadBack> in = ReadAll(input);
     if (!in.ok()) return in.status();
-    absl::StatusOr<std::unique_ptr<PerfDataWriter>> writer =
-        PerfDataWriter::Create(out_, layout, in->header);
+    absl::StatusOr<std::unique_ptr<perf::PerfDataWriter>> writer =
+        perf::PerfDataWriter::Create(out_, layout, in->header);
     if (!writer.ok()) return writer.status();
-    for (const OwnedRecord& r : in->records) {
+    for (const perf::OwnedRecord& r : in->records) {
       if (absl::Status s = (*writer)->Write(r.view()); !s.ok()) return s;
     }
     if (absl::Status s = (*writer)->Finish(); !s.ok()) return s;
@@ -105,7 +105,7 @@ PerfDataBuilder TwoEventRecording() {
       .Feature(HEADER_CMDLINE, CmdlineFeature({"perf", "record"}))
       .Feature(HEADER_CPU_TOPOLOGY, U64Feature({5, 6}))         // passed through as bytes
       .Feature(HEADER_AUXTRACE, U64Feature({1, 0x100, 0x40}));  // input offsets: dropped
-  SampleId t;
+  perf::SampleId t;
   t.pid = t.tid = 5;
   t.time = 10;
   t.identifier = 11;
@@ -117,7 +117,7 @@ PerfDataBuilder TwoEventRecording() {
                       .prot = 5,
                       .filename = "/bin/prog"})
                .WithSampleId(EventA(), t));
-  Sample a;
+  perf::Sample a;
   a.identifier = 12;
   a.ip = 0x400100;
   a.pid = a.tid = 5;
@@ -125,7 +125,7 @@ PerfDataBuilder TwoEventRecording() {
   a.callchain = {PERF_CONTEXT_USER, 0x400100, 0x400200};
   a.period = 1000;
   b.Record(MakeSample(EventA(), a));
-  Sample tp;
+  perf::Sample tp;
   tp.identifier = 21;
   tp.pid = tp.tid = 5;
   tp.time = 12;
@@ -139,19 +139,19 @@ PerfDataBuilder TwoEventRecording() {
 void ExpectSameRecords(const ReadBack& back, const std::vector<RecordBuilder>& expected) {
   ASSERT_EQ(back.records.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
-    SCOPED_TRACE(absl::StrCat("record ", i, " ", RecordTypeName(expected[i].type())));
+    SCOPED_TRACE(absl::StrCat("record ", i, " ", perf::RecordTypeName(expected[i].type())));
     EXPECT_EQ(Copy(back.records[i].view().bytes()), expected[i].Build(kNative));
     EXPECT_EQ(Copy(back.records[i].view().trailing_payload()), expected[i].trailing_payload());
   }
 }
 
-void ExpectSameHeader(const Header& got, const PerfDataBuilder& b) {
+void ExpectSameHeader(const perf::Header& got, const PerfDataBuilder& b) {
   ASSERT_EQ(got.events.size(), b.attrs().size());
   for (size_t i = 0; i < b.attrs().size(); ++i) {
     EXPECT_EQ(Copy(got.events.attrs()[i].bytes()), b.attrs()[i].Serialize(kNative));
     EXPECT_EQ(got.events.attrs()[i].ids(), b.attrs()[i].ids());
   }
-  EXPECT_EQ(ReadStringFeature(got.features, HEADER_HOSTNAME).value_or(""), "writerhost");
+  EXPECT_EQ(perf::ReadStringFeature(got.features, HEADER_HOSTNAME).value_or(""), "writerhost");
   EXPECT_EQ(got.features.count(HEADER_NRCPUS), 1u);
   EXPECT_EQ(got.features.count(HEADER_CMDLINE), 1u);
 }
@@ -161,13 +161,14 @@ void ExpectSameHeader(const Header& got, const PerfDataBuilder& b) {
 // payload, as perf writes it and checks it (the input's index pointed
 // elsewhere and must not survive).
 void ExpectAuxtraceIndexOfOutput(const ReadBack& back) {
-  std::vector<AuxtraceIndexEntry> expected;
-  for (const OwnedRecord& r : back.records) {
+  std::vector<perf::AuxtraceIndexEntry> expected;
+  for (const perf::OwnedRecord& r : back.records) {
     if (r.view().type() != PERF_RECORD_AUXTRACE) continue;
     expected.push_back({r.view().file_offset(), r.view().bytes().size()});
   }
   ASSERT_EQ(expected.size(), 1u);
-  absl::StatusOr<std::vector<AuxtraceIndexEntry>> index = ReadAuxtraceIndex(back.header.features);
+  absl::StatusOr<std::vector<perf::AuxtraceIndexEntry>> index =
+      perf::ReadAuxtraceIndex(back.header.features);
   ASSERT_TRUE(index.ok()) << index.status();
   ASSERT_EQ(index->size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -182,9 +183,9 @@ void ExpectAuxtraceIndexOfOutput(const ReadBack& back) {
 
 TEST_F(WriterTest, FileLayoutReadsBackEqual) {
   PerfDataBuilder b = TwoEventRecording();
-  absl::StatusOr<ReadBack> back = Rewrite(b.BuildFile().bytes, DataLayout::kFile);
+  absl::StatusOr<ReadBack> back = Rewrite(b.BuildFile().bytes, perf::DataLayout::kFile);
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->header.layout, DataLayout::kFile);
+  EXPECT_EQ(back->header.layout, perf::DataLayout::kFile);
   ExpectSameHeader(back->header, b);
   EXPECT_EQ(back->header.features.at(HEADER_CPU_TOPOLOGY), U64Feature({5, 6}).Serialize(kNative));
   ExpectSameRecords(*back, b.records());
@@ -199,7 +200,7 @@ TEST_F(WriterTest, ARecordingWithoutRecordsReadsBack) {
   // Data size 0 with features is an empty recording, not an unfinished one.
   PerfDataBuilder b;
   b.Attr(EventA()).Feature(HEADER_HOSTNAME, StringFeature("empty"));
-  absl::StatusOr<ReadBack> back = Rewrite(b.BuildFile().bytes, DataLayout::kFile);
+  absl::StatusOr<ReadBack> back = Rewrite(b.BuildFile().bytes, perf::DataLayout::kFile);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_TRUE(back->records.empty());
   EXPECT_TRUE(back->warnings.empty());
@@ -208,9 +209,9 @@ TEST_F(WriterTest, ARecordingWithoutRecordsReadsBack) {
 
 TEST_F(WriterTest, PipeLayoutReadsBackEqual) {
   PerfDataBuilder b = TwoEventRecording();
-  absl::StatusOr<ReadBack> back = Rewrite(b.BuildFile().bytes, DataLayout::kPipe);
+  absl::StatusOr<ReadBack> back = Rewrite(b.BuildFile().bytes, perf::DataLayout::kPipe);
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->header.layout, DataLayout::kPipe);
+  EXPECT_EQ(back->header.layout, perf::DataLayout::kPipe);
   ExpectSameHeader(back->header, b);
   ExpectSameRecords(*back, b.records());
   EXPECT_EQ(back->header.features.count(HEADER_AUXTRACE), 0u);  // a pipe has no index
@@ -222,7 +223,7 @@ TEST_F(WriterTest, PipeLayoutReadsBackEqual) {
 
 TEST_F(WriterTest, BigEndianInputIsWrittenNative) {
   PerfDataBuilder b = TwoEventRecording();
-  for (DataLayout layout : {DataLayout::kFile, DataLayout::kPipe}) {
+  for (perf::DataLayout layout : {perf::DataLayout::kFile, perf::DataLayout::kPipe}) {
     absl::StatusOr<ReadBack> back = Rewrite(b.BuildFile(kForeign).bytes, layout);
     ASSERT_TRUE(back.ok()) << back.status();
     EXPECT_FALSE(back->header.cross_endian);
@@ -240,20 +241,20 @@ TEST_F(WriterTest, PipeToFileToPipeKeepsTracingDataAndBuildIds) {
   b.Record(MakeBuildIdEntry(PERF_RECORD_HEADER_BUILD_ID, -1, {0xab, 0xcd}, "/bin/prog"));
   b.Record(RecordBuilder(PERF_RECORD_FINISHED_ROUND));
 
-  absl::StatusOr<ReadBack> file = Rewrite(b.BuildPipe(), DataLayout::kFile);
+  absl::StatusOr<ReadBack> file = Rewrite(b.BuildPipe(), perf::DataLayout::kFile);
   ASSERT_TRUE(file.ok()) << file.status();
   EXPECT_EQ(file->header.features.at(HEADER_TRACING_DATA), tracing);
-  absl::StatusOr<std::vector<BuildIdEntry>> ids = ReadBuildIds(file->header.features);
+  absl::StatusOr<std::vector<perf::BuildIdEntry>> ids = perf::ReadBuildIds(file->header.features);
   ASSERT_TRUE(ids.ok()) << ids.status();
   ASSERT_EQ(ids->size(), 1u);
   EXPECT_EQ((*ids)[0].filename, "/bin/prog");
   ASSERT_EQ(file->records.size(), 1u);  // only FINISHED_ROUND is a data record
 
   std::vector<std::byte> file_bytes = written_;
-  absl::StatusOr<ReadBack> pipe = Rewrite(file_bytes, DataLayout::kPipe);
+  absl::StatusOr<ReadBack> pipe = Rewrite(file_bytes, perf::DataLayout::kPipe);
   ASSERT_TRUE(pipe.ok()) << pipe.status();
   EXPECT_EQ(pipe->header.features.at(HEADER_TRACING_DATA), tracing);
-  ids = ReadBuildIds(pipe->header.features);
+  ids = perf::ReadBuildIds(pipe->header.features);
   ASSERT_TRUE(ids.ok()) << ids.status();
   ASSERT_EQ(ids->size(), 1u);
   EXPECT_EQ((*ids)[0].build_id, BuildId::FromBytes(ToBytes({0xab, 0xcd})));
@@ -266,7 +267,7 @@ TEST_F(WriterTest, AttrsOfOldAndFutureSizesRoundTrip) {
     PerfDataBuilder b;
     b.Attr(attr).Feature(HEADER_HOSTNAME, StringFeature("writerhost"));
     b.Record(MakeComm(1, 1, "x"));
-    for (DataLayout layout : {DataLayout::kFile, DataLayout::kPipe}) {
+    for (perf::DataLayout layout : {perf::DataLayout::kFile, perf::DataLayout::kPipe}) {
       absl::StatusOr<ReadBack> back = Rewrite(b.BuildFile().bytes, layout);
       ASSERT_TRUE(back.ok()) << back.status();
       ASSERT_EQ(back->header.events.size(), 1u);
@@ -279,8 +280,8 @@ TEST_F(WriterTest, ToolsReplaceFeaturesBeforeFinish) {
   PerfDataBuilder b = TwoEventRecording();
   absl::StatusOr<ReadBack> in = ReadAll(b.BuildFile().bytes);
   ASSERT_TRUE(in.ok());
-  absl::StatusOr<std::unique_ptr<PerfDataWriter>> writer =
-      PerfDataWriter::Create(out_, DataLayout::kFile, in->header);
+  absl::StatusOr<std::unique_ptr<perf::PerfDataWriter>> writer =
+      perf::PerfDataWriter::Create(out_, perf::DataLayout::kFile, in->header);
   ASSERT_TRUE(writer.ok()) << writer.status();
   (*writer)->features()[HEADER_HOSTNAME] = StringFeature("renamed").Serialize(kNative);
   (*writer)->features().erase(HEADER_CMDLINE);
@@ -288,7 +289,8 @@ TEST_F(WriterTest, ToolsReplaceFeaturesBeforeFinish) {
   ASSERT_TRUE((*writer)->Finish().ok());
   absl::StatusOr<ReadBack> back = ReadAll(ReadFileBytes(out_));
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(ReadStringFeature(back->header.features, HEADER_HOSTNAME).value_or(""), "renamed");
+  EXPECT_EQ(perf::ReadStringFeature(back->header.features, HEADER_HOSTNAME).value_or(""),
+            "renamed");
   EXPECT_EQ(back->header.features.count(HEADER_CMDLINE), 0u);
   EXPECT_EQ(back->records.size(), 1u);
 }
@@ -298,12 +300,12 @@ TEST_F(WriterTest, OutputAppearsOnlyAtFinish) {
   absl::StatusOr<ReadBack> in = ReadAll(b.BuildFile().bytes);
   ASSERT_TRUE(in.ok());
   WriteFileBytes(out_, ToBytes("previous contents"));
-  for (DataLayout layout : {DataLayout::kFile, DataLayout::kPipe}) {
+  for (perf::DataLayout layout : {perf::DataLayout::kFile, perf::DataLayout::kPipe}) {
     {
-      absl::StatusOr<std::unique_ptr<PerfDataWriter>> writer =
-          PerfDataWriter::Create(out_, layout, in->header);
+      absl::StatusOr<std::unique_ptr<perf::PerfDataWriter>> writer =
+          perf::PerfDataWriter::Create(out_, layout, in->header);
       ASSERT_TRUE(writer.ok()) << writer.status();
-      for (const OwnedRecord& r : in->records) ASSERT_TRUE((*writer)->Write(r.view()).ok());
+      for (const perf::OwnedRecord& r : in->records) ASSERT_TRUE((*writer)->Write(r.view()).ok());
       EXPECT_TRUE(Exists(temp_path()));
       EXPECT_EQ(ReadFileBytes(out_), ToBytes("previous contents"));
       // Destroyed without Finish: no output, no temporary file.
@@ -313,8 +315,8 @@ TEST_F(WriterTest, OutputAppearsOnlyAtFinish) {
   }
   unlink(out_.c_str());
   {
-    absl::StatusOr<std::unique_ptr<PerfDataWriter>> writer =
-        PerfDataWriter::Create(out_, DataLayout::kFile, in->header);
+    absl::StatusOr<std::unique_ptr<perf::PerfDataWriter>> writer =
+        perf::PerfDataWriter::Create(out_, perf::DataLayout::kFile, in->header);
     ASSERT_TRUE(writer.ok());
   }
   EXPECT_FALSE(Exists(out_));
@@ -322,15 +324,15 @@ TEST_F(WriterTest, OutputAppearsOnlyAtFinish) {
 }
 
 TEST_F(WriterTest, FileLayoutToStdoutIsRefused) {
-  absl::StatusOr<std::unique_ptr<PerfDataWriter>> writer =
-      PerfDataWriter::Create("-", DataLayout::kFile, Header());
+  absl::StatusOr<std::unique_ptr<perf::PerfDataWriter>> writer =
+      perf::PerfDataWriter::Create("-", perf::DataLayout::kFile, perf::Header());
   ASSERT_FALSE(writer.ok());
   EXPECT_THAT(writer.status().message(), HasSubstr("pipe layout only"));
 }
 
 TEST_F(WriterTest, MissingDirectoryIsAnError) {
-  absl::StatusOr<std::unique_ptr<PerfDataWriter>> writer =
-      PerfDataWriter::Create(dir_ + "/no/such/dir/out.data", DataLayout::kFile, Header());
+  absl::StatusOr<std::unique_ptr<perf::PerfDataWriter>> writer = perf::PerfDataWriter::Create(
+      dir_ + "/no/such/dir/out.data", perf::DataLayout::kFile, perf::Header());
   ASSERT_FALSE(writer.ok());
   EXPECT_THAT(writer.status().message(), HasSubstr("out.data: cannot create"));
 }

@@ -22,7 +22,7 @@ namespace {
 // Keeps a view of every lasting record and a copy of its bytes.
 class KeepingTool : public Tool {
  public:
-  absl::Status Process(const Record& record, RecordSink& out) override {
+  absl::Status Process(const perf::Record& record, RecordSink& out) override {
     ++records;
     if (!record.lasting()) not_lasting.push_back(record.type());
     if (record.lasting()) {
@@ -31,7 +31,7 @@ class KeepingTool : public Tool {
     }
     return out.Emit(record);
   }
-  absl::Status End(RecordSink&, FeatureSet&) override {
+  absl::Status End(RecordSink&, perf::FeatureSet&) override {
     for (size_t i = 0; i < views.size(); ++i) {
       if (!std::equal(views[i].begin(), views[i].end(), copies[i].begin(), copies[i].end())) {
         ++changed_by_end;

@@ -26,20 +26,20 @@ constexpr int32_t kPid = 42;
 constexpr uint64_t kStart = 0x400000;
 
 std::vector<std::byte> Mmap2(uint64_t start) {
-  Mmap2Fields fields;
+  perf::Mmap2Fields fields;
   fields.pid = fields.tid = kPid;
   fields.start = start;
   fields.len = 0x1000;
   fields.prot = 5;
   fields.filename = "/usr/bin/prog";
-  return *EncodeMmap2(fields, PERF_RECORD_MISC_USER, {});
+  return *perf::EncodeMmap2(fields, PERF_RECORD_MISC_USER, {});
 }
 
 std::vector<std::byte> Exit(uint32_t pid = kPid) {
   std::vector<std::byte> body(24);
   const uint32_t ids[4] = {pid, pid, pid, pid};  // pid, ppid, tid, ptid; time 0
   std::memcpy(body.data(), ids, sizeof(ids));
-  return *MakeRecordBytes(PERF_RECORD_EXIT, 0, body);
+  return *perf::MakeRecordBytes(PERF_RECORD_EXIT, 0, body);
 }
 
 std::vector<std::byte> Comm(uint32_t pid = kPid) {
@@ -47,7 +47,7 @@ std::vector<std::byte> Comm(uint32_t pid = kPid) {
   const uint32_t ids[2] = {pid, pid};
   std::memcpy(body.data(), ids, sizeof(ids));
   std::memcpy(body.data() + 8, "prog", 4);
-  return *MakeRecordBytes(PERF_RECORD_COMM, 0, body);
+  return *perf::MakeRecordBytes(PERF_RECORD_COMM, 0, body);
 }
 
 // Notes what the model says, at each step, about kPid and kStart.
@@ -57,15 +57,15 @@ class Watcher : public Tool {
       : policy_(policy), name_(std::move(name)) {}
 
   std::optional<ModelPolicy> model_policy() const override { return policy_; }
-  absl::Status BeforeModelChange(const Record& record, RecordSink& out) override {
+  absl::Status BeforeModelChange(const perf::Record& record, RecordSink& out) override {
     log.push_back(name_ + " before " + std::to_string(record.type()) + ": " + Look());
     // What a tool finishes before the change goes out now, ahead of it.
     if (!held) return absl::OkStatus();
-    const OwnedRecord record_held = std::move(*held);
+    const perf::OwnedRecord record_held = std::move(*held);
     held.reset();
     return out.Emit(record_held.view());
   }
-  absl::Status Process(const Record& record, RecordSink& out) override {
+  absl::Status Process(const perf::Record& record, RecordSink& out) override {
     log.push_back(name_ + " process " + std::to_string(record.type()) + ": " + Look());
     if (hold_samples && record.type() == PERF_RECORD_SAMPLE) {
       held.emplace(record);
@@ -76,7 +76,7 @@ class Watcher : public Tool {
 
   std::vector<std::string> log;
   bool hold_samples = false;
-  std::optional<OwnedRecord> held;
+  std::optional<perf::OwnedRecord> held;
 
  private:
   std::string Look() const {
@@ -94,10 +94,10 @@ class Watcher : public Tool {
 TEST(ToolFeed, AToolWithoutPolicyKeepsNoModel) {
   Watcher tool(std::nullopt);
   ToolFeed feed(tool);
-  Header header;
+  perf::Header header;
   ASSERT_TRUE(feed.Begin(header).ok());
   testing::CollectingSink out;
-  ASSERT_TRUE(feed.Process(Record(Mmap2(kStart), 0), out).ok());
+  ASSERT_TRUE(feed.Process(perf::Record(Mmap2(kStart), 0), out).ok());
   EXPECT_EQ(tool.log, std::vector<std::string>{"watcher process 10: no model"});
   EXPECT_EQ(out.records.size(), 1u);
 }
@@ -106,12 +106,12 @@ TEST(ToolFeed, TheModelChangesBetweenBeforeModelChangeAndProcess) {
   base::WarningList warnings;
   Watcher tool(ModelPolicy{.bad_records_to = &warnings});
   ToolFeed feed(tool);
-  Header header;
+  perf::Header header;
   ASSERT_TRUE(feed.Begin(header).ok());
   testing::CollectingSink out;
-  ASSERT_TRUE(feed.Process(Record(Comm(), 0), out).ok());
-  ASSERT_TRUE(feed.Process(Record(Mmap2(kStart), 0x40), out).ok());
-  ASSERT_TRUE(feed.Process(Record(Exit(), 0x80), out).ok());
+  ASSERT_TRUE(feed.Process(perf::Record(Comm(), 0), out).ok());
+  ASSERT_TRUE(feed.Process(perf::Record(Mmap2(kStart), 0x40), out).ok());
+  ASSERT_TRUE(feed.Process(perf::Record(Exit(), 0x80), out).ok());
   EXPECT_EQ(tool.log, (std::vector<std::string>{
                           "watcher before 3: unmapped", "watcher process 3: unmapped, thread",
                           "watcher before 10: unmapped, thread",
@@ -127,15 +127,15 @@ TEST(ToolFeed, AnExitCanLeaveTheThread) {
   for (const bool apply_exits : {true, false}) {
     Watcher tool(ModelPolicy{.apply_exits = apply_exits});
     ToolFeed feed(tool);
-    Header header;
+    perf::Header header;
     ASSERT_TRUE(feed.Begin(header).ok());
     testing::CollectingSink out;
     const uint32_t threads = machine::Machine::kExitedThreadsKept + 1;
     for (uint32_t pid = kPid; pid < kPid + threads; ++pid) {
-      ASSERT_TRUE(feed.Process(Record(Comm(pid), 0), out).ok());
+      ASSERT_TRUE(feed.Process(perf::Record(Comm(pid), 0), out).ok());
     }
     for (uint32_t pid = kPid; pid < kPid + threads; ++pid) {
-      ASSERT_TRUE(feed.Process(Record(Exit(pid), 0), out).ok());
+      ASSERT_TRUE(feed.Process(perf::Record(Exit(pid), 0), out).ok());
     }
     EXPECT_EQ(tool.log.back(),
               apply_exits ? "watcher process 4: unmapped" : "watcher process 4: unmapped, thread");
@@ -150,10 +150,10 @@ TEST(ToolFeed, ABadRecordEndsTheRunOrIsAWarning) {
     base::WarningList warnings;
     Watcher tool(ModelPolicy{.bad_records_to = warn ? &warnings : nullptr});
     ToolFeed feed(tool);
-    Header header;
+    perf::Header header;
     ASSERT_TRUE(feed.Begin(header).ok());
     testing::CollectingSink out;
-    absl::Status status = feed.Process(Record(bad, 0x100), out);
+    absl::Status status = feed.Process(perf::Record(bad, 0x100), out);
     if (warn) {
       EXPECT_TRUE(status.ok()) << status;
       ASSERT_EQ(warnings.lines().size(), 1u);
@@ -172,12 +172,13 @@ TEST(ToolFeed, AChainFinishesInOrderAgainstOneModel) {
   first.hold_samples = true;
   ChainedTool chain(first, second);
   ToolFeed feed(chain);
-  Header header;
+  perf::Header header;
   ASSERT_TRUE(feed.Begin(header).ok());
   testing::CollectingSink out;
-  std::vector<std::byte> sample = *MakeRecordBytes(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, {});
-  ASSERT_TRUE(feed.Process(Record(sample, 0), out).ok());
-  ASSERT_TRUE(feed.Process(Record(Mmap2(kStart), 0x40), out).ok());
+  std::vector<std::byte> sample =
+      *perf::MakeRecordBytes(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, {});
+  ASSERT_TRUE(feed.Process(perf::Record(sample, 0), out).ok());
+  ASSERT_TRUE(feed.Process(perf::Record(Mmap2(kStart), 0x40), out).ok());
   // The held sample reaches the second tool before the model changes, and
   // before the second finishes its own work.
   EXPECT_EQ(second.log, (std::vector<std::string>{
@@ -193,7 +194,7 @@ TEST(ToolFeed, ChainedToolsMustKeepTheModelAlike) {
   Watcher first(ModelPolicy{}), second(ModelPolicy{.apply_exits = false});
   ChainedTool chain(first, second);
   ToolFeed feed(chain);
-  Header header;
+  perf::Header header;
   EXPECT_FALSE(feed.Begin(header).ok());
 }
 

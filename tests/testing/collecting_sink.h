@@ -13,11 +13,11 @@ namespace perftk::testing {
 
 class CollectingSink : public pipeline::RecordSink {
  public:
-  absl::Status Emit(const Record& record) override {
+  absl::Status Emit(const perf::Record& record) override {
     records.emplace_back(record);
     return absl::OkStatus();
   }
-  std::vector<OwnedRecord> records;
+  std::vector<perf::OwnedRecord> records;
 };
 
 }  // namespace perftk::testing

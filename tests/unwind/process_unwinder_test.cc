@@ -21,7 +21,7 @@ namespace {
 
 // What a dwarf sample holds: perf's x86 register dump and the stack copy.
 struct Capture {
-  RegisterDump regs;
+  perf::RegisterDump regs;
   std::vector<std::byte> stack;
   uint64_t return_addresses[2] = {};  // of Grab, then of Middle
 };

@@ -11,8 +11,8 @@ namespace {
 using ::testing::ElementsAreArray;
 
 // A dump whose value for perf register r is 0x1000 + r, for every bit of mask.
-RegisterDump DumpOf(uint64_t mask) {
-  RegisterDump dump;
+perf::RegisterDump DumpOf(uint64_t mask) {
+  perf::RegisterDump dump;
   dump.abi = 2;  // PERF_SAMPLE_REGS_ABI_64
   for (int r = 0; r < 64; ++r) {
     if ((mask >> r) & 1) dump.values.push_back(0x1000 + r);
@@ -48,7 +48,7 @@ TEST(InitialRegistersTest, X86PutsPerfRegistersInDwarfOrder) {
 TEST(InitialRegistersTest, X86ValuesFollowTheMaskNotThePerfNumber) {
   // Only BX (1), SP (7), IP (8) and R12 (20): the dump holds 4 values.
   const uint64_t mask = (1 << 1) | (1 << 7) | (1 << 8) | (1 << 20);
-  RegisterDump dump;
+  perf::RegisterDump dump;
   dump.abi = 2;
   dump.values = {11, 77, 88, 2020};
   absl::StatusOr<InitialRegisters> regs = InitialRegistersOf(Arch::kX86_64, mask, dump);
@@ -86,10 +86,10 @@ TEST(InitialRegistersTest, Arm64WithoutTheLinkRegisterLeavesDwarf30Unset) {
 }
 
 TEST(InitialRegistersTest, RefusesDumpsItCannotStartFrom) {
-  RegisterDump none;  // abi 0: a kernel thread has no user registers
+  perf::RegisterDump none;  // abi 0: a kernel thread has no user registers
   EXPECT_FALSE(InitialRegistersOf(Arch::kX86_64, kX86PerfRecordMask, none).ok());
 
-  RegisterDump short_dump = DumpOf(kX86PerfRecordMask);
+  perf::RegisterDump short_dump = DumpOf(kX86PerfRecordMask);
   short_dump.values.pop_back();
   EXPECT_FALSE(InitialRegistersOf(Arch::kX86_64, kX86PerfRecordMask, short_dump).ok());
 

@@ -45,9 +45,9 @@ TEST(SampleWindowsTest, OpenIsFullAtEitherLimit) {
 
   SampleWindows records(1);
   const std::vector<std::byte> bytes(8, std::byte{0});
-  for (size_t i = 0; i + 1 < SampleWindows::kMaxRecords; ++i) records.Keep(Record(bytes, i));
+  for (size_t i = 0; i + 1 < SampleWindows::kMaxRecords; ++i) records.Keep(perf::Record(bytes, i));
   EXPECT_FALSE(records.OpenIsFull());
-  records.Keep(Record(bytes, 0));
+  records.Keep(perf::Record(bytes, 0));
   EXPECT_TRUE(records.OpenIsFull());
 }
 
@@ -58,7 +58,7 @@ TEST(SampleWindowsTest, RetiredSamplesKeepTheirBuffers) {
   windows.open().records.back().sample.stack_user.data.resize(8192);
   windows.Close();
   windows.RetireOldest();
-  Sample reused = windows.TakeSpareSample();
+  perf::Sample reused = windows.TakeSpareSample();
   EXPECT_GE(reused.stack_user.data.capacity(), 8192u);
   EXPECT_EQ(windows.TakeSpareSample().stack_user.data.capacity(), 0u);
 }

@@ -55,9 +55,9 @@ uint64_t MappingEnd(const machine::Maps& maps, uint64_t addr) {
 }
 
 #if defined(__x86_64__)
-RegisterDump PerfDumpOf(const ucontext_t& context) {
+perf::RegisterDump PerfDumpOf(const ucontext_t& context) {
   const greg_t* g = context.uc_mcontext.gregs;
-  RegisterDump dump;
+  perf::RegisterDump dump;
   dump.abi = 2;  // PERF_SAMPLE_REGS_ABI_64
   for (int reg :
        {REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI, REG_RBP, REG_RSP, REG_RIP, REG_EFL}) {

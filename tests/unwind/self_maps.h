@@ -43,7 +43,7 @@ uint64_t MappingEnd(const machine::Maps& maps, uint64_t addr);
 // and `context`'s registers dumped in that order (ABI 64-bit).
 inline constexpr uint64_t kPerfRegsMask = 0xff0fff;
 inline constexpr size_t kPerfIpRegister = 8;
-RegisterDump PerfDumpOf(const ucontext_t& context);
+perf::RegisterDump PerfDumpOf(const ucontext_t& context);
 #endif
 
 }  // namespace perftk::unwind

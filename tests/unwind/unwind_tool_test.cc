@@ -69,7 +69,7 @@ constexpr int kRunsForThreadsToTakePart = 5;  // every 7th sample has a kernel c
 // A sample as the kernel writes it: the registers, the stack copy, and the
 // return addresses of the functions that captured it (innermost first).
 struct Capture {
-  RegisterDump regs;
+  perf::RegisterDump regs;
   std::vector<std::byte> stack;  // kStackCopySize bytes, `valid` of them copied
   uint64_t valid = 0;
   std::vector<uint64_t> return_addresses;
@@ -116,8 +116,8 @@ std::vector<SelfMapping> ExecutableSelfMappings() {
   return mappings;
 }
 
-EventAttr PerfDwarfAttr() {
-  EventAttr attr;
+perf::EventAttr PerfDwarfAttr() {
+  perf::EventAttr attr;
   attr.SetU32(attr_offset::kType, PERF_TYPE_SOFTWARE);
   attr.set_sample_type(kSampleType);
   attr.SetU64(attr_offset::kFlags, (uint64_t{1} << kAttrFlagSampleIdAll) |
@@ -130,7 +130,7 @@ EventAttr PerfDwarfAttr() {
 
 std::vector<std::byte> RecordBytes(uint32_t type, uint16_t misc,
                                    const std::vector<std::byte>& body) {
-  absl::StatusOr<std::vector<std::byte>> bytes = MakeRecordBytes(type, misc, body);
+  absl::StatusOr<std::vector<std::byte>> bytes = perf::MakeRecordBytes(type, misc, body);
   EXPECT_TRUE(bytes.ok()) << bytes.status();
   return bytes.value_or(std::vector<std::byte>());
 }
@@ -141,17 +141,18 @@ void AppendName(std::vector<std::byte>& body, const std::string& name) {
   AppendBytes(body, padded);
 }
 
-std::vector<std::byte> TrailerOf(const EventAttr& attr, uint32_t pid, uint32_t tid, uint64_t time) {
-  SampleId id;
+std::vector<std::byte> TrailerOf(const perf::EventAttr& attr, uint32_t pid, uint32_t tid,
+                                 uint64_t time) {
+  perf::SampleId id;
   id.pid = pid;
   id.tid = tid;
   id.time = time;
   std::vector<std::byte> trailer;
-  EncodeSampleId(SampleFormat::Of(attr), id, trailer);
+  perf::EncodeSampleId(perf::SampleFormat::Of(attr), id, trailer);
   return trailer;
 }
 
-std::vector<std::byte> Mmap2Of(const EventAttr& attr, uint32_t pid, const SelfMapping& m,
+std::vector<std::byte> Mmap2Of(const perf::EventAttr& attr, uint32_t pid, const SelfMapping& m,
                                uint64_t time) {
   std::vector<std::byte> body;
   Append(body, pid);
@@ -171,7 +172,7 @@ std::vector<std::byte> Mmap2Of(const EventAttr& attr, uint32_t pid, const SelfMa
   return RecordBytes(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body);
 }
 
-std::vector<std::byte> CommOf(const EventAttr& attr, uint32_t pid, uint32_t tid,
+std::vector<std::byte> CommOf(const perf::EventAttr& attr, uint32_t pid, uint32_t tid,
                               const std::string& comm, uint64_t time) {
   std::vector<std::byte> body;
   Append(body, pid);
@@ -181,9 +182,9 @@ std::vector<std::byte> CommOf(const EventAttr& attr, uint32_t pid, uint32_t tid,
   return RecordBytes(PERF_RECORD_COMM, 0, body);
 }
 
-std::vector<std::byte> SampleOf(const EventAttr& attr, const Sample& sample) {
+std::vector<std::byte> SampleOf(const perf::EventAttr& attr, const perf::Sample& sample) {
   std::vector<std::byte> body;
-  EncodeSample(SampleFormat::Of(attr), sample, body);
+  perf::EncodeSample(perf::SampleFormat::Of(attr), sample, body);
   return RecordBytes(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body);
 }
 
@@ -197,7 +198,7 @@ uint64_t UserFramesIn(const std::vector<uint64_t>& chain) {
 
 // What the tool wrote: the header it left and every record.
 struct ToolOutput {
-  Header header;
+  perf::Header header;
   std::vector<std::vector<std::byte>> records;
   UnwindStats stats;
 };
@@ -227,10 +228,10 @@ class UnwindToolTest : public ::testing::Test {
   }
 
   struct Recording {
-    EventAttr attr = PerfDwarfAttr();
+    perf::EventAttr attr = PerfDwarfAttr();
     std::vector<std::vector<std::byte>> records;  // in their order
     std::vector<Capture> captures;                // one per sample
-    std::vector<Sample> samples;                  // as encoded, less the stack copy
+    std::vector<perf::Sample> samples;            // as encoded, less the stack copy
   };
 
   static void MakeRecording(Recording& r) {
@@ -273,7 +274,7 @@ class UnwindToolTest : public ::testing::Test {
       }
       Capture& capture = r.captures.emplace_back();
       Descend(static_cast<int>(i % kDepths), capture, stack_top);
-      Sample& s = r.samples.emplace_back();
+      perf::Sample& s = r.samples.emplace_back();
       s.ip = capture.regs.values[kPerfIpRegister];
       s.pid = pid;
       s.tid = tid;
@@ -284,7 +285,7 @@ class UnwindToolTest : public ::testing::Test {
       s.stack_user.data = capture.stack;
       s.stack_user.dyn_size = capture.valid;
       r.records.push_back(SampleOf(r.attr, s));
-      s.stack_user = UserStack();  // kept once, in the capture
+      s.stack_user = perf::UserStack();  // kept once, in the capture
     }
   }
 
@@ -292,24 +293,24 @@ class UnwindToolTest : public ::testing::Test {
   // stack copies are read where they lie) or not (they are copied).
   static ToolOutput Run(const UnwindSettings& settings, bool lasting = true) {
     ToolOutput output;
-    output.header.events = EventList({recording_->attr});
+    output.header.events = perf::EventList({recording_->attr});
     UnwindTool tool(settings);
     pipeline::ToolFeed feed(tool);
     EXPECT_TRUE(feed.Begin(output.header).ok());
     testing::CollectingSink sink;
     uint64_t offset = 0;
     for (const std::vector<std::byte>& bytes : recording_->records) {
-      Record record(bytes, offset);
+      perf::Record record(bytes, offset);
       record.set_lasting(lasting);
       offset += bytes.size();
       absl::Status s = feed.Process(record, sink);
       EXPECT_TRUE(s.ok()) << s;
       if (!s.ok()) return output;
     }
-    FeatureSet features;
+    perf::FeatureSet features;
     absl::Status s = feed.End(sink, features);
     EXPECT_TRUE(s.ok()) << s;
-    for (const OwnedRecord& record : sink.records) {
+    for (const perf::OwnedRecord& record : sink.records) {
       const Bytes bytes = record.view().bytes();
       output.records.emplace_back(bytes.begin(), bytes.end());
     }
@@ -318,14 +319,15 @@ class UnwindToolTest : public ::testing::Test {
   }
 
   // The samples of `output`, decoded with the attr the tool left.
-  static std::vector<Sample> SamplesOf(const ToolOutput& output) {
-    std::vector<Sample> samples;
+  static std::vector<perf::Sample> SamplesOf(const ToolOutput& output) {
+    std::vector<perf::Sample> samples;
     for (const std::vector<std::byte>& bytes : output.records) {
-      const Record record(bytes, 0);
+      const perf::Record record(bytes, 0);
       if (record.type() != PERF_RECORD_SAMPLE) continue;
-      absl::StatusOr<Sample> s = DecodeSample(output.header.events.format(0), record.body());
+      absl::StatusOr<perf::Sample> s =
+          perf::DecodeSample(output.header.events.format(0), record.body());
       EXPECT_TRUE(s.ok()) << s.status();
-      samples.push_back(s.value_or(Sample()));
+      samples.push_back(s.value_or(perf::Sample()));
     }
     return samples;
   }
@@ -345,7 +347,8 @@ class UnwindToolTest : public ::testing::Test {
 
   static std::vector<uint32_t> TypesOf(const std::vector<std::vector<std::byte>>& records) {
     std::vector<uint32_t> types;
-    for (const std::vector<std::byte>& bytes : records) types.push_back(Record(bytes, 0).type());
+    for (const std::vector<std::byte>& bytes : records)
+      types.push_back(perf::Record(bytes, 0).type());
     return types;
   }
 
@@ -399,10 +402,10 @@ TEST_F(UnwindToolTest, RecordsKeepTheirOrderAndSamplesTheirTimes) {
     // Every record but a sample is written as it came (the COMM and MMAP2
     // mid-run included), where it came.
     for (size_t i = 0; i < output.records.size(); ++i) {
-      if (Record(recording_->records[i], 0).type() == PERF_RECORD_SAMPLE) continue;
+      if (perf::Record(recording_->records[i], 0).type() == PERF_RECORD_SAMPLE) continue;
       EXPECT_TRUE(output.records[i] == recording_->records[i]) << "record " << i;
     }
-    const std::vector<Sample> samples = SamplesOf(output);
+    const std::vector<perf::Sample> samples = SamplesOf(output);
     ASSERT_EQ(samples.size(), kSamples);
     for (size_t i = 0; i < kSamples; ++i) {
       EXPECT_EQ(samples[i].time, recording_->samples[i].time) << "sample " << i;
@@ -414,7 +417,7 @@ TEST_F(UnwindToolTest, RecordsKeepTheirOrderAndSamplesTheirTimes) {
 
 TEST_F(UnwindToolTest, ACallChainIsTheUnwoundStackOfItsSample) {
   const ToolOutput output = Run(Settings(3, true));
-  const std::vector<Sample> samples = SamplesOf(output);
+  const std::vector<perf::Sample> samples = SamplesOf(output);
   ASSERT_EQ(samples.size(), kSamples);
   for (size_t i = 0; i < kSamples; ++i) {
     SCOPED_TRACE(::testing::Message() << "sample " << i);
@@ -445,18 +448,18 @@ TEST_F(UnwindToolTest, ACallChainIsTheUnwoundStackOfItsSample) {
 
 TEST_F(UnwindToolTest, StackCopiesLeaveTheAttrAndTheSamples) {
   const ToolOutput output = Run(Settings(3, true));
-  const EventAttr& attr = output.header.events.attrs()[0];
+  const perf::EventAttr& attr = output.header.events.attrs()[0];
   EXPECT_EQ(attr.sample_type(), (kSampleType & ~kStackFields) | PERF_SAMPLE_CALLCHAIN);
   EXPECT_EQ(attr.sample_regs_user(), 0u);
   EXPECT_EQ(attr.sample_stack_user(), 0u);
   EXPECT_FALSE(attr.flag(kAttrFlagExcludeCallchainUser));
   EXPECT_TRUE(attr.sample_id_all());
   for (const std::vector<std::byte>& bytes : output.records) {
-    if (Record(bytes, 0).type() == PERF_RECORD_SAMPLE) {
+    if (perf::Record(bytes, 0).type() == PERF_RECORD_SAMPLE) {
       EXPECT_LT(bytes.size(), 2048u) << "a sample still carries its stack copy";
     }
   }
-  for (const Sample& s : SamplesOf(output)) {
+  for (const perf::Sample& s : SamplesOf(output)) {
     EXPECT_EQ(s.regs_user.abi, 0u);
     EXPECT_TRUE(s.stack_user.data.empty());
   }
@@ -464,15 +467,15 @@ TEST_F(UnwindToolTest, StackCopiesLeaveTheAttrAndTheSamples) {
 
 TEST_F(UnwindToolTest, KeepStackKeepsTheRegistersAndTheCopies) {
   const ToolOutput output = Run(Settings(3, true, /*keep_stack=*/true));
-  const EventAttr& attr = output.header.events.attrs()[0];
+  const perf::EventAttr& attr = output.header.events.attrs()[0];
   EXPECT_EQ(attr.sample_type(), kSampleType);
   EXPECT_EQ(attr.sample_regs_user(), kPerfRegsMask);
   EXPECT_EQ(attr.sample_stack_user(), kStackCopySize);
   EXPECT_FALSE(attr.flag(kAttrFlagExcludeCallchainUser));
-  const std::vector<Sample> samples = SamplesOf(output);
+  const std::vector<perf::Sample> samples = SamplesOf(output);
   ASSERT_EQ(samples.size(), kSamples);
   const ToolOutput dropped = Run(Settings(1, true));
-  const std::vector<Sample> without = SamplesOf(dropped);
+  const std::vector<perf::Sample> without = SamplesOf(dropped);
   for (size_t i = 0; i < kSamples; ++i) {
     EXPECT_EQ(samples[i].regs_user, recording_->samples[i].regs_user) << "sample " << i;
     EXPECT_TRUE(samples[i].stack_user.data == recording_->captures[i].stack) << "sample " << i;
@@ -496,7 +499,7 @@ TEST_F(UnwindToolTest, StatsCountEverySampleAndEveryFrame) {
           << DescribeUnwindStats(stats);
       EXPECT_EQ(stats.not_at_all_total(), kHidden) << DescribeUnwindStats(stats);
       uint64_t frames = 0;
-      for (const Sample& s : SamplesOf(output)) frames += UserFramesIn(s.callchain);
+      for (const perf::Sample& s : SamplesOf(output)) frames += UserFramesIn(s.callchain);
       EXPECT_EQ(stats.frames, frames);
       if (take_over) {
         // The same thread's stacks, one sample after another: most of their
