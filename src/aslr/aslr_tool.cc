@@ -188,7 +188,8 @@ void AslrTool::Drop(const perf::Record& record) {
   ++stats_.dropped[perf::RecordTypeName(record.type())];
 }
 
-absl::Status AslrTool::Emit(const perf::Record& original, Bytes body, pipeline::RecordSink& out) {
+absl::Status AslrTool::Emit(const perf::Record& original, base::Bytes body,
+                            pipeline::RecordSink& out) {
   absl::StatusOr<std::vector<std::byte>> bytes =
       perf::MakeRecordBytes(original.type(), original.misc(), body);
   if (!bytes.ok()) return Fail(original, bytes.status());
@@ -278,8 +279,8 @@ absl::Status AslrTool::RewriteMmap(const perf::Record& record, pipeline::RecordS
     }
   }
   std::vector<std::byte> bytes(record.bytes().begin(), record.bytes().end());
-  Store<uint64_t>(bytes.data() + perf::MmapRecord::kStartOffset, new_start);
-  Store<uint64_t>(bytes.data() + perf::MmapRecord::kPgoffOffset, new_pgoff);
+  base::Store<uint64_t>(bytes.data() + perf::MmapRecord::kStartOffset, new_start);
+  base::Store<uint64_t>(bytes.data() + perf::MmapRecord::kPgoffOffset, new_pgoff);
   return out.Emit(perf::Record(bytes, record.file_offset()));
 }
 
@@ -307,7 +308,7 @@ absl::Status AslrTool::RewriteKsymbol(const perf::Record& record, pipeline::Reco
     }
   }
   std::vector<std::byte> bytes(record.bytes().begin(), record.bytes().end());
-  Store<uint64_t>(bytes.data() + perf::KsymbolRecord::kAddrOffset, new_addr);
+  base::Store<uint64_t>(bytes.data() + perf::KsymbolRecord::kAddrOffset, new_addr);
   return out.Emit(perf::Record(bytes, record.file_offset()));
 }
 
@@ -389,7 +390,7 @@ absl::Status AslrTool::EmitSample(const perf::Record& record, const perf::Sample
     // what encoding the sample would give.
     record_.assign(record.bytes().begin(), record.bytes().end());
     perf::OverwriteSampleAddresses(at, sample_,
-                                   MutableBytes(record_).subspan(perf::kRecordHeaderSize));
+                                   base::MutableBytes(record_).subspan(perf::kRecordHeaderSize));
     return out.Emit(perf::Record(record_, record.file_offset()));
   }
   record_.resize(perf::kRecordHeaderSize);

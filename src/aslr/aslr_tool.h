@@ -105,7 +105,7 @@ class AslrTool : public pipeline::Tool {
   void NoteRemovedFeature(int feature, const absl::Status& why);
   absl::Status ScrubEventDesc(std::vector<std::byte>& section) const;
 
-  absl::Status Emit(const perf::Record& original, Bytes body, pipeline::RecordSink& out);
+  absl::Status Emit(const perf::Record& original, base::Bytes body, pipeline::RecordSink& out);
   void Drop(const perf::Record& record);
   absl::Status Fail(const perf::Record& record, const absl::Status& status) const;
 

@@ -5,7 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 
-namespace perftk {
+namespace perftk::base {
 
 BuildId BuildId::FromBytes(std::span<const std::byte> bytes) {
   BuildId id;
@@ -56,4 +56,4 @@ BuildId BuildId::DroppingZerosPast(size_t keep) const {
   return id;
 }
 
-}  // namespace perftk
+}  // namespace perftk::base

@@ -30,7 +30,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace perftk {
+namespace perftk::base {
 
 class BuildId {
  public:
@@ -83,6 +83,6 @@ class BuildId {
   uint8_t size_ = 0;
 };
 
-}  // namespace perftk
+}  // namespace perftk::base
 
 #endif  // PERFTK_BASE_BUILD_ID_H_

@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace perftk {
+namespace perftk::base {
 
 using Bytes = std::span<const std::byte>;
 using MutableBytes = std::span<std::byte>;
@@ -109,6 +109,6 @@ class ByteCursor {
   bool ok_ = true;
 };
 
-}  // namespace perftk
+}  // namespace perftk::base
 
 #endif  // PERFTK_BASE_BYTES_H_

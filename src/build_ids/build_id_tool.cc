@@ -132,9 +132,9 @@ absl::Status BuildIdTool::Cover(const machine::Dso& dso, pipeline::RecordSink& o
     return absl::OkStatus();
   }
   std::string why;
-  absl::StatusOr<BuildId> found = FindId(dso, why);
+  absl::StatusOr<base::BuildId> found = FindId(dso, why);
   if (!found.ok()) return found.status();
-  const BuildId& id = *found;
+  const base::BuildId& id = *found;
   if (id.empty()) {
     if (!why.empty()) {
       ++stats_.without;
@@ -150,25 +150,25 @@ absl::Status BuildIdTool::Cover(const machine::Dso& dso, pipeline::RecordSink& o
   entry.filename = dso.name;
   std::vector<std::byte> bytes;
   perf::AppendBuildIdEntry(entry, bytes);
-  Store<uint32_t>(bytes.data(), PERF_RECORD_HEADER_BUILD_ID);
+  base::Store<uint32_t>(bytes.data(), PERF_RECORD_HEADER_BUILD_ID);
   ++stats_.added;
   return out.Emit(perf::Record(bytes, 0));
 }
 
-absl::StatusOr<BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
+absl::StatusOr<base::BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string& why) const {
   if (!dso.build_id.empty()) return dso.build_id;  // the MMAP2 carried it
   if (dso.kernel_space) return KernelId(dso, why);
   if (dso.name == "[vdso]") {
     // The kernel maps the same vDSO into every process: this one's is the
     // recorded one when the recording was made on this kernel.
-    if (!recorded_here_) return BuildId();
-    return elf::OwnVdsoBuildId().value_or(BuildId());
+    if (!recorded_here_) return base::BuildId();
+    return elf::OwnVdsoBuildId().value_or(base::BuildId());
   }
-  if (HasNoFile(dso.name)) return BuildId();
+  if (HasNoFile(dso.name)) return base::BuildId();
   absl::StatusOr<std::string> joined = base::JoinRecordedName(settings_.symfs, dso.name);
   if (!joined.ok()) {
     why = std::string(joined.status().message());
-    return BuildId();
+    return base::BuildId();
   }
   const std::string& path = *joined;
   // Stat without opening: a FIFO or device the recording names is never
@@ -182,11 +182,11 @@ absl::StatusOr<BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string
     // added where they can be.
     if (absl::IsPermissionDenied(s)) {
       why = std::string(s.message());
-      return BuildId();
+      return base::BuildId();
     }
     if (!absl::IsNotFound(s)) return s;
     why = absl::StrCat(base::Printable(path), " is not there");
-    return BuildId();
+    return base::BuildId();
   }
   if (!S_ISREG(st.st_mode)) {
     std::string what = absl::StrCat(base::Printable(path), " is ",
@@ -195,7 +195,7 @@ absl::StatusOr<BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string
     // the recording's word: no id.
     if (!settings_.symfs.empty()) return absl::InvalidArgumentError(what);
     why = std::move(what);
-    return BuildId();
+    return base::BuildId();
   }
   const machine::FileId& recorded = dso.file_id;
   if (recorded.ino != 0 && settings_.symfs.empty() &&
@@ -203,7 +203,7 @@ absl::StatusOr<BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string
        minor(st.st_dev) != recorded.min)) {
     why = absl::StrCat(base::Printable(path),
                        " was replaced since the recording: not the inode it mapped");
-    return BuildId();
+    return base::BuildId();
   }
   // Its mtime, not its ctime: a hard link (perf buildid-cache -a) or a
   // chmod changes the ctime and not the contents.
@@ -213,7 +213,7 @@ absl::StatusOr<BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string
     why = absl::StrCat(base::Printable(path),
                        " was modified since the recording (its mtime is later than the "
                        "recording's end): rewritten in place, not the contents it mapped");
-    return BuildId();
+    return base::BuildId();
   }
   absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(path);
   if (!elf.ok()) {
@@ -224,20 +224,20 @@ absl::StatusOr<BuildId> BuildIdTool::FindId(const machine::Dso& dso, std::string
       return elf.status();
     }
     why = std::string(elf.status().message());
-    return BuildId();
+    return base::BuildId();
   }
-  std::optional<BuildId> id = (*elf)->BuildId();
+  std::optional<base::BuildId> id = (*elf)->BuildId();
   if (!id) {
     why = absl::StrCat(base::Printable(path), " has no build-id note");
-    return BuildId();
+    return base::BuildId();
   }
   return *id;
 }
 
-BuildId BuildIdTool::KernelId(const machine::Dso& dso, std::string& why) const {
+base::BuildId BuildIdTool::KernelId(const machine::Dso& dso, std::string& why) const {
   if (!recorded_here_) {
     why = "recorded on another machine or kernel: give the recording made with build ids";
-    return BuildId();
+    return base::BuildId();
   }
   std::string notes_path;
   if (absl::StartsWith(dso.name, kKernelMapPrefix)) {
@@ -248,22 +248,22 @@ BuildId BuildIdTool::KernelId(const machine::Dso& dso, std::string& why) const {
         absl::StrCat(settings_.sys_root, "/module"), module, /*single_component=*/true);
     if (!dir.ok()) {
       why = std::string(dir.status().message());
-      return BuildId();
+      return base::BuildId();
     }
     notes_path = absl::StrCat(*dir, "/notes/.note.gnu.build-id");
   } else {
-    return BuildId();  // bpf programs, kernel symbols without a file
+    return base::BuildId();  // bpf programs, kernel symbols without a file
   }
   absl::StatusOr<std::string> notes =
       base::ReadSmallRegularFile(notes_path, "notes file", kNotesLimit);
   if (!notes.ok()) {
     why = std::string(notes.status().message());
-    return BuildId();
+    return base::BuildId();
   }
-  std::optional<BuildId> id = elf::GnuBuildIdInNotes(*notes);
+  std::optional<base::BuildId> id = elf::GnuBuildIdInNotes(*notes);
   if (!id) {
     why = absl::StrCat(base::Printable(notes_path), " has no build-id note");
-    return BuildId();
+    return base::BuildId();
   }
   return *id;
 }

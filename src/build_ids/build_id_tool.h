@@ -91,8 +91,8 @@ class BuildIdTool : public pipeline::Tool {
   // The id of `dso`, or an empty one with the reason in `why` (none when
   // there is nothing to warn about); an error (EIO, EMFILE: not the
   // file's fault) ends the run.
-  absl::StatusOr<BuildId> FindId(const machine::Dso& dso, std::string& why) const;
-  BuildId KernelId(const machine::Dso& dso, std::string& why) const;
+  absl::StatusOr<base::BuildId> FindId(const machine::Dso& dso, std::string& why) const;
+  base::BuildId KernelId(const machine::Dso& dso, std::string& why) const;
   absl::Status CoverSampleDso(const perf::Record& record, pipeline::RecordSink& out);
 
   BuildIdSettings settings_;

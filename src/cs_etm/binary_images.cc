@@ -35,7 +35,9 @@ struct BinaryImages::Mapped {
 
 namespace {
 
-std::string ToHexOrNone(const std::optional<BuildId>& id) { return id ? id->ToHex() : "(none)"; }
+std::string ToHexOrNone(const std::optional<base::BuildId>& id) {
+  return id ? id->ToHex() : "(none)";
+}
 
 std::string Basename(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -118,7 +120,7 @@ std::vector<std::string> VmlinuxCandidates(const std::string& build_id_hex) {
 std::unique_ptr<KernelCode> BinaryImages::LoadKernel(const machine::Dso& kernel,
                                                      std::string& warning) const {
   auto code = std::make_unique<KernelCode>();
-  const BuildId expected = ExpectedBuildId(kernel);
+  const base::BuildId expected = ExpectedBuildId(kernel);
   const std::string expected_hex = expected.ToHex();
   if (!kernel_sources_.kcore.empty()) {
     code->path = kernel_sources_.kcore;
@@ -239,10 +241,10 @@ std::vector<std::string> BinaryImages::TakeWarnings() {
   return out;
 }
 
-BuildId BinaryImages::ExpectedBuildId(const machine::Dso& dso) const {
+base::BuildId BinaryImages::ExpectedBuildId(const machine::Dso& dso) const {
   if (!dso.build_id.empty()) return dso.build_id.Printable();
   auto it = build_ids_.find(dso.name);
-  return it == build_ids_.end() ? BuildId() : it->second.Printable();
+  return it == build_ids_.end() ? base::BuildId() : it->second.Printable();
 }
 
 std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso,
@@ -251,7 +253,7 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
   // As perf: the build-id cache first (the file the recording saw, kept by
   // perf record or perf archive), then the recorded path (under --symfs).
   // The vDSO has no path: only the cache holds it.
-  const BuildId expected = ExpectedBuildId(dso);
+  const base::BuildId expected = ExpectedBuildId(dso);
   std::vector<std::string> candidates;
   if (!expected.empty()) {
     candidates = elf::BuildIdCachePaths(elf::BuildIdCacheDir(), dso.name, expected);
@@ -336,7 +338,7 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
       return nullptr;
     }
     if (!elf.ok() || !elf::HasBuildId(**elf, expected)) {
-      const std::optional<BuildId> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;
+      const std::optional<base::BuildId> actual = elf.ok() ? (*elf)->BuildId() : std::nullopt;
       warning = absl::StrCat(base::Printable(*path), " has build id ", ToHexOrNone(actual),
                              " but the recording's ", base::Printable(dso.name), " has ",
                              expected.ToHex(), ": trace in it is skipped");
@@ -369,7 +371,7 @@ std::unique_ptr<BinaryImages::Mapped> BinaryImages::Load(const machine::Dso& dso
     return nullptr;
   }
   mapped->image.path = *path;
-  mapped->image.bytes = AsBytes(mapped->base, mapped->size);
+  mapped->image.bytes = base::AsBytes(mapped->base, mapped->size);
   mapped->name = base::MappedInputName(mapped->base, mapped->size, base::Printable(*path));
   if (dso.kernel_space) {
     absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(*path);

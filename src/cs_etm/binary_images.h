@@ -60,7 +60,7 @@ namespace perftk::cs_etm {
 
 struct Image {
   std::string path;                         // where the file was found
-  Bytes bytes;                              // the whole file
+  base::Bytes bytes;                        // the whole file
   std::optional<elf::ModuleLayout> module;  // an ET_REL kernel module's text
 };
 
@@ -108,7 +108,7 @@ class BinaryImages {
   std::unique_ptr<Mapped> Load(const machine::Dso& dso, std::string& warning,
                                absl::Status& error) const;
   // The recorded id as perf prints it (BuildId::Printable).
-  BuildId ExpectedBuildId(const machine::Dso& dso) const;
+  base::BuildId ExpectedBuildId(const machine::Dso& dso) const;
   std::unique_ptr<KernelCode> LoadKernel(const machine::Dso& kernel, std::string& warning) const;
 
   const std::string symfs_;

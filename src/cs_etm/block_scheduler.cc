@@ -61,7 +61,7 @@ absl::Status BlockScheduler::Submit(const TraceBlock& block,
   }
   if (jobs_ > 1) {  // the trace outlives its record
     job->data.assign(block.data.begin(), block.data.end());
-    job->block.data = Bytes(job->data);
+    job->block.data = base::Bytes(job->data);
   }
   if (any_lane_) {
     job->own_flows = std::make_unique<TraceFlows>();

@@ -22,7 +22,7 @@ int SyncWordsIn(const std::byte* frame) {
 
 }  // namespace
 
-std::optional<TraceIdSet> TraceIdsOfFrames(Bytes data) {
+std::optional<TraceIdSet> TraceIdsOfFrames(base::Bytes data) {
   if (data.size() % kFrameSize != 0) return std::nullopt;
   TraceIdSet ids;
   for (size_t at = 0; at < data.size(); at += kFrameSize) {

@@ -26,7 +26,7 @@ namespace perftk::cs_etm {
 // A set of trace ids (packets carry an 8-bit trace id).
 using TraceIdSet = std::bitset<256>;
 
-std::optional<TraceIdSet> TraceIdsOfFrames(Bytes data);
+std::optional<TraceIdSet> TraceIdsOfFrames(base::Bytes data);
 
 }  // namespace perftk::cs_etm
 

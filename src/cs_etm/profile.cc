@@ -150,7 +150,7 @@ BranchProfile::Binary& BranchProfile::BinaryOf(const machine::Dso* dso) {
 }
 
 profile::BinaryKey BranchProfile::KeyOf(const machine::Dso& dso) const {
-  BuildId id = dso.build_id;
+  base::BuildId id = dso.build_id;
   if (id.empty()) {
     auto it = build_ids_.find(dso.name);
     if (it != build_ids_.end()) id = it->second;

@@ -28,7 +28,7 @@ void TraceBlockGatherer::AddAux(const AuxFragment& fragment) {
 }
 
 std::vector<TraceBlock> TraceBlockGatherer::AddAuxtrace(const AuxtraceBuffer& buffer,
-                                                        Bytes payload) {
+                                                        base::Bytes payload) {
   std::vector<TraceBlock> blocks;
   const uint64_t begin = buffer.offset;
   const uint64_t end = buffer.offset + payload.size();

@@ -74,14 +74,14 @@ struct TraceBlock {
   uint64_t file_offset = 0;  // of the first trace byte in the input
   int32_t seed_pid = -1;
   int32_t seed_tid = -1;
-  Bytes data;  // valid while the AUXTRACE payload it came from is
+  base::Bytes data;  // valid while the AUXTRACE payload it came from is
 };
 
 class TraceBlockGatherer {
  public:
   void AddAux(const AuxFragment& fragment);
   // The blocks of `payload` (AUXTRACE's data), in trace order.
-  std::vector<TraceBlock> AddAuxtrace(const AuxtraceBuffer& buffer, Bytes payload);
+  std::vector<TraceBlock> AddAuxtrace(const AuxtraceBuffer& buffer, base::Bytes payload);
   // One line per AUX record whose data never came, and per stretch of
   // trace that an AUX record marked truncated or collided.
   std::vector<std::string> Finish();

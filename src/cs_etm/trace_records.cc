@@ -118,7 +118,7 @@ absl::StatusOr<std::vector<TraceBlock>> TraceRecordReader::ReadAuxtrace(
   buffer.tid = view->tid();
   buffer.cpu = view->cpu();
   buffer.file_offset = record.file_offset();
-  Bytes payload = record.trailing_payload();
+  base::Bytes payload = record.trailing_payload();
   if (payload.size() < buffer.size) {
     warnings_.Warn(absl::StrFormat("AUXTRACE at offset %#x announces %d bytes of trace but has %d",
                                    record.file_offset(), buffer.size, payload.size()));

@@ -6,7 +6,7 @@
 
 namespace perftk::elf {
 
-std::optional<BuildId> GnuBuildIdInNotes(absl::string_view notes) {
+std::optional<base::BuildId> GnuBuildIdInNotes(absl::string_view notes) {
   constexpr uint32_t kGnuBuildId = 3;  // NT_GNU_BUILD_ID
   const auto align4 = [](uint64_t n) { return (n + 3) & ~uint64_t{3}; };
   size_t at = 0;
@@ -21,7 +21,7 @@ std::optional<BuildId> GnuBuildIdInNotes(absl::string_view notes) {
     if (desc_at + desc_size > notes.size()) return std::nullopt;
     if (type == kGnuBuildId && name_size == 4 &&
         notes.substr(name_at, 4) == absl::string_view("GNU\0", 4) && desc_size > 0) {
-      return BuildId::FromBytes(notes.substr(desc_at, desc_size));
+      return base::BuildId::FromBytes(notes.substr(desc_at, desc_size));
     }
     if (end > notes.size()) return std::nullopt;
     at = end;
@@ -29,8 +29,8 @@ std::optional<BuildId> GnuBuildIdInNotes(absl::string_view notes) {
   return std::nullopt;
 }
 
-bool HasBuildId(const ElfFile& file, const BuildId& expected) {
-  std::optional<BuildId> id = file.BuildId();
+bool HasBuildId(const ElfFile& file, const base::BuildId& expected) {
+  std::optional<base::BuildId> id = file.BuildId();
   return id && expected.Matches(*id);
 }
 

@@ -14,10 +14,10 @@ namespace perftk::elf {
 // The GNU build id in a run of ELF notes in this machine's byte order, as
 // /sys/kernel/notes and /sys/module/NAME/notes/.note.gnu.build-id hold
 // them; nullopt when there is none or the notes are cut short.
-std::optional<BuildId> GnuBuildIdInNotes(absl::string_view notes);
+std::optional<base::BuildId> GnuBuildIdInNotes(absl::string_view notes);
 
 // `file` has a build id and it matches `expected` as perf compares them.
-bool HasBuildId(const ElfFile& file, const BuildId& expected);
+bool HasBuildId(const ElfFile& file, const base::BuildId& expected);
 
 }  // namespace perftk::elf
 

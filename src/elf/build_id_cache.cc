@@ -131,9 +131,9 @@ std::vector<std::string> BuildIdCachePaths(absl::string_view cache_dir, absl::st
 }
 
 std::vector<std::string> BuildIdCachePaths(absl::string_view cache_dir, absl::string_view name,
-                                           const BuildId& id) {
+                                           const base::BuildId& id) {
   std::vector<std::string> paths = BuildIdCachePaths(cache_dir, name, id.ToHex());
-  if (const BuildId unpadded = id.Unpadded(); !unpadded.empty() && unpadded != id) {
+  if (const base::BuildId unpadded = id.Unpadded(); !unpadded.empty() && unpadded != id) {
     for (std::string& path : BuildIdCachePaths(cache_dir, name, unpadded.ToHex())) {
       paths.push_back(std::move(path));
     }
@@ -142,7 +142,8 @@ std::vector<std::string> BuildIdCachePaths(absl::string_view cache_dir, absl::st
 }
 
 absl::Status AddToBuildIdCache(const std::string& dir, const std::string& path,
-                               const BuildId& build_id, std::vector<base::PendingFile>& made) {
+                               const base::BuildId& build_id,
+                               std::vector<base::PendingFile>& made) {
   if (path.empty() || path[0] != '/') {
     return absl::InvalidArgumentError(
         absl::StrCat("build-id cache: ", path, " is not an absolute path"));

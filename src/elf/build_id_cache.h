@@ -58,7 +58,7 @@ std::vector<std::string> BuildIdCachePaths(absl::string_view cache_dir, absl::st
 // with zeros, for the id without them: perf keeps a file under its own
 // id's length.
 std::vector<std::string> BuildIdCachePaths(absl::string_view cache_dir, absl::string_view name,
-                                           const BuildId& id);
+                                           const base::BuildId& id);
 
 // Adds the file at `path` (absolute) with its build id to the cache in
 // `dir`, as perf fills it: the file as a hard link (a copy on another file
@@ -68,7 +68,7 @@ std::vector<std::string> BuildIdCachePaths(absl::string_view cache_dir, absl::st
 // appended to `made` for the caller to keep once the run succeeds
 // (base/pending_file.h); a copy is never seen half-written.
 absl::Status AddToBuildIdCache(const std::string& dir, const std::string& path,
-                               const BuildId& build_id, std::vector<base::PendingFile>& made);
+                               const base::BuildId& build_id, std::vector<base::PendingFile>& made);
 
 }  // namespace perftk::elf
 

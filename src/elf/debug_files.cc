@@ -51,9 +51,9 @@ absl::StatusOr<uint32_t> FileCrc(const std::string& path) {
 // Opens `candidate` if it is a usable debug file for `binary` (null if not);
 // something there that is not a regular file (a FIFO, a device) is an error,
 // never a hang.
-absl::StatusOr<std::unique_ptr<ElfFile>> OpenIfMatching(const ElfFile& binary,
-                                                        const std::string& candidate,
-                                                        const std::optional<BuildId>& build_id) {
+absl::StatusOr<std::unique_ptr<ElfFile>> OpenIfMatching(
+    const ElfFile& binary, const std::string& candidate,
+    const std::optional<base::BuildId>& build_id) {
   struct stat st;
   if (candidate == binary.path() || stat(candidate.c_str(), &st) != 0) return nullptr;
   if (!S_ISREG(st.st_mode)) {
@@ -110,7 +110,7 @@ uint32_t DebuglinkCrc(uint32_t crc, absl::string_view bytes) {
 absl::StatusOr<std::unique_ptr<ElfFile>> FindDebugFile(const ElfFile& binary,
                                                        const std::string& debug_root) {
   // The path names the whole note, as the tools that make debug files do.
-  const std::optional<BuildId> build_id = binary.BuildId();
+  const std::optional<base::BuildId> build_id = binary.BuildId();
   if (build_id.has_value() && build_id->size() > 1) {
     const std::string candidate = BuildIdDebugPath(debug_root, build_id->ToHex());
     absl::StatusOr<std::unique_ptr<ElfFile>> file = OpenIfMatching(binary, candidate, build_id);

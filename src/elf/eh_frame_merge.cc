@@ -29,7 +29,7 @@ absl::Status Rejected(uint64_t offset, absl::string_view what) {
 // read runs past the end.
 class Reader {
  public:
-  Reader(Bytes bytes, bool big_endian) : bytes_(bytes), big_endian_(big_endian) {}
+  Reader(base::Bytes bytes, bool big_endian) : bytes_(bytes), big_endian_(big_endian) {}
 
   uint64_t Fixed(size_t width) {
     if (!Has(width)) return 0;
@@ -87,7 +87,7 @@ class Reader {
     return false;
   }
 
-  Bytes bytes_;
+  base::Bytes bytes_;
   bool big_endian_;
   size_t pos_ = 0;
   bool failed_ = false;
@@ -149,7 +149,8 @@ struct ParsedCie {
   bool lsda = false;
 };
 
-absl::Status ParseCie(Bytes record, uint64_t offset, bool is_64, bool big_endian, ParsedCie& cie) {
+absl::Status ParseCie(base::Bytes record, uint64_t offset, bool is_64, bool big_endian,
+                      ParsedCie& cie) {
   Reader r(record, big_endian);
   r.Skip(8);  // length, id
   uint8_t version = static_cast<uint8_t>(r.Fixed(1));
@@ -197,9 +198,9 @@ absl::Status ParseCie(Bytes record, uint64_t offset, bool is_64, bool big_endian
 
 }  // namespace
 
-absl::Status EhFrameMerger::Add(Bytes eh_frame, uint64_t code_size, uint64_t code_address) {
+absl::Status EhFrameMerger::Add(base::Bytes eh_frame, uint64_t code_size, uint64_t code_address) {
   // Where the table sat, from the code's first byte.
-  const uint64_t table_at = AlignUp(code_size, 8);
+  const uint64_t table_at = base::AlignUp(code_size, 8);
   std::vector<Cie> cies;
   std::vector<Fde> fdes;
   absl::flat_hash_map<uint64_t, size_t> cie_at;  // offset in eh_frame -> index in cies
@@ -215,7 +216,7 @@ absl::Status EhFrameMerger::Add(Bytes eh_frame, uint64_t code_size, uint64_t cod
       return Rejected(pos, absl::StrCat("record length ", length, " runs past the table's ",
                                         eh_frame.size(), " bytes"));
     }
-    Bytes record = eh_frame.subspan(pos, 4 + length);
+    base::Bytes record = eh_frame.subspan(pos, 4 + length);
     uint64_t id = head.Fixed(4);
     if (id == 0) {
       ParsedCie parsed;
@@ -284,7 +285,7 @@ absl::Status EhFrameMerger::Write(uint64_t eh_frame_address, std::vector<std::by
       const Cie& cie = cies_[c++];
       PutFixed(eh_frame, 4, 4 + cie.body.size(), big_endian_);
       PutFixed(eh_frame, 4, 0, big_endian_);
-      AppendBytes(eh_frame, cie.body);
+      base::AppendBytes(eh_frame, cie.body);
       continue;
     }
     const Fde& fde = fdes_[f++];
@@ -300,7 +301,7 @@ absl::Status EhFrameMerger::Write(uint64_t eh_frame_address, std::vector<std::by
           absl::Hex(fde.pc_begin), " is out of reach of its ", width, "-byte encoding"));
     }
     PutFixed(eh_frame, width, static_cast<uint64_t>(value), big_endian_);
-    AppendBytes(eh_frame, fde.after_pc_begin);
+    base::AppendBytes(eh_frame, fde.after_pc_begin);
   }
   PutFixed(eh_frame, 4, 0, big_endian_);  // terminator
 

@@ -47,7 +47,7 @@ class EhFrameMerger {
   // Takes the CIEs and FDEs of `eh_frame`, the table of `code_size` bytes of
   // code, for that code now at `code_address`. InvalidArgument, naming the
   // offset in `eh_frame`, for a table it cannot rewrite (nothing is kept).
-  absl::Status Add(Bytes eh_frame, uint64_t code_size, uint64_t code_address);
+  absl::Status Add(base::Bytes eh_frame, uint64_t code_size, uint64_t code_address);
 
   size_t fde_count() const { return fdes_.size(); }
   // The size Write gives .eh_frame (a multiple of 4, with its terminator).

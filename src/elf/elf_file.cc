@@ -480,7 +480,7 @@ absl::StatusOr<absl::string_view> ElfFile::StringViewAt(size_t strtab_index, siz
   return absl::string_view(text);
 }
 
-std::optional<::perftk::BuildId> ElfFile::BuildId() const {
+std::optional<::perftk::base::BuildId> ElfFile::BuildId() const {
   for (const Section& section : sections_) {
     if (section.type != SHT_NOTE) continue;
     absl::StatusOr<Elf_Data*> data = NativeData(elf_, path_, section);
@@ -493,7 +493,8 @@ std::optional<::perftk::BuildId> ElfFile::BuildId() const {
       const char* base = static_cast<const char*>((*data)->d_buf);
       if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
           std::memcmp(base + name_offset, "GNU", 4) == 0 && note.n_descsz > 0) {
-        return ::perftk::BuildId::FromBytes(absl::string_view(base + desc_offset, note.n_descsz));
+        return ::perftk::base::BuildId::FromBytes(
+            absl::string_view(base + desc_offset, note.n_descsz));
       }
     }
   }

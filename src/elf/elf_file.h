@@ -155,7 +155,7 @@ class ElfFile {
   absl::StatusOr<absl::string_view> StringViewAt(size_t strtab_index, size_t offset) const;
 
   // The GNU build id, if the file has one.
-  std::optional<::perftk::BuildId> BuildId() const;
+  std::optional<::perftk::base::BuildId> BuildId() const;
 
  private:
   ElfFile() = default;

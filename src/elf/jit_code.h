@@ -40,12 +40,12 @@ struct JitLine {
 
 struct JitFunction {
   absl::string_view name = {};
-  Bytes code = {};
+  base::Bytes code = {};
   // .eh_frame and .eh_frame_hdr to place right after the code (BuildJitElf
   // only); has_unwinding with both empty still makes the (empty) sections.
   bool has_unwinding = false;
-  Bytes eh_frame = {};
-  Bytes eh_frame_hdr = {};
+  base::Bytes eh_frame = {};
+  base::Bytes eh_frame_hdr = {};
   // In any order; lines outside the code are left out.
   std::span<const JitLine> lines = {};
 };

@@ -56,7 +56,7 @@ std::vector<std::byte> SectionNames(const std::vector<SectionHeader>& sections,
       continue;
     }
     offsets.push_back(static_cast<uint32_t>(names.size()));
-    AppendBytes(names, AsBytes(s.name.data(), s.name.size()));
+    base::AppendBytes(names, base::AsBytes(s.name.data(), s.name.size()));
     names.push_back(std::byte{0});
   }
   return names;
@@ -76,7 +76,7 @@ class TailLayout {
 
   // Appends `bytes` at the header's alignment, and the header with their
   // offset and size.
-  void Place(SectionHeader header, Bytes bytes) {
+  void Place(SectionHeader header, base::Bytes bytes) {
     AlignTo(header.align);
     header.offset = offset();
     header.size = bytes.size();
@@ -128,8 +128,8 @@ std::vector<std::byte> BuildIdNote(const JitElfTarget& target, const Sha1::Diges
   n.U32(4);
   n.U32(kBuildIdSize);
   n.U32(NT_GNU_BUILD_ID);
-  n.Bytes_(AsBytes("GNU", 4));
-  n.Bytes_(AsBytes(build_id.data(), build_id.size()));
+  n.Bytes_(base::AsBytes("GNU", 4));
+  n.Bytes_(base::AsBytes(build_id.data(), build_id.size()));
   return note;
 }
 
@@ -215,22 +215,22 @@ JitElfComposer::JitElfComposer(const JitElfTarget& target)
 
 uint64_t JitElfComposer::AddCode(const JitFunction& function, uint64_t alignment,
                                  std::vector<std::byte>& region) {
-  uint64_t address = AlignUp(region_end_, alignment);
-  AppendRegion(region, Bytes(), address - region_end_);
+  uint64_t address = base::AlignUp(region_end_, alignment);
+  AppendRegion(region, base::Bytes(), address - region_end_);
   AppendRegion(region, function.code, 0);
   if (symbols_.empty()) text_start_ = address;
   text_end_ = region_end_;
   symbols_.push_back(Symbol{static_cast<uint32_t>(strtab_.size()), address, function.code.size()});
-  AppendBytes(strtab_, AsBytes(function.name.data(), function.name.size()));
+  base::AppendBytes(strtab_, base::AsBytes(function.name.data(), function.name.size()));
   strtab_.push_back(std::byte{0});
   AddLines(function, address);
   return address;
 }
 
-void JitElfComposer::AddUnwinding(Bytes eh_frame, Bytes eh_frame_hdr,
+void JitElfComposer::AddUnwinding(base::Bytes eh_frame, base::Bytes eh_frame_hdr,
                                   std::vector<std::byte>& region) {
-  uint64_t start = AlignUp(region_end_, 8);
-  AppendRegion(region, Bytes(), start - region_end_);
+  uint64_t start = base::AlignUp(region_end_, 8);
+  AppendRegion(region, base::Bytes(), start - region_end_);
   eh_frame_ = Range{start, eh_frame.size()};
   AppendRegion(region, eh_frame, 0);
   eh_frame_hdr_ = Range{region_end_, eh_frame_hdr.size()};
@@ -277,11 +277,12 @@ void JitElfComposer::Compose(std::vector<std::byte>& head, std::vector<std::byte
   h.PadTo(target_.text_offset());
 }
 
-void JitElfComposer::AppendRegion(std::vector<std::byte>& region, Bytes bytes, uint64_t zeros) {
+void JitElfComposer::AppendRegion(std::vector<std::byte>& region, base::Bytes bytes,
+                                  uint64_t zeros) {
   size_t at = region.size();
   region.resize(at + zeros);
-  AppendBytes(region, bytes);
-  hash_.Update(Bytes(region).subspan(at));
+  base::AppendBytes(region, bytes);
+  hash_.Update(base::Bytes(region).subspan(at));
   region_end_ += zeros + bytes.size();
 }
 
@@ -324,8 +325,8 @@ DwarfUnit JitElfComposer::DebugUnit() const {
   return unit;
 }
 
-void JitElfComposer::FinishBuildId(std::initializer_list<Bytes> sections) {
-  for (Bytes section : sections) hash_.Update(section);
+void JitElfComposer::FinishBuildId(std::initializer_list<base::Bytes> sections) {
+  for (base::Bytes section : sections) hash_.Update(section);
   build_id_ = hash_.Finish();
 }
 

@@ -48,7 +48,7 @@ class JitElfComposer {
   // returns its address.
   uint64_t AddCode(const JitFunction& function, uint64_t alignment, std::vector<std::byte>& region);
   // Places .eh_frame then .eh_frame_hdr at the next 8-byte boundary.
-  void AddUnwinding(Bytes eh_frame, Bytes eh_frame_hdr, std::vector<std::byte>& region);
+  void AddUnwinding(base::Bytes eh_frame, base::Bytes eh_frame_hdr, std::vector<std::byte>& region);
   // The bytes before the region (ELF header, program header, padding) and
   // after it (other sections, section headers).
   void Compose(std::vector<std::byte>& head, std::vector<std::byte>& tail);
@@ -65,7 +65,7 @@ class JitElfComposer {
   };
 
   // Appends `zeros` zero bytes then `bytes` to the region, hashing them.
-  void AppendRegion(std::vector<std::byte>& region, Bytes bytes, uint64_t zeros);
+  void AppendRegion(std::vector<std::byte>& region, base::Bytes bytes, uint64_t zeros);
   // The file's number in the line program (from 1), listing it if new.
   uint32_t FileIndex(absl::string_view file);
   void AddLines(const JitFunction& function, uint64_t address);
@@ -73,7 +73,7 @@ class JitElfComposer {
   // What the DWARF sections describe (jit_dwarf.h); only with lines.
   DwarfUnit DebugUnit() const;
   // Hashes the tail's `sections` after the region: the build id.
-  void FinishBuildId(std::initializer_list<Bytes> sections);
+  void FinishBuildId(std::initializer_list<base::Bytes> sections);
 
   JitElfTarget target_;
   uint64_t region_end_;

@@ -28,17 +28,17 @@ Sha1::Digest BuildJitElf(const JitElfTarget& target, const JitFunction& function
   std::vector<std::byte> tail;
   composer.Compose(out, tail);
   out.reserve(out.size() + region.size() + tail.size());
-  AppendBytes(out, region);
-  AppendBytes(out, tail);
+  base::AppendBytes(out, region);
+  base::AppendBytes(out, tail);
   return composer.build_id();
 }
 
-absl::StatusOr<struct stat> WriteAndClose(base::GeneratedFile& file, Bytes bytes) {
+absl::StatusOr<struct stat> WriteAndClose(base::GeneratedFile& file, base::Bytes bytes) {
   if (absl::Status s = file.Write(bytes); !s.ok()) return s;
   return file.Close();
 }
 
-absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes) {
+absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, base::Bytes bytes) {
   absl::StatusOr<base::GeneratedFile> file = base::GeneratedFile::Create(path);
   if (!file.ok()) return file.status();
   absl::StatusOr<struct stat> st = WriteAndClose(*file, bytes);
@@ -78,7 +78,7 @@ absl::Status MergedJitElfWriter::FlushRegion() {
 
 absl::StatusOr<uint64_t> MergedJitElfWriter::Add(const JitFunction& function) {
   if (function.has_unwinding) {
-    uint64_t next = AlignUp(composer_->region_end(), kFunctionAlign);
+    uint64_t next = base::AlignUp(composer_->region_end(), kFunctionAlign);
     if (absl::Status s = unwinding_.Add(function.eh_frame, function.code.size(), next); !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("unwinding tables of ", base::Printable(function.name), ": ", s.message()));
@@ -95,7 +95,7 @@ absl::StatusOr<uint64_t> MergedJitElfWriter::Add(const JitFunction& function) {
 absl::Status MergedJitElfWriter::AddMergedUnwinding() {
   std::vector<std::byte> eh_frame, eh_frame_hdr;
   if (absl::Status s =
-          unwinding_.Write(AlignUp(composer_->region_end(), 8), eh_frame, eh_frame_hdr);
+          unwinding_.Write(base::AlignUp(composer_->region_end(), 8), eh_frame, eh_frame_hdr);
       !s.ok()) {
     return absl::OutOfRangeError(absl::StrCat(file_.path(), ": ", s.message()));
   }

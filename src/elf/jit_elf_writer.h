@@ -52,9 +52,9 @@ Sha1::Digest BuildJitElf(const JitElfTarget& target, const JitFunction& function
 // Writes `bytes` to `file` with one write and closes it; returns the
 // file's stat (for the device and inode numbers an MMAP2 carries). On
 // failure the unfinished file is removed when `file` goes.
-absl::StatusOr<struct stat> WriteAndClose(base::GeneratedFile& file, Bytes bytes);
+absl::StatusOr<struct stat> WriteAndClose(base::GeneratedFile& file, base::Bytes bytes);
 // base::GeneratedFile::Create + WriteAndClose; the file is kept.
-absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, Bytes bytes);
+absl::StatusOr<struct stat> WriteWholeFile(const std::string& path, base::Bytes bytes);
 
 // One ELF for many functions (perftk jit --merge): each function's code at
 // its own 16-aligned offset in .text, one symbol each. The unwinding tables

@@ -22,10 +22,10 @@ class Emitter {
   void U32(uint64_t v) { Put(4, v); }
   void U64(uint64_t v) { Put(8, v); }
   void Addr(uint64_t v) { Put(target_.is_64 ? 8 : 4, v); }
-  void Bytes_(Bytes b) { out_.insert(out_.end(), b.begin(), b.end()); }
+  void Bytes_(base::Bytes b) { out_.insert(out_.end(), b.begin(), b.end()); }
   // The string and a terminating NUL.
   void String(absl::string_view s) {
-    Bytes_(AsBytes(s.data(), s.size()));
+    Bytes_(base::AsBytes(s.data(), s.size()));
     U8(0);
   }
   void Uleb(uint64_t v) {

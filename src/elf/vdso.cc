@@ -40,7 +40,7 @@ absl::string_view OwnVdsoImage() {
   return absl::string_view(reinterpret_cast<const char*>(header), end);
 }
 
-std::optional<BuildId> OwnVdsoBuildId() {
+std::optional<base::BuildId> OwnVdsoBuildId() {
   const Elf64_Ehdr* header = OwnVdsoHeader();
   if (header == nullptr) return std::nullopt;
   const auto base = reinterpret_cast<uintptr_t>(header);
@@ -50,7 +50,7 @@ std::optional<BuildId> OwnVdsoBuildId() {
     // The vDSO is mapped whole from its start: file offsets are offsets from base.
     absl::string_view notes(reinterpret_cast<const char*>(base + segment.p_offset),
                             segment.p_filesz);
-    if (std::optional<BuildId> id = GnuBuildIdInNotes(notes)) return id;
+    if (std::optional<base::BuildId> id = GnuBuildIdInNotes(notes)) return id;
   }
   return std::nullopt;
 }

@@ -17,7 +17,7 @@ namespace perftk::elf {
 absl::string_view OwnVdsoImage();
 
 // Its GNU build id; nullopt without one.
-std::optional<BuildId> OwnVdsoBuildId();
+std::optional<base::BuildId> OwnVdsoBuildId();
 
 }  // namespace perftk::elf
 

@@ -19,7 +19,7 @@ JitFileWriter::JitFileWriter(size_t ahead, OnWritten on_written)
     : ahead_(ahead), on_written_(std::move(on_written)), creator_(/*threaded=*/ahead > 0) {}
 
 absl::Status JitFileWriter::Add(std::string path, std::vector<std::byte> bytes,
-                                const BuildId& build_id, uint64_t tag) {
+                                const base::BuildId& build_id, uint64_t tag) {
   if (!failure_.ok()) return failure_;
   while (queued_paths_.contains(path)) {
     if (absl::Status s = WriteOldest(); !s.ok()) return s;

@@ -44,7 +44,7 @@ class JitFileWriter {
   static constexpr size_t kMaxQueuedBytes = size_t{32} << 20;
 
   // `tag` is the caller's, given back with the file.
-  using OnWritten = std::function<void(const std::string& path, const BuildId& build_id,
+  using OnWritten = std::function<void(const std::string& path, const base::BuildId& build_id,
                                        const struct stat& st, uint64_t tag)>;
 
   // How far ahead to create files by default: `wanted`, lowered so that the
@@ -53,7 +53,7 @@ class JitFileWriter {
 
   JitFileWriter(size_t ahead, OnWritten on_written);
 
-  absl::Status Add(std::string path, std::vector<std::byte> bytes, const BuildId& build_id,
+  absl::Status Add(std::string path, std::vector<std::byte> bytes, const base::BuildId& build_id,
                    uint64_t tag);
   absl::Status Flush();
   // Keeps every file written so far (the run that wrote them succeeded).
@@ -63,7 +63,7 @@ class JitFileWriter {
   struct Queued {
     std::string path;
     std::vector<std::byte> bytes;
-    BuildId build_id;
+    base::BuildId build_id;
     uint64_t tag;
   };
 

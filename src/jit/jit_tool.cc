@@ -349,7 +349,7 @@ absl::StatusOr<JitTool::DumpCode> JitTool::WriteDumpCode(const DumpContext& cont
       // perf's does; the merged file keeps them after all the code.
       uint64_t len = load->code_size;
       if (file->file_index && info.unwinding && info.unwinding->mapped_size > 0) {
-        len = AlignUp(load->code_size, 8) + info.unwinding->mapped_size;
+        len = base::AlignUp(load->code_size, 8) + info.unwinding->mapped_size;
       }
       code.files[load->code_index] = *std::move(file);
       code.planned.push_back(PlannedMmap{time_of(r.timestamp), load->pid, load->tid,
@@ -372,7 +372,7 @@ absl::StatusOr<JitTool::FileId> JitTool::FinishMergedFile(const DumpContext& con
   if (base::PendingFile pending = merged.TakePending(); pending.listed()) {
     made_.push_back(std::move(pending));
   }
-  written_.emplace_back(context.merged_path, BuildId::FromBytes(merged.build_id()));
+  written_.emplace_back(context.merged_path, base::BuildId::FromBytes(merged.build_id()));
   ++stats_.files_written;
   return FileId{st->st_dev, st->st_ino};
 }
@@ -402,7 +402,7 @@ absl::Status JitTool::QueueMmaps(const DumpContext& context, const std::string& 
 JitFileWriter& JitTool::FileWriter() {
   if (!file_writer_) {
     file_writer_ = std::make_unique<JitFileWriter>(
-        options_.create_ahead, [this](const std::string& path, const BuildId& build_id,
+        options_.create_ahead, [this](const std::string& path, const base::BuildId& build_id,
                                       const struct stat& st, uint64_t index) {
           written_.emplace_back(path, build_id);
           ++stats_.files_written;
@@ -451,7 +451,8 @@ absl::StatusOr<JitTool::CodeFile> JitTool::WriteLoad(const DumpContext& context,
                                 offset.status().message(), "; the load keeps a file of its own"));
   }
   std::vector<std::byte> bytes;
-  const BuildId build_id = BuildId::FromBytes(elf::BuildJitElf(context.target, function, bytes));
+  const base::BuildId build_id =
+      base::BuildId::FromBytes(elf::BuildJitElf(context.target, function, bytes));
   std::string name = FunctionFileName(context.file_pid, load.code_index);
   if (absl::Status s = CheckNotAnOutput(context, name); !s.ok()) return s;
   CodeFile file{absl::StrCat(context.dir, "/", name), context.target.text_offset(),

@@ -243,7 +243,7 @@ class JitTool : public pipeline::Tool {
   uint64_t sequence_ = 0;
   std::vector<base::PendingFile> made_;  // merged files, build-id cache entries
   // Every file written, with its build id (a path may repeat: the last wins).
-  std::vector<std::pair<std::string, BuildId>> written_;
+  std::vector<std::pair<std::string, base::BuildId>> written_;
   std::unique_ptr<JitFileWriter> file_writer_;  // made at the first file
   // The ids of the current dump's per-function files, filled in by the
   // file writer as it writes them (WriteDumpCode clears it).

@@ -25,13 +25,13 @@ constexpr size_t kMinBufferSize = 1 << 20;
 
 // The length of the NUL-terminated string at the start of `bytes`, or nullopt
 // if no NUL is there.
-std::optional<size_t> StringLength(Bytes bytes) {
+std::optional<size_t> StringLength(base::Bytes bytes) {
   const void* nul = std::memchr(bytes.data(), 0, bytes.size());
   if (nul == nullptr) return std::nullopt;
   return static_cast<size_t>(static_cast<const std::byte*>(nul) - bytes.data());
 }
 
-absl::string_view AsStringView(Bytes bytes, size_t length) {
+absl::string_view AsStringView(base::Bytes bytes, size_t length) {
   return absl::string_view(reinterpret_cast<const char*>(bytes.data()), length);
 }
 
@@ -72,14 +72,14 @@ absl::Status JitDumpReader::Error(uint64_t offset, absl::string_view what) const
   return absl::InvalidArgumentError(absl::StrFormat("%s: offset %#x: %s", path_, offset, what));
 }
 
-absl::StatusOr<Bytes> JitDumpReader::Read(uint64_t offset, uint64_t n) {
+absl::StatusOr<base::Bytes> JitDumpReader::Read(uint64_t offset, uint64_t n) {
   if (offset > size_ || n > size_ - offset) {
     return Error(
         offset, absl::StrCat("read of ", n, " bytes past the end of the file (", size_, " bytes)"));
   }
   uint64_t buffered_end = buffer_offset_ + buffer_.size();
   if (offset >= buffer_offset_ && offset + n <= buffered_end) {
-    return Bytes(buffer_).subspan(offset - buffer_offset_, n);
+    return base::Bytes(buffer_).subspan(offset - buffer_offset_, n);
   }
   // Refill from `offset`, at least n bytes and at most what the file holds.
   uint64_t want = std::min<uint64_t>(std::max<uint64_t>(n, kMinBufferSize), size_ - offset);
@@ -95,7 +95,7 @@ absl::StatusOr<Bytes> JitDumpReader::Read(uint64_t offset, uint64_t n) {
   }
   buffer_.resize(got);
   if (got < n) return Error(offset, "the file shrank while it was being read");
-  return Bytes(buffer_).first(n);
+  return base::Bytes(buffer_).first(n);
 }
 
 absl::Status JitDumpReader::ReadHeader() {
@@ -103,11 +103,11 @@ absl::Status JitDumpReader::ReadHeader() {
     return Error(0, absl::StrCat("too short for a jitdump header (", size_, " bytes, ",
                                  kJitHeaderSize, " needed)"));
   }
-  absl::StatusOr<Bytes> bytes = Read(0, kJitHeaderSize);
+  absl::StatusOr<base::Bytes> bytes = Read(0, kJitHeaderSize);
   if (!bytes.ok()) return bytes.status();
   const std::byte* p = bytes->data();
-  uint32_t magic = Load<uint32_t>(p);
-  if (magic == ByteSwap(kJitDumpMagic)) {
+  uint32_t magic = base::Load<uint32_t>(p);
+  if (magic == base::ByteSwap(kJitDumpMagic)) {
     header_.cross_endian = true;
   } else if (magic != kJitDumpMagic) {
     return Error(0, absl::StrCat("not a jitdump (magic 0x", absl::Hex(magic), ", expected 0x",
@@ -151,7 +151,7 @@ absl::StatusOr<std::optional<JitRecord>> JitDumpReader::Next() {
                                        size_ - offset, " trailing bytes (a record cut short)"));
       break;
     }
-    absl::StatusOr<Bytes> prefix = Read(offset, kJitRecordPrefixSize);
+    absl::StatusOr<base::Bytes> prefix = Read(offset, kJitRecordPrefixSize);
     if (!prefix.ok()) return prefix.status();
     uint32_t id = Get<uint32_t>(prefix->data());
     uint32_t total = Get<uint32_t>(prefix->data() + 4);
@@ -176,7 +176,7 @@ absl::StatusOr<std::optional<JitRecord>> JitDumpReader::Next() {
       }
       continue;
     }
-    absl::StatusOr<Bytes> record = Read(offset, total);
+    absl::StatusOr<base::Bytes> record = Read(offset, total);
     if (!record.ok()) return record.status();
     current_offset_ = offset;
     absl::StatusOr<JitRecord> parsed = Parse(id, timestamp, *record);
@@ -188,7 +188,8 @@ absl::StatusOr<std::optional<JitRecord>> JitDumpReader::Next() {
   return std::optional<JitRecord>();
 }
 
-absl::StatusOr<JitRecord> JitDumpReader::Parse(uint32_t id, uint64_t timestamp, Bytes record) {
+absl::StatusOr<JitRecord> JitDumpReader::Parse(uint32_t id, uint64_t timestamp,
+                                               base::Bytes record) {
   JitRecord out;
   out.id = id;
   out.timestamp = timestamp;
@@ -225,13 +226,14 @@ absl::StatusOr<JitRecord> JitDumpReader::Parse(uint32_t id, uint64_t timestamp, 
   return out;
 }
 
-absl::Status JitDumpReader::CheckSize(absl::string_view type, Bytes record, size_t needed) const {
+absl::Status JitDumpReader::CheckSize(absl::string_view type, base::Bytes record,
+                                      size_t needed) const {
   if (record.size() >= needed) return absl::OkStatus();
   return Error(current_offset_, absl::StrCat(type, " record: size ", record.size(),
                                              " is too small (", needed, " needed)"));
 }
 
-absl::StatusOr<CodeLoad> JitDumpReader::ParseCodeLoad(Bytes record) {
+absl::StatusOr<CodeLoad> JitDumpReader::ParseCodeLoad(base::Bytes record) {
   // The name needs at least its NUL.
   if (absl::Status s = CheckSize("CODE_LOAD", record, kCodeLoadFixedSize + 1); !s.ok()) return s;
   const std::byte* p = record.data() + kJitRecordPrefixSize;
@@ -249,7 +251,7 @@ absl::StatusOr<CodeLoad> JitDumpReader::ParseCodeLoad(Bytes record) {
                               " does not fit in the record (", room - 1,
                               " bytes left after the fixed fields and the name's NUL)"));
   }
-  Bytes name_area = record.subspan(kCodeLoadFixedSize, room - load.code_size);
+  base::Bytes name_area = record.subspan(kCodeLoadFixedSize, room - load.code_size);
   std::optional<size_t> name_length = StringLength(name_area);
   if (!name_length) {
     return Error(current_offset_,
@@ -261,7 +263,7 @@ absl::StatusOr<CodeLoad> JitDumpReader::ParseCodeLoad(Bytes record) {
   return load;
 }
 
-absl::StatusOr<CodeMove> JitDumpReader::ParseCodeMove(Bytes record) {
+absl::StatusOr<CodeMove> JitDumpReader::ParseCodeMove(base::Bytes record) {
   if (absl::Status s = CheckSize("CODE_MOVE", record, kCodeMoveFixedSize); !s.ok()) return s;
   const std::byte* p = record.data() + kJitRecordPrefixSize;
   CodeMove move;
@@ -275,7 +277,7 @@ absl::StatusOr<CodeMove> JitDumpReader::ParseCodeMove(Bytes record) {
   return move;
 }
 
-absl::StatusOr<DebugInfo> JitDumpReader::ParseDebugInfo(Bytes record) {
+absl::StatusOr<DebugInfo> JitDumpReader::ParseDebugInfo(base::Bytes record) {
   if (absl::Status s = CheckSize("CODE_DEBUG_INFO", record, kDebugInfoFixedSize); !s.ok()) {
     return s;
   }
@@ -315,7 +317,7 @@ absl::StatusOr<DebugInfo> JitDumpReader::ParseDebugInfo(Bytes record) {
   return debug;
 }
 
-absl::StatusOr<UnwindingInfo> JitDumpReader::ParseUnwindingInfo(Bytes record) {
+absl::StatusOr<UnwindingInfo> JitDumpReader::ParseUnwindingInfo(base::Bytes record) {
   if (absl::Status s = CheckSize("CODE_UNWINDING_INFO", record, kUnwindingFixedSize); !s.ok()) {
     return s;
   }
@@ -335,7 +337,7 @@ absl::StatusOr<UnwindingInfo> JitDumpReader::ParseUnwindingInfo(Bytes record) {
                                                info.eh_frame_hdr_size,
                                                " is larger than unwinding_size ", unwinding_size));
   }
-  Bytes data = record.subspan(kUnwindingFixedSize, unwinding_size);
+  base::Bytes data = record.subspan(kUnwindingFixedSize, unwinding_size);
   info.data.assign(data.begin(), data.end());
   return info;
 }

@@ -67,7 +67,7 @@ struct CodeLoad {
   uint32_t pid = 0, tid = 0;
   uint64_t vma = 0, code_addr = 0, code_size = 0, code_index = 0;
   absl::string_view name;
-  Bytes code;
+  base::Bytes code;
 };
 
 struct CodeMove {
@@ -95,8 +95,8 @@ struct UnwindingInfo {
   uint64_t mapped_size = 0;  // bytes of it mapped after the code (0: none)
   std::vector<std::byte> data;
 
-  Bytes eh_frame() const { return Bytes(data).first(data.size() - eh_frame_hdr_size); }
-  Bytes eh_frame_hdr() const { return Bytes(data).last(eh_frame_hdr_size); }
+  base::Bytes eh_frame() const { return base::Bytes(data).first(data.size() - eh_frame_hdr_size); }
+  base::Bytes eh_frame_hdr() const { return base::Bytes(data).last(eh_frame_hdr_size); }
 };
 
 struct CodeClose {};
@@ -128,22 +128,22 @@ class JitDumpReader {
 
   absl::Status ReadHeader();
   // The n bytes at `offset` (inside the file), valid until the next call.
-  absl::StatusOr<Bytes> Read(uint64_t offset, uint64_t n);
-  absl::StatusOr<JitRecord> Parse(uint32_t id, uint64_t timestamp, Bytes record);
-  absl::StatusOr<CodeLoad> ParseCodeLoad(Bytes record);
-  absl::StatusOr<CodeMove> ParseCodeMove(Bytes record);
-  absl::StatusOr<DebugInfo> ParseDebugInfo(Bytes record);
-  absl::StatusOr<UnwindingInfo> ParseUnwindingInfo(Bytes record);
+  absl::StatusOr<base::Bytes> Read(uint64_t offset, uint64_t n);
+  absl::StatusOr<JitRecord> Parse(uint32_t id, uint64_t timestamp, base::Bytes record);
+  absl::StatusOr<CodeLoad> ParseCodeLoad(base::Bytes record);
+  absl::StatusOr<CodeMove> ParseCodeMove(base::Bytes record);
+  absl::StatusOr<DebugInfo> ParseDebugInfo(base::Bytes record);
+  absl::StatusOr<UnwindingInfo> ParseUnwindingInfo(base::Bytes record);
   void FinishWarnings();
 
   template <typename T>
   T Get(const std::byte* p) const {
-    T v = Load<T>(p);
-    return header_.cross_endian ? ByteSwap(v) : v;
+    T v = base::Load<T>(p);
+    return header_.cross_endian ? base::ByteSwap(v) : v;
   }
   absl::Status Error(uint64_t offset, absl::string_view what) const;
   // An error naming the record type unless `record` has at least `needed` bytes.
-  absl::Status CheckSize(absl::string_view type, Bytes record, size_t needed) const;
+  absl::Status CheckSize(absl::string_view type, base::Bytes record, size_t needed) const;
 
   std::string path_;
   int fd_;

@@ -4,8 +4,8 @@
 
 namespace perftk::machine {
 
-const Dso* DsoTable::Intern(absl::string_view name, const BuildId& build_id, const FileId& file_id,
-                            bool kernel_space) {
+const Dso* DsoTable::Intern(absl::string_view name, const base::BuildId& build_id,
+                            const FileId& file_id, bool kernel_space) {
   Key key(std::string(name), build_id, file_id, kernel_space);
   auto [it, inserted] = dsos_.try_emplace(std::move(key));
   if (inserted) {

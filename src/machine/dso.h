@@ -36,8 +36,8 @@ struct FileId {
 };
 
 struct Dso {
-  std::string name;  // the MMAP filename, kernel mmap name or ksymbol name
-  BuildId build_id;  // empty when the record carried none
+  std::string name;        // the MMAP filename, kernel mmap name or ksymbol name
+  base::BuildId build_id;  // empty when the record carried none
   FileId file_id;
   bool kernel_space = false;
 };
@@ -47,12 +47,12 @@ struct Dso {
 // are immutable and safe to share.
 class DsoTable {
  public:
-  const Dso* Intern(absl::string_view name, const BuildId& build_id, const FileId& file_id,
+  const Dso* Intern(absl::string_view name, const base::BuildId& build_id, const FileId& file_id,
                     bool kernel_space);
   size_t size() const { return dsos_.size(); }
 
  private:
-  using Key = std::tuple<std::string, BuildId, FileId, bool>;
+  using Key = std::tuple<std::string, base::BuildId, FileId, bool>;
   absl::flat_hash_map<Key, std::unique_ptr<const Dso>> dsos_;
 };
 

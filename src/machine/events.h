@@ -33,7 +33,7 @@ struct MmapEvent {
   uint32_t min = 0;
   uint64_t ino = 0;
   uint64_t ino_generation = 0;
-  BuildId build_id;
+  base::BuildId build_id;
   uint32_t prot = 0;
   uint32_t flags = 0;
   std::string filename;

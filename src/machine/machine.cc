@@ -209,7 +209,7 @@ absl::Status Machine::Apply(const KsymbolEvent& event) {
   map.start = event.addr;
   map.end = *end;
   map.kind = MapKind::kKsymbol;
-  map.dso = dsos_.Intern(event.name, BuildId(), FileId{}, /*kernel_space=*/true);
+  map.dso = dsos_.Intern(event.name, base::BuildId(), FileId{}, /*kernel_space=*/true);
   return kernel_maps_->Mutate([&](Maps::Editor& editor) {
     if (editor.Find(event.addr) != nullptr) return absl::OkStatus();
     return editor.Insert(map);

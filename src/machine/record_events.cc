@@ -36,7 +36,7 @@ absl::StatusOr<MmapEvent> MmapEventOf(const perf::Record& record) {
   if (!m.ok()) return m.status();
   MmapEvent e = CommonMmapFields(record, *m);
   if (m->has_build_id()) {
-    e.build_id = BuildId::FromBytes(m->build_id());
+    e.build_id = base::BuildId::FromBytes(m->build_id());
   } else {
     e.maj = m->maj();
     e.min = m->min();

@@ -8,7 +8,7 @@
 
 namespace perftk::perf {
 
-absl::StatusOr<EventAttr> EventAttr::FromBytes(Bytes bytes) {
+absl::StatusOr<EventAttr> EventAttr::FromBytes(base::Bytes bytes) {
   if (bytes.size() < PERF_ATTR_SIZE_VER0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("perf_event_attr of %u bytes is smaller than the first ABI (%u bytes)",
@@ -21,27 +21,27 @@ absl::StatusOr<EventAttr> EventAttr::FromBytes(Bytes bytes) {
 }
 
 uint32_t EventAttr::U32(size_t offset) const {
-  return offset + 4 <= bytes_.size() ? Load<uint32_t>(bytes_.data() + offset) : 0;
+  return offset + 4 <= bytes_.size() ? base::Load<uint32_t>(bytes_.data() + offset) : 0;
 }
 
 uint64_t EventAttr::U64(size_t offset) const {
-  return offset + 8 <= bytes_.size() ? Load<uint64_t>(bytes_.data() + offset) : 0;
+  return offset + 8 <= bytes_.size() ? base::Load<uint64_t>(bytes_.data() + offset) : 0;
 }
 
 void EventAttr::GrowTo(size_t size) {
   if (bytes_.size() >= size) return;
   bytes_.resize(std::max<size_t>(size, PERF_ATTR_SIZE_VER8));
-  Store<uint32_t>(bytes_.data() + attr_offset::kSize, static_cast<uint32_t>(bytes_.size()));
+  base::Store<uint32_t>(bytes_.data() + attr_offset::kSize, static_cast<uint32_t>(bytes_.size()));
 }
 
 void EventAttr::SetU32(size_t offset, uint32_t value) {
   GrowTo(offset + 4);
-  Store<uint32_t>(bytes_.data() + offset, value);
+  base::Store<uint32_t>(bytes_.data() + offset, value);
 }
 
 void EventAttr::SetU64(size_t offset, uint64_t value) {
   GrowTo(offset + 8);
-  Store<uint64_t>(bytes_.data() + offset, value);
+  base::Store<uint64_t>(bytes_.data() + offset, value);
 }
 
 namespace {
@@ -61,7 +61,7 @@ bool IsU32Field(size_t offset) {
 
 }  // namespace
 
-void SwapAttrBytes(MutableBytes attr) {
+void SwapAttrBytes(base::MutableBytes attr) {
   size_t offset = 0;
   while (offset + 2 <= attr.size()) {
     std::byte* p = attr.data() + offset;
@@ -71,19 +71,19 @@ void SwapAttrBytes(MutableBytes attr) {
       }
       // That puts every one-bit field in place; precise_ip (bits 15-16) is
       // the one field of two bits, whose bits it leaves exchanged.
-      uint64_t flags = Load<uint64_t>(p);
+      uint64_t flags = base::Load<uint64_t>(p);
       uint64_t precise_ip = (flags >> 15) & 3;
       flags = (flags & ~(3ULL << 15)) | ((precise_ip >> 1 | (precise_ip & 1) << 1) << 15);
-      Store<uint64_t>(p, flags);
+      base::Store<uint64_t>(p, flags);
       offset += 8;
     } else if (offset == attr_offset::kSampleMaxStack || offset == attr_offset::kReserved2) {
-      SwapInPlace<uint16_t>(p);
+      base::SwapInPlace<uint16_t>(p);
       offset += 2;
     } else if (IsU32Field(offset) && offset + 4 <= attr.size()) {
-      SwapInPlace<uint32_t>(p);
+      base::SwapInPlace<uint32_t>(p);
       offset += 4;
     } else if (offset + 8 <= attr.size()) {
-      SwapInPlace<uint64_t>(p);
+      base::SwapInPlace<uint64_t>(p);
       offset += 8;
     } else {
       break;

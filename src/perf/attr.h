@@ -23,9 +23,9 @@ class EventAttr {
 
   // Takes attr bytes already in native order. `bytes.size()` must be at least
   // PERF_ATTR_SIZE_VER0; attr.size inside is set to it.
-  static absl::StatusOr<EventAttr> FromBytes(Bytes bytes);
+  static absl::StatusOr<EventAttr> FromBytes(base::Bytes bytes);
 
-  Bytes bytes() const { return bytes_; }
+  base::Bytes bytes() const { return bytes_; }
   uint32_t size() const { return static_cast<uint32_t>(bytes_.size()); }
 
   uint32_t type() const { return U32(attr_offset::kType); }
@@ -66,7 +66,7 @@ class EventAttr {
 // u32/u16 fields are swapped as such, the flags bitfield has the bits of each
 // byte reversed (bitfields are allocated from the other end on big-endian)
 // and the two bits of precise_ip put back in order.
-void SwapAttrBytes(MutableBytes attr);
+void SwapAttrBytes(base::MutableBytes attr);
 
 // A short name for the event, e.g. "cpu-clock" or "tracepoint 312", for
 // listings when the file carries no EVENT_DESC.

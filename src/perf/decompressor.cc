@@ -12,7 +12,8 @@ Decompressor::Decompressor() : stream_(ZSTD_createDStream()) {
 
 Decompressor::~Decompressor() { ZSTD_freeDStream(static_cast<ZSTD_DStream*>(stream_)); }
 
-absl::Status Decompressor::Decompress(Bytes compressed, std::vector<std::byte>& out, size_t limit) {
+absl::Status Decompressor::Decompress(base::Bytes compressed, std::vector<std::byte>& out,
+                                      size_t limit) {
   auto* stream = static_cast<ZSTD_DStream*>(stream_);
   ZSTD_inBuffer in{compressed.data(), compressed.size(), 0};
   while (in.pos < in.size) {

@@ -20,7 +20,7 @@ class Decompressor {
 
   // Appends the decompressed bytes of `compressed` to `out`. Fails on corrupt
   // data or when the output would exceed `limit` bytes.
-  absl::Status Decompress(Bytes compressed, std::vector<std::byte>& out, size_t limit);
+  absl::Status Decompress(base::Bytes compressed, std::vector<std::byte>& out, size_t limit);
 
  private:
   void* stream_;

@@ -90,7 +90,7 @@ const char* CpumodeName(uint16_t cpumode) {
   }
 }
 
-std::string Hex(Bytes bytes) {
+std::string Hex(base::Bytes bytes) {
   std::string out;
   for (std::byte b : bytes)
     absl::StrAppend(&out, absl::Hex(static_cast<uint8_t>(b), absl::kZeroPad2));

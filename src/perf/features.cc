@@ -24,13 +24,13 @@ std::string FeatureName(int feature) {
 
 namespace {
 
-absl::StatusOr<Bytes> Section(const FeatureSet& features, int feature) {
+absl::StatusOr<base::Bytes> Section(const FeatureSet& features, int feature) {
   auto it = features.find(feature);
   if (it == features.end()) {
     return absl::NotFoundError(
         absl::StrCat("the recording has no ", FeatureName(feature), " feature section"));
   }
-  return Bytes(it->second);
+  return base::Bytes(it->second);
 }
 
 absl::Status Malformed(int feature, absl::string_view what) {
@@ -38,9 +38,9 @@ absl::Status Malformed(int feature, absl::string_view what) {
       absl::StrCat(FeatureName(feature), " feature section is malformed: ", what));
 }
 
-bool ReadString(ByteCursor& in, std::string& out) {
+bool ReadString(base::ByteCursor& in, std::string& out) {
   uint32_t len = in.Read<uint32_t>();
-  Bytes bytes = in.ReadBytes(len);
+  base::Bytes bytes = in.ReadBytes(len);
   if (!in.ok()) return false;
   const char* text = reinterpret_cast<const char*>(bytes.data());
   out.assign(text, strnlen(text, bytes.size()));
@@ -50,18 +50,18 @@ bool ReadString(ByteCursor& in, std::string& out) {
 }  // namespace
 
 absl::StatusOr<std::string> ReadStringFeature(const FeatureSet& features, int feature) {
-  absl::StatusOr<Bytes> section = Section(features, feature);
+  absl::StatusOr<base::Bytes> section = Section(features, feature);
   if (!section.ok()) return section.status();
-  ByteCursor in(*section);
+  base::ByteCursor in(*section);
   std::string text;
   if (!ReadString(in, text)) return Malformed(feature, "string runs past the section");
   return text;
 }
 
 absl::StatusOr<NrCpus> ReadNrCpus(const FeatureSet& features) {
-  absl::StatusOr<Bytes> section = Section(features, HEADER_NRCPUS);
+  absl::StatusOr<base::Bytes> section = Section(features, HEADER_NRCPUS);
   if (!section.ok()) return section.status();
-  ByteCursor in(*section);
+  base::ByteCursor in(*section);
   NrCpus n;
   n.online = in.Read<uint32_t>();
   n.available = in.Read<uint32_t>();
@@ -70,9 +70,9 @@ absl::StatusOr<NrCpus> ReadNrCpus(const FeatureSet& features) {
 }
 
 absl::StatusOr<std::vector<std::string>> ReadCmdline(const FeatureSet& features) {
-  absl::StatusOr<Bytes> section = Section(features, HEADER_CMDLINE);
+  absl::StatusOr<base::Bytes> section = Section(features, HEADER_CMDLINE);
   if (!section.ok()) return section.status();
-  ByteCursor in(*section);
+  base::ByteCursor in(*section);
   uint32_t nr = in.Read<uint32_t>();
   if (!in.ok() || nr > in.remaining() / 4) return Malformed(HEADER_CMDLINE, "impossible count");
   std::vector<std::string> args(nr);
@@ -83,28 +83,28 @@ absl::StatusOr<std::vector<std::string>> ReadCmdline(const FeatureSet& features)
 }
 
 void AppendBuildIdEntry(const BuildIdEntry& entry, std::vector<std::byte>& section) {
-  constexpr size_t kIdField = BuildId::kMaxSize, kNameAlign = 64;
+  constexpr size_t kIdField = base::BuildId::kMaxSize, kNameAlign = 64;
   const size_t id_size = entry.build_id.size();
-  const size_t name_size = AlignUp(entry.filename.size() + 1, kNameAlign);
-  Append<uint32_t>(section, 0);  // type: unused in the feature section
-  Append<uint16_t>(section, entry.misc | PERF_RECORD_MISC_BUILD_ID_SIZE);
-  Append<uint16_t>(section, static_cast<uint16_t>(kRecordHeaderSize + 4 + 24 + name_size));
-  Append<int32_t>(section, entry.pid);
-  AppendBytes(section, entry.build_id.bytes());
+  const size_t name_size = base::AlignUp(entry.filename.size() + 1, kNameAlign);
+  base::Append<uint32_t>(section, 0);  // type: unused in the feature section
+  base::Append<uint16_t>(section, entry.misc | PERF_RECORD_MISC_BUILD_ID_SIZE);
+  base::Append<uint16_t>(section, static_cast<uint16_t>(kRecordHeaderSize + 4 + 24 + name_size));
+  base::Append<int32_t>(section, entry.pid);
+  base::AppendBytes(section, entry.build_id.bytes());
   section.resize(section.size() + kIdField - id_size, std::byte{0});
-  Append<uint8_t>(section, static_cast<uint8_t>(id_size));
+  base::Append<uint8_t>(section, static_cast<uint8_t>(id_size));
   section.resize(section.size() + 3, std::byte{0});  // padding of the 24-byte id field
-  AppendBytes(section, AsBytes(entry.filename.data(), entry.filename.size()));
+  base::AppendBytes(section, base::AsBytes(entry.filename.data(), entry.filename.size()));
   section.resize(section.size() + name_size - entry.filename.size(), std::byte{0});
 }
 
 absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& features) {
-  absl::StatusOr<Bytes> section = Section(features, HEADER_BUILD_ID);
+  absl::StatusOr<base::Bytes> section = Section(features, HEADER_BUILD_ID);
   if (!section.ok()) return section.status();
   std::vector<BuildIdEntry> entries;
   size_t pos = 0;
   while (pos + kRecordHeaderSize <= section->size()) {
-    uint16_t size = Load<uint16_t>(section->data() + pos + 6);
+    uint16_t size = base::Load<uint16_t>(section->data() + pos + 6);
     if (pos + size > section->size()) size = 0;  // refused below
     absl::StatusOr<HeaderBuildIdRecord> view =
         HeaderBuildIdRecord::From(Record(section->subspan(pos, size), pos));
@@ -114,7 +114,7 @@ absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& feature
     BuildIdEntry e;
     e.misc = view->record().misc();
     e.pid = view->pid();
-    e.build_id = BuildId::FromBytes(view->build_id());
+    e.build_id = base::BuildId::FromBytes(view->build_id());
     e.filename = std::string(view->filename());
     entries.push_back(std::move(e));
     pos += size;
@@ -131,12 +131,12 @@ absl::StatusOr<BuildIdsByPath> ReadBuildIdsByPath(const FeatureSet& features) {
 }
 
 absl::StatusOr<std::vector<AuxtraceIndexEntry>> ReadAuxtraceIndex(const FeatureSet& features) {
-  absl::StatusOr<Bytes> section = Section(features, HEADER_AUXTRACE);
+  absl::StatusOr<base::Bytes> section = Section(features, HEADER_AUXTRACE);
   if (!section.ok()) return section.status();
-  ByteCursor in(*section);
+  base::ByteCursor in(*section);
   size_t words = section->size() / 8;
   // With a count word the section is 8 + 16 * count bytes; without it, 16 * n.
-  uint64_t first = words > 0 ? Load<uint64_t>(section->data()) : 0;
+  uint64_t first = words > 0 ? base::Load<uint64_t>(section->data()) : 0;
   if (words % 2 == 1 && first == words / 2) in.Read<uint64_t>();
   std::vector<AuxtraceIndexEntry> entries;
   while (in.remaining() >= 16) {
@@ -150,16 +150,16 @@ absl::StatusOr<std::vector<AuxtraceIndexEntry>> ReadAuxtraceIndex(const FeatureS
 
 std::vector<std::byte> EncodeAuxtraceIndex(const std::vector<AuxtraceIndexEntry>& entries) {
   std::vector<std::byte> section;
-  Append(section, static_cast<uint64_t>(entries.size()));
+  base::Append(section, static_cast<uint64_t>(entries.size()));
   for (const AuxtraceIndexEntry& e : entries) {
-    Append(section, e.offset);
-    Append(section, e.size);
+    base::Append(section, e.offset);
+    base::Append(section, e.size);
   }
   return section;
 }
 
-absl::StatusOr<EventDesc> ParseEventDesc(Bytes section) {
-  ByteCursor in(section);
+absl::StatusOr<EventDesc> ParseEventDesc(base::Bytes section) {
+  base::ByteCursor in(section);
   EventDesc desc;
   uint32_t nr = in.Read<uint32_t>();
   desc.attr_size = in.Read<uint32_t>();
@@ -168,10 +168,10 @@ absl::StatusOr<EventDesc> ParseEventDesc(Bytes section) {
   }
   desc.entries.resize(nr);
   for (EventDescEntry& e : desc.entries) {
-    Bytes attr = in.ReadBytes(desc.attr_size);
+    base::Bytes attr = in.ReadBytes(desc.attr_size);
     uint32_t nr_ids = in.Read<uint32_t>();
     e.name_size = in.Read<uint32_t>();
-    Bytes name = in.ReadBytes(e.name_size);
+    base::Bytes name = in.ReadBytes(e.name_size);
     if (!in.ok() || nr_ids > in.remaining() / 8) {
       return Malformed(HEADER_EVENT_DESC, "entry runs past the section");
     }
@@ -185,7 +185,7 @@ absl::StatusOr<EventDesc> ParseEventDesc(Bytes section) {
 }
 
 absl::StatusOr<std::vector<EventDescEntry>> ReadEventDesc(const FeatureSet& features) {
-  absl::StatusOr<Bytes> section = Section(features, HEADER_EVENT_DESC);
+  absl::StatusOr<base::Bytes> section = Section(features, HEADER_EVENT_DESC);
   if (!section.ok()) return section.status();
   absl::StatusOr<EventDesc> desc = ParseEventDesc(*section);
   if (!desc.ok()) return desc.status();
@@ -194,31 +194,32 @@ absl::StatusOr<std::vector<EventDescEntry>> ReadEventDesc(const FeatureSet& feat
 
 std::vector<std::byte> EncodeEventDesc(const EventDesc& desc) {
   std::vector<std::byte> section;
-  Append(section, static_cast<uint32_t>(desc.entries.size()));
-  Append(section, desc.attr_size);
+  base::Append(section, static_cast<uint32_t>(desc.entries.size()));
+  base::Append(section, desc.attr_size);
   for (const EventDescEntry& e : desc.entries) {
     size_t at = section.size();
-    AppendBytes(section, Bytes(e.attr).first(std::min<size_t>(e.attr.size(), desc.attr_size)));
+    base::AppendBytes(section,
+                      base::Bytes(e.attr).first(std::min<size_t>(e.attr.size(), desc.attr_size)));
     section.resize(at + desc.attr_size, std::byte{0});
-    Append(section, static_cast<uint32_t>(e.ids.size()));
+    base::Append(section, static_cast<uint32_t>(e.ids.size()));
     if (e.name.size() <= e.name_size) {
-      Append(section, e.name_size);
+      base::Append(section, e.name_size);
       at = section.size();
-      AppendBytes(section, AsBytes(e.name.data(), e.name.size()));
+      base::AppendBytes(section, base::AsBytes(e.name.data(), e.name.size()));
       section.resize(at + e.name_size, std::byte{0});
     } else {
       AppendFeatureString(section, e.name);
     }
-    for (uint64_t id : e.ids) Append(section, id);
+    for (uint64_t id : e.ids) base::Append(section, id);
   }
   return section;
 }
 
 absl::StatusOr<std::vector<std::pair<uint32_t, std::string>>> ReadPmuMappings(
     const FeatureSet& features) {
-  absl::StatusOr<Bytes> section = Section(features, HEADER_PMU_MAPPINGS);
+  absl::StatusOr<base::Bytes> section = Section(features, HEADER_PMU_MAPPINGS);
   if (!section.ok()) return section.status();
-  ByteCursor in(*section);
+  base::ByteCursor in(*section);
   uint32_t nr = in.Read<uint32_t>();
   if (!in.ok() || nr > in.remaining() / 8)
     return Malformed(HEADER_PMU_MAPPINGS, "impossible count");
@@ -232,8 +233,8 @@ absl::StatusOr<std::vector<std::pair<uint32_t, std::string>>> ReadPmuMappings(
 }
 
 void AppendFeatureString(std::vector<std::byte>& out, absl::string_view text) {
-  uint32_t len = static_cast<uint32_t>(AlignUp(text.size() + 1, 64));
-  Append(out, len);
+  uint32_t len = static_cast<uint32_t>(base::AlignUp(text.size() + 1, 64));
+  base::Append(out, len);
   size_t at = out.size();
   out.resize(at + len);
   std::memcpy(out.data() + at, text.data(), text.size());
@@ -245,8 +246,8 @@ namespace {
 bool SwapStrings(std::vector<std::byte>& s, size_t& pos, uint64_t count) {
   for (uint64_t i = 0; i < count; ++i) {
     if (pos + 4 > s.size()) return false;
-    SwapInPlace<uint32_t>(s.data() + pos);
-    uint32_t len = Load<uint32_t>(s.data() + pos);
+    base::SwapInPlace<uint32_t>(s.data() + pos);
+    uint32_t len = base::Load<uint32_t>(s.data() + pos);
     pos += 4;
     if (len > s.size() - pos) return false;
     pos += len;
@@ -268,20 +269,20 @@ absl::Status SwapFeatureToNative(int feature, std::vector<std::byte>& s) {
       if (!SwapStrings(s, pos, 1)) return Malformed(feature, "string runs past the section");
       return absl::OkStatus();
     case HEADER_NRCPUS:
-      SwapArrayInPlace<uint32_t>(s.data(), s.size() / 4);
+      base::SwapArrayInPlace<uint32_t>(s.data(), s.size() / 4);
       return absl::OkStatus();
     case HEADER_TOTAL_MEM:
     case HEADER_SAMPLE_TIME:
     case HEADER_CLOCKID:
     case HEADER_DIR_FORMAT:
     case HEADER_AUXTRACE:
-      SwapArrayInPlace<uint64_t>(s.data(), s.size() / 8);
+      base::SwapArrayInPlace<uint64_t>(s.data(), s.size() / 8);
       return absl::OkStatus();
     case HEADER_CMDLINE: {
       if (s.size() < 4) return Malformed(feature, "shorter than its count");
-      SwapInPlace<uint32_t>(s.data());
+      base::SwapInPlace<uint32_t>(s.data());
       pos = 4;
-      if (!SwapStrings(s, pos, Load<uint32_t>(s.data()))) {
+      if (!SwapStrings(s, pos, base::Load<uint32_t>(s.data()))) {
         return Malformed(feature, "string runs past the section");
       }
       return absl::OkStatus();
@@ -289,9 +290,9 @@ absl::Status SwapFeatureToNative(int feature, std::vector<std::byte>& s) {
     case HEADER_BUILD_ID:
       while (pos + kRecordHeaderSize <= s.size()) {
         SwapRecordHeader(s.data() + pos);
-        uint16_t size = Load<uint16_t>(s.data() + pos + 6);
+        uint16_t size = base::Load<uint16_t>(s.data() + pos + 6);
         if (size < 12 || pos + size > s.size()) return Malformed(feature, "entry size");
-        SwapInPlace<uint32_t>(s.data() + pos + 8);
+        base::SwapInPlace<uint32_t>(s.data() + pos + 8);
         pos += size;
       }
       return absl::OkStatus();

@@ -32,13 +32,13 @@ absl::StatusOr<std::vector<std::string>> ReadCmdline(const FeatureSet& features)
 struct BuildIdEntry {
   int32_t pid = 0;
   uint16_t misc = 0;  // cpumode of the dso
-  BuildId build_id;
+  base::BuildId build_id;
   std::string filename;
 };
 absl::StatusOr<std::vector<BuildIdEntry>> ReadBuildIds(const FeatureSet& features);
 // The same as a map: recorded file name -> its id (a name listed twice
 // keeps its last id), as the readers of binaries look ids up.
-using BuildIdsByPath = std::map<std::string, BuildId>;
+using BuildIdsByPath = std::map<std::string, base::BuildId>;
 absl::StatusOr<BuildIdsByPath> ReadBuildIdsByPath(const FeatureSet& features);
 // Appends `entry` to a BUILD_ID feature section as perf writes it: the id
 // with its size (PERF_RECORD_MISC_BUILD_ID_SIZE set in
@@ -68,7 +68,7 @@ struct EventDesc {
   uint32_t attr_size = 0;
   std::vector<EventDescEntry> entries;
 };
-absl::StatusOr<EventDesc> ParseEventDesc(Bytes section);
+absl::StatusOr<EventDesc> ParseEventDesc(base::Bytes section);
 absl::StatusOr<std::vector<EventDescEntry>> ReadEventDesc(const FeatureSet& features);
 // The section perf writes for `desc`; each attr is cut or zero-padded to
 // attr_size.

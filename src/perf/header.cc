@@ -52,7 +52,7 @@ bool EventList::FindTime(const Record& record, uint64_t& time) const {
     index = *found;
   }
   const TimePlace& place = time_places_[index];
-  const Bytes bytes = record.bytes();
+  const base::Bytes bytes = record.bytes();
   size_t offset;
   if (record.type() == PERF_RECORD_SAMPLE) {
     offset = place.in_sample;
@@ -63,7 +63,7 @@ bool EventList::FindTime(const Record& record, uint64_t& time) const {
     offset = bytes.size() - place.from_end;
   }
   if (offset == 0 || offset + 8 > bytes.size()) return false;
-  time = Load<uint64_t>(bytes.data() + offset);
+  time = base::Load<uint64_t>(bytes.data() + offset);
   return true;
 }
 
@@ -83,7 +83,7 @@ std::optional<size_t> EventList::FindIndex(const Record& record) const {
   const std::optional<size_t> offset = IdOffset(record);
   if (!offset) return 0;  // perf's rule too: without ids, the first event
   if (*offset + 8 > record.bytes().size()) return std::nullopt;
-  const uint64_t id = Load<uint64_t>(record.bytes().data() + *offset);
+  const uint64_t id = base::Load<uint64_t>(record.bytes().data() + *offset);
   // perf synthesizes records (COMM, MMAP of what ran before it) with a zeroed
   // sample_id; like perf, take them as the first event's.
   if (id == 0) return 0;
@@ -103,7 +103,7 @@ absl::StatusOr<size_t> EventList::IndexOfAmongSeveral(const Record& record) cons
   }
   return absl::DataLossError(absl::StrFormat("%s record names event id %u, which no attr has",
                                              RecordTypeName(record.type()),
-                                             Load<uint64_t>(record.bytes().data() + offset)));
+                                             base::Load<uint64_t>(record.bytes().data() + offset)));
 }
 
 }  // namespace perftk::perf

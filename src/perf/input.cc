@@ -59,12 +59,12 @@ absl::StatusOr<std::unique_ptr<Input>> Input::Open(const std::string& path) {
     input->map_base_ = base;
     input->map_length_ = st.st_size;
     input->map_token_ = base::NoteMappedInput(base, st.st_size, input->name_);
-    input->mapped_ = Bytes(static_cast<const std::byte*>(base), st.st_size);
+    input->mapped_ = base::Bytes(static_cast<const std::byte*>(base), st.st_size);
   }
   return input;
 }
 
-std::unique_ptr<Input> Input::FromMemory(Bytes bytes, std::string name) {
+std::unique_ptr<Input> Input::FromMemory(base::Bytes bytes, std::string name) {
   std::unique_ptr<Input> input(new Input());
   input->name_ = std::move(name);
   input->mapped_ = bytes;
@@ -91,11 +91,11 @@ Input::~Input() {
   if (owns_fd_) close(fd_);
 }
 
-absl::StatusOr<Bytes> Input::Read(uint64_t n, std::vector<std::byte>& scratch) {
+absl::StatusOr<base::Bytes> Input::Read(uint64_t n, std::vector<std::byte>& scratch) {
   if (is_mapped()) {
-    if (position_ >= mapped_.size()) return Bytes();
+    if (position_ >= mapped_.size()) return base::Bytes();
     uint64_t take = std::min<uint64_t>(n, mapped_.size() - position_);
-    Bytes span = mapped_.subspan(position_, take);
+    base::Bytes span = mapped_.subspan(position_, take);
     position_ += take;
     return span;
   }
@@ -120,7 +120,7 @@ absl::StatusOr<Bytes> Input::Read(uint64_t n, std::vector<std::byte>& scratch) {
     got += r;
   }
   position_ += got;
-  return Bytes(scratch.data(), got);
+  return base::Bytes(scratch.data(), got);
 }
 
 }  // namespace perftk::perf

@@ -18,19 +18,19 @@ class Input {
   // "-" is standard input. A regular file is mapped; anything else streams.
   static absl::StatusOr<std::unique_ptr<Input>> Open(const std::string& path);
   // An in-memory input (tests, fuzzing); `bytes` must outlive the Input.
-  static std::unique_ptr<Input> FromMemory(Bytes bytes, std::string name);
+  static std::unique_ptr<Input> FromMemory(base::Bytes bytes, std::string name);
   ~Input();
 
   const std::string& name() const { return name_; }
   // True when the whole input is addressable (mapped file or memory).
   bool is_mapped() const { return mapped_.data() != nullptr || mapped_size_known_; }
   // Whole contents; only when is_mapped().
-  Bytes mapped() const { return mapped_; }
+  base::Bytes mapped() const { return mapped_; }
 
   // Sequential reading from the current position. Returns up to n bytes:
   // fewer only at end of input. The span points into the mapping, or into
   // `scratch` for streams, and stays valid until scratch is next used.
-  absl::StatusOr<Bytes> Read(uint64_t n, std::vector<std::byte>& scratch);
+  absl::StatusOr<base::Bytes> Read(uint64_t n, std::vector<std::byte>& scratch);
   // Moves the sequential position (mapped inputs only).
   void Seek(uint64_t offset) { position_ = offset; }
   // Tells the input that bytes before `offset` will mostly not be read
@@ -56,7 +56,7 @@ class Input {
   void* map_base_ = nullptr;
   size_t map_length_ = 0;
   size_t map_token_ = 0;  // for a SIGBUS message (base/interrupt.h)
-  Bytes mapped_;
+  base::Bytes mapped_;
   bool mapped_size_known_ = false;  // an empty mapped input
   uint64_t position_ = 0;
   uint64_t released_ = 0;

@@ -7,17 +7,17 @@ namespace perftk::perf {
 
 Record OrderedReader::ViewOf(const Queued& queued) const {
   if (!queued.copied()) {
-    return Record(Bytes(queued.view, queued.size), queued.file_offset,
-                  Bytes(queued.view_payload, queued.payload_size));
+    return Record(base::Bytes(queued.view, queued.size), queued.file_offset,
+                  base::Bytes(queued.view_payload, queued.payload_size));
   }
   const std::byte* at = bytes_.data() + queued.at;
-  return Record(Bytes(at, queued.size), queued.file_offset,
-                Bytes(at + queued.size, queued.payload_size));
+  return Record(base::Bytes(at, queued.size), queued.file_offset,
+                base::Bytes(at + queued.size, queued.payload_size));
 }
 
 void OrderedReader::Enqueue(const Record& record, uint64_t time) {
-  const Bytes bytes = record.bytes();
-  const Bytes payload = record.trailing_payload();
+  const base::Bytes bytes = record.bytes();
+  const base::Bytes payload = record.trailing_payload();
   if (queue_.size() > released_end_ && time < queue_.back().time)
     run_starts_.push_back(queue_.size());
   queued_bytes_ += bytes.size() + payload.size();
@@ -36,7 +36,7 @@ void OrderedReader::Enqueue(const Record& record, uint64_t time) {
   }
   const size_t at = bytes_used_;
   // Each record starts 8-byte aligned, as in the file.
-  bytes_used_ += AlignUp(bytes.size() + payload.size(), 8);
+  bytes_used_ += base::AlignUp(bytes.size() + payload.size(), 8);
   if (bytes_used_ > bytes_.size()) bytes_.resize(std::max(bytes_used_, 2 * bytes_.size()));
   if (!bytes.empty()) std::memcpy(bytes_.data() + at, bytes.data(), bytes.size());
   if (!payload.empty())
@@ -109,7 +109,7 @@ void OrderedReader::Compact() {
   size_t first = SIZE_MAX;
   for (const Queued& q : queue_) {
     if (!q.copied()) continue;
-    used += AlignUp(q.size + q.payload_size, 8);
+    used += base::AlignUp(q.size + q.payload_size, 8);
     first = std::min(first, q.at);
   }
   if (used == 0) {
@@ -132,7 +132,7 @@ void OrderedReader::Compact() {
   size_t at = 0;
   for (Queued& q : queue_) {
     if (!q.copied()) continue;
-    const size_t n = AlignUp(q.size + q.payload_size, 8);
+    const size_t n = base::AlignUp(q.size + q.payload_size, 8);
     std::memcpy(spare_.data() + at, bytes_.data() + q.at, n);
     q.at = at;
     at += n;

@@ -34,10 +34,10 @@ bool IsCompressed(uint32_t type) {
 // Size of the data that follows a record outside header.size, if any.
 std::optional<uint64_t> TrailingPayloadSize(const Record& record) {
   if (record.type() == PERF_RECORD_AUXTRACE && record.size() >= 16) {
-    return Load<uint64_t>(record.bytes().data() + 8);
+    return base::Load<uint64_t>(record.bytes().data() + 8);
   }
   if (record.type() == PERF_RECORD_HEADER_TRACING_DATA && record.size() >= 12) {
-    return Load<uint32_t>(record.bytes().data() + 8);
+    return base::Load<uint32_t>(record.bytes().data() + 8);
   }
   return std::nullopt;
 }
@@ -81,24 +81,24 @@ absl::Status PerfDataReader::Error(uint64_t offset, std::optional<uint32_t> type
 }
 
 absl::Status PerfDataReader::ReadHeader() {
-  absl::StatusOr<Bytes> start = input_->Read(kPipeHeaderSize, scratch_);
+  absl::StatusOr<base::Bytes> start = input_->Read(kPipeHeaderSize, scratch_);
   if (!start.ok()) return start.status();
   if (start->size() < kPipeHeaderSize) {
     return Error(0, std::nullopt,
                  absl::StrFormat("%u bytes are too few for a perf.data header", start->size()));
   }
-  uint64_t magic = Load<uint64_t>(start->data());
+  uint64_t magic = base::Load<uint64_t>(start->data());
   if (magic == kMagic) {
     header_.cross_endian = false;
-  } else if (magic == ByteSwap(kMagic)) {
+  } else if (magic == base::ByteSwap(kMagic)) {
     header_.cross_endian = true;
-  } else if (magic == kMagicV1 || magic == ByteSwap(kMagicV1)) {
+  } else if (magic == kMagicV1 || magic == base::ByteSwap(kMagicV1)) {
     return Error(0, std::nullopt, "version 1 perf.data (magic PERFFILE) is not supported");
   } else {
     return Error(0, std::nullopt, "not a perf.data file (no PERFILE2 magic)");
   }
-  uint64_t size = Load<uint64_t>(start->data() + 8);
-  if (header_.cross_endian) size = ByteSwap(size);
+  uint64_t size = base::Load<uint64_t>(start->data() + 8);
+  if (header_.cross_endian) size = base::ByteSwap(size);
   if (size == kPipeHeaderSize) {
     header_.layout = DataLayout::kPipe;
     return ReadPipePreamble();
@@ -112,22 +112,22 @@ absl::Status PerfDataReader::ReadHeader() {
                  "a file-layout perf.data cannot be read from a pipe; pass the file with -i");
   }
   header_.layout = DataLayout::kFile;
-  Bytes whole = input_->mapped();
+  base::Bytes whole = input_->mapped();
   if (whole.size() < size) {
     return Error(0, std::nullopt, "file ends inside its header");
   }
   std::vector<std::byte> file_header(whole.begin(), whole.begin() + size);
   file_header.resize(kFileHeaderSize);  // a 72-byte header has no feature bits
-  if (header_.cross_endian) SwapArrayInPlace<uint64_t>(file_header.data(), size / 8);
+  if (header_.cross_endian) base::SwapArrayInPlace<uint64_t>(file_header.data(), size / 8);
   return ReadFileLayoutHeader(file_header);
 }
 
-absl::Status PerfDataReader::ReadFileLayoutHeader(Bytes h) {
-  const uint64_t attr_size = Load<uint64_t>(h.data() + 16);
-  const uint64_t attrs_offset = Load<uint64_t>(h.data() + 24);
-  const uint64_t attrs_size = Load<uint64_t>(h.data() + 32);
-  const uint64_t data_offset = Load<uint64_t>(h.data() + 40);
-  uint64_t data_size = Load<uint64_t>(h.data() + 48);
+absl::Status PerfDataReader::ReadFileLayoutHeader(base::Bytes h) {
+  const uint64_t attr_size = base::Load<uint64_t>(h.data() + 16);
+  const uint64_t attrs_offset = base::Load<uint64_t>(h.data() + 24);
+  const uint64_t attrs_size = base::Load<uint64_t>(h.data() + 32);
+  const uint64_t data_offset = base::Load<uint64_t>(h.data() + 40);
+  uint64_t data_size = base::Load<uint64_t>(h.data() + 48);
   uint64_t bitmap[4];
   std::memcpy(bitmap, h.data() + 72, sizeof(bitmap));
   const uint64_t file_size = input_->mapped().size();
@@ -154,7 +154,7 @@ absl::Status PerfDataReader::ReadFileLayoutHeader(Bytes h) {
 }
 
 absl::Status PerfDataReader::ReadFileAttrs(uint64_t attr_size, uint64_t offset, uint64_t size) {
-  Bytes whole = input_->mapped();
+  base::Bytes whole = input_->mapped();
   if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096) {
     return Error(16, std::nullopt, absl::StrFormat("impossible attr size %u", attr_size));
   }
@@ -168,23 +168,23 @@ absl::Status PerfDataReader::ReadFileAttrs(uint64_t attr_size, uint64_t offset, 
   std::vector<EventAttr> attrs;
   for (uint64_t at = offset; at < offset + size; at += attr_size) {
     std::vector<std::byte> bytes(whole.begin() + at, whole.begin() + at + attr_size);
-    MutableBytes attr_bytes(bytes.data(), attr_size - 16);
+    base::MutableBytes attr_bytes(bytes.data(), attr_size - 16);
     if (header_.cross_endian) {
       SwapAttrBytes(attr_bytes);
-      SwapArrayInPlace<uint64_t>(bytes.data() + attr_size - 16, 2);
+      base::SwapArrayInPlace<uint64_t>(bytes.data() + attr_size - 16, 2);
     }
     absl::StatusOr<EventAttr> attr = EventAttr::FromBytes(attr_bytes);
     if (!attr.ok()) return Error(at, std::nullopt, attr.status().message());
-    uint64_t ids_offset = Load<uint64_t>(bytes.data() + attr_size - 16);
-    uint64_t ids_size = Load<uint64_t>(bytes.data() + attr_size - 8);
+    uint64_t ids_offset = base::Load<uint64_t>(bytes.data() + attr_size - 16);
+    uint64_t ids_size = base::Load<uint64_t>(bytes.data() + attr_size - 8);
     if (ids_offset > whole.size() || ids_size > whole.size() - ids_offset || ids_size % 8 != 0) {
       return Error(
           at + attr_size - 16, std::nullopt,
           absl::StrFormat("id array [%#x, +%#x) lies outside the file", ids_offset, ids_size));
     }
     for (uint64_t i = 0; i < ids_size / 8; ++i) {
-      uint64_t id = Load<uint64_t>(whole.data() + ids_offset + 8 * i);
-      attr->ids().push_back(header_.cross_endian ? ByteSwap(id) : id);
+      uint64_t id = base::Load<uint64_t>(whole.data() + ids_offset + 8 * i);
+      attr->ids().push_back(header_.cross_endian ? base::ByteSwap(id) : id);
     }
     attrs.push_back(*std::move(attr));
   }
@@ -199,7 +199,7 @@ absl::Status PerfDataReader::ReadFeatureTable(const uint64_t bitmap_in[4], uint6
     // Written by a 32-bit big-endian perf: the bitmap is made of u32 words.
     for (uint64_t& word : bitmap) word = std::rotl(word, 32);
   }
-  Bytes whole = input_->mapped();
+  base::Bytes whole = input_->mapped();
   struct Section {
     int bit;
     uint64_t offset;
@@ -216,11 +216,11 @@ absl::Status PerfDataReader::ReadFeatureTable(const uint64_t bitmap_in[4], uint6
                           input_->name(), table_offset, FeatureName(bit)));
       break;
     }
-    uint64_t offset = Load<uint64_t>(whole.data() + at);
-    uint64_t size = Load<uint64_t>(whole.data() + at + 8);
+    uint64_t offset = base::Load<uint64_t>(whole.data() + at);
+    uint64_t size = base::Load<uint64_t>(whole.data() + at + 8);
     if (header_.cross_endian) {
-      offset = ByteSwap(offset);
-      size = ByteSwap(size);
+      offset = base::ByteSwap(offset);
+      size = base::ByteSwap(size);
     }
     at += 16;
     if (offset > whole.size() || size > whole.size() - offset) {
@@ -306,7 +306,7 @@ absl::Status PerfDataReader::Absorb(const Record& record) {
       return absl::OkStatus();
     }
     case PERF_RECORD_HEADER_TRACING_DATA: {
-      Bytes payload = record.trailing_payload();
+      base::Bytes payload = record.trailing_payload();
       header_.features[HEADER_TRACING_DATA].assign(payload.begin(), payload.end());
       return absl::OkStatus();
     }
@@ -325,8 +325,8 @@ uint16_t PerfDataReader::DirectRecordSize(uint64_t offset) const {
   if (offset >= released_before_ + kReleaseStep) return 0;
   if (!pending_.empty() || decompressed_pos_ < decompressed_.size()) return 0;
   const std::byte* at = input_->mapped().data() + offset;
-  const uint32_t type = Load<uint32_t>(at);
-  const uint16_t size = Load<uint16_t>(at + 6);
+  const uint32_t type = base::Load<uint32_t>(at);
+  const uint16_t size = base::Load<uint16_t>(at + 6);
   if (type >= PERF_RECORD_USER_TYPE_START || size < kRecordHeaderSize ||
       size > direct_end_ - offset) {
     return 0;
@@ -338,7 +338,8 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::Next() {
   const uint64_t offset = input_->position();
   if (const uint16_t size = DirectRecordSize(offset); size != 0) {
     input_->Seek(offset + size);
-    return std::optional<Record>(Record(Bytes(input_->mapped().data() + offset, size), offset));
+    return std::optional<Record>(
+        Record(base::Bytes(input_->mapped().data() + offset, size), offset));
   }
   if (!pending_.empty()) {
     current_pending_ = std::move(pending_.front());
@@ -379,7 +380,7 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
     }
     return std::optional<Record>();
   }
-  absl::StatusOr<Bytes> head = input_->Read(kRecordHeaderSize, scratch_);
+  absl::StatusOr<base::Bytes> head = input_->Read(kRecordHeaderSize, scratch_);
   if (!head.ok()) return head.status();
   if (head->empty()) {
     if (decompressed_pos_ < decompressed_.size()) {
@@ -390,11 +391,11 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
   }
   if (head->size() < kRecordHeaderSize)
     return Error(offset, std::nullopt, "input ends inside a record header");
-  uint32_t type = Load<uint32_t>(head->data());
-  uint16_t size = Load<uint16_t>(head->data() + 6);
+  uint32_t type = base::Load<uint32_t>(head->data());
+  uint16_t size = base::Load<uint16_t>(head->data() + 6);
   if (header_.cross_endian) {
-    type = ByteSwap(type);
-    size = ByteSwap(size);
+    type = base::ByteSwap(type);
+    size = base::ByteSwap(size);
   }
   if (size < kRecordHeaderSize) {
     return Error(offset, type, absl::StrFormat("size %u is smaller than the record header", size));
@@ -404,14 +405,14 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
         offset, type,
         absl::StrFormat("size %u runs past the end of the data section at %#x", size, data_end_));
   }
-  Bytes bytes;
+  base::Bytes bytes;
   if (input_->is_mapped() && !header_.cross_endian) {
     bytes = input_->mapped().subspan(offset,
                                      std::min<uint64_t>(size, input_->mapped().size() - offset));
     input_->Seek(offset + bytes.size());
   } else {
     record_buffer_.assign(head->begin(), head->end());
-    absl::StatusOr<Bytes> body = input_->Read(size - kRecordHeaderSize, scratch_);
+    absl::StatusOr<base::Bytes> body = input_->Read(size - kRecordHeaderSize, scratch_);
     if (!body.ok()) return body.status();
     record_buffer_.insert(record_buffer_.end(), body->begin(), body->end());
     bytes = record_buffer_;
@@ -435,7 +436,7 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextFromInput() {
                  absl::StrFormat("announces %u bytes of trailing data, but only %u can follow",
                                  *payload_size, limit));
   }
-  absl::StatusOr<Bytes> payload = input_->Read(*payload_size, payload_buffer_);
+  absl::StatusOr<base::Bytes> payload = input_->Read(*payload_size, payload_buffer_);
   if (!payload.ok()) return payload.status();
   if (payload->size() < *payload_size)
     return Error(offset, type, "input ends inside its trailing data");
@@ -447,7 +448,7 @@ absl::Status PerfDataReader::StartDecompressing(const Record& compressed) {
   absl::StatusOr<CompressedRecord> view = CompressedRecord::From(compressed);
   if (!view.ok())
     return Error(compressed.file_offset(), compressed.type(), view.status().message());
-  Bytes data = view->data();
+  base::Bytes data = view->data();
   // Keep the part of a record the previous compressed record ended inside.
   decompressed_.erase(decompressed_.begin(), decompressed_.begin() + decompressed_pos_);
   decompressed_pos_ = 0;
@@ -461,11 +462,11 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextDecompressed() {
   size_t available = decompressed_.size() - decompressed_pos_;
   std::byte* p = decompressed_.data() + decompressed_pos_;
   if (available < kRecordHeaderSize) return NextFromInput();
-  uint32_t type = Load<uint32_t>(p);
-  uint16_t size = Load<uint16_t>(p + 6);
+  uint32_t type = base::Load<uint32_t>(p);
+  uint16_t size = base::Load<uint16_t>(p + 6);
   if (header_.cross_endian) {
-    type = ByteSwap(type);
-    size = ByteSwap(size);
+    type = base::ByteSwap(type);
+    size = base::ByteSwap(size);
   }
   if (size < kRecordHeaderSize) {
     return Error(compressed_offset_, type,
@@ -484,7 +485,7 @@ absl::StatusOr<std::optional<Record>> PerfDataReader::NextDecompressed() {
     }
     return std::optional<Record>(Record(record_buffer_, compressed_offset_));
   }
-  return std::optional<Record>(Record(Bytes(p, size), compressed_offset_));
+  return std::optional<Record>(Record(base::Bytes(p, size), compressed_offset_));
 }
 
 }  // namespace perftk::perf

@@ -71,7 +71,7 @@ class PerfDataReader {
   explicit PerfDataReader(std::unique_ptr<Input> input);
 
   absl::Status ReadHeader();
-  absl::Status ReadFileLayoutHeader(Bytes file_header);
+  absl::Status ReadFileLayoutHeader(base::Bytes file_header);
   absl::Status ReadFileAttrs(uint64_t attr_size, uint64_t offset, uint64_t size);
   absl::Status ReadFeatureTable(const uint64_t bitmap[4], uint64_t table_offset);
   absl::Status ReadPipePreamble();
@@ -103,7 +103,7 @@ class PerfDataReader {
   // The mapped input's bytes as addresses; both 0 for a stream.
   uintptr_t mapped_begin_ = 0;
   uintptr_t mapped_end_ = 0;
-  bool IsMappedPart(Bytes part) const {
+  bool IsMappedPart(base::Bytes part) const {
     const auto at = reinterpret_cast<uintptr_t>(part.data());
     return part.empty() ||
            (at >= mapped_begin_ && at <= mapped_end_ && part.size() <= mapped_end_ - at);

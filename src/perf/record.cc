@@ -31,7 +31,8 @@ OwnedRecord::OwnedRecord(std::vector<std::byte> bytes, std::vector<std::byte> tr
                          uint64_t file_offset)
     : bytes_(std::move(bytes)), payload_(std::move(trailing_payload)), file_offset_(file_offset) {}
 
-absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t misc, Bytes body) {
+absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t misc,
+                                                       base::Bytes body) {
   size_t size = kRecordHeaderSize + body.size();
   if (size > 0xffff) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -39,10 +40,10 @@ absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t m
   }
   std::vector<std::byte> bytes;
   bytes.reserve(size);
-  Append(bytes, type);
-  Append(bytes, misc);
-  Append(bytes, static_cast<uint16_t>(size));
-  AppendBytes(bytes, body);
+  base::Append(bytes, type);
+  base::Append(bytes, misc);
+  base::Append(bytes, static_cast<uint16_t>(size));
+  base::AppendBytes(bytes, body);
   return bytes;
 }
 
@@ -55,9 +56,9 @@ absl::Status SetRecordHeader(uint32_t type, uint16_t misc, std::vector<std::byte
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s record of %u bytes does not fit the 16-bit size field", RecordTypeName(type), size));
   }
-  Store<uint32_t>(record.data(), type);
-  Store<uint16_t>(record.data() + 4, misc);
-  Store<uint16_t>(record.data() + 6, static_cast<uint16_t>(size));
+  base::Store<uint32_t>(record.data(), type);
+  base::Store<uint16_t>(record.data() + 4, misc);
+  base::Store<uint16_t>(record.data() + 6, static_cast<uint16_t>(size));
   return absl::OkStatus();
 }
 
@@ -124,7 +125,7 @@ absl::Status RecordView::CheckSize(const Record& record, size_t min_size, const 
 }
 
 absl::string_view RecordView::String(size_t offset, size_t end) const {
-  Bytes bytes = record_.bytes();
+  base::Bytes bytes = record_.bytes();
   end = std::min(end, bytes.size());
   if (offset >= end) return {};
   const char* begin = reinterpret_cast<const char*>(bytes.data() + offset);
@@ -176,7 +177,7 @@ absl::StatusOr<SwitchRecord> SwitchRecord::From(const Record& record) {
 #define PERFTK_COUNTED_VIEW_FROM(View, fixed, count_offset, entry_size, name)                    \
   absl::StatusOr<View> View::From(const Record& record) {                                        \
     if (absl::Status s = CheckSize(record, fixed, name); !s.ok()) return s;                      \
-    uint64_t count = Load<uint64_t>(record.bytes().data() + count_offset);                       \
+    uint64_t count = base::Load<uint64_t>(record.bytes().data() + count_offset);                 \
     if (count > (record.bytes().size() - fixed) / entry_size) {                                  \
       return absl::DataLossError(absl::StrFormat("%s record of %u bytes cannot hold %u entries", \
                                                  name, record.bytes().size(), count));           \
@@ -193,19 +194,19 @@ PERFTK_COUNTED_VIEW_FROM(ThreadMapRecord, 16, 8, 24, "THREAD_MAP")
 absl::StatusOr<CompressedRecord> CompressedRecord::From(const Record& record) {
   if (record.type() != PERF_RECORD_COMPRESSED2) return CompressedRecord(record);
   if (absl::Status s = CheckSize(record, 16, "COMPRESSED2"); !s.ok()) return s;
-  uint64_t size = Load<uint64_t>(record.bytes().data() + 8);
+  uint64_t size = base::Load<uint64_t>(record.bytes().data() + 8);
   if (size > record.bytes().size() - 16) {
     return absl::DataLossError("COMPRESSED2 record's data size exceeds the record");
   }
   return CompressedRecord(record);
 }
 
-Bytes CompressedRecord::data() const {
+base::Bytes CompressedRecord::data() const {
   if (record().type() != PERF_RECORD_COMPRESSED2) return record().body();
   return record().bytes().subspan(16, U64(8));
 }
 
-Bytes HeaderBuildIdRecord::build_id() const {
+base::Bytes HeaderBuildIdRecord::build_id() const {
   size_t size = 20;
   if (record().misc() & PERF_RECORD_MISC_BUILD_ID_SIZE) {
     size = std::min<size_t>(20, static_cast<uint8_t>(record().bytes()[32]));
@@ -213,7 +214,7 @@ Bytes HeaderBuildIdRecord::build_id() const {
   return record().bytes().subspan(12, size);
 }
 
-Bytes Mmap2Record::build_id() const {
+base::Bytes Mmap2Record::build_id() const {
   uint8_t size = static_cast<uint8_t>(record().bytes()[40]);
   return record().bytes().subspan(44, std::min<size_t>(size, 20));
 }
@@ -237,7 +238,7 @@ absl::StatusOr<HeaderAttrRecord> HeaderAttrRecord::From(const Record& record) {
   return view;
 }
 
-Bytes HeaderAttrRecord::attr_bytes() const {
+base::Bytes HeaderAttrRecord::attr_bytes() const {
   uint32_t attr_size = U32(8 + attr_offset::kSize);
   if (attr_size == 0) attr_size = PERF_ATTR_SIZE_VER0;
   return record().bytes().subspan(8, attr_size);

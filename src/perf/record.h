@@ -26,17 +26,17 @@ class Record {
   Record() = default;
   // `bytes` holds the whole record, header included; `payload` is the data
   // that follows AUXTRACE and HEADER_TRACING_DATA records outside header.size.
-  Record(Bytes bytes, uint64_t file_offset, Bytes trailing_payload = {})
+  Record(base::Bytes bytes, uint64_t file_offset, base::Bytes trailing_payload = {})
       : bytes_(bytes), payload_(trailing_payload), file_offset_(file_offset) {}
 
-  uint32_t type() const { return Load<uint32_t>(bytes_.data()); }
-  uint16_t misc() const { return Load<uint16_t>(bytes_.data() + 4); }
-  uint16_t size() const { return Load<uint16_t>(bytes_.data() + 6); }
+  uint32_t type() const { return base::Load<uint32_t>(bytes_.data()); }
+  uint16_t misc() const { return base::Load<uint16_t>(bytes_.data() + 4); }
+  uint16_t size() const { return base::Load<uint16_t>(bytes_.data() + 6); }
   uint16_t cpumode() const { return misc() & PERF_RECORD_MISC_CPUMODE_MASK; }
 
-  Bytes bytes() const { return bytes_; }
-  Bytes body() const { return bytes_.subspan(kRecordHeaderSize); }
-  Bytes trailing_payload() const { return payload_; }
+  base::Bytes bytes() const { return bytes_; }
+  base::Bytes body() const { return bytes_.subspan(kRecordHeaderSize); }
+  base::Bytes trailing_payload() const { return payload_; }
   uint64_t file_offset() const { return file_offset_; }
 
   // Whether the bytes stay valid after the call that passes the record on,
@@ -52,8 +52,8 @@ class Record {
   bool is_header_record() const;
 
  private:
-  Bytes bytes_;
-  Bytes payload_;
+  base::Bytes bytes_;
+  base::Bytes payload_;
   uint64_t file_offset_ = 0;
   bool lasting_ = false;
 };
@@ -77,7 +77,8 @@ class OwnedRecord {
 
 // Builds a record from a header and a body; sets header.size (which must fit
 // in 16 bits: returns an error otherwise).
-absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t misc, Bytes body);
+absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t misc,
+                                                       base::Bytes body);
 // Writes the header of a record built in place: `record` holds 8 bytes of
 // room for it, then the body. InvalidArgument, as MakeRecordBytes, when the
 // whole does not fit the 16-bit size field.
@@ -99,10 +100,16 @@ class RecordView {
  protected:
   explicit RecordView(const Record& record) : record_(record) {}
   static absl::Status CheckSize(const Record& record, size_t min_size, const char* what);
-  uint16_t U16(size_t offset) const { return Load<uint16_t>(record_.bytes().data() + offset); }
+  uint16_t U16(size_t offset) const {
+    return base::Load<uint16_t>(record_.bytes().data() + offset);
+  }
   uint8_t U8(size_t offset) const { return static_cast<uint8_t>(record_.bytes()[offset]); }
-  uint32_t U32(size_t offset) const { return Load<uint32_t>(record_.bytes().data() + offset); }
-  uint64_t U64(size_t offset) const { return Load<uint64_t>(record_.bytes().data() + offset); }
+  uint32_t U32(size_t offset) const {
+    return base::Load<uint32_t>(record_.bytes().data() + offset);
+  }
+  uint64_t U64(size_t offset) const {
+    return base::Load<uint64_t>(record_.bytes().data() + offset);
+  }
   // The NUL-terminated string starting at offset, cut at `end` (exclusive).
   absl::string_view String(size_t offset, size_t end) const;
 
@@ -140,7 +147,7 @@ class Mmap2Record : public RecordView {
   uint64_t ino() const { return U64(48); }
   uint64_t ino_generation() const { return U64(56); }
   // Valid when has_build_id(): at most 20 bytes.
-  Bytes build_id() const;
+  base::Bytes build_id() const;
   uint32_t prot() const { return U32(64); }
   uint32_t flags() const { return U32(68); }
   absl::string_view filename() const { return String(72, record().size()); }
@@ -245,7 +252,7 @@ class AuxtraceInfoRecord : public RecordView {
 class HeaderAttrRecord : public RecordView {
  public:
   static absl::StatusOr<HeaderAttrRecord> From(const Record& record);
-  Bytes attr_bytes() const;
+  base::Bytes attr_bytes() const;
   std::vector<uint64_t> ids() const;
 
  private:
@@ -256,7 +263,7 @@ class HeaderFeatureRecord : public RecordView {
  public:
   static absl::StatusOr<HeaderFeatureRecord> From(const Record& record);
   uint64_t feature() const { return U64(8); }
-  Bytes data() const { return record().bytes().subspan(16); }
+  base::Bytes data() const { return record().bytes().subspan(16); }
 
  private:
   using RecordView::RecordView;
@@ -290,7 +297,7 @@ class ReadRecord : public RecordView {
   static absl::StatusOr<ReadRecord> From(const Record& record);
   uint32_t pid() const { return U32(8); }
   uint32_t tid() const { return U32(12); }
-  Bytes values() const { return record().bytes().subspan(16); }
+  base::Bytes values() const { return record().bytes().subspan(16); }
 
  private:
   using RecordView::RecordView;
@@ -338,7 +345,7 @@ class BpfEventRecord : public RecordView {
   uint16_t bpf_event_type() const { return U16(8); }
   uint16_t flags() const { return U16(10); }
   uint32_t id() const { return U32(12); }
-  Bytes tag() const { return record().bytes().subspan(16, 8); }
+  base::Bytes tag() const { return record().bytes().subspan(16, 8); }
 
  private:
   using RecordView::RecordView;
@@ -386,7 +393,7 @@ class HeaderBuildIdRecord : public RecordView {
   static absl::StatusOr<HeaderBuildIdRecord> From(const Record& record);
   int32_t pid() const { return static_cast<int32_t>(U32(8)); }
   // At most 20 bytes; the stored size when the record says so.
-  Bytes build_id() const;
+  base::Bytes build_id() const;
   absl::string_view filename() const { return String(36, record().size()); }
 
  private:
@@ -494,7 +501,7 @@ class EventUpdateRecord : public RecordView {
   uint64_t id() const { return U64(16); }
   // The unit or name, for kUnit and kName.
   absl::string_view text() const { return String(24, record().size()); }
-  Bytes data() const { return record().bytes().subspan(24); }
+  base::Bytes data() const { return record().bytes().subspan(24); }
 
  private:
   using RecordView::RecordView;
@@ -504,7 +511,7 @@ class EventUpdateRecord : public RecordView {
 class CompressedRecord : public RecordView {
  public:
   static absl::StatusOr<CompressedRecord> From(const Record& record);
-  Bytes data() const;
+  base::Bytes data() const;
 
  private:
   using RecordView::RecordView;

@@ -31,13 +31,13 @@ struct Mmap2Fields {
 // MMAP2: the fields, the file name NUL-terminated and zero-padded to 8
 // bytes, then `sample_id` (the trailer EncodeSampleId makes, or empty).
 absl::StatusOr<std::vector<std::byte>> EncodeMmap2(const Mmap2Fields& fields, uint16_t misc,
-                                                   Bytes sample_id);
+                                                   base::Bytes sample_id);
 
 // HEADER_ATTR: the attr's bytes as they are (its own size), then its ids.
 absl::StatusOr<std::vector<std::byte>> EncodeHeaderAttr(const EventAttr& attr, uint16_t misc = 0);
 
 // HEADER_FEATURE: the feature number (u64), then the section's bytes.
-absl::StatusOr<std::vector<std::byte>> EncodeHeaderFeature(uint64_t feature, Bytes section,
+absl::StatusOr<std::vector<std::byte>> EncodeHeaderFeature(uint64_t feature, base::Bytes section,
                                                            uint16_t misc = 0);
 
 // HEADER_TRACING_DATA: pads `data` with zeros to a multiple of 8 bytes (the

@@ -79,7 +79,7 @@ absl::Status Truncated(const char* field) {
 template <bool kSwap>
 class SampleDecoder {
  public:
-  SampleDecoder(const SampleFormat& format, Bytes payload) : f_(format), in_(payload) {}
+  SampleDecoder(const SampleFormat& format, base::Bytes payload) : f_(format), in_(payload) {}
 
   absl::StatusOr<Sample> Decode() {
     Sample s;
@@ -129,16 +129,16 @@ class SampleDecoder {
       }
       at.callchain = in_.position();
       // nr fits (checked above): the entries are read in one piece.
-      const Bytes entries = in_.ReadBytes(nr * 8);
+      const base::Bytes entries = in_.ReadBytes(nr * 8);
       s.callchain.resize(nr);  // kept by ResetKeepingMemory: no zeroing when it shrinks
       if (nr != 0) std::memcpy(s.callchain.data(), entries.data(), nr * 8);
       if constexpr (kSwap) {
-        for (uint64_t& ip : s.callchain) ip = ByteSwap(ip);
+        for (uint64_t& ip : s.callchain) ip = base::ByteSwap(ip);
       }
     }
     if (f_.has(PERF_SAMPLE_RAW)) {
       uint32_t size = U32();
-      Bytes raw = in_.ReadBytes(size);
+      base::Bytes raw = in_.ReadBytes(size);
       if (!in_.ok()) return Truncated("RAW");
       s.raw.assign(raw.begin(), raw.end());
     }
@@ -151,7 +151,7 @@ class SampleDecoder {
     if (f_.has(PERF_SAMPLE_STACK_USER)) {
       uint64_t size = U64();
       at.stack_user = in_.position();
-      Bytes data = in_.ReadBytes(size);
+      base::Bytes data = in_.ReadBytes(size);
       if (size != 0) s.stack_user.dyn_size = U64();
       if (!in_.ok()) return Truncated("STACK_USER");
       at.stack_user_size = std::min<uint64_t>(size, s.stack_user.dyn_size);
@@ -171,7 +171,7 @@ class SampleDecoder {
     if (f_.has(PERF_SAMPLE_CODE_PAGE_SIZE)) s.code_page_size = U64();
     if (f_.has(PERF_SAMPLE_AUX)) {
       uint64_t size = U64();
-      Bytes aux = in_.ReadBytes(size);
+      base::Bytes aux = in_.ReadBytes(size);
       if (!in_.ok()) return Truncated("AUX");
       s.aux.assign(aux.begin(), aux.end());
     }
@@ -214,11 +214,11 @@ class SampleDecoder {
 
   uint64_t U64() {
     uint64_t v = in_.Read<uint64_t>();
-    return kSwap ? ByteSwap(v) : v;
+    return kSwap ? base::ByteSwap(v) : v;
   }
   uint32_t U32() {
     uint32_t v = in_.Read<uint32_t>();
-    return kSwap ? ByteSwap(v) : v;
+    return kSwap ? base::ByteSwap(v) : v;
   }
 
   bool ReadRead(ReadFormatValues& read) {
@@ -279,16 +279,16 @@ class SampleDecoder {
   }
 
   const SampleFormat& f_;
-  ByteCursor in_;
+  base::ByteCursor in_;
 };
 
 }  // namespace
 
-absl::StatusOr<Sample> DecodeSample(const SampleFormat& format, Bytes payload) {
+absl::StatusOr<Sample> DecodeSample(const SampleFormat& format, base::Bytes payload) {
   return SampleDecoder<false>(format, payload).Decode();
 }
 
-absl::Status DecodeSampleInto(const SampleFormat& format, Bytes payload, Sample& sample,
+absl::Status DecodeSampleInto(const SampleFormat& format, base::Bytes payload, Sample& sample,
                               SampleFieldOffsets* offsets, UserStackCopy stack) {
   return SampleDecoder<false>(format, payload).DecodeInto(sample, offsets, stack);
 }
@@ -301,7 +301,7 @@ class SizeCounter {
   void Put(T) {
     size_ += sizeof(T);
   }
-  void PutBytes(Bytes bytes) { size_ += bytes.size(); }
+  void PutBytes(base::Bytes bytes) { size_ += bytes.size(); }
   size_t size() const { return size_; }
 
  private:
@@ -317,7 +317,7 @@ class FieldWriter {
     std::memcpy(at_, &value, sizeof(T));
     at_ += sizeof(T);
   }
-  void PutBytes(Bytes bytes) {
+  void PutBytes(base::Bytes bytes) {
     if (bytes.empty()) return;
     std::memcpy(at_, bytes.data(), bytes.size());
     at_ += bytes.size();
@@ -429,13 +429,13 @@ void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>
   EncodeFields(f, s, writer);
 }
 
-absl::StatusOr<SampleId> DecodeSampleId(const SampleFormat& f, Bytes record) {
+absl::StatusOr<SampleId> DecodeSampleId(const SampleFormat& f, base::Bytes record) {
   size_t size = f.trailer_size();
   if (record.size() < 8 + size) {
     return absl::DataLossError(absl::StrFormat(
         "record of %u bytes is too small for its %u-byte sample_id trailer", record.size(), size));
   }
-  ByteCursor in(record.subspan(record.size() - size));
+  base::ByteCursor in(record.subspan(record.size() - size));
   SampleId id;
   if (!f.sample_id_all) return id;
   if (f.has(PERF_SAMPLE_TID)) {
@@ -456,43 +456,43 @@ absl::StatusOr<SampleId> DecodeSampleId(const SampleFormat& f, Bytes record) {
 void EncodeSampleId(const SampleFormat& f, const SampleId& id, std::vector<std::byte>& out) {
   if (!f.sample_id_all) return;
   if (f.has(PERF_SAMPLE_TID)) {
-    Append(out, id.pid);
-    Append(out, id.tid);
+    base::Append(out, id.pid);
+    base::Append(out, id.tid);
   }
-  if (f.has(PERF_SAMPLE_TIME)) Append(out, id.time);
-  if (f.has(PERF_SAMPLE_ID)) Append(out, id.id);
-  if (f.has(PERF_SAMPLE_STREAM_ID)) Append(out, id.stream_id);
+  if (f.has(PERF_SAMPLE_TIME)) base::Append(out, id.time);
+  if (f.has(PERF_SAMPLE_ID)) base::Append(out, id.id);
+  if (f.has(PERF_SAMPLE_STREAM_ID)) base::Append(out, id.stream_id);
   if (f.has(PERF_SAMPLE_CPU)) {
-    Append(out, id.cpu);
-    Append(out, id.cpu_reserved);
+    base::Append(out, id.cpu);
+    base::Append(out, id.cpu_reserved);
   }
-  if (f.has(PERF_SAMPLE_IDENTIFIER)) Append(out, id.identifier);
+  if (f.has(PERF_SAMPLE_IDENTIFIER)) base::Append(out, id.identifier);
 }
 
 void OverwriteSampleAddresses(const SampleFieldOffsets& at, const Sample& sample,
-                              MutableBytes payload) {
+                              base::MutableBytes payload) {
   constexpr size_t kAbsent = SampleFieldOffsets::kAbsent;
   std::byte* p = payload.data();
-  if (at.ip != kAbsent) Store<uint64_t>(p + at.ip, sample.ip);
-  if (at.addr != kAbsent) Store<uint64_t>(p + at.addr, sample.addr);
+  if (at.ip != kAbsent) base::Store<uint64_t>(p + at.ip, sample.ip);
+  if (at.addr != kAbsent) base::Store<uint64_t>(p + at.addr, sample.addr);
   if (at.callchain != kAbsent) {
     std::byte* entry = p + at.callchain;
     for (uint64_t ip : sample.callchain) {
-      Store<uint64_t>(entry, ip);
+      base::Store<uint64_t>(entry, ip);
       entry += sizeof(uint64_t);
     }
   }
   if (at.branch_entries != kAbsent) {
     std::byte* entry = p + at.branch_entries;
     for (const BranchEntry& branch : sample.branch_stack.entries) {
-      Store<uint64_t>(entry, branch.from);
-      Store<uint64_t>(entry + sizeof(uint64_t), branch.to);
+      base::Store<uint64_t>(entry, branch.from);
+      base::Store<uint64_t>(entry + sizeof(uint64_t), branch.to);
       entry += kBranchEntrySize;
     }
   }
 }
 
-absl::Status SwapSamplePayload(const SampleFormat& format, MutableBytes payload) {
+absl::Status SwapSamplePayload(const SampleFormat& format, base::MutableBytes payload) {
   absl::StatusOr<Sample> sample = SampleDecoder<true>(format, payload).Decode();
   if (!sample.ok()) return sample.status();
   std::vector<std::byte> native;
@@ -505,17 +505,17 @@ absl::Status SwapSamplePayload(const SampleFormat& format, MutableBytes payload)
   return absl::OkStatus();
 }
 
-void SwapSampleIdTrailer(const SampleFormat& f, MutableBytes record) {
+void SwapSampleIdTrailer(const SampleFormat& f, base::MutableBytes record) {
   size_t size = f.trailer_size();
   if (size == 0 || record.size() < 8 + size) return;
   std::byte* p = record.data() + record.size() - size;
   auto pair32 = [&p] {
-    SwapInPlace<uint32_t>(p);
-    SwapInPlace<uint32_t>(p + 4);
+    base::SwapInPlace<uint32_t>(p);
+    base::SwapInPlace<uint32_t>(p + 4);
     p += 8;
   };
   auto u64 = [&p] {
-    SwapInPlace<uint64_t>(p);
+    base::SwapInPlace<uint64_t>(p);
     p += 8;
   };
   if (f.has(PERF_SAMPLE_TID)) pair32();

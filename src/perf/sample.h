@@ -120,7 +120,7 @@ struct SampleId {
 
 // `payload` is the record without its 8-byte header. Errors say which field
 // ran past the end or holds an impossible count.
-absl::StatusOr<Sample> DecodeSample(const SampleFormat& format, Bytes payload);
+absl::StatusOr<Sample> DecodeSample(const SampleFormat& format, base::Bytes payload);
 // Where the address fields of a decoded sample lie in its payload, for
 // tools that move addresses in place; kAbsent for a field the format lacks.
 struct SampleFieldOffsets {
@@ -144,25 +144,25 @@ enum class UserStackCopy { kCopy, kLeaveInPayload };
 // `offsets`, also says where the address fields and the stack copy lie.
 // With UserStackCopy::kLeaveInPayload, stack_user.data stays empty (its
 // dyn_size is set).
-absl::Status DecodeSampleInto(const SampleFormat& format, Bytes payload, Sample& sample,
+absl::Status DecodeSampleInto(const SampleFormat& format, base::Bytes payload, Sample& sample,
                               SampleFieldOffsets* offsets = nullptr,
                               UserStackCopy stack = UserStackCopy::kCopy);
 // Writes the address fields of `sample` (ip, addr, callchain entries, branch
 // from/to) over the payload they were decoded from, at `at`; the caller keeps
 // the field counts as decoded (same callchain and branch stack lengths).
 void OverwriteSampleAddresses(const SampleFieldOffsets& at, const Sample& sample,
-                              MutableBytes payload);
+                              base::MutableBytes payload);
 // Appends the payload (without header) to `out`.
 void EncodeSample(const SampleFormat& format, const Sample& sample, std::vector<std::byte>& out);
 
 // `record` is a whole non-sample record; the trailer is its last trailer_size() bytes.
-absl::StatusOr<SampleId> DecodeSampleId(const SampleFormat& format, Bytes record);
+absl::StatusOr<SampleId> DecodeSampleId(const SampleFormat& format, base::Bytes record);
 void EncodeSampleId(const SampleFormat& format, const SampleId& id, std::vector<std::byte>& out);
 
 // Converts a sample payload of the other byte order to native order in place.
-absl::Status SwapSamplePayload(const SampleFormat& format, MutableBytes payload);
+absl::Status SwapSamplePayload(const SampleFormat& format, base::MutableBytes payload);
 // Converts the sample_id trailer at the end of a record in place.
-void SwapSampleIdTrailer(const SampleFormat& format, MutableBytes record);
+void SwapSampleIdTrailer(const SampleFormat& format, base::MutableBytes record);
 
 // Converts a bitfield word written by a big-endian machine (fields allocated
 // from the most significant bit) to the little-endian numbering, or back:

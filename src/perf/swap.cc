@@ -6,9 +6,9 @@
 namespace perftk::perf {
 
 void SwapRecordHeader(std::byte* header) {
-  SwapInPlace<uint32_t>(header);
-  SwapInPlace<uint16_t>(header + 4);
-  SwapInPlace<uint16_t>(header + 6);
+  base::SwapInPlace<uint32_t>(header);
+  base::SwapInPlace<uint16_t>(header + 4);
+  base::SwapInPlace<uint16_t>(header + 6);
 }
 
 namespace {
@@ -22,22 +22,22 @@ void SwapFields(const char* layout, std::byte* p, std::byte* end) {
     switch (*c) {
       case '2':
         if (p + 2 > end) return;
-        SwapInPlace<uint16_t>(p);
+        base::SwapInPlace<uint16_t>(p);
         p += 2;
         break;
       case '4':
         if (p + 4 > end) return;
-        SwapInPlace<uint32_t>(p);
+        base::SwapInPlace<uint32_t>(p);
         p += 4;
         break;
       case '8':
         if (p + 8 > end) return;
-        SwapInPlace<uint64_t>(p);
+        base::SwapInPlace<uint64_t>(p);
         p += 8;
         break;
       case 'q':
         while (p + 8 <= end) {
-          SwapInPlace<uint64_t>(p);
+          base::SwapInPlace<uint64_t>(p);
           p += 8;
         }
         return;
@@ -142,28 +142,29 @@ void SwapCpuMapData(std::byte* p, std::byte* end) {
     return at <= end && n <= static_cast<size_t>(end - at);
   };
   if (!fits(p, 2)) return;
-  SwapInPlace<uint16_t>(p);
-  const uint16_t map_type = Load<uint16_t>(p);
+  base::SwapInPlace<uint16_t>(p);
+  const uint16_t map_type = base::Load<uint16_t>(p);
   std::byte* u = p + 2;
   if (map_type == 0 && fits(u, 2)) {
-    SwapInPlace<uint16_t>(u);
-    const uint16_t nr = Load<uint16_t>(u);
-    for (size_t i = 0; i < nr && fits(u + 2 + 2 * i, 2); ++i) SwapInPlace<uint16_t>(u + 2 + 2 * i);
+    base::SwapInPlace<uint16_t>(u);
+    const uint16_t nr = base::Load<uint16_t>(u);
+    for (size_t i = 0; i < nr && fits(u + 2 + 2 * i, 2); ++i)
+      base::SwapInPlace<uint16_t>(u + 2 + 2 * i);
   } else if (map_type == 1 && fits(u, 4)) {
-    SwapInPlace<uint16_t>(u);
-    SwapInPlace<uint16_t>(u + 2);
-    const uint16_t nr = Load<uint16_t>(u);
-    const uint16_t long_size = Load<uint16_t>(u + 2);
+    base::SwapInPlace<uint16_t>(u);
+    base::SwapInPlace<uint16_t>(u + 2);
+    const uint16_t nr = base::Load<uint16_t>(u);
+    const uint16_t long_size = base::Load<uint16_t>(u + 2);
     if (long_size == 4) {
       for (size_t i = 0; i < nr && fits(u + 4 + 4 * i, 4); ++i)
-        SwapInPlace<uint32_t>(u + 4 + 4 * i);
+        base::SwapInPlace<uint32_t>(u + 4 + 4 * i);
     } else if (long_size == 8) {
       for (size_t i = 0; i < nr && fits(u + 8 + 8 * i, 8); ++i)
-        SwapInPlace<uint64_t>(u + 8 + 8 * i);
+        base::SwapInPlace<uint64_t>(u + 8 + 8 * i);
     }
   } else if (map_type == 2 && fits(u, 6)) {
-    SwapInPlace<uint16_t>(u + 2);
-    SwapInPlace<uint16_t>(u + 4);
+    base::SwapInPlace<uint16_t>(u + 2);
+    base::SwapInPlace<uint16_t>(u + 4);
   }
 }
 
@@ -175,10 +176,10 @@ bool SwapSessionRecord(uint32_t type, std::byte* body, std::byte* end) {
   switch (type) {
     case PERF_RECORD_THREAD_MAP: {  // u64 nr, {u64 pid, char comm[16]}[nr]
       if (size < 8) return true;
-      SwapInPlace<uint64_t>(body);
-      const uint64_t nr = Load<uint64_t>(body);
+      base::SwapInPlace<uint64_t>(body);
+      const uint64_t nr = base::Load<uint64_t>(body);
       for (uint64_t i = 0; i < nr && i < (size - 8) / 24; ++i)
-        SwapInPlace<uint64_t>(body + 8 + 24 * i);
+        base::SwapInPlace<uint64_t>(body + 8 + 24 * i);
       return true;
     }
     case PERF_RECORD_CPU_MAP:
@@ -186,12 +187,13 @@ bool SwapSessionRecord(uint32_t type, std::byte* body, std::byte* end) {
       return true;
     case PERF_RECORD_EVENT_UPDATE: {  // u64 type, u64 id, then by type
       if (size < 16) return true;
-      SwapInPlace<uint64_t>(body);
-      SwapInPlace<uint64_t>(body + 8);
-      const uint64_t update_type = Load<uint64_t>(body);
-      if (update_type == 1 && size >= 24) SwapInPlace<uint64_t>(body + 16);  // SCALE: a double
-      if (update_type == 3) SwapCpuMapData(body + 16, end);                  // CPUS
-      return true;                                                           // UNIT, NAME: text
+      base::SwapInPlace<uint64_t>(body);
+      base::SwapInPlace<uint64_t>(body + 8);
+      const uint64_t update_type = base::Load<uint64_t>(body);
+      if (update_type == 1 && size >= 24)
+        base::SwapInPlace<uint64_t>(body + 16);              // SCALE: a double
+      if (update_type == 3) SwapCpuMapData(body + 16, end);  // CPUS
+      return true;                                           // UNIT, NAME: text
     }
     default:
       return false;
@@ -203,7 +205,7 @@ bool HasTrailer(uint32_t type) {
 }
 
 // The event a foreign-order record belongs to, found without swapping it.
-size_t ForeignEventIndex(const EventList& events, MutableBytes record, bool is_sample) {
+size_t ForeignEventIndex(const EventList& events, base::MutableBytes record, bool is_sample) {
   if (events.size() <= 1) return 0;
   const SampleFormat& first = events.format(0);
   std::optional<size_t> offset;
@@ -215,19 +217,19 @@ size_t ForeignEventIndex(const EventList& events, MutableBytes record, bool is_s
     if (from_end && *from_end <= record.size()) offset = record.size() - *from_end;
   }
   if (!offset || *offset + 8 > record.size()) return 0;
-  uint64_t id = ByteSwap(Load<uint64_t>(record.data() + *offset));
+  uint64_t id = base::ByteSwap(base::Load<uint64_t>(record.data() + *offset));
   return events.IndexOfId(id).value_or(0);
 }
 
 }  // namespace
 
-absl::Status SwapRecordToNative(const EventList& events, MutableBytes record) {
+absl::Status SwapRecordToNative(const EventList& events, base::MutableBytes record) {
   if (record.size() < kRecordHeaderSize) {
     return absl::DataLossError("record shorter than its header");
   }
   SwapRecordHeader(record.data());
-  uint32_t type = Load<uint32_t>(record.data());
-  uint16_t misc = Load<uint16_t>(record.data() + 4);
+  uint32_t type = base::Load<uint32_t>(record.data());
+  uint16_t misc = base::Load<uint16_t>(record.data() + 4);
   std::byte* body = record.data() + kRecordHeaderSize;
   std::byte* end = record.data() + record.size();
 
@@ -236,11 +238,12 @@ absl::Status SwapRecordToNative(const EventList& events, MutableBytes record) {
       return absl::DataLossError(absl::StrFormat(
           "HEADER_ATTR record of %u bytes is too short for an attr", record.size()));
     }
-    size_t attr_size = std::min<size_t>(record.size() - kRecordHeaderSize,
-                                        ByteSwap(Load<uint32_t>(body + attr_offset::kSize)));
+    size_t attr_size =
+        std::min<size_t>(record.size() - kRecordHeaderSize,
+                         base::ByteSwap(base::Load<uint32_t>(body + attr_offset::kSize)));
     if (attr_size == 0) attr_size = PERF_ATTR_SIZE_VER0;
     attr_size = std::min<size_t>(attr_size, record.size() - kRecordHeaderSize);
-    SwapAttrBytes(MutableBytes(body, attr_size));
+    SwapAttrBytes(base::MutableBytes(body, attr_size));
     SwapFields("q", body + attr_size, end);
     return absl::OkStatus();
   }
@@ -252,7 +255,7 @@ absl::Status SwapRecordToNative(const EventList& events, MutableBytes record) {
   const bool is_sample = type == PERF_RECORD_SAMPLE;
   const SampleFormat& format = events.format(ForeignEventIndex(events, record, is_sample));
   if (is_sample) {
-    return SwapSamplePayload(format, MutableBytes(body, end));
+    return SwapSamplePayload(format, base::MutableBytes(body, end));
   }
   if (HasTrailer(type)) {
     size_t trailer = format.trailer_size();

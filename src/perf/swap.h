@@ -13,7 +13,7 @@ namespace perftk::perf {
 // Tracepoint RAW payloads, AUX data and user stack copies stay as recorded:
 // they are the traced machine's memory, not perf's fields. Record types whose
 // layout perftk does not know have only their header converted.
-absl::Status SwapRecordToNative(const EventList& events, MutableBytes record);
+absl::Status SwapRecordToNative(const EventList& events, base::MutableBytes record);
 
 // Swaps a perf_event_header (type, misc, size) in place.
 void SwapRecordHeader(std::byte* header);

@@ -23,9 +23,9 @@ class TracingCursor {
       ok_ = false;
       return 0;
     }
-    T v = Load<T>(bytes_.data() + pos_);
+    T v = base::Load<T>(bytes_.data() + pos_);
     pos_ += sizeof(T);
-    return swap_ ? ByteSwap(v) : v;
+    return swap_ ? base::ByteSwap(v) : v;
   }
   uint8_t Byte() {
     if (!ok_ || pos_ >= bytes_.size()) {

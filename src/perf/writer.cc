@@ -67,8 +67,8 @@ absl::Status PerfDataWriter::Start() {
 
 absl::Status PerfDataWriter::WritePipePreamble() {
   std::vector<std::byte> head;
-  Append(head, kMagic);
-  Append(head, uint64_t{16});
+  base::Append(head, kMagic);
+  base::Append(head, uint64_t{16});
   if (absl::Status s = Put(head); !s.ok()) return s;
   for (const EventAttr& attr : header_.events.attrs()) {
     absl::StatusOr<std::vector<std::byte>> record = EncodeHeaderAttr(attr);
@@ -87,11 +87,11 @@ absl::Status PerfDataWriter::WritePipePreamble() {
       // type field is left 0, in a pipe it must say HEADER_BUILD_ID.
       std::vector<std::byte> records(section);
       for (size_t at = 0; at + kRecordHeaderSize <= records.size();) {
-        uint16_t size = Load<uint16_t>(records.data() + at + 6);
+        uint16_t size = base::Load<uint16_t>(records.data() + at + 6);
         if (size < kRecordHeaderSize || at + size > records.size()) {
           return absl::DataLossError("build_id feature section has an entry of impossible size");
         }
-        Store<uint32_t>(records.data() + at, PERF_RECORD_HEADER_BUILD_ID);
+        base::Store<uint32_t>(records.data() + at, PERF_RECORD_HEADER_BUILD_ID);
         at += size;
       }
       if (absl::Status s = Put(records); !s.ok()) return s;
@@ -122,7 +122,7 @@ absl::Status PerfDataWriter::WriteEventNames() {
   return absl::OkStatus();
 }
 
-absl::Status PerfDataWriter::Put(Bytes bytes) {
+absl::Status PerfDataWriter::Put(base::Bytes bytes) {
   if (buffered_ + bytes.size() > kBufferSize) {
     if (absl::Status s = Flush(); !s.ok()) return s;
   }
@@ -136,7 +136,7 @@ absl::Status PerfDataWriter::Put(Bytes bytes) {
 }
 
 absl::Status PerfDataWriter::Flush() {
-  if (absl::Status s = out_->Write(Bytes(buffer_.get(), buffered_)); !s.ok()) return s;
+  if (absl::Status s = out_->Write(base::Bytes(buffer_.get(), buffered_)); !s.ok()) return s;
   buffered_ = 0;
   return absl::OkStatus();
 }
@@ -179,7 +179,7 @@ absl::Status PerfDataWriter::Absorb(const Record& record) {
 absl::Status PerfDataWriter::Write(const Record& record) {
   // Most records are kernel records (no header record, no AUXTRACE, no
   // trailing payload) that fit in the buffer: copied there directly.
-  const Bytes bytes = record.bytes();
+  const base::Bytes bytes = record.bytes();
   if (record.type() < PERF_RECORD_USER_TYPE_START && bytes.size() <= kBufferSize - buffered_ &&
       record.trailing_payload().empty()) {
     Buffer(bytes);
@@ -190,9 +190,9 @@ absl::Status PerfDataWriter::Write(const Record& record) {
   return WriteBytes(record.bytes(), record.trailing_payload());
 }
 
-absl::Status PerfDataWriter::WriteBytes(Bytes record, Bytes trailing_payload) {
+absl::Status PerfDataWriter::WriteBytes(base::Bytes record, base::Bytes trailing_payload) {
   if (layout_ == DataLayout::kFile && record.size() >= kRecordHeaderSize &&
-      Load<uint32_t>(record.data()) == PERF_RECORD_AUXTRACE) {
+      base::Load<uint32_t>(record.data()) == PERF_RECORD_AUXTRACE) {
     auxtrace_index_.push_back({offset_, record.size()});
   }
   if (absl::Status s = Put(record); !s.ok()) return s;
@@ -216,8 +216,8 @@ absl::Status PerfDataWriter::WriteFileTail() {
   uint64_t section_offset = offset_ + 16 * header_.features.size();
   for (const auto& [feature, section] : header_.features) {
     bitmap[feature / 64] |= 1ULL << (feature % 64);
-    Append(table, section_offset);
-    Append(table, static_cast<uint64_t>(section.size()));
+    base::Append(table, section_offset);
+    base::Append(table, static_cast<uint64_t>(section.size()));
     section_offset += section.size();
   }
   if (absl::Status s = Put(table); !s.ok()) return s;
@@ -229,7 +229,7 @@ absl::Status PerfDataWriter::WriteFileTail() {
   for (const EventAttr& attr : header_.events.attrs()) {
     ids_offsets.push_back(offset_);
     std::vector<std::byte> ids;
-    for (uint64_t id : attr.ids()) Append(ids, id);
+    for (uint64_t id : attr.ids()) base::Append(ids, id);
     if (absl::Status s = Put(ids); !s.ok()) return s;
   }
   // All attrs of a file share one size: the largest of them.
@@ -241,26 +241,26 @@ absl::Status PerfDataWriter::WriteFileTail() {
   for (size_t i = 0; i < header_.events.size(); ++i) {
     const EventAttr& attr = header_.events.attrs()[i];
     size_t at = attrs.size();
-    AppendBytes(attrs, attr.bytes());
+    base::AppendBytes(attrs, attr.bytes());
     attrs.resize(at + attr_size);
-    Store<uint32_t>(attrs.data() + at + attr_offset::kSize, static_cast<uint32_t>(attr_size));
-    Append(attrs, ids_offsets[i]);
-    Append(attrs, static_cast<uint64_t>(8 * attr.ids().size()));
+    base::Store<uint32_t>(attrs.data() + at + attr_offset::kSize, static_cast<uint32_t>(attr_size));
+    base::Append(attrs, ids_offsets[i]);
+    base::Append(attrs, static_cast<uint64_t>(8 * attr.ids().size()));
   }
   if (absl::Status s = Put(attrs); !s.ok()) return s;
   if (absl::Status s = Flush(); !s.ok()) return s;
 
   std::vector<std::byte> head;
-  Append(head, kMagic);
-  Append(head, static_cast<uint64_t>(kFileHeaderSize));
-  Append(head, attr_size + 16);
-  Append(head, attrs_offset);
-  Append(head, static_cast<uint64_t>(attrs.size()));
-  Append(head, static_cast<uint64_t>(kFileHeaderSize));
-  Append(head, data_size);
-  Append(head, uint64_t{0});
-  Append(head, uint64_t{0});
-  for (uint64_t word : bitmap) Append(head, word);
+  base::Append(head, kMagic);
+  base::Append(head, static_cast<uint64_t>(kFileHeaderSize));
+  base::Append(head, attr_size + 16);
+  base::Append(head, attrs_offset);
+  base::Append(head, static_cast<uint64_t>(attrs.size()));
+  base::Append(head, static_cast<uint64_t>(kFileHeaderSize));
+  base::Append(head, data_size);
+  base::Append(head, uint64_t{0});
+  base::Append(head, uint64_t{0});
+  for (uint64_t word : bitmap) base::Append(head, word);
   return out_->WriteAt(head, 0);
 }
 

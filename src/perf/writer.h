@@ -46,7 +46,7 @@ class PerfDataWriter {
 
   absl::Status Write(const Record& record);
   // Writes a record given as bytes (header included) and optional trailing data.
-  absl::Status WriteBytes(Bytes record, Bytes trailing_payload = {});
+  absl::Status WriteBytes(base::Bytes record, base::Bytes trailing_payload = {});
 
   // File layout: features to write at Finish (replace or drop sections here).
   FeatureSet& features() { return header_.features; }
@@ -62,9 +62,9 @@ class PerfDataWriter {
   absl::Status WritePipePreamble();
   absl::Status WriteEventNames();
   absl::Status Absorb(const Record& record);
-  absl::Status Put(Bytes bytes);
+  absl::Status Put(base::Bytes bytes);
   // Appends bytes that fit to the buffer.
-  void Buffer(Bytes bytes) {
+  void Buffer(base::Bytes bytes) {
     if (!bytes.empty()) std::memcpy(buffer_.get() + buffered_, bytes.data(), bytes.size());
     buffered_ += bytes.size();
     offset_ += bytes.size();

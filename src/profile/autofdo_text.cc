@@ -162,7 +162,7 @@ absl::Status ReadBinary(LineReader& lines, uint64_t range_lines, Profile& into) 
     if (have_path) return lines.Error("a comment line after the binary's path");
     std::optional<absl::string_view> id_field = comment == 0 ? BuildIdField(**line) : std::nullopt;
     if (id_field) {
-      std::optional<BuildId> id = ParseBuildId(*id_field);
+      std::optional<base::BuildId> id = ParseBuildId(*id_field);
       if (!id) {
         return lines.Error(absl::StrCat("build id \"", absl::CHexEscape(*id_field),
                                         "\" is not 1 to 20 bytes in hex"));

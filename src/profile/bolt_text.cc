@@ -50,10 +50,10 @@ void AddFallThroughs(BinaryCounts& counts) {
 namespace {
 
 // "ID:ADDRESS" or "ADDRESS"; sets `id` when there is one.
-std::optional<uint64_t> ParseLocation(absl::string_view field, BuildId& id) {
+std::optional<uint64_t> ParseLocation(absl::string_view field, base::BuildId& id) {
   size_t colon = field.find(':');
   if (colon != absl::string_view::npos) {
-    std::optional<BuildId> parsed = ParseBuildId(field.substr(0, colon));
+    std::optional<base::BuildId> parsed = ParseBuildId(field.substr(0, colon));
     if (!parsed) return std::nullopt;
     id = *std::move(parsed);
     field.remove_prefix(colon + 1);
@@ -85,7 +85,7 @@ absl::Status ReadBoltText(LineReader& lines, Profile& into) {
                                                    FormatName(*into.format()), " is expected"));
   }
   BinaryCounts counts;
-  BuildId build_id;
+  base::BuildId build_id;
   uint64_t build_id_line = 0;
   while (true) {
     absl::StatusOr<std::optional<absl::string_view>> line = lines.Next();
@@ -104,7 +104,7 @@ absl::Status ReadBoltText(LineReader& lines, Profile& into) {
           branch ? "expected 'B FROM TO COUNT MISPREDICTED'" : "expected 'F START END COUNT'",
           ", got '", base::Printable(**line), "'"));
     }
-    BuildId ids[2];
+    base::BuildId ids[2];
     std::optional<uint64_t> first = ParseLocation(fields[1], ids[0]);
     std::optional<uint64_t> second = ParseLocation(fields[2], ids[1]);
     std::optional<uint64_t> count = ParseDecimal(fields[3]);
@@ -113,7 +113,7 @@ absl::Status ReadBoltText(LineReader& lines, Profile& into) {
       return lines.Error(
           absl::StrCat("a field is not a number (hex addresses, decimal counts): '", **line, "'"));
     }
-    for (const BuildId& id : ids) {
+    for (const base::BuildId& id : ids) {
       if (id.empty()) continue;
       if (build_id.empty()) {
         build_id = id;

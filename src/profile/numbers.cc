@@ -34,9 +34,9 @@ std::optional<uint64_t> ParseDecimal(absl::string_view text) {
                [](absl::string_view t, uint64_t* v) { return absl::SimpleAtoi(t, v); });
 }
 
-std::optional<BuildId> ParseBuildId(absl::string_view text) {
-  if (text.empty() || text.size() > 2 * BuildId::kMaxSize) return std::nullopt;
-  return BuildId::FromHex(text);
+std::optional<base::BuildId> ParseBuildId(absl::string_view text) {
+  if (text.empty() || text.size() > 2 * base::BuildId::kMaxSize) return std::nullopt;
+  return base::BuildId::FromHex(text);
 }
 
 uint64_t AddClamped(uint64_t a, uint64_t b) {

@@ -16,7 +16,7 @@ std::optional<uint64_t> ParseHex(absl::string_view text);
 std::optional<uint64_t> ParseDecimal(absl::string_view text);
 // A build id as texts write it: 1 to 20 bytes in hex digits (no 0x, either
 // case); nullopt for anything else.
-std::optional<BuildId> ParseBuildId(absl::string_view text);
+std::optional<base::BuildId> ParseBuildId(absl::string_view text);
 // a + b, or UINT64_MAX when that does not fit (Profile then saturates it).
 uint64_t AddClamped(uint64_t a, uint64_t b);
 

@@ -32,8 +32,8 @@ const char* FormatName(Format format);
 inline constexpr uint64_t kMaxCount = std::numeric_limits<int64_t>::max();
 
 struct BinaryKey {
-  std::string path;  // as recorded; empty when the text names none (BOLT)
-  BuildId build_id;  // empty when unknown; texts write it in lower-case hex
+  std::string path;        // as recorded; empty when the text names none (BOLT)
+  base::BuildId build_id;  // empty when unknown; texts write it in lower-case hex
   auto operator<=>(const BinaryKey&) const = default;
 };
 

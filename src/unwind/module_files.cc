@@ -55,11 +55,11 @@ std::optional<std::vector<ModuleFile::Load>> ReadLoads(Elf* elf) {
 }
 
 // The recorded build id matches the file's, as perf compares them.
-bool HasBuildId(Elf* elf, const BuildId& recorded) {
+bool HasBuildId(Elf* elf, const base::BuildId& recorded) {
   const void* bytes = nullptr;
   const ssize_t size = dwelf_elf_gnu_build_id(elf, &bytes);
   if (size <= 0) return false;
-  return recorded.Matches(BuildId::FromBytes(
+  return recorded.Matches(base::BuildId::FromBytes(
       std::span<const uint8_t>(static_cast<const uint8_t*>(bytes), static_cast<size_t>(size))));
 }
 
@@ -97,7 +97,8 @@ ModuleFiles::ModuleFiles(std::string symfs, perf::BuildIdsByPath build_ids)
   elf_version(EV_CURRENT);  // here, not in Open: lanes open files at once
 }
 
-std::unique_ptr<ModuleFile> ModuleFiles::Open(const std::string& path, const BuildId& build_id,
+std::unique_ptr<ModuleFile> ModuleFiles::Open(const std::string& path,
+                                              const base::BuildId& build_id,
                                               absl::Status& error) const {
   absl::StatusOr<int> opened = base::OpenInputFile(path, "binary");
   if (!opened.ok()) {
@@ -121,7 +122,7 @@ std::unique_ptr<ModuleFile> ModuleFiles::Open(const std::string& path, const Bui
 }
 
 std::unique_ptr<ModuleFile> ModuleFiles::Locate(const machine::Dso& dso) const {
-  BuildId build_id = dso.build_id;
+  base::BuildId build_id = dso.build_id;
   if (build_id.empty()) {
     if (auto it = build_ids_.find(dso.name); it != build_ids_.end()) build_id = it->second;
   }
@@ -180,7 +181,7 @@ std::unique_ptr<ModuleFile> ModuleFiles::Locate(const machine::Dso& dso) const {
   return nullptr;
 }
 
-bool ModuleFiles::AddBuildId(const std::string& name, const BuildId& id) {
+bool ModuleFiles::AddBuildId(const std::string& name, const base::BuildId& id) {
   build_ids_[name] = id;
   // Only answers of "not found" are dropped: a file found is in use by the
   // lane's unwinders, and it had to match the id it was found by anyway.

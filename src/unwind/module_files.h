@@ -74,7 +74,7 @@ class ModuleFiles {
   // Files named `name` are the ones with build id `id` from now on (a
   // pipe's HEADER_BUILD_ID record); Find looks again for those it found
   // none for. Returns whether it will (an answer was dropped).
-  bool AddBuildId(const std::string& name, const BuildId& id);
+  bool AddBuildId(const std::string& name, const base::BuildId& id);
   // The first error opening a file for another reason than its absence or
   // its type (EMFILE, EACCES, EIO): the run must end with it. OK if none.
   const absl::Status& failure() const { return failure_; }
@@ -88,7 +88,7 @@ class ModuleFiles {
   // The file at `path` if it is an ELF file with build id `build_id` (any
   // when empty); null otherwise, with `error` set when it could not be
   // opened for a reason of the system's (EMFILE, EACCES, EIO).
-  std::unique_ptr<ModuleFile> Open(const std::string& path, const BuildId& build_id,
+  std::unique_ptr<ModuleFile> Open(const std::string& path, const base::BuildId& build_id,
                                    absl::Status& error) const;
   std::unique_ptr<ModuleFile> Locate(const machine::Dso& dso) const;
 

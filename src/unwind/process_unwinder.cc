@@ -351,7 +351,7 @@ ProcessUnwinder::ThreadMemo& ProcessUnwinder::MemoFor(int32_t tid) {
   return slot;
 }
 
-UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, Bytes stack) {
+UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, base::Bytes stack) {
   UnwoundStack out;
   SampleMemory memory(attempt.registers->sp, stack, maps_.get(), files_);
   attempt.memory = &memory;
@@ -408,8 +408,8 @@ UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, Bytes stack) {
   return out;
 }
 
-UnwoundStack ProcessUnwinder::Unwind(int32_t tid, const InitialRegisters& registers, Bytes stack,
-                                     size_t max_frames) {
+UnwoundStack ProcessUnwinder::Unwind(int32_t tid, const InitialRegisters& registers,
+                                     base::Bytes stack, size_t max_frames) {
   // libdw's callbacks report to this unwinder's files until Unwind returns.
   struct Reporting {
     explicit Reporting(ModuleFiles& files) { unwinding_files = &files; }

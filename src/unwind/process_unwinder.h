@@ -75,7 +75,7 @@ class ProcessUnwinder {
   // (pid reuse) needs a new unwinder.
   const machine::Maps* maps() const { return maps_.get(); }
 
-  UnwoundStack Unwind(int32_t tid, const InitialRegisters& registers, Bytes stack,
+  UnwoundStack Unwind(int32_t tid, const InitialRegisters& registers, base::Bytes stack,
                       size_t max_frames);
 
   // How many times a changed mapping made the Dwfl start over.
@@ -145,7 +145,7 @@ class ProcessUnwinder {
   ThreadMemo& MemoFor(int32_t tid);
 
   // One try; attempt.stale says it must be redone on a fresh Dwfl.
-  UnwoundStack TryUnwind(Attempt& attempt, Bytes stack);
+  UnwoundStack TryUnwind(Attempt& attempt, base::Bytes stack);
   // Makes sure a current module covers pc, reporting it if needed.
   ModuleState PrepareModule(uint64_t pc);
   bool Overlaps(Dwfl_Module* added) const;

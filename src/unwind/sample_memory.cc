@@ -4,7 +4,8 @@
 
 namespace perftk::unwind {
 
-SampleMemory::SampleMemory(uint64_t sp, Bytes stack, const machine::Maps* maps, ModuleFiles& files)
+SampleMemory::SampleMemory(uint64_t sp, base::Bytes stack, const machine::Maps* maps,
+                           ModuleFiles& files)
     : sp_(sp), stack_(stack), maps_(maps), files_(files) {}
 
 bool SampleMemory::Read(uint64_t addr, uint64_t& word) {

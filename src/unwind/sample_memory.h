@@ -18,7 +18,7 @@ class SampleMemory {
   // `stack` is the valid part of the copy (dyn_size bytes) taken at `sp`;
   // `maps` is the process's address space (may be null). Both must outlive
   // this object.
-  SampleMemory(uint64_t sp, Bytes stack, const machine::Maps* maps, ModuleFiles& files);
+  SampleMemory(uint64_t sp, base::Bytes stack, const machine::Maps* maps, ModuleFiles& files);
 
   // The 8 bytes at addr; false if neither the stack copy nor a mapped file
   // holds all of them.
@@ -40,7 +40,7 @@ class SampleMemory {
   bool ReadMappedFile(uint64_t addr, uint64_t& word);
 
   uint64_t sp_;
-  Bytes stack_;
+  base::Bytes stack_;
   const machine::Maps* maps_;
   ModuleFiles& files_;
   machine::MapsCache cache_;

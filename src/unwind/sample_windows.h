@@ -34,7 +34,7 @@ struct PendingRecord {
   // The valid part of the stack copy, when it was left in a lasting input
   // record rather than copied into `sample`.
   bool stack_in_input = false;
-  Bytes stack;
+  base::Bytes stack;
 };
 
 struct SampleWindow {

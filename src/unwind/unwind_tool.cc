@@ -174,7 +174,7 @@ ProcessUnwinder* UnwindTool::UnwinderFor(Lane& lane, uint16_t cpumode, int32_t p
 }
 
 void UnwindTool::UnwindSample(Lane& lane, const perf::SampleFormat& format, uint16_t cpumode,
-                              Bytes stack_copy, perf::Sample& sample) const {
+                              base::Bytes stack_copy, perf::Sample& sample) const {
   absl::StatusOr<InitialRegisters> registers =
       InitialRegistersOf(*arch_, format.regs_user_mask, sample.regs_user);
   if (!registers.ok()) {
@@ -253,8 +253,8 @@ absl::Status UnwindTool::QueueSample(const perf::Record& record, pipeline::Recor
   pending.file_offset = record.file_offset();
   pending.sample = std::move(sample);
   pending.stack_in_input = stack_in_input && at.stack_user != perf::SampleFieldOffsets::kAbsent;
-  pending.stack =
-      pending.stack_in_input ? record.body().subspan(at.stack_user, at.stack_user_size) : Bytes();
+  pending.stack = pending.stack_in_input ? record.body().subspan(at.stack_user, at.stack_user_size)
+                                         : base::Bytes();
   return windows_.OpenIsFull() ? Flush(out) : absl::OkStatus();
 }
 
@@ -278,10 +278,10 @@ void UnwindTool::UnwindWindowPart(size_t lane, SampleWindow& window, size_t begi
   for (size_t i = begin; i < end; ++i) {
     PendingRecord& pending = window.records[window.samples[i]];
     const perf::UserStack& copy = pending.sample.stack_user;
-    const Bytes stack =
+    const base::Bytes stack =
         pending.stack_in_input
             ? pending.stack
-            : Bytes(copy.data.data(), std::min<uint64_t>(copy.dyn_size, copy.data.size()));
+            : base::Bytes(copy.data.data(), std::min<uint64_t>(copy.dyn_size, copy.data.size()));
     UnwindSample(lanes_[lane], input_events_.format(pending.event),
                  pending.misc & PERF_RECORD_MISC_CPUMODE_MASK, stack, pending.sample);
   }
@@ -376,7 +376,8 @@ void UnwindTool::NoteBuildId(const perf::Record& record) {
   absl::StatusOr<perf::HeaderBuildIdRecord> view = perf::HeaderBuildIdRecord::From(record);
   if (!view.ok()) return;
   base::MutexLock lock(build_ids_mu_);
-  build_ids_.emplace_back(std::string(view->filename()), BuildId::FromBytes(view->build_id()));
+  build_ids_.emplace_back(std::string(view->filename()),
+                          base::BuildId::FromBytes(view->build_id()));
   build_ids_count_.store(build_ids_.size(), std::memory_order_release);
 }
 

@@ -139,8 +139,8 @@ class UnwindTool : public pipeline::Tool {
   void NoteBuildId(const perf::Record& record);
   // Replaces the user part of `sample`'s call chain with the unwound stack.
   // `stack` is the valid part of its stack copy.
-  void UnwindSample(Lane& lane, const perf::SampleFormat& format, uint16_t cpumode, Bytes stack,
-                    perf::Sample& sample) const;
+  void UnwindSample(Lane& lane, const perf::SampleFormat& format, uint16_t cpumode,
+                    base::Bytes stack, perf::Sample& sample) const;
   ProcessUnwinder* UnwinderFor(Lane& lane, uint16_t cpumode, int32_t pid) const;
   void ConvertAttr(perf::EventAttr& attr) const;
   absl::Status Fail(const perf::Record& record, const absl::Status& status) const;
@@ -154,7 +154,7 @@ class UnwindTool : public pipeline::Tool {
   // ones before it unwinds (no drain: an id only helps find a file, so a
   // sample before the record that sees it is none the worse).
   base::Mutex build_ids_mu_;
-  std::vector<std::pair<std::string, BuildId>> build_ids_ ABSL_GUARDED_BY(build_ids_mu_);
+  std::vector<std::pair<std::string, base::BuildId>> build_ids_ ABSL_GUARDED_BY(build_ids_mu_);
   std::atomic<size_t> build_ids_count_{0};
   SampleWindows windows_{kWindowsInFlight};
   UnwindStats stats_;  // samples seen; the lanes count the outcomes

@@ -41,20 +41,20 @@ std::vector<std::byte> Mmap2(const perf::EventAttr& attr, uint16_t misc, int32_t
                              uint64_t start, uint64_t len, uint64_t pgoff,
                              const std::string& filename) {
   std::vector<std::byte> body;
-  Append(body, static_cast<uint32_t>(pid));
-  Append(body, static_cast<uint32_t>(pid));
-  Append(body, start);
-  Append(body, len);
-  Append(body, pgoff);
-  Append(body, uint32_t{254});   // maj
-  Append(body, uint32_t{0});     // min
-  Append(body, uint64_t{1234});  // ino
-  Append(body, uint64_t{0});     // ino_generation
-  Append(body, uint32_t{5});     // prot r-x
-  Append(body, uint32_t{2});     // flags MAP_PRIVATE
-  std::vector<std::byte> name(AlignUp(filename.size() + 1, 8));
+  base::Append(body, static_cast<uint32_t>(pid));
+  base::Append(body, static_cast<uint32_t>(pid));
+  base::Append(body, start);
+  base::Append(body, len);
+  base::Append(body, pgoff);
+  base::Append(body, uint32_t{254});   // maj
+  base::Append(body, uint32_t{0});     // min
+  base::Append(body, uint64_t{1234});  // ino
+  base::Append(body, uint64_t{0});     // ino_generation
+  base::Append(body, uint32_t{5});     // prot r-x
+  base::Append(body, uint32_t{2});     // flags MAP_PRIVATE
+  std::vector<std::byte> name(base::AlignUp(filename.size() + 1, 8));
   std::memcpy(name.data(), filename.data(), filename.size());
-  AppendBytes(body, name);
+  base::AppendBytes(body, name);
   perf::SampleId id;
   id.pid = id.tid = pid;
   perf::EncodeSampleId(perf::SampleFormat::Of(attr), id, body);
@@ -119,14 +119,14 @@ TEST_F(AslrToolTest, MovesMappingsAndKeepsOffsetsInThem) {
 TEST_F(AslrToolTest, CallchainMarkersSwitchBetweenKernelAndUserSpace) {
   Start(Attr(kSampleType));
   std::vector<std::byte> kernel_body;
-  Append(kernel_body, uint32_t{0xffffffff});
-  Append(kernel_body, uint32_t{0});
-  Append(kernel_body, uint64_t{0xffffffff81000000});
-  Append(kernel_body, uint64_t{0x1000000});
-  Append(kernel_body, uint64_t{0xffffffff81000000});
+  base::Append(kernel_body, uint32_t{0xffffffff});
+  base::Append(kernel_body, uint32_t{0});
+  base::Append(kernel_body, uint64_t{0xffffffff81000000});
+  base::Append(kernel_body, uint64_t{0x1000000});
+  base::Append(kernel_body, uint64_t{0xffffffff81000000});
   std::vector<std::byte> name(24);
   std::memcpy(name.data(), "[kernel.kallsyms]_text", 22);
-  AppendBytes(kernel_body, name);
+  base::AppendBytes(kernel_body, name);
   perf::EncodeSampleId(perf::SampleFormat::Of(attr_), perf::SampleId{}, kernel_body);
   ASSERT_TRUE(Feed(RecordBytes(PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, kernel_body)).ok());
   absl::StatusOr<perf::MmapRecord> kernel = perf::MmapRecord::From(out_.records.back().view());
@@ -292,15 +292,15 @@ TEST_F(AslrToolTest, MalformedSamplesAreClearErrors) {
   std::vector<std::byte> bytes = SampleRecord(attr_, PERF_RECORD_MISC_USER, s);
   // Cut inside the callchain.
   std::vector<std::byte> shorter(bytes.begin(), bytes.end() - 16);
-  Store<uint16_t>(shorter.data() + 6, static_cast<uint16_t>(shorter.size()));
+  base::Store<uint16_t>(shorter.data() + 6, static_cast<uint16_t>(shorter.size()));
   absl::Status status = Feed(shorter);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(std::string(status.message()).find("SAMPLE record"), std::string::npos) << status;
   EXPECT_NE(std::string(status.message()).find("CALLCHAIN"), std::string::npos) << status;
   // A callchain nr far past the end (after header, ip, pid/tid, time, period).
   std::vector<std::byte> huge = bytes;
-  ASSERT_EQ(Load<uint64_t>(huge.data() + 40), 3u);
-  Store<uint64_t>(huge.data() + 40, uint64_t{1} << 60);
+  ASSERT_EQ(base::Load<uint64_t>(huge.data() + 40), 3u);
+  base::Store<uint64_t>(huge.data() + 40, uint64_t{1} << 60);
   status = Feed(huge);
   EXPECT_NE(std::string(status.message()).find("CALLCHAIN"), std::string::npos) << status;
   EXPECT_TRUE(out_.records.empty());
@@ -328,7 +328,7 @@ TEST_F(AslrToolTest, TheSameInputGivesTheSameOutput) {
     ASSERT_TRUE(
         feed.Process(perf::Record(SampleRecord(attr, PERF_RECORD_MISC_USER, s), 0), out).ok());
     std::vector<std::byte> all;
-    for (const perf::OwnedRecord& r : out.records) AppendBytes(all, r.view().bytes());
+    for (const perf::OwnedRecord& r : out.records) base::AppendBytes(all, r.view().bytes());
     runs.push_back(all);
   }
   EXPECT_EQ(runs[0], runs[1]);

@@ -7,7 +7,7 @@
 #include "absl/hash/hash_testing.h"
 #include "gtest/gtest.h"
 
-namespace perftk {
+namespace perftk::base {
 namespace {
 
 BuildId Hex(absl::string_view hex) {
@@ -140,4 +140,4 @@ TEST(BuildIdPadding, PrintableDropsZerosPast16Bytes) {
 }
 
 }  // namespace
-}  // namespace perftk
+}  // namespace perftk::base

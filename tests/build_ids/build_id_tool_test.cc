@@ -35,7 +35,7 @@ class Collect : public testing::CollectingSink {
       absl::StatusOr<perf::HeaderBuildIdRecord> view =
           perf::HeaderBuildIdRecord::From(record.view());
       EXPECT_TRUE(view.ok());
-      Bytes id = view->build_id();
+      base::Bytes id = view->build_id();
       ids.push_back(absl::StrCat(view->filename(), "=",
                                  absl::BytesToHexString(absl::string_view(
                                      reinterpret_cast<const char*>(id.data()), id.size()))));
@@ -57,11 +57,11 @@ perf::EventAttr Attr() {
 
 std::vector<std::byte> StringSection(const std::string& text) {
   std::vector<std::byte> section;
-  const uint32_t size = static_cast<uint32_t>(AlignUp(text.size() + 1, 64));
-  Append(section, size);
+  const uint32_t size = static_cast<uint32_t>(base::AlignUp(text.size() + 1, 64));
+  base::Append(section, size);
   std::vector<std::byte> padded(size);
   std::memcpy(padded.data(), text.data(), text.size());
-  AppendBytes(section, padded);
+  base::AppendBytes(section, padded);
   return section;
 }
 
@@ -77,7 +77,7 @@ SelfFile Self() {
   EXPECT_EQ(stat(self.path.c_str(), &self.st), 0);
   absl::StatusOr<std::unique_ptr<elf::ElfFile>> elf = elf::ElfFile::Open(self.path);
   EXPECT_TRUE(elf.ok());
-  self.hex_id = (*elf)->BuildId().value_or(BuildId()).ToHex();
+  self.hex_id = (*elf)->BuildId().value_or(base::BuildId()).ToHex();
   return self;
 }
 
@@ -237,7 +237,7 @@ TEST_F(BuildIdToolTest, AnInputThatNamesTheDsoKeepsItsOwn) {
   perf::BuildIdEntry entry;
   entry.pid = -1;
   entry.misc = PERF_RECORD_MISC_USER;
-  entry.build_id = *BuildId::FromHex("0102");
+  entry.build_id = *base::BuildId::FromHex("0102");
   entry.filename = self.path;
   perf::AppendBuildIdEntry(entry, header_.features[HEADER_BUILD_ID]);
   Start({});
@@ -250,7 +250,7 @@ TEST_F(BuildIdToolTest, AnInputThatNamesTheDsoKeepsItsOwn) {
 
 TEST_F(BuildIdToolTest, OnlyWithoutIdsPassesAnInputWithIdsThrough) {
   perf::BuildIdEntry entry;
-  entry.build_id = *BuildId::FromHex("01");
+  entry.build_id = *base::BuildId::FromHex("01");
   entry.filename = "/usr/bin/other";
   perf::AppendBuildIdEntry(entry, header_.features[HEADER_BUILD_ID]);
   Start(OnlyWithoutIds());
@@ -356,7 +356,7 @@ TEST_F(BuildIdToolTest, AUserPathWithDotDotIsRefusedAndDataMappingsAreSkipped) {
 
 TEST(GnuBuildIdInNotes, FindsTheGnuNoteAmongOthersAndRefusesCutShortOnes) {
   EXPECT_EQ(elf::GnuBuildIdInNotes(GnuNote("\x01\x02\x03", 1) + GnuNote("\xaa\xbb")),
-            BuildId::FromHex("aabb"));
+            base::BuildId::FromHex("aabb"));
   EXPECT_EQ(elf::GnuBuildIdInNotes(GnuNote("\x01\x02\x03", 1)), std::nullopt);
   std::string cut = GnuNote("\xaa\xbb\xcc\xdd\xee");
   EXPECT_EQ(elf::GnuBuildIdInNotes(cut.substr(0, cut.size() - 4)), std::nullopt);

@@ -35,7 +35,7 @@ class BinaryImagesTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   machine::Dso ModuleWithRecordedId(const std::string& id) {
-    return machine::Dso{dir_ + "/m.so", BuildId::FromBytes(id), {}, false};
+    return machine::Dso{dir_ + "/m.so", base::BuildId::FromBytes(id), {}, false};
   }
 
   std::string dir_;
@@ -105,7 +105,7 @@ TEST_F(BuildIdCacheTest, AMovedBinaryIsFoundByIdInTheCache) {
 TEST_F(BuildIdCacheTest, TheVdsoIsReadFromTheCache) {
   Keep("[vdso]/a535d7222f9f01d1", "vdso");
   BinaryImages images("", {});
-  machine::Dso vdso{"[vdso]", BuildId::FromBytes(kShortId), {}, false};
+  machine::Dso vdso{"[vdso]", base::BuildId::FromBytes(kShortId), {}, false};
   const Image* image = images.Find(vdso);
   ASSERT_NE(image, nullptr);
   EXPECT_EQ(image->path, cache_ + "/.build-id/a5/35d7222f9f01d1/vdso");
@@ -115,9 +115,9 @@ TEST_F(BuildIdCacheTest, TheVdsoIsReadFromTheCache) {
 TEST_F(BuildIdCacheTest, AVdsoOfAnotherIdOrNoneIsNamedInAWarning) {
   Keep("[vdso]/a535d7222f9f01d1", "vdso");
   BinaryImages images("", {});
-  machine::Dso other{"[vdso]", *BuildId::FromHex("0102030405060708"), {}, false};
+  machine::Dso other{"[vdso]", *base::BuildId::FromHex("0102030405060708"), {}, false};
   EXPECT_EQ(images.Find(other), nullptr);
-  machine::Dso no_id{"[vdso]", BuildId(), {}, false};
+  machine::Dso no_id{"[vdso]", base::BuildId(), {}, false};
   EXPECT_EQ(images.Find(no_id), nullptr);
   std::string warnings = testing::PrintToString(images.TakeWarnings());
   EXPECT_THAT(warnings, HasSubstr("cache as " + cache_ + "/.build-id/01/02030405060708/vdso"));

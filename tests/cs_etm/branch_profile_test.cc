@@ -77,8 +77,8 @@ uint64_t BranchCount(const BranchProfile& profile, const machine::Dso& dso, uint
   return branch == it->second.branches.end() ? 0 : branch->second;
 }
 
-const machine::Dso kApp{"/bin/app", BuildId(), {}, false};
-const machine::Dso kOther{"/bin/other", BuildId(), {}, false};
+const machine::Dso kApp{"/bin/app", base::BuildId(), {}, false};
+const machine::Dso kOther{"/bin/other", base::BuildId(), {}, false};
 
 TEST(BranchProfile, TheTargetThePacketGivesIsNotReadAgain) {
   OneBinary locator(&kApp);

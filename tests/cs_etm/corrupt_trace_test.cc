@@ -163,7 +163,7 @@ Result DecodeRaw(TraceProtocol protocol, std::span<const uint8_t> trace, size_t 
   block.cpu = 0;
   block.formatted = false;
   block.file_offset = 1000;
-  block.data = Bytes(bytes);
+  block.data = base::Bytes(bytes);
   Counter counter;
   Result result;
   result.status = (*decoder)->Decode(block, counter);
@@ -226,7 +226,7 @@ TEST(CorruptTraceDeathTest, AFaultInAPerftkCallbackIsACrash) {
       TraceBlock block;
       block.cpu = 0;
       block.formatted = false;
-      block.data = Bytes(bytes);
+      block.data = base::Bytes(bytes);
       Counter counter;
       (void)(*decoder)->Decode(block, counter);
     }

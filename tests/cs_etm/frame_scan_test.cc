@@ -32,7 +32,7 @@ std::optional<TraceIdSet> Scan(std::initializer_list<Frame> frames) {
   for (const Frame& frame : frames) {
     for (uint8_t b : frame) bytes.push_back(std::byte{b});
   }
-  return TraceIdsOfFrames(Bytes(bytes));
+  return TraceIdsOfFrames(base::Bytes(bytes));
 }
 
 TraceIdSet Ids(std::initializer_list<int> ids) {

@@ -35,7 +35,7 @@ std::string ProfileWithAllocationOrder(const std::vector<std::string>& names,
                                        const std::vector<size_t>& allocation_order) {
   std::vector<std::unique_ptr<machine::Dso>> owned(names.size());
   for (size_t i : allocation_order) {
-    owned[i] = std::make_unique<machine::Dso>(machine::Dso{names[i], BuildId(), {}, false});
+    owned[i] = std::make_unique<machine::Dso>(machine::Dso{names[i], base::BuildId(), {}, false});
   }
   std::vector<const machine::Dso*> dsos;
   for (const auto& dso : owned) dsos.push_back(dso.get());

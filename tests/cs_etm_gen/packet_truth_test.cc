@@ -89,7 +89,7 @@ class PacketTruth : public ::testing::Test {
       formatter.Add(TraceIdOfCpu(0), trace);
       bytes = formatter.Finish();
     }
-    block.data = Bytes(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+    block.data = base::Bytes(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
     Collect sink;
     absl::Status status = (*decoder)->Decode(block, sink);
     EXPECT_TRUE(status.ok()) << status;

@@ -757,7 +757,8 @@ profile::Profile QemuRecorder::Truth(profile::Format format) const {
   const bool autofdo = format == profile::Format::kAutoFdo;
   profile::Profile out(format);
   for (const auto& [image, c] : impl_->counts) {
-    const profile::BinaryKey key{image->path, BuildId::FromBytes(image->build_id).PaddedTo20()};
+    const profile::BinaryKey key{image->path,
+                                 base::BuildId::FromBytes(image->build_id).PaddedTo20()};
     auto address = [&, image = image](uint64_t offset) {
       return autofdo ? image->AutoFdoAddress(offset) : image->Vaddr(offset);
     };

@@ -104,8 +104,8 @@ absl::Status RecordingWriter::Write(uint32_t type, uint16_t misc, std::vector<st
   }
   absl::StatusOr<std::vector<std::byte>> bytes = perf::MakeRecordBytes(type, misc, body);
   if (!bytes.ok()) return bytes.status();
-  Bytes trailing;
-  if (payload != nullptr) trailing = AsBytes(payload->data(), payload->size());
+  base::Bytes trailing;
+  if (payload != nullptr) trailing = base::AsBytes(payload->data(), payload->size());
   return writer_->WriteBytes(*bytes, trailing);
 }
 

@@ -36,11 +36,12 @@ TEST(BuildIdCachePaths, TheVdsoIsKeptAsVdsoAndUnderItsOwnName) {
 }
 
 TEST(BuildIdCachePaths, APaddedShortIdIsAlsoLookedUpUnpadded) {
-  const BuildId padded = BuildId::FromBytes(absl::string_view("\x0a\x1b\x2c\0\0\0\0\0", 8));
+  const base::BuildId padded =
+      base::BuildId::FromBytes(absl::string_view("\x0a\x1b\x2c\0\0\0\0\0", 8));
   EXPECT_THAT(BuildIdCachePaths("/c", "/m.ko", padded),
               ElementsAre("/c/.build-id/0a/1b2c0000000000/elf", "/c/.build-id/0a/1b2c0000000000",
                           "/c/.build-id/0a/1b2c/elf", "/c/.build-id/0a/1b2c"));
-  const BuildId whole = BuildId::FromBytes(absl::string_view("\x0a\x1b\x2c", 3));
+  const base::BuildId whole = base::BuildId::FromBytes(absl::string_view("\x0a\x1b\x2c", 3));
   EXPECT_THAT(BuildIdCachePaths("/c", "/m.ko", whole),
               ElementsAre("/c/.build-id/0a/1b2c/elf", "/c/.build-id/0a/1b2c"));
 }
@@ -103,7 +104,7 @@ class AddToBuildIdCacheTest : public testing::TempDirTest {};
 TEST_F(AddToBuildIdCacheTest, PerfsLayoutKeptOnlyWhenTheRunKeepsIt) {
   const std::string file = Path("lib.so");
   std::ofstream(file) << "contents";
-  const BuildId id = *BuildId::FromHex("0a1b2c3d");
+  const base::BuildId id = *base::BuildId::FromHex("0a1b2c3d");
   const std::string cache = Path("cache");
   std::vector<base::PendingFile> made;
   ASSERT_TRUE(AddToBuildIdCache(cache, file, id, made).ok());
@@ -132,8 +133,8 @@ TEST_F(AddToBuildIdCacheTest, PerfsLayoutKeptOnlyWhenTheRunKeepsIt) {
 
 TEST_F(AddToBuildIdCacheTest, ARelativePathOrNoIdIsRefused) {
   std::vector<base::PendingFile> made;
-  EXPECT_FALSE(AddToBuildIdCache(Path("c"), "lib.so", *BuildId::FromHex("0a1b"), made).ok());
-  EXPECT_FALSE(AddToBuildIdCache(Path("c"), Path("lib.so"), BuildId(), made).ok());
+  EXPECT_FALSE(AddToBuildIdCache(Path("c"), "lib.so", *base::BuildId::FromHex("0a1b"), made).ok());
+  EXPECT_FALSE(AddToBuildIdCache(Path("c"), Path("lib.so"), base::BuildId(), made).ok());
   EXPECT_THAT(made, IsEmpty());
 }
 

@@ -21,14 +21,14 @@ std::unique_ptr<ElfFile> Self() {
 TEST(HasBuildId, MatchesAsPerfCompares) {
   std::unique_ptr<ElfFile> self = Self();
   ASSERT_NE(self, nullptr);
-  std::optional<BuildId> id = self->BuildId();
+  std::optional<base::BuildId> id = self->BuildId();
   if (!id) GTEST_SKIP() << "linked without a build id";
   EXPECT_TRUE(HasBuildId(*self, *id));
   EXPECT_TRUE(HasBuildId(*self, id->PaddedTo20()));
   std::string other(id->bytes_view());
   other[0] = static_cast<char>(other[0] ^ 1);
-  EXPECT_FALSE(HasBuildId(*self, BuildId::FromBytes(other)));
-  EXPECT_FALSE(HasBuildId(*self, BuildId())) << "an empty id matches nothing";
+  EXPECT_FALSE(HasBuildId(*self, base::BuildId::FromBytes(other)));
+  EXPECT_FALSE(HasBuildId(*self, base::BuildId())) << "an empty id matches nothing";
 }
 
 }  // namespace

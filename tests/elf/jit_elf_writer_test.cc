@@ -37,7 +37,7 @@ std::string Sha1Hex(const std::string& text, size_t chunk = SIZE_MAX,
                     Sha1::Engine engine = Sha1::BestEngine()) {
   Sha1 sha(engine);
   for (size_t i = 0; i < text.size(); i += std::min(chunk, text.size())) {
-    sha.Update(AsBytes(text.data() + i, std::min(chunk, text.size() - i)));
+    sha.Update(base::AsBytes(text.data() + i, std::min(chunk, text.size() - i)));
   }
   return Hex(sha.Finish());
 }
@@ -402,7 +402,7 @@ TEST(MergedJitElfWriter, OneEhFrameForEveryFunctionsTables) {
   ASSERT_TRUE(p.sections.count(".eh_frame"));
   ASSERT_TRUE(p.sections.count(".eh_frame_hdr"));
   uint64_t code_end = addresses[3] + codes[3].size();
-  EXPECT_EQ(p.sections[".eh_frame"].sh_addr, AlignUp(code_end, 8));
+  EXPECT_EQ(p.sections[".eh_frame"].sh_addr, base::AlignUp(code_end, 8));
   EXPECT_EQ(p.sections[".eh_frame_hdr"].sh_addr,
             p.sections[".eh_frame"].sh_addr + p.sections[".eh_frame"].sh_size);
   EXPECT_EQ(p.phdrs[0].p_filesz, p.sections[".eh_frame_hdr"].sh_addr + 8 - 0x80);

@@ -261,7 +261,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   BranchProfile profile(image);
   std::optional<TraceIdSet> ids;
   if (formatted) {
-    ids = TraceIdsOfFrames(perftk::Bytes(trace));
+    ids = TraceIdsOfFrames(perftk::base::Bytes(trace));
     if (ids) {
       TraceIdSet known;
       for (const TraceSource& source : info.sources) known.set(DecoderTraceId(source, trace_ids));
@@ -275,7 +275,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   block.formatted = formatted;
   block.seed_pid = 100;
   block.seed_tid = 101;
-  block.data = perftk::Bytes(trace);
+  block.data = perftk::base::Bytes(trace);
   synthesizer.BeginBlock(kNoCpu, 1);
   const bool decoded = (*decoder)->Decode(block, tee).ok();
   // Compared where OpenCSD decoded the block (a fatal error, which ends a

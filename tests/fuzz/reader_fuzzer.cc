@@ -18,7 +18,7 @@
 
 namespace {
 
-using perftk::Bytes;
+using perftk::base::Bytes;
 
 // Enough for any input the fuzzer makes; stops pathological loops early.
 constexpr int kMaxRecords = 1 << 16;

@@ -143,7 +143,7 @@ struct WrittenFile {
 class JitFileWriterTest : public TempDirTest, public ::testing::WithParamInterface<size_t> {
  protected:
   JitFileWriter MakeWriter(size_t ahead) {
-    return JitFileWriter(ahead, [this](const std::string& path, const BuildId& id,
+    return JitFileWriter(ahead, [this](const std::string& path, const base::BuildId& id,
                                        const struct stat& st, uint64_t tag) {
       struct stat now;
       EXPECT_EQ(stat(path.c_str(), &now), 0) << path << " reported before it exists";
@@ -157,9 +157,9 @@ class JitFileWriterTest : public TempDirTest, public ::testing::WithParamInterfa
     std::memcpy(b.data(), s.data(), s.size());
     return b;
   }
-  static BuildId Id(uint64_t tag) {
-    const uint8_t id[BuildId::kMaxSize] = {static_cast<uint8_t>(tag)};
-    return BuildId::FromBytes(std::span<const uint8_t>(id));
+  static base::BuildId Id(uint64_t tag) {
+    const uint8_t id[base::BuildId::kMaxSize] = {static_cast<uint8_t>(tag)};
+    return base::BuildId::FromBytes(std::span<const uint8_t>(id));
   }
 
   std::vector<WrittenFile> written_;
@@ -280,8 +280,8 @@ INSTANTIATE_TEST_SUITE_P(Ahead, JitFileWriterTest, ::testing::Values(0, 1, 8, 12
 
 TEST_F(TempDirTest, JitFileWriterBoundsTheBytesItHolds) {
   size_t written = 0;
-  JitFileWriter writer(
-      128, [&](const std::string&, const BuildId&, const struct stat&, uint64_t) { ++written; });
+  JitFileWriter writer(128, [&](const std::string&, const base::BuildId&, const struct stat&,
+                                uint64_t) { ++written; });
   size_t size = JitFileWriter::kMaxQueuedBytes / 2 + 1;
   ASSERT_TRUE(writer.Add(Path(0), std::vector<std::byte>(size), {}, 0).ok());
   EXPECT_EQ(written, 0u);

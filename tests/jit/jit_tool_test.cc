@@ -71,16 +71,16 @@ class Recording {
 
   void Mmap2(uint64_t time, uint32_t pid, uint64_t start, uint64_t len, const std::string& name) {
     std::vector<std::byte> body;
-    Append<uint32_t>(body, pid);
-    Append<uint32_t>(body, pid);
-    Append<uint64_t>(body, start);
-    Append<uint64_t>(body, len);
-    Append<uint64_t>(body, 0);
-    for (int i = 0; i < 3; ++i) Append<uint64_t>(body, 0);  // maj, min, ino, ino_generation
-    Append<uint32_t>(body, PROT_READ | PROT_EXEC);
-    Append<uint32_t>(body, MAP_PRIVATE);
-    AppendBytes(body, AsBytes(name.data(), name.size()));
-    body.resize(AlignUp(body.size() + 1, 8));
+    base::Append<uint32_t>(body, pid);
+    base::Append<uint32_t>(body, pid);
+    base::Append<uint64_t>(body, start);
+    base::Append<uint64_t>(body, len);
+    base::Append<uint64_t>(body, 0);
+    for (int i = 0; i < 3; ++i) base::Append<uint64_t>(body, 0);  // maj, min, ino, ino_generation
+    base::Append<uint32_t>(body, PROT_READ | PROT_EXEC);
+    base::Append<uint32_t>(body, MAP_PRIVATE);
+    base::AppendBytes(body, base::AsBytes(name.data(), name.size()));
+    body.resize(base::AlignUp(body.size() + 1, 8));
     Trailer(body, pid, time);
     records_.push_back(*perf::MakeRecordBytes(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body));
   }
@@ -100,9 +100,9 @@ class Recording {
 
   void TimeConv(uint64_t shift, uint64_t mult, uint64_t zero) {
     std::vector<std::byte> body;
-    Append<uint64_t>(body, shift);
-    Append<uint64_t>(body, mult);
-    Append<uint64_t>(body, zero);
+    base::Append<uint64_t>(body, shift);
+    base::Append<uint64_t>(body, mult);
+    base::Append<uint64_t>(body, zero);
     records_.push_back(*perf::MakeRecordBytes(PERF_RECORD_TIME_CONV, 0, body));
   }
 
@@ -148,7 +148,7 @@ std::vector<OutRecord> ReadBack(const std::string& path, perf::Header* header = 
     auto r = (*reader)->Next();
     EXPECT_TRUE(r.ok());
     if (!r.ok() || !*r) break;
-    Bytes b = (*r)->bytes();
+    base::Bytes b = (*r)->bytes();
     out.push_back(OutRecord{(*r)->type(), (*reader)->header().events.TimeOf(**r),
                             std::vector<std::byte>(b.begin(), b.end())});
   }
@@ -697,7 +697,7 @@ TEST_F(JitToolTest, BuildIdCacheHasPerfsLayout) {
     std::string so = dir_ + "/" + name;
     auto elf = elf::ElfFile::Open(so);
     ASSERT_TRUE(elf.ok()) << elf.status();
-    std::string hex = (*elf)->BuildId().value_or(BuildId()).ToHex();
+    std::string hex = (*elf)->BuildId().value_or(base::BuildId()).ToHex();
     ASSERT_EQ(hex.size(), 40u);
     // perf names entries by the file's real path (no "//", "..", links).
     const std::string real = std::filesystem::canonical(so).string();

@@ -86,9 +86,9 @@ std::string Describe(const Map& map) {
 class MapsConcurrencyTest : public ::testing::Test {
  protected:
   MapsConcurrencyTest()
-      : stable_dso_(dsos_.Intern("/stable", BuildId(), FileId{}, false)),
-        lib_dso_(dsos_.Intern("/lib/churn.so", BuildId(), FileId{}, false)),
-        anon_dso_(dsos_.Intern("//anon", BuildId(), FileId{}, false)) {}
+      : stable_dso_(dsos_.Intern("/stable", base::BuildId(), FileId{}, false)),
+        lib_dso_(dsos_.Intern("/lib/churn.so", base::BuildId(), FileId{}, false)),
+        anon_dso_(dsos_.Intern("//anon", base::BuildId(), FileId{}, false)) {}
 
   Map StableMap() const {
     return Map{kStableStart, kStableEnd, 0, stable_dso_, 5, 0, MapKind::kFile};

@@ -336,7 +336,7 @@ TEST(MachineTest, BuildIdIsKeptOnTheDso) {
   Machine m;
   MmapEvent e = UserMmap(1, 1, 0x1000, 0x1000, 0, "/bin/a");
   e.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
-  e.build_id = BuildId::FromBytes(absl::string_view("\xde\xad\xbe\xef", 4));
+  e.build_id = base::BuildId::FromBytes(absl::string_view("\xde\xad\xbe\xef", 4));
   ASSERT_TRUE(m.Apply(e).ok());
   EXPECT_EQ(m.FindMap(1, PERF_RECORD_MISC_USER, 0x1000)->dso->build_id.ToHex(), "deadbeef");
 }

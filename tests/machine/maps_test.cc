@@ -20,7 +20,7 @@ using ::testing::Optional;
 class MapsTest : public ::testing::Test {
  protected:
   const Dso* DsoNamed(absl::string_view name) {
-    return dsos_.Intern(name, BuildId(), FileId{}, /*kernel_space=*/false);
+    return dsos_.Intern(name, base::BuildId(), FileId{}, /*kernel_space=*/false);
   }
   Map FileMap(uint64_t start, uint64_t end, uint64_t pgoff, absl::string_view name = "/lib/a.so") {
     Map map;
@@ -244,11 +244,12 @@ TEST(MapTest, UserMapKindFollowsPerfNames) {
 
 TEST(DsoTableTest, InternsByIdentity) {
   DsoTable table;
-  const Dso* a = table.Intern("/lib/a.so", BuildId(), FileId{8, 1, 42, 0}, false);
-  EXPECT_EQ(table.Intern("/lib/a.so", BuildId(), FileId{8, 1, 42, 0}, false), a);
-  EXPECT_NE(table.Intern("/lib/a.so", BuildId(), FileId{8, 1, 43, 0}, false), a);
-  EXPECT_NE(table.Intern("/lib/a.so", *BuildId::FromHex("0102"), FileId{8, 1, 42, 0}, false), a);
-  EXPECT_NE(table.Intern("/lib/a.so", BuildId(), FileId{8, 1, 42, 0}, true), a);
+  const Dso* a = table.Intern("/lib/a.so", base::BuildId(), FileId{8, 1, 42, 0}, false);
+  EXPECT_EQ(table.Intern("/lib/a.so", base::BuildId(), FileId{8, 1, 42, 0}, false), a);
+  EXPECT_NE(table.Intern("/lib/a.so", base::BuildId(), FileId{8, 1, 43, 0}, false), a);
+  EXPECT_NE(table.Intern("/lib/a.so", *base::BuildId::FromHex("0102"), FileId{8, 1, 42, 0}, false),
+            a);
+  EXPECT_NE(table.Intern("/lib/a.so", base::BuildId(), FileId{8, 1, 42, 0}, true), a);
   EXPECT_EQ(a->name, "/lib/a.so");
   EXPECT_EQ(table.size(), 4u);
 }

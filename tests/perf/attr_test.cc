@@ -48,8 +48,8 @@ AttrBuilder EveryField() {
 TEST(AttrTest, BuilderPutsFieldsAtTheAbiOffsets) {
   std::vector<std::byte> bytes = EveryField().Serialize(kNative);
   ASSERT_EQ(bytes.size(), PERF_ATTR_SIZE_VER8);
-  auto u32 = [&](size_t at) { return Load<uint32_t>(bytes.data() + at); };
-  auto u64 = [&](size_t at) { return Load<uint64_t>(bytes.data() + at); };
+  auto u32 = [&](size_t at) { return base::Load<uint32_t>(bytes.data() + at); };
+  auto u64 = [&](size_t at) { return base::Load<uint64_t>(bytes.data() + at); };
   using namespace attr_offset;
   EXPECT_EQ(u32(kType), PERF_TYPE_BREAKPOINT);
   EXPECT_EQ(u32(kSize), PERF_ATTR_SIZE_VER8);
@@ -66,7 +66,7 @@ TEST(AttrTest, BuilderPutsFieldsAtTheAbiOffsets) {
   EXPECT_EQ(static_cast<int32_t>(u32(kClockid)), -7);
   EXPECT_EQ(u64(kSampleRegsIntr), 3u);
   EXPECT_EQ(u32(kAuxWatermark), 0x1000u);
-  EXPECT_EQ(Load<uint16_t>(bytes.data() + kSampleMaxStack), 127);
+  EXPECT_EQ(base::Load<uint16_t>(bytes.data() + kSampleMaxStack), 127);
   EXPECT_EQ(u32(kAuxSampleSize), 0x2000u);
   EXPECT_EQ(u64(kSigData), 0xdeadbeefu);
   EXPECT_EQ(u64(kConfig3), 0x55u);
@@ -128,7 +128,7 @@ TEST(AttrTest, FromBytesRefusesLessThanVer0) {
 
 TEST(AttrTest, FromBytesSetsSizeToTheBytesGiven) {
   std::vector<std::byte> bytes = EveryField().Size(PERF_ATTR_SIZE_VER5).Serialize(kNative);
-  Store<uint32_t>(bytes.data() + attr_offset::kSize, 0);  // perf reads 0 as VER0
+  base::Store<uint32_t>(bytes.data() + attr_offset::kSize, 0);  // perf reads 0 as VER0
   absl::StatusOr<perf::EventAttr> attr = perf::EventAttr::FromBytes(bytes);
   ASSERT_TRUE(attr.ok());
   EXPECT_EQ(attr->U32(attr_offset::kSize), PERF_ATTR_SIZE_VER5);

@@ -48,16 +48,16 @@ PerfDataBuilder Small() {
 }
 
 // The error of reading `bytes` to the end ("" if it reads fine).
-std::string ReadError(Bytes bytes) {
+std::string ReadError(base::Bytes bytes) {
   absl::StatusOr<ReadBack> back = ReadAll(bytes, "bad.data");
   return back.ok() ? "" : std::string(back.status().message());
 }
 
 std::vector<std::byte> Patched(std::vector<std::byte> bytes, size_t at, uint64_t value,
                                int width = 8) {
-  if (width == 8) Store<uint64_t>(bytes.data() + at, value);
-  if (width == 4) Store<uint32_t>(bytes.data() + at, static_cast<uint32_t>(value));
-  if (width == 2) Store<uint16_t>(bytes.data() + at, static_cast<uint16_t>(value));
+  if (width == 8) base::Store<uint64_t>(bytes.data() + at, value);
+  if (width == 4) base::Store<uint32_t>(bytes.data() + at, static_cast<uint32_t>(value));
+  if (width == 2) base::Store<uint16_t>(bytes.data() + at, static_cast<uint16_t>(value));
   return bytes;
 }
 
@@ -69,10 +69,12 @@ TEST(BadInputTest, SmallRecordingIsFine) {
 TEST(BadInputTest, EmptyAndTruncatedHeaders) {
   EXPECT_EQ(ReadError({}), "bad.data: offset 0: 0 bytes are too few for a perf.data header");
   std::vector<std::byte> file = Small().BuildFile().bytes;
-  EXPECT_EQ(ReadError(Bytes(file).first(15)),
+  EXPECT_EQ(ReadError(base::Bytes(file).first(15)),
             "bad.data: offset 0: 15 bytes are too few for a perf.data header");
-  EXPECT_EQ(ReadError(Bytes(file).first(50)), "bad.data: offset 0: file ends inside its header");
-  EXPECT_EQ(ReadError(Bytes(file).first(103)), "bad.data: offset 0: file ends inside its header");
+  EXPECT_EQ(ReadError(base::Bytes(file).first(50)),
+            "bad.data: offset 0: file ends inside its header");
+  EXPECT_EQ(ReadError(base::Bytes(file).first(103)),
+            "bad.data: offset 0: file ends inside its header");
 }
 
 TEST(BadInputTest, WrongMagic) {
@@ -92,7 +94,7 @@ TEST(BadInputTest, WrongMagic) {
 TEST(BadInputTest, BogusHeaderSize) {
   std::vector<std::byte> file = Patched(Small().BuildFile().bytes, 8, 200);
   EXPECT_EQ(ReadError(file), "bad.data: offset 0x8: header size 200 is neither 16 (pipe) nor 104");
-  file = Patched(Small().BuildFile(kForeign).bytes, 8, ByteSwap(uint64_t{0}));
+  file = Patched(Small().BuildFile(kForeign).bytes, 8, base::ByteSwap(uint64_t{0}));
   EXPECT_THAT(ReadError(file), HasSubstr("header size 0 is neither"));
 }
 
@@ -275,7 +277,7 @@ TEST(BadInputTest, AStreamThatLiesAboutAPayloadCostsOnlyWhatItHolds) {
       perf::Input::Open(absl::StrCat("/dev/fd/", fds[0]));
   ASSERT_TRUE(input.ok()) << input.status();
   std::vector<std::byte> scratch;
-  absl::StatusOr<Bytes> got = (*input)->Read(uint64_t{1} << 32, scratch);  // 4 GiB announced
+  absl::StatusOr<base::Bytes> got = (*input)->Read(uint64_t{1} << 32, scratch);  // 4 GiB announced
   writer.join();
   close(fds[0]);
   ASSERT_TRUE(got.ok()) << got.status();
@@ -377,7 +379,7 @@ TEST(BadInputTest, CorruptZstdData) {
 
 TEST(BadInputTest, CompressedDataEndingInsideARecord) {
   std::vector<std::byte> inner = MakeComm(1, 1, "a-long-command-name").Build();
-  std::vector<std::byte> frame = Compress(Bytes(inner).first(inner.size() - 8));
+  std::vector<std::byte> frame = Compress(base::Bytes(inner).first(inner.size() - 8));
   PerfDataBuilder b = Small();
   b.Record(MakeCompressed(frame));
   EXPECT_THAT(ReadError(b.BuildFile().bytes),
@@ -386,14 +388,14 @@ TEST(BadInputTest, CompressedDataEndingInsideARecord) {
               HasSubstr("COMPRESSED record: compressed data ends inside a record"));
   // Fewer bytes than a record header left over.
   PerfDataBuilder c = Small();
-  c.Record(MakeCompressed(Compress(Bytes(inner).first(5))));
+  c.Record(MakeCompressed(Compress(base::Bytes(inner).first(5))));
   EXPECT_THAT(ReadError(c.BuildFile().bytes), HasSubstr("compressed data ends inside a record"));
   EXPECT_THAT(ReadError(c.BuildPipe()), HasSubstr("compressed data ends inside a record"));
 }
 
 TEST(BadInputTest, DecompressedRecordOfSizeZero) {
   std::vector<std::byte> inner = MakeComm(1, 1, "x").Build();
-  Store<uint16_t>(inner.data() + 6, 0);
+  base::Store<uint16_t>(inner.data() + 6, 0);
   PerfDataBuilder b = Small();
   b.Record(MakeCompressed(Compress(inner)));
   EXPECT_THAT(ReadError(b.BuildFile().bytes),

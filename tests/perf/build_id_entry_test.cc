@@ -12,10 +12,10 @@
 namespace perftk {
 namespace {
 
-BuildId Id(size_t size) {
+base::BuildId Id(size_t size) {
   std::vector<std::byte> id(size);
   for (size_t i = 0; i < size; ++i) id[i] = std::byte(0xa0 + i);
-  return BuildId::FromBytes(id);
+  return base::BuildId::FromBytes(id);
 }
 
 TEST(BuildIdEntry, WrittenAsPerfLaysItOutAndReadBack) {
@@ -30,7 +30,7 @@ TEST(BuildIdEntry, WrittenAsPerfLaysItOutAndReadBack) {
     const size_t start = section.size();
     perf::AppendBuildIdEntry(entry, section);
     const std::byte* p = section.data() + start;
-    EXPECT_EQ(Load<uint16_t>(p + 6), section.size() - start);
+    EXPECT_EQ(base::Load<uint16_t>(p + 6), section.size() - start);
     EXPECT_EQ((section.size() - start - 36) % 64, 0u) << "name padded to 64";
     EXPECT_EQ(std::memcmp(p + 12, entry.build_id.bytes().data(), size), 0);
     EXPECT_EQ(static_cast<uint8_t>(p[32]), size) << "the id's size at offset 32";

@@ -54,7 +54,7 @@ Fields& Fields::Int(int width, uint64_t value) {
   return *this;
 }
 
-Fields& Fields::Raw(Bytes bytes) {
+Fields& Fields::Raw(base::Bytes bytes) {
   Item item;
   item.bytes.assign(bytes.begin(), bytes.end());
   items_.push_back(std::move(item));
@@ -63,20 +63,20 @@ Fields& Fields::Raw(Bytes bytes) {
 }
 
 Fields& Fields::Raw(std::string_view text) {
-  return Raw(Bytes(reinterpret_cast<const std::byte*>(text.data()), text.size()));
+  return Raw(base::Bytes(reinterpret_cast<const std::byte*>(text.data()), text.size()));
 }
 
 Fields& Fields::Zeros(size_t n) { return Raw(std::vector<std::byte>(n)); }
 
 Fields& Fields::String(std::string_view text, size_t align) {
   std::vector<std::byte> bytes = ToBytes(text);
-  bytes.resize(AlignUp(text.size() + 1, align));
+  bytes.resize(base::AlignUp(text.size() + 1, align));
   return Raw(bytes);
 }
 
 Fields& Fields::PerfString(std::string_view text) {
   std::vector<std::byte> bytes = ToBytes(text);
-  bytes.resize(AlignUp(text.size() + 1, 64));
+  bytes.resize(base::AlignUp(text.size() + 1, 64));
   U32(static_cast<uint32_t>(bytes.size()));
   return Raw(bytes);
 }
@@ -188,7 +188,7 @@ AttrBuilder AttrBuilder::FromNative(const perf::EventAttr& attr) {
       .Size(attr.size())
       .Ids(attr.ids());
   if (attr.size() >= kSampleMaxStack + 2) {
-    b.SampleMaxStack(Load<uint16_t>(attr.bytes().data() + kSampleMaxStack));
+    b.SampleMaxStack(base::Load<uint16_t>(attr.bytes().data() + kSampleMaxStack));
   }
   std::vector<uint64_t> future;
   for (size_t at = PERF_ATTR_SIZE_VER8; at + 8 <= attr.size(); at += 8)
@@ -377,7 +377,7 @@ RecordBuilder MakeTextPoke(uint64_t addr, std::vector<std::byte> old_bytes,
   r.U16(static_cast<uint16_t>(new_bytes.size()));
   std::vector<std::byte> bytes = old_bytes;
   bytes.insert(bytes.end(), new_bytes.begin(), new_bytes.end());
-  bytes.resize(AlignUp(bytes.size() + 4, 8) - 4);
+  bytes.resize(base::AlignUp(bytes.size() + 4, 8) - 4);
   r.Raw(bytes);
   return r;
 }
@@ -454,7 +454,7 @@ namespace {
 
 // Pads a record body to a multiple of 8 bytes, as perf sizes these records.
 RecordBuilder& PadTo8(RecordBuilder& r, size_t body_size) {
-  r.Zeros(AlignUp(body_size, 8) - body_size);
+  r.Zeros(base::AlignUp(body_size, 8) - body_size);
   return r;
 }
 
@@ -524,20 +524,20 @@ RecordBuilder MakeBuildIdEntry(uint32_t type, int32_t pid, std::vector<uint8_t> 
   return r;
 }
 
-RecordBuilder MakeCompressed(Bytes compressed) {
+RecordBuilder MakeCompressed(base::Bytes compressed) {
   RecordBuilder r(PERF_RECORD_COMPRESSED);
   r.Raw(compressed);
   return r;
 }
 
-RecordBuilder MakeCompressed2(Bytes compressed) {
+RecordBuilder MakeCompressed2(base::Bytes compressed) {
   RecordBuilder r(PERF_RECORD_COMPRESSED2);
   r.U64(compressed.size()).Raw(compressed);
-  r.Zeros(AlignUp(compressed.size(), 8) - compressed.size());
+  r.Zeros(base::AlignUp(compressed.size(), 8) - compressed.size());
   return r;
 }
 
-std::vector<std::byte> Compress(Bytes data, int level) {
+std::vector<std::byte> Compress(base::Bytes data, int level) {
   std::vector<std::byte> out(ZSTD_compressBound(data.size()));
   size_t n = ZSTD_compress(out.data(), out.size(), data.data(), data.size(), level);
   if (ZSTD_isError(n)) return {};
@@ -783,7 +783,7 @@ std::vector<std::byte> PerfDataBuilder::BuildPipe(Endian endian) const {
   return out;
 }
 
-absl::StatusOr<ReadBack> ReadAll(Bytes bytes, std::string name) {
+absl::StatusOr<ReadBack> ReadAll(base::Bytes bytes, std::string name) {
   absl::StatusOr<std::unique_ptr<perf::PerfDataReader>> reader =
       perf::PerfDataReader::FromInput(perf::Input::FromMemory(bytes, std::move(name)));
   if (!reader.ok()) return reader.status();

@@ -44,7 +44,7 @@ class Fields {
   Fields& U32(uint32_t v) { return Int(4, v); }
   Fields& U64(uint64_t v) { return Int(8, v); }
   // Bytes that are the same in either byte order (strings, traced memory).
-  Fields& Raw(Bytes bytes);
+  Fields& Raw(base::Bytes bytes);
   Fields& Raw(std::string_view text);
   Fields& Zeros(size_t n);
   // A NUL-terminated string, zero-padded to a multiple of `align`.
@@ -260,7 +260,7 @@ class RecordBuilder {
     body_.U64(v);
     return *this;
   }
-  RecordBuilder& Raw(Bytes bytes) {
+  RecordBuilder& Raw(base::Bytes bytes) {
     body_.Raw(bytes);
     return *this;
   }
@@ -389,11 +389,11 @@ RecordBuilder MakeBuildIdEntry(uint32_t type, int32_t pid, std::vector<uint8_t> 
 
 // PERF_RECORD_COMPRESSED holding `compressed` (see Compress). perf does not
 // pad these: the size is the header plus the compressed bytes.
-RecordBuilder MakeCompressed(Bytes compressed);
+RecordBuilder MakeCompressed(base::Bytes compressed);
 // PERF_RECORD_COMPRESSED2: data_size, the data, zero padding to 8 bytes.
-RecordBuilder MakeCompressed2(Bytes compressed);
+RecordBuilder MakeCompressed2(base::Bytes compressed);
 // One complete zstd frame of `data`.
-std::vector<std::byte> Compress(Bytes data, int level = 3);
+std::vector<std::byte> Compress(base::Bytes data, int level = 3);
 
 // One record of every type whose layout perftk knows (kernel and perf's
 // own, both MMAP2 unions), with fields of distinct values and, for kernel
@@ -465,7 +465,7 @@ struct ReadBack {
   std::vector<std::string> warnings;
 };
 // Reads `bytes` through Input::FromMemory and PerfDataReader until the end.
-absl::StatusOr<ReadBack> ReadAll(Bytes bytes, std::string name = "test.data");
+absl::StatusOr<ReadBack> ReadAll(base::Bytes bytes, std::string name = "test.data");
 
 std::vector<std::byte> ToBytes(std::string_view text);
 std::vector<std::byte> ToBytes(std::initializer_list<uint8_t> bytes);

@@ -68,7 +68,7 @@ TEST(Decompressor, AFrameCutInsideARecordContinuesInTheNext) {
   for (size_t cut : {size_t{1}, size_t{5}, whole.size() / 2, whole.size() - 1}) {
     perf::Decompressor decompressor;
     std::vector<std::byte> out;
-    const Bytes bytes(whole);
+    const base::Bytes bytes(whole);
     ASSERT_TRUE(decompressor.Decompress(bytes.first(cut), out, input.size()).ok()) << cut;
     ASSERT_TRUE(decompressor.Decompress(bytes.subspan(cut), out, input.size()).ok()) << cut;
     EXPECT_TRUE(out == input) << "cut at " << cut;

@@ -24,7 +24,7 @@ TEST(InputTest, ReleasedPagesLeaveTheMappingAndReadBackTheFile) {
   { std::ofstream(path, std::ios::binary).write(contents.data(), kSize); }
   absl::StatusOr<std::unique_ptr<perf::Input>> input = perf::Input::Open(path);
   ASSERT_TRUE(input.ok()) << input.status();
-  const Bytes all = (*input)->mapped();
+  const base::Bytes all = (*input)->mapped();
   ASSERT_EQ(all.size(), kSize);
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   auto touch = [&](size_t begin, size_t end) {

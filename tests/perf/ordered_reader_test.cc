@@ -76,7 +76,7 @@ std::vector<std::byte> Recording(const std::vector<Item>& items, Layout layout) 
   return b.BuildFile(layout == Layout::kSwapped ? kForeign : kNative).bytes;
 }
 
-bool Inside(Bytes part, const std::vector<std::byte>& buffer) {
+bool Inside(base::Bytes part, const std::vector<std::byte>& buffer) {
   const auto at = reinterpret_cast<uintptr_t>(part.data());
   const auto begin = reinterpret_cast<uintptr_t>(buffer.data());
   return at >= begin && at + part.size() <= begin + buffer.size();

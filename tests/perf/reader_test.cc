@@ -22,7 +22,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-std::vector<std::byte> Copy(Bytes bytes) { return {bytes.begin(), bytes.end()}; }
+std::vector<std::byte> Copy(base::Bytes bytes) { return {bytes.begin(), bytes.end()}; }
 
 // Two events told apart by IDENTIFIER, each with a different sample layout.
 AttrBuilder CyclesAttr() {
@@ -203,7 +203,7 @@ TEST(ReaderTest, FileLayoutReadsBackRecordForRecord) {
   EXPECT_EQ((*ids)[0].filename, "/usr/bin/true");
   EXPECT_EQ((*ids)[0].build_id.size(), 20u);
   EXPECT_EQ((*ids)[1].pid, 1234);
-  EXPECT_EQ((*ids)[1].build_id, BuildId::FromBytes(ToBytes({0xaa, 0xbb, 0xcc})));
+  EXPECT_EQ((*ids)[1].build_id, base::BuildId::FromBytes(ToBytes({0xaa, 0xbb, 0xcc})));
   EXPECT_EQ((*ids)[1].filename, "/tmp/jitted-1234-1.so");
 }
 
@@ -348,15 +348,15 @@ CompressedCase CompressedRecording(Endian endian, uint32_t type = PERF_RECORD_CO
     stream.insert(stream.end(), bytes.begin(), bytes.end());
   }
   const size_t split = fourth + 20;
-  auto compressed = [&](Bytes part) {
+  auto compressed = [&](base::Bytes part) {
     std::vector<std::byte> frame = Compress(part);
     return type == PERF_RECORD_COMPRESSED ? MakeCompressed(frame) : MakeCompressed2(frame);
   };
   CompressedCase c;
   c.file.Attr(attr).Feature(HEADER_HOSTNAME, StringFeature("z"));
   c.file.Record(MakeComm(1, 1, "before").WithSampleId(attr, TrailerFor(attr, 1, 0)));
-  c.file.Record(compressed(Bytes(stream).first(split)));
-  c.file.Record(compressed(Bytes(stream).subspan(split)));
+  c.file.Record(compressed(base::Bytes(stream).first(split)));
+  c.file.Record(compressed(base::Bytes(stream).subspan(split)));
   c.file.Record(RecordBuilder(PERF_RECORD_FINISHED_ROUND));
   c.expected.push_back(c.file.records()[0]);
   c.expected.insert(c.expected.end(), inner.begin(), inner.end());
@@ -407,7 +407,7 @@ TEST(ReaderTest, PipePreambleIsFoldedIntoTheHeader) {
     ASSERT_TRUE(ids.ok()) << ids.status();
     ASSERT_EQ(ids->size(), 1u);
     EXPECT_EQ((*ids)[0].filename, "/bin/true");
-    EXPECT_EQ((*ids)[0].build_id, BuildId::FromBytes(ToBytes({1, 2, 3, 4})));
+    EXPECT_EQ((*ids)[0].build_id, base::BuildId::FromBytes(ToBytes({1, 2, 3, 4})));
     ASSERT_EQ(back->records.size(), 3u);
     EXPECT_EQ(back->records[0].view().type(), PERF_RECORD_COMM);
     EXPECT_EQ(back->records[1].view().type(), PERF_RECORD_HEADER_ATTR);
@@ -431,7 +431,7 @@ TEST(ReaderTest, DataSizeZeroReadsToTheEndWithAWarning) {
   PerfDataBuilder b;
   b.Attr(CyclesAttr().Ids({1})).Record(MakeComm(1, 1, "a")).Record(MakeComm(2, 2, "b"));
   BuiltFile file = b.BuildFile();
-  Store<uint64_t>(file.bytes.data() + 48, 0);  // data.size, as a killed perf record leaves it
+  base::Store<uint64_t>(file.bytes.data() + 48, 0);  // data.size, as a killed perf record leaves it
   file.bytes.resize(file.data_offset + file.data_size);  // and no feature table
   absl::StatusOr<ReadBack> back = ReadAll(file.bytes);
   ASSERT_TRUE(back.ok()) << back.status();

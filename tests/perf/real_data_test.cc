@@ -22,7 +22,7 @@
 namespace perftk::testing {
 namespace {
 
-std::vector<std::byte> Copy(Bytes bytes) { return {bytes.begin(), bytes.end()}; }
+std::vector<std::byte> Copy(base::Bytes bytes) { return {bytes.begin(), bytes.end()}; }
 
 std::vector<std::string> DataFiles() {
   std::vector<std::string> names;
@@ -57,19 +57,19 @@ class Rebuilder {
     return *this;
   }
   Rebuilder& U16() {
-    out_.U16(Load<uint16_t>(At(2)));
+    out_.U16(base::Load<uint16_t>(At(2)));
     return *this;
   }
   Rebuilder& U32() {
-    out_.U32(Load<uint32_t>(At(4)));
+    out_.U32(base::Load<uint32_t>(At(4)));
     return *this;
   }
   Rebuilder& U64() {
-    out_.U64(Load<uint64_t>(At(8)));
+    out_.U64(base::Load<uint64_t>(At(8)));
     return *this;
   }
   Rebuilder& Raw(size_t n) {
-    out_.Raw(Bytes(At(n), n));
+    out_.Raw(base::Bytes(At(n), n));
     return *this;
   }
   Rebuilder& RestRaw() { return Raw(end_ - pos_); }
@@ -79,15 +79,15 @@ class Rebuilder {
   }
   // perf_record_cpu_map_data
   Rebuilder& CpuMap() {
-    const uint16_t type = Load<uint16_t>(bytes_.data() + pos_);
+    const uint16_t type = base::Load<uint16_t>(bytes_.data() + pos_);
     U16();
     if (type == 0) {
-      const uint16_t nr = Load<uint16_t>(bytes_.data() + pos_);
+      const uint16_t nr = base::Load<uint16_t>(bytes_.data() + pos_);
       U16();
       for (int i = 0; i < nr; ++i) U16();
     } else if (type == 1) {
-      const uint16_t nr = Load<uint16_t>(bytes_.data() + pos_);
-      const uint16_t long_size = Load<uint16_t>(bytes_.data() + pos_ + 2);
+      const uint16_t nr = base::Load<uint16_t>(bytes_.data() + pos_);
+      const uint16_t long_size = base::Load<uint16_t>(bytes_.data() + pos_ + 2);
       U16().U16();
       if (long_size == 8) Raw(4);
       for (int i = 0; i < nr; ++i) long_size == 8 ? U64() : U32();
@@ -106,7 +106,7 @@ class Rebuilder {
     return p;
   }
 
-  Bytes bytes_;
+  base::Bytes bytes_;
   size_t pos_ = perf::kRecordHeaderSize;
   size_t end_;
   RecordBuilder out_;
@@ -179,7 +179,7 @@ RecordBuilder Rebuild(const perftk::perf::Record& r, const perf::EventList& even
       b.U64().U64().U64().U64().U64().RestRaw();
       break;
     case PERF_RECORD_THREAD_MAP: {
-      const uint64_t nr = Load<uint64_t>(r.bytes().data() + 8);
+      const uint64_t nr = base::Load<uint64_t>(r.bytes().data() + 8);
       b.U64();
       for (uint64_t i = 0; i < nr; ++i) b.U64().Raw(16);
       b.RestRaw();
@@ -189,7 +189,7 @@ RecordBuilder Rebuild(const perftk::perf::Record& r, const perf::EventList& even
       b.CpuMap();
       break;
     case PERF_RECORD_EVENT_UPDATE: {
-      const uint64_t type = Load<uint64_t>(r.bytes().data() + 8);
+      const uint64_t type = base::Load<uint64_t>(r.bytes().data() + 8);
       b.U64().U64();
       if (type == 1) b.U64();
       if (type == 3) b.CpuMap();
@@ -210,8 +210,8 @@ RecordBuilder Rebuild(const perftk::perf::Record& r, const perf::EventList& even
 }
 
 // Feature sections of the kinds perftk converts, re-described as fields.
-bool RebuildFeature(int feature, Bytes s, Fields& out) {
-  ByteCursor in(s);
+bool RebuildFeature(int feature, base::Bytes s, Fields& out) {
+  base::ByteCursor in(s);
   switch (feature) {
     case HEADER_HOSTNAME:
     case HEADER_OSRELEASE:
@@ -372,7 +372,7 @@ TEST(RealDataTest, BigEndianConversionReadsBackEqual) {
 TEST(RealDataTest, DISABLED_WriteFuzzSeeds) {
   const char* dir = getenv("PERFTK_FUZZ_SEEDS_DIR");
   ASSERT_NE(dir, nullptr) << "set PERFTK_FUZZ_SEEDS_DIR";
-  auto write = [dir](const std::string& name, Bytes bytes) {
+  auto write = [dir](const std::string& name, base::Bytes bytes) {
     std::ofstream out(absl::StrCat(dir, "/", name), std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     ASSERT_TRUE(out.good()) << name;

@@ -127,7 +127,7 @@ TEST(RecordEncoders, HeaderFeatureAndTracingData) {
   EXPECT_EQ(data[13], std::byte{0});
   ASSERT_EQ(tracing->size(), 16u);
   EXPECT_EQ(perf::Record(*tracing, 0).type(), PERF_RECORD_HEADER_TRACING_DATA);
-  EXPECT_EQ(Load<uint32_t>(tracing->data() + 8), 16u) << "the padded payload's size";
+  EXPECT_EQ(base::Load<uint32_t>(tracing->data() + 8), 16u) << "the padded payload's size";
 
   std::vector<std::byte> large(0x10000);
   EXPECT_FALSE(perf::EncodeHeaderFeature(HEADER_CMDLINE, large).ok()) << "past the 16-bit size";

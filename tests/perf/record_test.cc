@@ -30,7 +30,7 @@ class RecordViewTest : public ::testing::Test {
   perftk::perf::Record Cut(const RecordBuilder& builder, size_t size) {
     std::vector<std::byte> bytes = builder.Build();
     bytes.resize(size);
-    Store<uint16_t>(bytes.data() + 6, static_cast<uint16_t>(size));
+    base::Store<uint16_t>(bytes.data() + 6, static_cast<uint16_t>(size));
     kept_.push_back(std::move(bytes));
     return perftk::perf::Record(kept_.back(), 0);
   }
@@ -223,7 +223,7 @@ TEST_F(RecordViewTest, HeaderAttrAndFeature) {
 TEST_F(RecordViewTest, HeaderAttrOfImpossibleSize) {
   AttrBuilder attr = AttrBuilder().Size(PERF_ATTR_SIZE_VER5);
   std::vector<std::byte> bytes = MakeHeaderAttr(attr).Build();
-  Store<uint32_t>(bytes.data() + 8 + attr_offset::kSize, 4000);  // larger than the record
+  base::Store<uint32_t>(bytes.data() + 8 + attr_offset::kSize, 4000);  // larger than the record
   absl::StatusOr<perf::HeaderAttrRecord> h =
       perf::HeaderAttrRecord::From(perftk::perf::Record(bytes, 0));
   ASSERT_FALSE(h.ok());
@@ -232,15 +232,15 @@ TEST_F(RecordViewTest, HeaderAttrOfImpossibleSize) {
   // check, and a 4 GiB attr was copied out of a 200-byte record.
   for (uint32_t size : {0xffffffffu, 0xfffffff8u, 0xfffffffcu}) {
     SCOPED_TRACE(size);
-    Store<uint32_t>(bytes.data() + 8 + attr_offset::kSize, size);
+    base::Store<uint32_t>(bytes.data() + 8 + attr_offset::kSize, size);
     h = perf::HeaderAttrRecord::From(perftk::perf::Record(bytes, 0));
     ASSERT_FALSE(h.ok());
     EXPECT_THAT(h.status().message(), HasSubstr(absl::StrCat("impossible size ", size)));
   }
-  Store<uint32_t>(bytes.data() + 8 + attr_offset::kSize, 32);  // smaller than VER0
+  base::Store<uint32_t>(bytes.data() + 8 + attr_offset::kSize, 32);  // smaller than VER0
   EXPECT_FALSE(perf::HeaderAttrRecord::From(perftk::perf::Record(bytes, 0)).ok());
   // attr.size 0 means VER0, as perf reads it.
-  Store<uint32_t>(bytes.data() + 8 + attr_offset::kSize, 0);
+  base::Store<uint32_t>(bytes.data() + 8 + attr_offset::kSize, 0);
   h = perf::HeaderAttrRecord::From(perftk::perf::Record(bytes, 0));
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(h->attr_bytes().size(), PERF_ATTR_SIZE_VER0);
@@ -479,7 +479,7 @@ TEST(SwapTest, ShortRecordsAreErrorsNotCrashes) {
   for (size_t len = 8; len < header_attr.size(); len += 4) {
     SCOPED_TRACE(absl::StrCat("HEADER_ATTR cut to ", len));
     std::vector<std::byte> cut(header_attr.begin(), header_attr.begin() + len);
-    Store<uint16_t>(cut.data() + 6, ByteSwap(static_cast<uint16_t>(len)));
+    base::Store<uint16_t>(cut.data() + 6, base::ByteSwap(static_cast<uint16_t>(len)));
     absl::Status s = perf::SwapRecordToNative(events, cut);
     if (len < 8 + PERF_ATTR_SIZE_VER0) {
       ASSERT_FALSE(s.ok());

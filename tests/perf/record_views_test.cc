@@ -25,20 +25,20 @@ Built Make(uint32_t type, const std::vector<std::byte>& body, uint16_t misc = 0)
 
 std::vector<std::byte> U64s(std::initializer_list<uint64_t> values) {
   std::vector<std::byte> out;
-  for (uint64_t v : values) Append(out, v);
+  for (uint64_t v : values) base::Append(out, v);
   return out;
 }
 
 void AppendText(std::vector<std::byte>& out, const std::string& text, size_t size) {
   std::vector<std::byte> padded(size);
   std::memcpy(padded.data(), text.data(), std::min(text.size(), size));
-  AppendBytes(out, padded);
+  base::AppendBytes(out, padded);
 }
 
 // A copy of `built` one byte shorter (header size adjusted).
 Built Shorter(const Built& built) {
   Built cut{std::vector<std::byte>(built.bytes.begin(), built.bytes.end() - 1)};
-  Store<uint16_t>(cut.bytes.data() + 6, static_cast<uint16_t>(cut.bytes.size()));
+  base::Store<uint16_t>(cut.bytes.data() + 6, static_cast<uint16_t>(cut.bytes.size()));
   return cut;
 }
 
@@ -69,14 +69,14 @@ TEST(RecordViewsTest, LostThrottleAndLostSamples) {
 
 TEST(RecordViewsTest, ReadAndItraceStart) {
   std::vector<std::byte> body;
-  Append(body, uint32_t{5});
-  Append(body, uint32_t{6});
-  AppendBytes(body, U64s({123}));
+  base::Append(body, uint32_t{5});
+  base::Append(body, uint32_t{6});
+  base::AppendBytes(body, U64s({123}));
   Built read = Make(PERF_RECORD_READ, body);
   absl::StatusOr<perf::ReadRecord> r = perf::ReadRecord::From(read.record());
   EXPECT_EQ(r->pid(), 5u);
   EXPECT_EQ(r->tid(), 6u);
-  EXPECT_EQ(Load<uint64_t>(r->values().data()), 123u);
+  EXPECT_EQ(base::Load<uint64_t>(r->values().data()), 123u);
   ExpectRefusesShorter<perf::ReadRecord>(read);
 
   body.resize(8);
@@ -87,24 +87,24 @@ TEST(RecordViewsTest, ReadAndItraceStart) {
 
 TEST(RecordViewsTest, NamespacesCountIsChecked) {
   std::vector<std::byte> body;
-  Append(body, uint32_t{5});
-  Append(body, uint32_t{6});
-  AppendBytes(body, U64s({2, 0x10, 0x20, 0x30, 0x40}));
+  base::Append(body, uint32_t{5});
+  base::Append(body, uint32_t{6});
+  base::AppendBytes(body, U64s({2, 0x10, 0x20, 0x30, 0x40}));
   Built ns = Make(PERF_RECORD_NAMESPACES, body);
   absl::StatusOr<perf::NamespacesRecord> n = perf::NamespacesRecord::From(ns.record());
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(n->nr_namespaces(), 2u);
   EXPECT_EQ(n->entry(1).dev, 0x30u);
   EXPECT_EQ(n->entry(1).inode, 0x40u);
-  Store<uint64_t>(ns.bytes.data() + 16, 3);
+  base::Store<uint64_t>(ns.bytes.data() + 16, 3);
   EXPECT_FALSE(perf::NamespacesRecord::From(ns.record()).ok());
 }
 
 TEST(RecordViewsTest, BpfEventCgroupAndAuxOutputHwId) {
   std::vector<std::byte> body;
-  Append(body, uint16_t{1});
-  Append(body, uint16_t{0});
-  Append(body, uint32_t{77});
+  base::Append(body, uint16_t{1});
+  base::Append(body, uint16_t{0});
+  base::Append(body, uint32_t{77});
   AppendText(body, "tagtagta", 8);
   Built bpf = Make(PERF_RECORD_BPF_EVENT, body);
   absl::StatusOr<perf::BpfEventRecord> b = perf::BpfEventRecord::From(bpf.record());
@@ -131,15 +131,15 @@ TEST(RecordViewsTest, DeferredCallchainCountIsChecked) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->cookie(), 0xc00c1eu);
   EXPECT_EQ(c->ip(1), 0x402000u);
-  Store<uint64_t>(chain.bytes.data() + 16, uint64_t{1} << 60);
+  base::Store<uint64_t>(chain.bytes.data() + 16, uint64_t{1} << 60);
   EXPECT_FALSE(perf::CallchainDeferredRecord::From(chain.record()).ok());
 }
 
 TEST(RecordViewsTest, HeaderBuildIdWithAndWithoutItsSize) {
   std::vector<std::byte> body;
-  Append(body, int32_t{-1});
-  for (int i = 0; i < 20; ++i) Append(body, static_cast<uint8_t>(i));
-  Append(body, uint8_t{8});  // size, when misc says so
+  base::Append(body, int32_t{-1});
+  for (int i = 0; i < 20; ++i) base::Append(body, static_cast<uint8_t>(i));
+  base::Append(body, uint8_t{8});  // size, when misc says so
   AppendText(body, "", 3);
   AppendText(body, "/usr/lib/libc.so.6", 24);
   Built plain = Make(PERF_RECORD_HEADER_BUILD_ID, body);
@@ -153,8 +153,8 @@ TEST(RecordViewsTest, HeaderBuildIdWithAndWithoutItsSize) {
 
 TEST(RecordViewsTest, AuxtraceErrorAndTimeConv) {
   std::vector<std::byte> body;
-  for (uint32_t v : {1u, 2u, 3u, 4u, 5u, 1u}) Append(body, v);
-  AppendBytes(body, U64s({0xdead, 0xbeef}));
+  for (uint32_t v : {1u, 2u, 3u, 4u, 5u, 1u}) base::Append(body, v);
+  base::AppendBytes(body, U64s({0xdead, 0xbeef}));
   AppendText(body, "decoder lost sync", 64);
   Built error = Make(PERF_RECORD_AUXTRACE_ERROR, body);
   absl::StatusOr<perf::AuxtraceErrorRecord> e = perf::AuxtraceErrorRecord::From(error.record());
@@ -178,7 +178,7 @@ TEST(RecordViewsTest, IdIndexAndThreadMapCountsAreChecked) {
   ASSERT_TRUE(i.ok());
   EXPECT_EQ(i->entry(1).id, 12u);
   EXPECT_EQ(i->entry(1).tid, 101u);
-  Store<uint64_t>(index.bytes.data() + 8, 3);
+  base::Store<uint64_t>(index.bytes.data() + 8, 3);
   EXPECT_FALSE(perf::IdIndexRecord::From(index.record()).ok());
 
   std::vector<std::byte> body = U64s({1, 4242});
@@ -188,15 +188,15 @@ TEST(RecordViewsTest, IdIndexAndThreadMapCountsAreChecked) {
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->pid(0), 4242u);
   EXPECT_EQ(t->comm(0), "worker");
-  Store<uint64_t>(threads.bytes.data() + 8, 2);
+  base::Store<uint64_t>(threads.bytes.data() + 8, 2);
   EXPECT_FALSE(perf::ThreadMapRecord::From(threads.record()).ok());
 }
 
 TEST(RecordViewsTest, StatEventUpdateAndCompressed) {
   std::vector<std::byte> body = U64s({7});
-  Append(body, uint32_t{1});
-  Append(body, uint32_t{2});
-  AppendBytes(body, U64s({100, 200, 300}));
+  base::Append(body, uint32_t{1});
+  base::Append(body, uint32_t{2});
+  base::AppendBytes(body, U64s({100, 200, 300}));
   Built stat = Make(PERF_RECORD_STAT, body);
   absl::StatusOr<perf::StatRecord> s = perf::StatRecord::From(stat.record());
   EXPECT_EQ(s->thread(), 2u);
@@ -216,7 +216,7 @@ TEST(RecordViewsTest, StatEventUpdateAndCompressed) {
   absl::StatusOr<perf::CompressedRecord> c = perf::CompressedRecord::From(c2.record());
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->data().size(), 5u);
-  Store<uint64_t>(c2.bytes.data() + 8, 9);
+  base::Store<uint64_t>(c2.bytes.data() + 8, 9);
   EXPECT_FALSE(perf::CompressedRecord::From(c2.record()).ok());
   Built c1 = Make(PERF_RECORD_COMPRESSED, U64s({1, 2}));
   EXPECT_EQ(perf::CompressedRecord::From(c1.record())->data().size(), 16u);

@@ -240,21 +240,23 @@ TEST(SampleCodecTest, OffsetsSayWhereTheAddressFieldsLie) {
         return;
       }
       ASSERT_LE(offset + 8, bytes.size());
-      EXPECT_EQ(Load<uint64_t>(bytes.data() + offset), value);
+      EXPECT_EQ(base::Load<uint64_t>(bytes.data() + offset), value);
     };
     check(at.ip, PERF_SAMPLE_IP, sample.ip);
     check(at.addr, PERF_SAMPLE_ADDR, sample.addr);
     check(at.callchain, PERF_SAMPLE_CALLCHAIN, sample.callchain.empty() ? 0 : sample.callchain[0]);
     if (t & PERF_SAMPLE_CALLCHAIN) {
-      EXPECT_EQ(Load<uint64_t>(bytes.data() + at.callchain - 8), sample.callchain.size());
-      EXPECT_EQ(Load<uint64_t>(bytes.data() + at.callchain + 8 * (sample.callchain.size() - 1)),
-                sample.callchain.back());
+      EXPECT_EQ(base::Load<uint64_t>(bytes.data() + at.callchain - 8), sample.callchain.size());
+      EXPECT_EQ(
+          base::Load<uint64_t>(bytes.data() + at.callchain + 8 * (sample.callchain.size() - 1)),
+          sample.callchain.back());
     }
     check(at.branch_entries, PERF_SAMPLE_BRANCH_STACK,
           sample.branch_stack.entries.empty() ? 0 : sample.branch_stack.entries[0].from);
     if (t & PERF_SAMPLE_BRANCH_STACK) {
       const size_t last = at.branch_entries + 24 * (sample.branch_stack.entries.size() - 1);
-      EXPECT_EQ(Load<uint64_t>(bytes.data() + last + 8), sample.branch_stack.entries.back().to);
+      EXPECT_EQ(base::Load<uint64_t>(bytes.data() + last + 8),
+                sample.branch_stack.entries.back().to);
     }
   }
 }
@@ -329,14 +331,14 @@ TEST(SampleCodecTest, FieldsLandAtTheirKernelPositions) {
   std::vector<std::byte> bytes;
   perf::EncodeSample(attr.Format(), s, bytes);
   ASSERT_EQ(bytes.size(), 48u);
-  EXPECT_EQ(Load<uint64_t>(bytes.data()), s.identifier);
-  EXPECT_EQ(Load<uint64_t>(bytes.data() + 8), s.ip);
-  EXPECT_EQ(Load<uint32_t>(bytes.data() + 16), s.pid);
-  EXPECT_EQ(Load<uint32_t>(bytes.data() + 20), s.tid);
-  EXPECT_EQ(Load<uint64_t>(bytes.data() + 24), s.time);
-  EXPECT_EQ(Load<uint32_t>(bytes.data() + 32), s.cpu);
-  EXPECT_EQ(Load<uint32_t>(bytes.data() + 36), s.cpu_reserved);
-  EXPECT_EQ(Load<uint64_t>(bytes.data() + 40), s.period);
+  EXPECT_EQ(base::Load<uint64_t>(bytes.data()), s.identifier);
+  EXPECT_EQ(base::Load<uint64_t>(bytes.data() + 8), s.ip);
+  EXPECT_EQ(base::Load<uint32_t>(bytes.data() + 16), s.pid);
+  EXPECT_EQ(base::Load<uint32_t>(bytes.data() + 20), s.tid);
+  EXPECT_EQ(base::Load<uint64_t>(bytes.data() + 24), s.time);
+  EXPECT_EQ(base::Load<uint32_t>(bytes.data() + 32), s.cpu);
+  EXPECT_EQ(base::Load<uint32_t>(bytes.data() + 36), s.cpu_reserved);
+  EXPECT_EQ(base::Load<uint64_t>(bytes.data() + 40), s.period);
 }
 
 TEST(SampleCodecTest, EveryReadFormatCombination) {
@@ -361,11 +363,11 @@ TEST(SampleCodecTest, NonGroupReadPutsTimesBetweenValueAndId) {
   AttrBuilder attr = AttrWith(PERF_SAMPLE_READ, kAllReadFormat);
   std::vector<std::byte> bytes = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
   ASSERT_EQ(bytes.size(), 40u);
-  EXPECT_EQ(Load<uint64_t>(bytes.data()), 100u);         // value
-  EXPECT_EQ(Load<uint64_t>(bytes.data() + 8), 0xe0e0u);  // time_enabled
-  EXPECT_EQ(Load<uint64_t>(bytes.data() + 16), 0xd0d0u);
-  EXPECT_EQ(Load<uint64_t>(bytes.data() + 24), 0x1du);  // id
-  EXPECT_EQ(Load<uint64_t>(bytes.data() + 32), 1u);     // lost
+  EXPECT_EQ(base::Load<uint64_t>(bytes.data()), 100u);         // value
+  EXPECT_EQ(base::Load<uint64_t>(bytes.data() + 8), 0xe0e0u);  // time_enabled
+  EXPECT_EQ(base::Load<uint64_t>(bytes.data() + 16), 0xd0d0u);
+  EXPECT_EQ(base::Load<uint64_t>(bytes.data() + 24), 0x1du);  // id
+  EXPECT_EQ(base::Load<uint64_t>(bytes.data() + 32), 1u);     // lost
 }
 
 TEST(SampleCodecTest, CallchainKeepsContextMarkers) {
@@ -425,7 +427,7 @@ TEST(SampleCodecTest, StackUserOfSizeZeroHasNoDynSize) {
   ExpectRoundTrip(attr, s);
   std::vector<std::byte> bytes = SampleFields(attr, s).Serialize(kNative);
   ASSERT_EQ(bytes.size(), 16u);  // size 0, then PHYS_ADDR right away
-  EXPECT_EQ(Load<uint64_t>(bytes.data() + 8), s.phys_addr);
+  EXPECT_EQ(base::Load<uint64_t>(bytes.data() + 8), s.phys_addr);
 }
 
 TEST(SampleCodecTest, RawAndAuxKeepTheirBytes) {
@@ -458,9 +460,9 @@ std::vector<std::byte> WithCount(const AttrBuilder& attr, size_t count_at, uint6
                                  int width = 8) {
   std::vector<std::byte> bytes = SampleFields(attr, SampleFor(attr)).Serialize(kNative);
   if (width == 8) {
-    Store<uint64_t>(bytes.data() + count_at, count);
+    base::Store<uint64_t>(bytes.data() + count_at, count);
   } else {
-    Store<uint32_t>(bytes.data() + count_at, static_cast<uint32_t>(count));
+    base::Store<uint32_t>(bytes.data() + count_at, static_cast<uint32_t>(count));
   }
   return bytes;
 }
@@ -513,7 +515,7 @@ TEST(SampleCodecTest, EmptySampleSwapsToNothing) {
   // sample_type 0: an empty payload is a whole sample, and swapping it copies
   // no bytes (found by the reader fuzzer: memcpy was handed null pointers).
   const AttrBuilder attr = AttrWith(0, 0);
-  EXPECT_TRUE(perf::SwapSamplePayload(attr.Format(), MutableBytes()).ok());
+  EXPECT_TRUE(perf::SwapSamplePayload(attr.Format(), base::MutableBytes()).ok());
 }
 
 TEST(SampleCodecTest, EveryReadFormatSwaps) {

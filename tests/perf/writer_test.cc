@@ -21,7 +21,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::vector<std::byte> Copy(Bytes bytes) { return {bytes.begin(), bytes.end()}; }
+std::vector<std::byte> Copy(base::Bytes bytes) { return {bytes.begin(), bytes.end()}; }
 
 bool Exists(const std::string& path) {
   struct stat st;
@@ -36,7 +36,7 @@ std::vector<std::byte> ReadFileBytes(const std::string& path) {
   return bytes;
 }
 
-void WriteFileBytes(const std::string& path, Bytes bytes) {
+void WriteFileBytes(const std::string& path, base::Bytes bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
@@ -59,7 +59,7 @@ class WriterTest : public ::testing::Test {
   std::string temp_path() const { return out_ + ".tmp." + std::to_string(getpid()); }
 
   // Reads `input`, writes every record in `layout` to out_, reads that back.
-  absl::StatusOr<ReadBack> Rewrite(Bytes input, perf::DataLayout layout) {
+  absl::StatusOr<ReadBack> Rewrite(base::Bytes input, perf::DataLayout layout) {
     absl::StatusOr<ReadBack> in = ReadAll(input);
     if (!in.ok()) return in.status();
     absl::StatusOr<std::unique_ptr<perf::PerfDataWriter>> writer =
@@ -176,9 +176,9 @@ void ExpectAuxtraceIndexOfOutput(const ReadBack& back) {
     EXPECT_EQ((*index)[i].size, expected[i].size);
   }
   // perf's layout: a leading count word.
-  Bytes section = back.header.features.at(HEADER_AUXTRACE);
+  base::Bytes section = back.header.features.at(HEADER_AUXTRACE);
   ASSERT_EQ(section.size(), 8 + 16 * expected.size());
-  EXPECT_EQ(Load<uint64_t>(section.data()), expected.size());
+  EXPECT_EQ(base::Load<uint64_t>(section.data()), expected.size());
 }
 
 TEST_F(WriterTest, FileLayoutReadsBackEqual) {
@@ -217,8 +217,8 @@ TEST_F(WriterTest, PipeLayoutReadsBackEqual) {
   EXPECT_EQ(back->header.features.count(HEADER_AUXTRACE), 0u);  // a pipe has no index
   // The preamble: pipe header, then HEADER_ATTR records.
   ASSERT_GE(written_.size(), 24u);
-  EXPECT_EQ(Load<uint64_t>(written_.data() + 8), 16u);
-  EXPECT_EQ(Load<uint32_t>(written_.data() + 16), PERF_RECORD_HEADER_ATTR);
+  EXPECT_EQ(base::Load<uint64_t>(written_.data() + 8), 16u);
+  EXPECT_EQ(base::Load<uint32_t>(written_.data() + 16), PERF_RECORD_HEADER_ATTR);
 }
 
 TEST_F(WriterTest, BigEndianInputIsWrittenNative) {
@@ -257,7 +257,7 @@ TEST_F(WriterTest, PipeToFileToPipeKeepsTracingDataAndBuildIds) {
   ids = perf::ReadBuildIds(pipe->header.features);
   ASSERT_TRUE(ids.ok()) << ids.status();
   ASSERT_EQ(ids->size(), 1u);
-  EXPECT_EQ((*ids)[0].build_id, BuildId::FromBytes(ToBytes({0xab, 0xcd})));
+  EXPECT_EQ((*ids)[0].build_id, base::BuildId::FromBytes(ToBytes({0xab, 0xcd})));
 }
 
 TEST_F(WriterTest, AttrsOfOldAndFutureSizesRoundTrip) {

@@ -15,17 +15,17 @@ namespace {
 std::vector<std::byte> EventDescOf(
     const std::vector<std::pair<perf::EventAttr, std::string>>& events, uint32_t attr_size) {
   std::vector<std::byte> section;
-  Append(section, static_cast<uint32_t>(events.size()));
-  Append(section, attr_size);
+  base::Append(section, static_cast<uint32_t>(events.size()));
+  base::Append(section, attr_size);
   uint64_t id = 100;
   for (const auto& [attr, name] : events) {
     const size_t at = section.size();
     section.resize(at + attr_size);
     std::memcpy(section.data() + at, attr.bytes().data(), attr_size);
-    Append(section, uint32_t{2});
+    base::Append(section, uint32_t{2});
     perf::AppendFeatureString(section, name);
-    Append(section, id++);
-    Append(section, id++);
+    base::Append(section, id++);
+    base::Append(section, id++);
   }
   return section;
 }
@@ -69,8 +69,8 @@ TEST(RewriteEventDescAttrsTest, AShortAttrKeepsItsSize) {
                 attr.SetU64(attr_offset::kSampleRegsUser, 0);  // past VER0: grows it
               }).ok());
   ASSERT_EQ(section.size(), section_size);
-  EXPECT_EQ(Load<uint32_t>(section.data() + 8 + attr_offset::kSize), PERF_ATTR_SIZE_VER0);
-  EXPECT_EQ(Load<uint64_t>(section.data() + 8 + attr_offset::kSampleType),
+  EXPECT_EQ(base::Load<uint32_t>(section.data() + 8 + attr_offset::kSize), PERF_ATTR_SIZE_VER0);
+  EXPECT_EQ(base::Load<uint64_t>(section.data() + 8 + attr_offset::kSampleType),
             uint64_t{PERF_SAMPLE_TID});
 }
 

@@ -41,7 +41,7 @@ class KeepingTool : public Tool {
   }
 
   size_t records = 0;
-  std::vector<Bytes> views;
+  std::vector<base::Bytes> views;
   std::vector<std::vector<std::byte>> copies;
   size_t changed_by_end = 0;
   std::vector<uint32_t> not_lasting;  // their types

@@ -145,7 +145,7 @@ TEST(ToolFeed, AnExitCanLeaveTheThread) {
 TEST(ToolFeed, ABadRecordEndsTheRunOrIsAWarning) {
   std::vector<std::byte> bad = Mmap2(kStart);
   bad.resize(16);  // the header and half the fields
-  Store<uint16_t>(bad.data() + 6, 16);
+  base::Store<uint16_t>(bad.data() + 6, 16);
   for (const bool warn : {false, true}) {
     base::WarningList warnings;
     Watcher tool(ModelPolicy{.bad_records_to = warn ? &warnings : nullptr});

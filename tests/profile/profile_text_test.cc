@@ -123,10 +123,10 @@ TEST(AutoFdoText, BuildIdMustBeHexAndComesBeforeThePath) {
   ASSERT_TRUE(AddText("1\n10-20:5\n0\n0\n// build_id: 0xAB\n// build_id: 0xcd\n", profile).ok());
   ASSERT_EQ(profile.binaries().size(), 1u);
   EXPECT_EQ(profile.binaries().begin()->first,
-            (BinaryKey{"build_id: 0xcd", *BuildId::FromHex("ab")}));
+            (BinaryKey{"build_id: 0xcd", *base::BuildId::FromHex("ab")}));
 }
 
-const BinaryKey kLoop{"", *BuildId::FromHex("0c9a20bf9c009d0e4e8bbf9fad0300ae00000000")};
+const BinaryKey kLoop{"", *base::BuildId::FromHex("0c9a20bf9c009d0e4e8bbf9fad0300ae00000000")};
 
 TEST(BoltText, BuildIdOnTheFirstAddressOnly) {
   BinaryCounts counts;

@@ -48,7 +48,7 @@ inline std::vector<std::byte> V8Table(uint64_t code_size, const TableShape& shap
   size_t fde = t.size();
   Put32(t, 16);                              // length
   Put32(t, static_cast<uint32_t>(fde + 4));  // back to the CIE at 0
-  uint64_t field = AlignUp(code_size, 8) + fde + 8;
+  uint64_t field = base::AlignUp(code_size, 8) + fde + 8;
   Put32(t, static_cast<uint32_t>(shape.fde_start - static_cast<int64_t>(field)));
   Put32(t, static_cast<uint32_t>(code_size - shape.fde_range_cut));
   PutBytes(t, {0, 0x41, 0x0e, 16});  // aug length 0; advance 1; cfa offset 16

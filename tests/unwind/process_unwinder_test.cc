@@ -128,7 +128,7 @@ TEST_F(ProcessUnwinderTest, AMappingThatChangedUnderAModuleIsReportedAfresh) {
   // the module reported for it is stale and must not be used again.
   const machine::Dso* code = self_->maps->Find(before.frames[0])->dso;
   MapOver(before.frames[0],
-          self_->dsos.Intern(code->name, BuildId(), machine::FileId{1, 2, 3, 4}, false));
+          self_->dsos.Intern(code->name, base::BuildId(), machine::FileId{1, 2, 3, 4}, false));
   Capture again;
   UnwoundStack after = UnwindOwnStack(64 * 1024, 127, again);
   EXPECT_EQ(unwinder_.rebuilds(), 1u);
@@ -143,7 +143,7 @@ TEST_F(ProcessUnwinderTest, AFileNotFoundUnwindsNothing) {
   Capture capture;
   const InitialRegisters registers = CaptureRegisters(4096, capture);
   MapOver(registers.pc,
-          self_->dsos.Intern("/nonexistent/prog", BuildId(), machine::FileId{}, false));
+          self_->dsos.Intern("/nonexistent/prog", base::BuildId(), machine::FileId{}, false));
   UnwoundStack stack = unwinder_.Unwind(getpid(), registers, capture.stack, 127);
   EXPECT_TRUE(stack.frames.empty());
   EXPECT_EQ(stack.stop, UnwindStop::kUnknownMap);
@@ -155,7 +155,7 @@ TEST_F(ProcessUnwinderTest, AFileNotFoundUnwindsNothing) {
 // frame.
 class TakeOverTest : public ProcessUnwinderTest {
  protected:
-  UnwoundStack UnwindEveryFrame(const InitialRegisters& registers, Bytes stack) {
+  UnwoundStack UnwindEveryFrame(const InitialRegisters& registers, base::Bytes stack) {
     ProcessUnwinder every_frame(getpid(), self_->maps, files_, /*take_over_frames=*/false);
     return every_frame.Unwind(getpid(), registers, stack, 127);
   }
@@ -231,7 +231,7 @@ TEST_F(TakeOverTest, AShorterCopyIsNotTakenOverPastItsEnd) {
   Capture capture;
   const InitialRegisters registers = CaptureRegisters(64 * 1024, capture);
   unwinder_.Unwind(getpid(), registers, capture.stack, 127);
-  const Bytes part(capture.stack.data(), 2048);
+  const base::Bytes part(capture.stack.data(), 2048);
   const UnwoundStack taken = unwinder_.Unwind(getpid(), registers, part, 127);
   const UnwoundStack unwound = UnwindEveryFrame(registers, part);
   ExpectSame(taken, unwound);

@@ -44,13 +44,13 @@ class SampleMemoryTest : public ::testing::Test {
     file.start = 0x400000;
     file.end = 0x402000;
     file.pgoff = 0x1000;
-    file.dso = dsos_.Intern(exe_, BuildId(), machine::FileId{}, false);
+    file.dso = dsos_.Intern(exe_, base::BuildId(), machine::FileId{}, false);
     machine::Map anon;
     anon.start = 0x402000;
     anon.end = 0x403000;
     anon.pgoff = anon.start;
     anon.kind = machine::MapKind::kAnon;
-    anon.dso = dsos_.Intern("//anon", BuildId(), machine::FileId{}, false);
+    anon.dso = dsos_.Intern("//anon", base::BuildId(), machine::FileId{}, false);
     for (const machine::Map& map : {file, anon}) {
       ASSERT_TRUE(maps_.Mutate([&](machine::Maps::Editor& e) { return e.Insert(map); }).ok());
     }
@@ -106,8 +106,8 @@ TEST_F(SampleMemoryTest, ReadsMappedFilesAtTheirFileOffset) {
 }
 
 TEST_F(SampleMemoryTest, AFileOfAnotherBuildIdIsNotRead) {
-  const machine::Dso* other =
-      dsos_.Intern(exe_, BuildId::FromBytes(std::string(20, '\x42')), machine::FileId{}, false);
+  const machine::Dso* other = dsos_.Intern(exe_, base::BuildId::FromBytes(std::string(20, '\x42')),
+                                           machine::FileId{}, false);
   machine::Map map;
   map.start = 0x500000;
   map.end = 0x501000;

@@ -42,7 +42,7 @@ std::unique_ptr<SelfMaps> ReadSelfMaps() {
     map.pgoff = line.offset;
     const std::string path = line.path.empty() ? "//anon" : line.path;
     map.kind = machine::UserMapKind(path, 0);
-    map.dso = self->dsos.Intern(path, BuildId(), machine::FileId{}, false);
+    map.dso = self->dsos.Intern(path, base::BuildId(), machine::FileId{}, false);
     if (map.IsIdentity()) map.pgoff = map.start;
     self->maps->Mutate([&](machine::Maps::Editor& e) { return e.Insert(map); }).IgnoreError();
   }

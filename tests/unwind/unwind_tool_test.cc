@@ -136,9 +136,9 @@ std::vector<std::byte> RecordBytes(uint32_t type, uint16_t misc,
 }
 
 void AppendName(std::vector<std::byte>& body, const std::string& name) {
-  std::vector<std::byte> padded(AlignUp(name.size() + 1, 8));
+  std::vector<std::byte> padded(base::AlignUp(name.size() + 1, 8));
   std::memcpy(padded.data(), name.data(), name.size());
-  AppendBytes(body, padded);
+  base::AppendBytes(body, padded);
 }
 
 std::vector<std::byte> TrailerOf(const perf::EventAttr& attr, uint32_t pid, uint32_t tid,
@@ -155,30 +155,30 @@ std::vector<std::byte> TrailerOf(const perf::EventAttr& attr, uint32_t pid, uint
 std::vector<std::byte> Mmap2Of(const perf::EventAttr& attr, uint32_t pid, const SelfMapping& m,
                                uint64_t time) {
   std::vector<std::byte> body;
-  Append(body, pid);
-  Append(body, pid);
-  Append(body, m.start);
-  Append(body, m.end - m.start);
-  Append(body, m.offset);
-  Append(body, m.major);
-  Append(body, m.minor);
-  Append(body, m.inode);
-  Append(body, uint64_t{0});  // ino_generation
+  base::Append(body, pid);
+  base::Append(body, pid);
+  base::Append(body, m.start);
+  base::Append(body, m.end - m.start);
+  base::Append(body, m.offset);
+  base::Append(body, m.major);
+  base::Append(body, m.minor);
+  base::Append(body, m.inode);
+  base::Append(body, uint64_t{0});  // ino_generation
   // PROT_READ, PROT_WRITE as mapped; every mapping here executes.
-  Append(body, uint32_t{(m.perms[0] == 'r' ? 1u : 0u) | (m.perms[1] == 'w' ? 2u : 0u) | 4u});
-  Append(body, uint32_t{2});  // MAP_PRIVATE
+  base::Append(body, uint32_t{(m.perms[0] == 'r' ? 1u : 0u) | (m.perms[1] == 'w' ? 2u : 0u) | 4u});
+  base::Append(body, uint32_t{2});  // MAP_PRIVATE
   AppendName(body, m.path);
-  AppendBytes(body, TrailerOf(attr, pid, pid, time));
+  base::AppendBytes(body, TrailerOf(attr, pid, pid, time));
   return RecordBytes(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body);
 }
 
 std::vector<std::byte> CommOf(const perf::EventAttr& attr, uint32_t pid, uint32_t tid,
                               const std::string& comm, uint64_t time) {
   std::vector<std::byte> body;
-  Append(body, pid);
-  Append(body, tid);
+  base::Append(body, pid);
+  base::Append(body, tid);
   AppendName(body, comm);
-  AppendBytes(body, TrailerOf(attr, pid, tid, time));
+  base::AppendBytes(body, TrailerOf(attr, pid, tid, time));
   return RecordBytes(PERF_RECORD_COMM, 0, body);
 }
 
@@ -311,7 +311,7 @@ class UnwindToolTest : public ::testing::Test {
     absl::Status s = feed.End(sink, features);
     EXPECT_TRUE(s.ok()) << s;
     for (const perf::OwnedRecord& record : sink.records) {
-      const Bytes bytes = record.view().bytes();
+      const base::Bytes bytes = record.view().bytes();
       output.records.emplace_back(bytes.begin(), bytes.end());
     }
     output.stats = tool.stats();
@@ -341,7 +341,7 @@ class UnwindToolTest : public ::testing::Test {
     absl::StatusOr<InitialRegisters> registers =
         InitialRegistersOf(Arch::kX86_64, kPerfRegsMask, capture.regs);
     EXPECT_TRUE(registers.ok()) << registers.status();
-    const Bytes stack(capture.stack.data(), capture.valid);
+    const base::Bytes stack(capture.stack.data(), capture.valid);
     return unwinder.Unwind(gettid(), *registers, stack, 127).frames;
   }
 
