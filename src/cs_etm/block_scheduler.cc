@@ -9,9 +9,6 @@
 namespace perftk::cs_etm {
 namespace {
 
-// Blocks in flight and records waiting behind them, at most.
-constexpr size_t kMaxQueuedSlots = 4096;
-
 // Whether a trace id's flow can carry from one of its blocks into the next.
 // Every block ends with the end of trace, a discontinuity, which empties the
 // ring of last branches and, with l and i, flushes the instruction count
@@ -26,9 +23,9 @@ bool FlowsCarryAcrossBlocks(const ItraceOptions& itrace) {
 
 BlockScheduler::BlockScheduler(const DecodeOptions& options, const machine::Machines& model,
                                BinaryImages& images, const SampleEncoder& encoder,
-                               const perf::BuildIdsByPath& build_ids, InOrderOutput& output)
+                               const perf::BuildIdsByPath& build_ids, BlockWriter write_block)
     : inputs_{options, model, images, encoder, build_ids},
-      output_(output),
+      write_block_(std::move(write_block)),
       jobs_(static_cast<size_t>(std::max(options.jobs, 1))),
       any_lane_(IsProfile(options.format) || !FlowsCarryAcrossBlocks(options.itrace)),
       batches_(std::make_unique<pipeline::OrderedBatches>(pipeline::OrderedBatches::Options{
@@ -45,7 +42,8 @@ BlockScheduler::~BlockScheduler() {
 }
 
 absl::Status BlockScheduler::Submit(const TraceBlock& block,
-                                    std::shared_ptr<const DecodeSetup> setup) {
+                                    std::shared_ptr<const DecodeSetup> setup,
+                                    pipeline::RecordSink& out) {
   auto job = std::make_unique<BlockJob>();
   job->block = block;
   job->setup = std::move(setup);
@@ -74,11 +72,11 @@ absl::Status BlockScheduler::Submit(const TraceBlock& block,
   BlockJob* raw = job.get();
   if (any_lane_) {
     // The lane of the thread that runs it: no block waits for another.
-    slots_.push_back(Slot{std::move(job), std::nullopt});
+    jobs_in_flight_.push_back(std::move(job));
     return batches_
         ->Submit(
             1, [this, raw](size_t thread, size_t, size_t) { thread_lanes_[thread]->Run(*raw); },
-            [this](uint64_t) { return WriteOldest(); })
+            WriterTo(out))
         .status();
   }
   TraceIdLanes::Assignment assignment;
@@ -93,10 +91,10 @@ absl::Status BlockScheduler::Submit(const TraceBlock& block,
   if (lane.last) assignment.after.push_back(*lane.last);
   DecodeLane* runner = lane.lane.get();
   const std::optional<TraceIdSet> ids = raw->ids;  // the job may be written in Submit
-  slots_.push_back(Slot{std::move(job), std::nullopt});
+  jobs_in_flight_.push_back(std::move(job));
   absl::StatusOr<uint64_t> ticket = batches_->Submit(
-      1, [runner, raw](size_t, size_t, size_t) { runner->Run(*raw); },
-      [this](uint64_t) { return WriteOldest(); }, assignment.after);
+      1, [runner, raw](size_t, size_t, size_t) { runner->Run(*raw); }, WriterTo(out),
+      assignment.after);
   if (!ticket.ok()) return ticket.status();
   lane.last = *ticket;
   if (block.formatted) id_lanes_.Submitted(ids, assignment.lane, *ticket);
@@ -117,39 +115,30 @@ std::optional<TraceIdSet> BlockScheduler::TraceIdsFed(const BlockJob& job) {
   return ids;
 }
 
-absl::Status BlockScheduler::Pass(const perf::Record& record) {
-  if (slots_.empty()) return output_.WriteRecord(record);
-  slots_.push_back(Slot{nullptr, perf::OwnedRecord(record)});
-  // Records waiting behind blocks are copies: bound them too.
-  return slots_.size() > kMaxQueuedSlots ? WriteAll() : absl::OkStatus();
+absl::Status BlockScheduler::Pass(const perf::Record& record, pipeline::RecordSink& out) {
+  return batches_->Pass(record, out, WriterTo(out));
 }
 
-absl::Status BlockScheduler::WriteAll() {
-  return batches_->Drain([this](uint64_t) { return WriteOldest(); });
+absl::Status BlockScheduler::WriteAll(pipeline::RecordSink& out) {
+  return batches_->Drain(WriterTo(out));
 }
 
 void BlockScheduler::Abandon() {
   batches_->Abandon();
-  slots_.clear();
+  jobs_in_flight_.clear();
 }
 
-absl::Status BlockScheduler::BeforeModelChange() {
+absl::Status BlockScheduler::BeforeModelChange(pipeline::RecordSink& out) {
   // Blocks in flight read the model: let them finish first.
-  if (absl::Status s = WriteAll(); !s.ok()) return s;
+  if (absl::Status s = WriteAll(out); !s.ok()) return s;
   ++model_generation_;
   return absl::OkStatus();
 }
 
-absl::Status BlockScheduler::WriteOldest() {
-  std::unique_ptr<BlockJob> job = std::move(slots_.front().job);
-  slots_.pop_front();
-  if (absl::Status s = output_.WriteBlock(*job); !s.ok()) return s;
-  while (!slots_.empty() && slots_.front().record) {
-    absl::Status status = output_.WriteRecord(slots_.front().record->view());
-    slots_.pop_front();
-    if (!status.ok()) return status;
-  }
-  return absl::OkStatus();
+absl::Status BlockScheduler::WriteOldest(pipeline::RecordSink& out) {
+  std::unique_ptr<BlockJob> job = std::move(jobs_in_flight_.front());
+  jobs_in_flight_.pop_front();
+  return write_block_(*job, out);
 }
 
 std::vector<const BranchProfile*> BlockScheduler::Profiles() const {

@@ -19,9 +19,10 @@
 // after the last block of its lane (and of the trace ids it feeds on other
 // lanes). With jobs > 1 each block keeps a copy of its trace; with 1 the
 // caller runs them, through the same code. Either way the output is the
-// same bytes: results are written in block order and records passed after
-// a block wait behind it. At most 2 x jobs blocks are in flight, and at most 4096 slots
-// wait (then Pass waits for all blocks).
+// same bytes: results are written in block order, and records passed
+// after a block wait behind it on the stage. At most 2 x jobs blocks are
+// in flight, and at most 4096 records wait (then Pass waits for all
+// blocks).
 //
 // The lanes read code through the pipeline's machine model, const; before
 // it changes, BeforeModelChange waits for every block in flight and writes
@@ -33,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -49,25 +51,21 @@
 #include "machine/machines.h"
 #include "perf/record.h"
 #include "pipeline/ordered_batches.h"
+#include "pipeline/tool.h"
 
 namespace perftk::cs_etm {
 
-// Receives, on the caller's thread and in order, the records passed through
-// and the finished blocks' results.
-class InOrderOutput {
- public:
-  virtual ~InOrderOutput() = default;
-  virtual absl::Status WriteRecord(const perf::Record& record) = 0;
-  virtual absl::Status WriteBlock(BlockJob& job) = 0;
-};
-
 class BlockScheduler {
  public:
+  // Writes a finished block's results, on the caller's thread, in block
+  // order, to the sink of the call that writes it.
+  using BlockWriter = std::function<absl::Status(BlockJob& job, pipeline::RecordSink& out)>;
+
   // The lanes read `options`, `model`, `images`, `encoder` and `build_ids`
-  // (see LaneInputs), which must outlive the scheduler, as must `output`.
+  // (see LaneInputs), which must outlive the scheduler.
   BlockScheduler(const DecodeOptions& options, const machine::Machines& model, BinaryImages& images,
                  const SampleEncoder& encoder, const perf::BuildIdsByPath& build_ids,
-                 InOrderOutput& output);
+                 BlockWriter write_block);
   // Lets the running blocks finish, drops the others.
   ~BlockScheduler();
   BlockScheduler(const BlockScheduler&) = delete;
@@ -76,15 +74,21 @@ class BlockScheduler {
   // Sends `block` to its lane, to be decoded against `setup` and the model
   // as it is now. Fails on raw trace that names no CPU while the setup has
   // several sources.
-  absl::Status Submit(const TraceBlock& block, std::shared_ptr<const DecodeSetup> setup);
+  // The blocks finished by then are written to `out` (as by every call
+  // below that takes one).
+  absl::Status Submit(const TraceBlock& block, std::shared_ptr<const DecodeSetup> setup,
+                      pipeline::RecordSink& out);
   // Waits for every block and writes everything (failing as WriteAll): the
   // machine model may change then, and blocks submitted after it see that
   // it did.
-  absl::Status BeforeModelChange();
-  // Writes `record` now if nothing waits to be written, else queues a copy.
-  absl::Status Pass(const perf::Record& record);
+  absl::Status BeforeModelChange(pipeline::RecordSink& out);
+  // Emits `record` to `out` behind every block submitted before it
+  // (pipeline/ordered_batches.h's Pass).
+  absl::Status Pass(const perf::Record& record, pipeline::RecordSink& out);
   // Waits for every block and writes everything.
-  absl::Status WriteAll();
+  absl::Status WriteAll(pipeline::RecordSink& out);
+  // Whether every block submitted is written.
+  bool idle() const { return jobs_in_flight_.empty(); }
   // The run failed: lets the running blocks finish (no lane reads the
   // model after it) and drops the others.
   void Abandon();
@@ -92,11 +96,6 @@ class BlockScheduler {
   std::vector<const BranchProfile*> Profiles() const;
 
  private:
-  // A block in flight, or a record that waits to be written behind one.
-  struct Slot {
-    std::unique_ptr<BlockJob> job;
-    std::optional<perf::OwnedRecord> record;
-  };
   // A decode lane and the ticket of the last block submitted to it.
   struct Lane {
     std::unique_ptr<DecodeLane> lane;
@@ -105,22 +104,26 @@ class BlockScheduler {
 
   // The trace ids a formatted block may feed (nullopt: any).
   static std::optional<TraceIdSet> TraceIdsFed(const BlockJob& job);
-  // Writes the oldest block (finished) and the records behind it.
-  absl::Status WriteOldest();
+  // Writes the oldest block (finished) to `out`.
+  absl::Status WriteOldest(pipeline::RecordSink& out);
+  // The ordered stage's writer of the blocks, to `out`.
+  auto WriterTo(pipeline::RecordSink& out) {
+    return [this, &out](uint64_t) { return WriteOldest(out); };
+  }
 
   uint64_t model_generation_ = 0;  // counts the changes of the model
   const LaneInputs inputs_;
-  InOrderOutput& output_;
+  BlockWriter write_block_;
   const size_t jobs_;
   // Whether blocks may go to any lane (no flow carries from block to block).
   const bool any_lane_;
   std::map<uint64_t, Lane> lanes_;
   std::map<int64_t, std::unique_ptr<TraceFlows>> flows_;  // by source
-  TraceIdLanes id_lanes_;   // the lanes of formatted blocks whose flows carry
-  std::deque<Slot> slots_;  // blocks in flight, the oldest first, and records behind them
+  TraceIdLanes id_lanes_;  // the lanes of formatted blocks whose flows carry
+  std::deque<std::unique_ptr<BlockJob>> jobs_in_flight_;  // the oldest first
   // When any lane will do: one per thread of batches_, by its lane number.
   std::vector<std::unique_ptr<DecodeLane>> thread_lanes_;
-  // After lanes_ and slots_: joined before they go.
+  // After the lanes and jobs: joined before they go.
   std::unique_ptr<pipeline::OrderedBatches> batches_;
 };
 

@@ -31,8 +31,9 @@ absl::Status CsEtmDecodeTool::Begin(perf::Header& header) {
       SampleEncoder::Create(options_.format, options_.itrace, header);
   if (!encoder.ok()) return encoder.status();
   encoder_ = std::make_unique<SampleEncoder>(*std::move(encoder));
-  scheduler_ = std::make_unique<BlockScheduler>(options_, model(), *images_, *encoder_, build_ids_,
-                                                static_cast<InOrderOutput&>(*this));
+  scheduler_ = std::make_unique<BlockScheduler>(
+      options_, model(), *images_, *encoder_, build_ids_,
+      [this](BlockJob& job, pipeline::RecordSink& out) { return WriteBlock(job, out); });
   return absl::OkStatus();
 }
 
@@ -52,17 +53,15 @@ void CsEtmDecodeTool::Abandon() {
 absl::Status CsEtmDecodeTool::BeforeModelChange(const perf::Record& record,
                                                 pipeline::RecordSink& out) {
   (void)record;
-  sink_ = &out;
-  return scheduler_->BeforeModelChange();
+  return scheduler_->BeforeModelChange(out);
 }
 
 absl::Status CsEtmDecodeTool::Process(const perf::Record& record, pipeline::RecordSink& out) {
-  sink_ = &out;
   switch (record.type()) {
     case PERF_RECORD_AUXTRACE_INFO:
       return reader_->ReadAuxtraceInfo(record);
     case PERF_RECORD_AUXTRACE:
-      return SubmitBlocks(record);
+      return SubmitBlocks(record, out);
     case PERF_RECORD_AUX:
       return reader_->ReadAux(record);
     case PERF_RECORD_ITRACE_START:
@@ -93,27 +92,25 @@ absl::Status CsEtmDecodeTool::Process(const perf::Record& record, pipeline::Reco
       break;
   }
   if (options_.format != OutputFormat::kPerf) return absl::OkStatus();
-  return scheduler_->Pass(record);
+  // Done with at once when no block waits to be written before it.
+  if (scheduler_->idle()) ReportDone(record.file_offset());
+  return scheduler_->Pass(record, out);
 }
 
-absl::Status CsEtmDecodeTool::SubmitBlocks(const perf::Record& auxtrace) {
+absl::Status CsEtmDecodeTool::SubmitBlocks(const perf::Record& auxtrace,
+                                           pipeline::RecordSink& out) {
   absl::StatusOr<std::vector<TraceBlock>> blocks = reader_->ReadAuxtrace(auxtrace);
   if (!blocks.ok()) return blocks.status();
   for (const TraceBlock& block : *blocks) {
     ++stats_.blocks;
     stats_.trace_bytes += block.data.size();
-    absl::Status s = scheduler_->Submit(block, reader_->setup());
+    absl::Status s = scheduler_->Submit(block, reader_->setup(), out);
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
 }
 
-absl::Status CsEtmDecodeTool::WriteRecord(const perf::Record& record) {
-  ReportDone(record.file_offset());
-  return sink_->Emit(record);
-}
-
-absl::Status CsEtmDecodeTool::WriteBlock(BlockJob& job) {
+absl::Status CsEtmDecodeTool::WriteBlock(BlockJob& job, pipeline::RecordSink& out) {
   // Blocks are written in order, on the pipeline's thread.
   ReportDone(job.block.file_offset + job.block.data.size());
   stats_.packets += job.stats.packets;
@@ -130,7 +127,7 @@ absl::Status CsEtmDecodeTool::WriteBlock(BlockJob& job) {
   }
   if (!job.status.ok()) return job.status;
   for (const std::vector<std::byte>& bytes : job.samples.records) {
-    if (absl::Status s = sink_->Emit(perf::Record(bytes, 0)); !s.ok()) return s;
+    if (absl::Status s = out.Emit(perf::Record(bytes, 0)); !s.ok()) return s;
   }
   if (text_sink_ && !job.samples.text.empty()) return text_sink_(job.samples.text);
   text_ += job.samples.text;
@@ -139,8 +136,7 @@ absl::Status CsEtmDecodeTool::WriteBlock(BlockJob& job) {
 
 absl::Status CsEtmDecodeTool::End(pipeline::RecordSink& out, perf::FeatureSet& features) {
   (void)features;
-  sink_ = &out;
-  if (absl::Status s = scheduler_->WriteAll(); !s.ok()) return s;
+  if (absl::Status s = scheduler_->WriteAll(out); !s.ok()) return s;
   for (std::string& note : reader_->Finish()) warnings_.Warn(std::move(note));
   for (const auto& [source, errors] : errors_) {
     warnings_.Warn(

@@ -60,7 +60,7 @@
 
 namespace perftk::cs_etm {
 
-class CsEtmDecodeTool : public pipeline::Tool, private InOrderOutput {
+class CsEtmDecodeTool : public pipeline::Tool {
  public:
   // What is skipped or lost goes to `warnings`, one line each, by End;
   // the warnings of binaries (found by whichever lane gets there first)
@@ -102,10 +102,10 @@ class CsEtmDecodeTool : public pipeline::Tool, private InOrderOutput {
 
   // build_ids_ from the BUILD_ID feature (a warning when it is unreadable).
   void LoadBuildIds(const perf::Header& header);
-  absl::Status SubmitBlocks(const perf::Record& auxtrace);
-  // InOrderOutput: records to the sink, blocks' samples to the sink or text.
-  absl::Status WriteRecord(const perf::Record& record) override;
-  absl::Status WriteBlock(BlockJob& job) override;
+  absl::Status SubmitBlocks(const perf::Record& auxtrace, pipeline::RecordSink& out);
+  // A finished block, in block order: its counts to stats_ and errors_,
+  // its samples to `out` (kPerf) or to the text.
+  absl::Status WriteBlock(BlockJob& job, pipeline::RecordSink& out);
 
   const DecodeOptions options_;
   perf::BuildIdsByPath build_ids_;
@@ -114,8 +114,7 @@ class CsEtmDecodeTool : public pipeline::Tool, private InOrderOutput {
   std::unique_ptr<BinaryImages> images_;
   std::unique_ptr<SampleEncoder> encoder_;
   std::unique_ptr<BlockScheduler> scheduler_;  // gone before the rest
-  pipeline::RecordSink* sink_ = nullptr;
-  std::map<int64_t, SourceErrors> errors_;  // by source: -1 formatted, else raw cpu
+  std::map<int64_t, SourceErrors> errors_;     // by source: -1 formatted, else raw cpu
   profile::Profile profile_;
   std::string text_;
   TextSink text_sink_;

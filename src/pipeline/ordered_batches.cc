@@ -10,7 +10,8 @@ OrderedBatches::OrderedBatches(const Options& options)
     : jobs_(std::max<size_t>(1, options.jobs)),
       chunk_(std::max<size_t>(1, options.chunk)),
       max_in_flight_(options.max_in_flight),
-      caller_leaves_(options.caller_leaves) {
+      caller_leaves_(options.caller_leaves),
+      max_waiting_records_(options.max_waiting_records) {
   threads_.reserve(jobs_ - 1);
   for (size_t lane = 0; lane + 1 < jobs_; ++lane) {
     try {
@@ -34,6 +35,7 @@ void OrderedBatches::Abandon() {
   base::MutexLock lock(mu_);
   queue_.clear();  // the work closures go after the last call of them
   left_.clear();
+  waiting_.clear();
   waiting_items_ = 0;
   next_to_write_ = next_ticket_;
   if (failed_.ok()) failed_ = absl::CancelledError("the batches were abandoned");
@@ -64,9 +66,27 @@ absl::StatusOr<uint64_t> OrderedBatches::Submit(size_t items, Work work, Writer 
   return ticket;
 }
 
+absl::Status OrderedBatches::Pass(const perf::Record& record, RecordSink& out, Writer write) {
+  if (!failed_.ok()) return failed_;
+  if (absl::Status s = WriteFinished(write, max_in_flight_); !s.ok()) return s;
+  if (in_flight() == 0) return out.Emit(record);
+  waiting_.push_back(WaitingRecord{next_ticket_ - 1, perf::OwnedRecord(record), &out});
+  return waiting_.size() > max_waiting_records_ ? Drain(write) : absl::OkStatus();
+}
+
 absl::Status OrderedBatches::Drain(Writer write) {
   if (!failed_.ok()) return failed_;
   return WriteFinished(write, 0);
+}
+
+absl::Status OrderedBatches::EmitRecordsBehind(uint64_t ticket) {
+  while (!waiting_.empty() && waiting_.front().behind == ticket) {
+    WaitingRecord& next = waiting_.front();
+    absl::Status status = next.out->Emit(next.record.view());
+    waiting_.pop_front();
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status OrderedBatches::WriteFinished(Writer write, size_t keep) {
@@ -83,9 +103,11 @@ absl::Status OrderedBatches::WriteFinished(Writer write, size_t keep) {
       ++left_base_;
     }
     ++next_to_write_;
-    if (absl::Status s = write(ticket); !s.ok()) {
-      failed_ = s;
-      return s;
+    absl::Status status = write(ticket);
+    if (status.ok()) status = EmitRecordsBehind(ticket);
+    if (!status.ok()) {
+      failed_ = status;
+      return status;
     }
   }
   return absl::OkStatus();

@@ -30,6 +30,12 @@
 // oldest while there are more. Drain writes every batch: a caller about to
 // change what the work reads drains first.
 //
+// Records between batches: Pass(record, out) emits a record to `out` in
+// its place in the order, behind every batch submitted before it. With
+// none waiting to be written it goes out at once; else a copy waits and
+// goes out right after the last batch before it is written. At most
+// `max_waiting_records` copies wait: one more drains first.
+//
 // Errors: work cannot fail (a batch keeps its own error for its writer);
 // a writer's error is returned, and returned again by every later Submit
 // and Drain, which run and write nothing more. Abandon (and the
@@ -54,6 +60,8 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "base/mutex.h"
+#include "perf/record.h"
+#include "pipeline/tool.h"
 
 namespace perftk::pipeline {
 
@@ -65,10 +73,11 @@ class OrderedBatches {
   using Writer = absl::FunctionRef<absl::Status(uint64_t ticket)>;
 
   struct Options {
-    size_t jobs = 1;           // the lanes: jobs - 1 threads and the caller
-    size_t chunk = 1;          // items a lane takes at a time
-    size_t max_in_flight = 1;  // batches submitted and not written, at most
-    size_t caller_leaves = 0;  // items the caller leaves to the threads
+    size_t jobs = 1;                    // the lanes: jobs - 1 threads and the caller
+    size_t chunk = 1;                   // items a lane takes at a time
+    size_t max_in_flight = 1;           // batches submitted and not written, at most
+    size_t caller_leaves = 0;           // items the caller leaves to the threads
+    size_t max_waiting_records = 4096;  // records passed, waiting behind batches
   };
 
   explicit OrderedBatches(const Options& options);
@@ -83,7 +92,11 @@ class OrderedBatches {
   // writer's error.
   absl::StatusOr<uint64_t> Submit(size_t items, Work work, Writer write,
                                   absl::Span<const uint64_t> after = {});
-  // Runs and writes every batch submitted.
+  // Emits `record` to `out` once every batch submitted before it is
+  // written (writing the finished ones with `write`); the writer's or
+  // `out`'s error.
+  absl::Status Pass(const perf::Record& record, RecordSink& out, Writer write);
+  // Runs and writes every batch submitted, and the records passed.
   absl::Status Drain(Writer write);
   // Joins the threads (running work finishes) and drops every batch not
   // written.
@@ -91,6 +104,8 @@ class OrderedBatches {
 
   // Batches submitted and not yet written.
   size_t in_flight() const { return next_ticket_ - next_to_write_; }
+  // Records passed and waiting behind them.
+  size_t waiting_records() const { return waiting_.size(); }
   size_t caller_lane() const { return jobs_ - 1; }
   // The threads running (fewer than jobs - 1 if the system refused some).
   size_t threads() const { return threads_.size(); }
@@ -101,6 +116,13 @@ class OrderedBatches {
     size_t items = 0;
     Work work;
     std::vector<uint64_t> after;
+  };
+  // A record passed while batches before it were not written, with where
+  // it goes.
+  struct WaitingRecord {
+    uint64_t behind = 0;  // the ticket of the last batch before it
+    perf::OwnedRecord record;
+    RecordSink* out = nullptr;
   };
   // A batch with items no lane has taken yet, from `next` on.
   struct Queued {
@@ -121,14 +143,18 @@ class OrderedBatches {
   void WaitFor(uint64_t ticket);
   bool Finished(uint64_t ticket);
   size_t& Left(uint64_t ticket) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Writes the finished batches at the front, waiting for the oldest while
-  // more than `keep` are not written.
+  // Writes the finished batches at the front, each with the records
+  // waiting behind it, waiting for the oldest while more than `keep` are
+  // not written.
   absl::Status WriteFinished(Writer write, size_t keep);
+  // Emits the records waiting behind `ticket`, just written.
+  absl::Status EmitRecordsBehind(uint64_t ticket);
 
   const size_t jobs_;
   const size_t chunk_;
   const size_t max_in_flight_;
   const size_t caller_leaves_;
+  const size_t max_waiting_records_;
 
   base::Mutex mu_;
   base::CondVar work_ready_;  // items may run, or stopping_
@@ -145,7 +171,8 @@ class OrderedBatches {
   // The caller's alone.
   uint64_t next_ticket_ = 0;
   uint64_t next_to_write_ = 0;
-  absl::Status failed_;  // a writer's error, or Abandon's
+  std::deque<WaitingRecord> waiting_;  // in the order passed
+  absl::Status failed_;                // a writer's error, or Abandon's
 };
 
 }  // namespace perftk::pipeline

@@ -8,11 +8,14 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "perf/record.h"
+#include "pipeline/tool.h"
 
 namespace perftk::pipeline {
 namespace {
@@ -300,6 +303,99 @@ TEST(OrderedBatchesTest, DestructorJoinsWithWorkWaiting) {
     }
   }
   EXPECT_LE(ran.load(), 600);
+}
+
+// Passed records and written batches, in the order they came out: "b" and
+// the ticket, "r" and the record's file offset.
+class OrderLog : public RecordSink {
+ public:
+  absl::Status Emit(const perf::Record& record) override {
+    lines.push_back("r" + std::to_string(record.file_offset()));
+    return absl::OkStatus();
+  }
+  absl::Status Write(uint64_t ticket) {
+    lines.push_back("b" + std::to_string(ticket));
+    return absl::OkStatus();
+  }
+  std::vector<std::string> lines;
+};
+
+// A bare record header, told apart by its file offset.
+perf::Record RecordAt(uint64_t offset) {
+  static const std::vector<std::byte> bytes = {
+      std::byte{1}, std::byte{0}, std::byte{0}, std::byte{0},   // type
+      std::byte{0}, std::byte{0}, std::byte{8}, std::byte{0}};  // misc, size
+  return perf::Record(bytes, offset);
+}
+
+// Batches whose work sleeps a random while, with records passed between
+// them: each record comes out right after the batch before it.
+TEST(OrderedBatchesTest, PassedRecordsComeOutBehindTheBatchesBeforeThem) {
+  for (size_t jobs : {1, 3}) {
+    OrderedBatches batches({.jobs = jobs, .chunk = 1, .max_in_flight = 4, .caller_leaves = 1});
+    OrderLog log;
+    auto write = [&](uint64_t ticket) { return log.Write(ticket); };
+    std::mt19937 random(7);
+    std::vector<std::string> expected;
+    ASSERT_TRUE(batches.Pass(RecordAt(100), log, write).ok());  // nothing before it
+    expected.push_back("r100");
+    EXPECT_EQ(log.lines, expected) << "jobs " << jobs;
+    for (uint64_t b = 0; b < 30; ++b) {
+      const auto sleep = std::chrono::microseconds(random() % 500);
+      ASSERT_TRUE(
+          batches
+              .Submit(
+                  2, [sleep](size_t, size_t, size_t) { std::this_thread::sleep_for(sleep); }, write)
+              .ok());
+      expected.push_back("b" + std::to_string(b));
+      for (uint64_t r = 0; r < b % 3; ++r) {
+        ASSERT_TRUE(batches.Pass(RecordAt(b * 10 + r), log, write).ok());
+        expected.push_back("r" + std::to_string(b * 10 + r));
+      }
+    }
+    ASSERT_TRUE(batches.Drain(write).ok());
+    EXPECT_EQ(batches.waiting_records(), 0u);
+    EXPECT_EQ(log.lines, expected) << "jobs " << jobs;
+  }
+}
+
+TEST(OrderedBatchesTest, TooManyWaitingRecordsDrainTheStage) {
+  // The caller leaves the one item to the thread (it would wait in it).
+  OrderedBatches batches(
+      {.jobs = 2, .chunk = 1, .max_in_flight = 8, .caller_leaves = 1, .max_waiting_records = 3});
+  OrderLog log;
+  auto write = [&](uint64_t ticket) { return log.Write(ticket); };
+  std::atomic<bool> release{false};
+  auto work = [&](size_t, size_t, size_t) {
+    while (!release) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  };
+  ASSERT_TRUE(batches.Submit(1, work, write).ok());
+  for (uint64_t r = 0; r < 3; ++r) ASSERT_TRUE(batches.Pass(RecordAt(r), log, write).ok());
+  EXPECT_EQ(batches.waiting_records(), 3u);
+  EXPECT_EQ(batches.in_flight(), 1u);
+  release = true;
+  // The fourth is one too many: the batch and the records before it go out.
+  ASSERT_TRUE(batches.Pass(RecordAt(3), log, write).ok());
+  EXPECT_EQ(batches.waiting_records(), 0u);
+  EXPECT_EQ(batches.in_flight(), 0u);
+  EXPECT_EQ(log.lines, (std::vector<std::string>{"b0", "r0", "r1", "r2", "r3"}));
+}
+
+TEST(OrderedBatchesTest, AbandonDropsTheWaitingRecords) {
+  OrderedBatches batches({.jobs = 2, .chunk = 1, .max_in_flight = 8, .caller_leaves = 1});
+  OrderLog log;
+  auto write = [&](uint64_t ticket) { return log.Write(ticket); };
+  std::atomic<bool> release{false};
+  auto work = [&](size_t, size_t, size_t) {
+    while (!release) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  };
+  ASSERT_TRUE(batches.Submit(1, work, write).ok());
+  ASSERT_TRUE(batches.Pass(RecordAt(1), log, write).ok());
+  release = true;
+  batches.Abandon();
+  EXPECT_EQ(batches.waiting_records(), 0u);
+  EXPECT_EQ(batches.Pass(RecordAt(2), log, write).code(), absl::StatusCode::kCancelled);
+  EXPECT_TRUE(log.lines.empty());
 }
 
 }  // namespace
