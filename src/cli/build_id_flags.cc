@@ -15,8 +15,19 @@ void AddBuildIdDirOption(CLI::App& sub) {
   sub.add_option_function<std::string>(
          "--buildid-dir", [](const std::string& dir) { elf::SetBuildIdCacheDir(dir); },
          "perf's build-id cache; default: $PERF_BUILDID_DIR, else buildid.dir from perf's "
-         "config (~/.perfconfig), else ~/.debug")
-      ->type_name("DIR");
+         "config (~/.perfconfig), else ~/.debug. A DIR that does not exist is an empty "
+         "cache (jit --buildid-cache makes it)")
+      ->type_name("DIR")
+      ->check(
+          [](const std::string& dir) -> std::string {
+            // A file there cannot be a cache, and was surely not meant.
+            struct stat st;
+            if (stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+              return dir + " is not a directory";
+            }
+            return {};
+          },
+          "DIR");
 }
 
 void AddBuildIdFlags(CLI::App& sub, BuildIdFlags& flags, bool by_default) {

@@ -54,6 +54,24 @@ put_in_cache "$WORK/cache" etm/etm_test_loop /data/local/tmp/etm_test_loop \
 "$PERFTK" cs-etm-decode -q -i etm/perf_etm.data --symfs etm --format=autofdo -o want.afdo
 same_each_way cs-etm-decode want.afdo \
   "$PERFTK" cs-etm-decode -q -i etm/perf_etm.data --format=autofdo -o out
+# A --buildid-dir that does not exist is an empty cache; one that is a
+# file is refused as a usage error, before anything is read.
+"$PERFTK" cs-etm-decode -q -i etm/perf_etm.data --format=autofdo -o nocache.afdo 2>/dev/null
+set +e
+"$PERFTK" cs-etm-decode -q -i etm/perf_etm.data --format=autofdo --buildid-dir "$WORK/missing" \
+  -o missing.afdo 2>missing.err
+rc_missing=$?
+"$PERFTK" cs-etm-decode -q -i etm/perf_etm.data --format=autofdo --buildid-dir "$WORK/want.afdo" \
+  -o file.afdo 2>file.err
+rc_file=$?
+set -e
+check "--buildid-dir naming no directory: exit 0 (got $rc_missing)" test "$rc_missing" = 0
+check "--buildid-dir naming no directory: the output of no cache" cmp -s nocache.afdo missing.afdo
+check "--buildid-dir naming no directory: nothing made there" test ! -e "$WORK/missing"
+check "--buildid-dir naming a file: exit 2 (got $rc_file)" test "$rc_file" = 2
+check "--buildid-dir naming a file: the message says so ($(head -1 file.err))" \
+  has -F "want.afdo is not a directory" file.err
+check "--buildid-dir naming a file: no output" test ! -e file.afdo
 rm -rf cache
 
 # unwind: the workload, gone from its path, found in the cache.
