@@ -10,9 +10,11 @@ source "$LIB_DIR/checks.bash"
 command -v script >/dev/null || skip "no script(1) (Debian: bsdutils)"
 GEN=${ETM_GEN:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_etm_gen}
 [ -x "$GEN" ] || skip "no perftk_etm_gen at $GEN"
-# 20 MB: about 0.7 s of decode on 2 idle cores; an ASan build takes as long
-# over 4 MB.
-mb=20
+# Progress redraws at most every 100 ms, so the decode must last a good
+# part of a second: 60 MB, about 0.45 s with --jobs 2 on 2 idle cores since
+# the decoder's fourth round (20 MB gave only 0 and one more percentage);
+# an ASan build takes as long over 4 MB.
+mb=60
 if asan_build; then mb=4; fi
 "$GEN" --cpus 2 --trace-mb "$mb" --out gen >/dev/null || fail "perftk_etm_gen failed"
 on_tty() { script -qfec "$1" /dev/null | tr '\r' '\n'; }
