@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -359,43 +360,67 @@ TEST(OrderedBatchesTest, PassedRecordsComeOutBehindTheBatchesBeforeThem) {
   }
 }
 
+// A stage of two lanes with one batch whose item waits on the thread
+// until released (the caller leaves it one item, or it would wait in it
+// itself), and what comes out of it.
+class HeldBatch {
+ public:
+  explicit HeldBatch(size_t max_waiting_records)
+      : batches_({.jobs = 2,
+                  .chunk = 1,
+                  .max_in_flight = 8,
+                  .caller_leaves = 1,
+                  .max_waiting_records = max_waiting_records}) {
+    EXPECT_TRUE(batches_
+                    .Submit(
+                        1,
+                        [this](size_t, size_t, size_t) {
+                          while (!released_) std::this_thread::sleep_for(kPoll);
+                        },
+                        Writer())
+                    .ok());
+  }
+  // Lets the item end, so that a test that stops early does not hang.
+  ~HeldBatch() { Release(); }
+
+  absl::Status Pass(uint64_t offset) { return batches_.Pass(RecordAt(offset), log_, Writer()); }
+  void Release() { released_ = true; }
+
+  OrderedBatches& batches() { return batches_; }
+  const std::vector<std::string>& lines() const { return log_.lines; }
+
+ private:
+  static constexpr std::chrono::microseconds kPoll{50};
+  std::function<absl::Status(uint64_t)> Writer() {
+    return [this](uint64_t ticket) { return log_.Write(ticket); };
+  }
+
+  OrderLog log_;
+  std::atomic<bool> released_{false};
+  OrderedBatches batches_;  // last: joined before the rest goes
+};
+
 TEST(OrderedBatchesTest, TooManyWaitingRecordsDrainTheStage) {
-  // The caller leaves the one item to the thread (it would wait in it).
-  OrderedBatches batches(
-      {.jobs = 2, .chunk = 1, .max_in_flight = 8, .caller_leaves = 1, .max_waiting_records = 3});
-  OrderLog log;
-  auto write = [&](uint64_t ticket) { return log.Write(ticket); };
-  std::atomic<bool> release{false};
-  auto work = [&](size_t, size_t, size_t) {
-    while (!release) std::this_thread::sleep_for(std::chrono::microseconds(50));
-  };
-  ASSERT_TRUE(batches.Submit(1, work, write).ok());
-  for (uint64_t r = 0; r < 3; ++r) ASSERT_TRUE(batches.Pass(RecordAt(r), log, write).ok());
-  EXPECT_EQ(batches.waiting_records(), 3u);
-  EXPECT_EQ(batches.in_flight(), 1u);
-  release = true;
+  HeldBatch held(/*max_waiting_records=*/3);
+  for (uint64_t r = 0; r < 3; ++r) ASSERT_TRUE(held.Pass(r).ok());
+  EXPECT_EQ(held.batches().waiting_records(), 3u);
+  EXPECT_EQ(held.batches().in_flight(), 1u);
+  held.Release();
   // The fourth is one too many: the batch and the records before it go out.
-  ASSERT_TRUE(batches.Pass(RecordAt(3), log, write).ok());
-  EXPECT_EQ(batches.waiting_records(), 0u);
-  EXPECT_EQ(batches.in_flight(), 0u);
-  EXPECT_EQ(log.lines, (std::vector<std::string>{"b0", "r0", "r1", "r2", "r3"}));
+  ASSERT_TRUE(held.Pass(3).ok());
+  EXPECT_EQ(held.batches().waiting_records(), 0u);
+  EXPECT_EQ(held.batches().in_flight(), 0u);
+  EXPECT_EQ(held.lines(), (std::vector<std::string>{"b0", "r0", "r1", "r2", "r3"}));
 }
 
 TEST(OrderedBatchesTest, AbandonDropsTheWaitingRecords) {
-  OrderedBatches batches({.jobs = 2, .chunk = 1, .max_in_flight = 8, .caller_leaves = 1});
-  OrderLog log;
-  auto write = [&](uint64_t ticket) { return log.Write(ticket); };
-  std::atomic<bool> release{false};
-  auto work = [&](size_t, size_t, size_t) {
-    while (!release) std::this_thread::sleep_for(std::chrono::microseconds(50));
-  };
-  ASSERT_TRUE(batches.Submit(1, work, write).ok());
-  ASSERT_TRUE(batches.Pass(RecordAt(1), log, write).ok());
-  release = true;
-  batches.Abandon();
-  EXPECT_EQ(batches.waiting_records(), 0u);
-  EXPECT_EQ(batches.Pass(RecordAt(2), log, write).code(), absl::StatusCode::kCancelled);
-  EXPECT_TRUE(log.lines.empty());
+  HeldBatch held(/*max_waiting_records=*/4096);
+  ASSERT_TRUE(held.Pass(1).ok());
+  held.Release();
+  held.batches().Abandon();
+  EXPECT_EQ(held.batches().waiting_records(), 0u);
+  EXPECT_EQ(held.Pass(2).code(), absl::StatusCode::kCancelled);
+  EXPECT_TRUE(held.lines().empty());
 }
 
 }  // namespace
