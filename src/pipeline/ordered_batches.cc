@@ -4,6 +4,8 @@
 #include <system_error>
 #include <utility>
 
+#include "pipeline/tool.h"
+
 namespace perftk::pipeline {
 
 OrderedBatches::OrderedBatches(const Options& options)

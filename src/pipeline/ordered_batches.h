@@ -61,9 +61,10 @@
 #include "absl/types/span.h"
 #include "base/mutex.h"
 #include "perf/record.h"
-#include "pipeline/tool.h"
 
 namespace perftk::pipeline {
+
+class RecordSink;  // pipeline/tool.h
 
 class OrderedBatches {
  public:
