@@ -92,9 +92,10 @@ absl::Status CsEtmDecodeTool::Process(const perf::Record& record, pipeline::Reco
       break;
   }
   if (options_.format != OutputFormat::kPerf) return absl::OkStatus();
-  // Done with at once when no block waits to be written before it.
-  if (scheduler_->idle()) ReportDone(record.file_offset());
-  return scheduler_->Pass(record, out);
+  absl::Status passed = scheduler_->Pass(record, out);
+  // Written, with every block before it, once none waits.
+  if (passed.ok() && scheduler_->idle()) ReportDone(record.file_offset());
+  return passed;
 }
 
 absl::Status CsEtmDecodeTool::SubmitBlocks(const perf::Record& auxtrace,
