@@ -1,6 +1,7 @@
 #include "unwind/process_unwinder.h"
 
 #include <dwarf.h>
+#include <gelf.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,14 @@ namespace perftk::unwind {
 namespace {
 
 char* debuginfo_path = nullptr;  // libdw's default: build-id and debuglink dirs
+
+// x86-64 DWARF registers: %rbx, %rsp, and 0 .. 15 the general registers.
+constexpr unsigned kRbx = 3;
+constexpr unsigned kRsp = 7;
+constexpr unsigned kX86_64GeneralRegisters = 16;
+// How many times one sample's unwinding resumes after libdw lost %rbx
+// (one per lazy-binding trampoline on the stack, in practice).
+constexpr int kMaxResumes = 8;
 
 // Modules come with their file descriptor; separate debug files (with
 // .debug_frame) are looked up the standard way.
@@ -136,6 +145,8 @@ ProcessUnwinder::ModuleState ProcessUnwinder::PrepareModule(uint64_t pc) {
   reported.bias = bias;
   Dwarf_Addr elf_bias = 0;
   if (Elf* elf = dwfl_module_getelf(added, &elf_bias); elf != nullptr) {
+    GElf_Ehdr header;
+    if (gelf_getehdr(elf, &header) != nullptr) x86_64_ = header.e_machine == EM_X86_64;
     size_t size = 0;
     if (const char* raw = elf_rawfile(elf, &size); raw != nullptr) {
       reported.mapped = base::MappedInputName(raw, size, base::Printable(file->path()));
@@ -184,6 +195,7 @@ StepUses ProcessUnwinder::ModuleStep(Dwfl_Module* module, uint64_t pc) const {
 int ProcessUnwinder::OnFrame(Dwfl_Frame* frame, void* arg) {
   auto* self = static_cast<ProcessUnwinder*>(arg);
   Attempt& attempt = *self->attempt_;
+  attempt.resume.reset();  // libdw did step from the last frame
   if (attempt.caller_unknown) {
     attempt.guess_dropped = true;
     return DWARF_CB_ABORT;
@@ -204,14 +216,19 @@ int ProcessUnwinder::OnFrame(Dwfl_Frame* frame, void* arg) {
   bool activation = false;
   if (!dwfl_frame_pc(frame, &pc, &activation)) return DWARF_CB_ABORT;
   const uint64_t where = activation ? pc : pc - 1;
-  attempt.frames.push_back(where);
-  attempt.last_activation = activation;
-  if (attempt.frames.size() >= attempt.max_frames) {
-    attempt.depth_reached = true;
-    return DWARF_CB_ABORT;
+  if (attempt.skip_first) {
+    attempt.skip_first = false;
+  } else {
+    attempt.frames.push_back(where);
+    if (attempt.frames.size() >= attempt.max_frames) {
+      attempt.depth_reached = true;
+      return DWARF_CB_ABORT;
+    }
   }
+  attempt.last_activation = activation;
   StepUses* step = attempt.last_module == ModuleState::kReady ? self->StepAt(where) : nullptr;
   attempt.caller_unknown = step == nullptr || !step->described;
+  if (self->x86_64_) self->RecoverRbx(attempt, frame, step, where);
   if (attempt.memo != nullptr) {
     self->own_states_.back() = OwnState{.step = step, .found = true, .activation = activation};
   }
@@ -351,6 +368,65 @@ ProcessUnwinder::ThreadMemo& ProcessUnwinder::MemoFor(int32_t tid) {
   return slot;
 }
 
+// libdw (0.188 and before) starts x86-64 CFI from ABI rules that give the
+// "same value" rule of the callee-saved %rbx (DWARF register 3) to %rax
+// (register 0) instead. So where a frame's CFI row does not mention %rbx
+// (a function that has not saved it yet, or never touches it), libdw leaves
+// the caller's %rbx unset, although the psABI says it is the callee's. That
+// costs nothing until a caller's CFA is an expression over %rbx: glibc's
+// lazy-binding trampoline _dl_runtime_resolve keeps its frame in %rbx
+// (CFA = rbx + 32), so a sample in the first instructions of _dl_fixup, or
+// in a function that calls nothing and never saves %rbx, ends at the
+// trampoline, and libdw calls that the outermost frame. perf's libunwind
+// applies the psABI rule and unwinds on to main. So does perftk: it keeps
+// %rbx as the psABI does, from frame to frame, and when a frame's step needs
+// a %rbx libdw has not set, it resumes the unwinding from that frame's
+// state with %rbx set (as a new first frame at the same pc, which gives the
+// same step).
+void ProcessUnwinder::RecoverRbx(Attempt& attempt, Dwfl_Frame* frame, const StepUses* step,
+                                 uint64_t where) {
+  Dwarf_Word value = 0;
+  if (dwfl_frame_reg(frame, kRbx, &value) == 0) {
+    attempt.rbx = value;
+    return;
+  }
+  if (!attempt.rbx || step == nullptr || !step->described || step->outermost ||
+      !step->always.Has(kRbx) || attempt.resumes >= kMaxResumes) {
+    return;
+  }
+  InitialRegisters& resume = attempt.resume.emplace();
+  for (unsigned regno = 0; regno < kX86_64GeneralRegisters; ++regno) {
+    Dwarf_Word known = 0;
+    if (regno == kRbx) {
+      known = *attempt.rbx;
+    } else if (dwfl_frame_reg(frame, regno, &known) != 0) {
+      continue;
+    }
+    resume.registers.push_back({.number = static_cast<int>(regno), .value = known});
+    if (regno == kRsp) resume.sp = known;
+  }
+  resume.pc = where;
+  if (resume.sp == 0) attempt.resume.reset();  // no state to start from
+}
+
+int ProcessUnwinder::Resume(Attempt& attempt, int result) {
+  UnwindMemo* memo = attempt.memo;
+  InitialRegisters from;
+  while (attempt.resume && !attempt.stale && !attempt.depth_reached && !attempt.taken_over &&
+         !attempt.memory->read_failed()) {
+    from = std::move(*attempt.resume);
+    attempt.resume.reset();
+    ++attempt.resumes;
+    attempt.registers = &from;
+    attempt.skip_first = true;
+    attempt.caller_unknown = false;
+    attempt.memo = nullptr;  // the memo holds libdw's own unwinding only
+    result = dwfl_getthread_frames(dwfl_, attempt.tid, &OnFrame, this);
+  }
+  attempt.memo = memo;
+  return result;
+}
+
 UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, base::Bytes stack) {
   UnwoundStack out;
   SampleMemory memory(attempt.registers->sp, stack, maps_.get(), files_);
@@ -365,7 +441,7 @@ UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, base::Bytes stack) {
     out.stop = UnwindStop::kUnknownMap;
     return out;
   }
-  const int result = dwfl_getthread_frames(dwfl_, attempt.tid, &OnFrame, this);
+  const int result = Resume(attempt, dwfl_getthread_frames(dwfl_, attempt.tid, &OnFrame, this));
   attempt_ = nullptr;
   if (attempt.stale) return out;
   // Frames taken over end as the unwinding they come from ended, unless
@@ -386,7 +462,8 @@ UnwoundStack ProcessUnwinder::TryUnwind(Attempt& attempt, base::Bytes stack) {
     NoteDependencies(attempt);
     attempt.memo->frames().assign(attempt.frames.begin(), attempt.frames.end());
     attempt.memo->ending() = ending;
-    attempt.memo->set_usable(!attempt.depth_reached);
+    // A resumed unwinding is no longer libdw's alone: UnwindMemo's model.
+    attempt.memo->set_usable(!attempt.depth_reached && attempt.resumes == 0);
   }
   out.frames = std::move(attempt.frames);
   out.taken_over = attempt.frames_taken_over;

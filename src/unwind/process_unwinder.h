@@ -113,6 +113,14 @@ class ProcessUnwinder {
     size_t own_states = 0;  // states before the ones taken over
     size_t frames_taken_over = 0;
     UnwindMemo::Ending previous_ending;
+    // x86-64 only (see RecoverRbx): the caller's %rbx as the psABI keeps it
+    // while libdw loses it, and the state to resume from when the last
+    // frame's step needs that %rbx. A resumed run's first frame is the one
+    // it resumes, found already.
+    std::optional<uint64_t> rbx;
+    std::optional<InitialRegisters> resume;
+    bool skip_first = false;
+    int resumes = 0;
   };
   struct ThreadMemo {
     int32_t tid = 0;
@@ -146,6 +154,11 @@ class ProcessUnwinder {
 
   // One try; attempt.stale says it must be redone on a fresh Dwfl.
   UnwoundStack TryUnwind(Attempt& attempt, base::Bytes stack);
+  // Keeps attempt.rbx for the frame found, and when its step needs the %rbx
+  // libdw lost, the state to resume from in attempt.resume.
+  void RecoverRbx(Attempt& attempt, Dwfl_Frame* frame, const StepUses* step, uint64_t where);
+  // Unwinds on from attempt.resume (while there is one); the last result.
+  int Resume(Attempt& attempt, int result);
   // Makes sure a current module covers pc, reporting it if needed.
   ModuleState PrepareModule(uint64_t pc);
   bool Overlaps(Dwfl_Module* added) const;
@@ -188,6 +201,7 @@ class ProcessUnwinder {
   // rules.
   size_t frame_registers_ = 0;
   bool registers_probed_ = false;
+  bool x86_64_ = false;  // the modules are x86-64 code
   bool rows_possible_ = false;
   // The mapping whose module PrepareModule last found ready: most frames of
   // a sample, and of the next, fall in it.

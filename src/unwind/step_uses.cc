@@ -97,8 +97,11 @@ StepUses StepUsesOf(Dwarf_Frame* frame, size_t registers) {
     RegisterSet uses;
     bool reads_memory = false;
     if (count == 0) {
-      if (ops != nullptr) continue;  // undefined (or a rule libdw skips)
-      uses.Add(regno);               // the same value
+      if (ops != nullptr) {  // undefined (or a rule libdw skips)
+        if (static_cast<int>(regno) == return_address) step.outermost = true;
+        continue;
+      }
+      uses.Add(regno);  // the same value
     } else {
       const ExpressionUses expression = UsesOf(ops, count);
       uses = expression.registers;

@@ -72,6 +72,8 @@ struct StepUses {
   bool simple = false;
   std::vector<uint16_t> loaded;
   int return_address = -1;  // the register holding the caller's pc
+  // The return address rule is "undefined": the frame has no caller (_start).
+  bool outermost = false;
   // The registers the last unwinding that stepped from this pc depended on
   // here: the ones worth reading from a state at this pc (ProcessUnwinder).
   RegisterSet last_depends = RegisterSet::All();
