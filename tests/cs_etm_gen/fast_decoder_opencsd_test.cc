@@ -226,7 +226,10 @@ std::vector<uint8_t> RandomTrace(std::mt19937& random, size_t packets, bool spec
     } else if (pick < 70) {
       e.LongAddress(code_address());
     } else if (pick < 74) {
-      e.Exception(static_cast<uint8_t>(random() % 16), code_address());
+      // One draw after the other: the order of a call's arguments is the
+      // compiler's, and the traces must be the same whoever compiles them.
+      const uint64_t address = code_address();
+      e.Exception(static_cast<uint8_t>(random() % 16), address);
     } else if (pick < 76) {
       if (!ete) raw({0x07});  // exception return
     } else if (pick < 79) {

@@ -42,8 +42,11 @@ expect_exit() {
 }
 
 # Whether $PERFTK is an ASan build (its shadow memory makes RSS and
-# address-space limits meaningless).
-asan_build() { ldd "$PERFTK" | has libasan; }
+# address-space limits meaningless): gcc links libasan.so, clang links the
+# runtime in and exports its entry points.
+asan_build() {
+  ldd "$PERFTK" | has libasan || nm -D --defined-only "$PERFTK" | has -w __asan_init
+}
 
 # perf must exist and be able to record a software event here.
 require_perf() {
