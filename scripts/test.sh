@@ -103,7 +103,9 @@ build build-asan
 lap "ASan+UBSan: build"
 scale=$(time_scale build-asan)
 echo "host speed (ASan build): the qemu tests' time limit is ${scale} x 300 s"
-cmake -S . -B build-asan -DPERFTK_TEST_TIME_SCALE="$scale" >/dev/null
+# The programs the shell tests cross-build are those of the release run.
+cmake -S . -B build-asan -DPERFTK_TEST_TIME_SCALE="$scale" \
+  -DPERFTK_TEST_PROGRAM_CACHE="$PWD/build/test-programs" >/dev/null
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" 2>&1 | tee "$log" || true
 count_ctest

@@ -39,7 +39,7 @@ QEMU_ETM=${QEMU_ETM:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_qemu_etm}
 SCRIPT=$PERFTK_SOURCE_DIR/tests/shell/lib/qemu_workload.lua
 printf '2584\t30428895\tTHE,QUICK,BROWN,FOX,JUMPS,OVER,THE,LAZY,DOG\tfalse\tboom\t1.414\n' >want.out
 
-build_lua lua aarch64-linux-gnu-gcc || fail "cannot build Lua"
+cached_build "$PERFTK_SOURCE_DIR/third_party/lua" lua build_lua lua aarch64-linux-gnu-gcc || fail "cannot build Lua"
 
 mkdir truth
 env -i "$(command -v qemu-aarch64)" -L "$QEMU_PREFIX" -d in_asm,exec,nochain -strace -D /dev/stderr \

@@ -27,7 +27,7 @@ require_qemu_etm
 SCRIPT=$PERFTK_SOURCE_DIR/tests/shell/lib/qemu_workload.lua
 
 start=$(seconds)
-build_lua lua aarch64-linux-gnu-gcc || fail "cannot build Lua"
+cached_build "$PERFTK_SOURCE_DIR/third_party/lua" lua build_lua lua aarch64-linux-gnu-gcc || fail "cannot build Lua"
 echo "built lua in $(elapsed "$start") s"
 
 # trace NAME ARG [--blocks]: runs the script with ARG under qemu

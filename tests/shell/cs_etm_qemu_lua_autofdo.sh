@@ -35,6 +35,7 @@
 # With an ASan build of perftk the three rebuilds and their runs (clang and
 # qemu's work, not perftk's) are left out: CI's release run does them.
 source "$(dirname "$0")/lib/common.bash"
+source "$LIB_DIR/qemu_etm.bash" # cached_build
 PREFIX=/usr/aarch64-linux-gnu
 command -v qemu-aarch64 >/dev/null || skip "no qemu-aarch64 (Debian: qemu-user)"
 command -v clang >/dev/null || skip "no clang"
@@ -117,7 +118,7 @@ faster() {
   echo "ok: the build on $what passes and runs faster"
 }
 
-build lua || fail "cannot build Lua with clang"
+cached_build "$SRC/third_party/lua" lua build lua || fail "cannot build Lua with clang"
 # The DWARF subprogram names of lua: the names a profile may hold.
 llvm-dwarfdump-16 --debug-info lua |
   awk '$2 ~ /^DW_TAG_/ { sp = ($2 == "DW_TAG_subprogram") }

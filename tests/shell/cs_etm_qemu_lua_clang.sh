@@ -25,7 +25,7 @@ QEMU_ETM=${QEMU_ETM:-$(dirname "$(dirname "$PERFTK")")/tests/perftk_qemu_etm}
 [ -x "$QEMU_ETM" ] || skip "no perftk_qemu_etm at $QEMU_ETM"
 SCRIPT=$PERFTK_SOURCE_DIR/tests/shell/lib/qemu_workload.lua
 
-build_lua lua clang --target=aarch64-linux-gnu -fuse-ld=lld || fail "cannot build Lua with clang and lld"
+cached_build "$PERFTK_SOURCE_DIR/third_party/lua" lua build_lua lua clang --target=aarch64-linux-gnu -fuse-ld=lld || fail "cannot build Lua with clang and lld"
 first_load=$(aarch64-linux-gnu-readelf -lW lua | awk '$1 == "LOAD" && !found { print $3; found = 1 }')
 code_delta=$(aarch64-linux-gnu-readelf -lW lua | awk '$1 == "LOAD" && $7 ~ /E/ && !found { print $3 " " $2; found = 1 }')
 read -r code_vaddr code_offset <<<"$code_delta"

@@ -26,7 +26,7 @@ source "$LIB_DIR/qemu_zlib.bash"
 require_qemu_etm
 
 start=$(seconds)
-build_zlib_example example aarch64-linux-gnu-gcc || fail "cannot build zlib's example"
+cached_build "$ZLIB" example build_zlib_example example aarch64-linux-gnu-gcc || fail "cannot build zlib's example"
 echo "built example in $(elapsed "$start") s"
 zlib_example_want want.out
 

@@ -30,10 +30,10 @@ command -v clang >/dev/null || skip "no clang"
 command -v ld.lld >/dev/null || skip "no ld.lld (Debian: lld)"
 
 start=$(seconds)
-build_zstd zstd aarch64-linux-gnu-gcc || fail "gcc cannot build zstd"
+cached_build "$ZSTD" zstd build_zstd zstd aarch64-linux-gnu-gcc || fail "gcc cannot build zstd"
 echo "built zstd (gcc, dynamic) in $(elapsed "$start") s"
 start=$(seconds)
-build_zstd zstd-static clang --target=aarch64-linux-gnu -fuse-ld=lld -static ||
+cached_build "$ZSTD" zstd-static build_zstd zstd-static clang --target=aarch64-linux-gnu -fuse-ld=lld -static ||
   fail "clang and lld cannot build zstd-static"
 echo "built zstd-static (clang and lld, static) in $(elapsed "$start") s"
 ! aarch64-linux-gnu-readelf -lW zstd-static | has INTERP || fail "zstd-static has an interpreter"

@@ -17,6 +17,44 @@ require_qemu_etm() {
   [ -x "$QEMU_ETM" ] || skip "no perftk_qemu_etm at $QEMU_ETM"
 }
 
+# `cached_build SOURCES OUT COMMAND...`: COMMAND builds the program OUT in
+# the current folder from the files under SOURCES (a vendored project).
+# With $PERFTK_PROGRAM_CACHE set (ctest sets it) the program is built once
+# for every test that runs the same command on the same sources, shell
+# libraries and cross compilers, and copied from there; tests that build it
+# at the same time wait for the first (flock). Without it COMMAND just runs
+# (bench/).
+cached_build() {
+  local sources=$1 out=$2
+  shift 2
+  local cache=${PERFTK_PROGRAM_CACHE:-}
+  if [ -z "$cache" ]; then
+    "$@"
+    return
+  fi
+  mkdir -p "$cache"
+  local key
+  key=$({
+    printf '%s\n' "$out" "$@"
+    declare -f "$1"
+    cat "$QEMU_ETM_LIB"/*.bash
+    find "$sources" -type f -print0 | sort -z | xargs -0 sha256sum
+    aarch64-linux-gnu-gcc --version 2>&1
+    clang --version 2>&1
+    ld.lld --version 2>&1
+  } | sha256sum | cut -c1-24)
+  local entry=$cache/$key
+  (
+    flock 9
+    if [ ! -e "$entry" ]; then
+      "$@" || exit 1
+      cp "$out" "$entry.tmp" && mv "$entry.tmp" "$entry"
+    else
+      cp "$entry" "$out"
+    fi
+  ) 9>"$entry.lock"
+}
+
 seconds() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(seconds)" 'BEGIN { printf "%.2f", b - a }'; }
 
