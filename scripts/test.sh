@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Runs every test of perftk: the C++ formatting check (.clang-format), unit
-# and shell tests (against the real perf) on
-# the release build and on the ASan+UBSan build, the tests labelled tsan
-# (the code that runs threads) under TSan, and the perf.data reader fuzzer
-# (60 s), the two cs-etm fuzzers, the unwind --jobs 2 fuzzer, merge-profiles'
-# text fuzzer, the build-id names fuzzer and the llvm-sample DWARF fuzzer
-# (15 s each, under a 2 GB RSS limit) for a bounded time. Configures and builds (incrementally) each of build/,
-# build-asan/, build-tsan/ and build-fuzz/ before it runs its tests. Ends with
-# one line "N passed, M failed, K skipped" counting every test of every suite
-# (and a check that the tests left the checkout as they found it); a skipped
-# test (exit 77: perf cannot record here, an ASan build) is not a pass.
-# Before it, the time each build and each suite took.
+# and shell tests (against the real perf) on the release build and on the
+# ASan+UBSan build, the tests labelled tsan (the code that runs threads)
+# under TSan, and seven fuzzers for a bounded time, two at a time: the
+# perf.data reader (60 s), the two cs-etm entries, unwind --jobs 2,
+# merge-profiles' text reader, the build-id tool's names and the
+# llvm-sample DWARF reader (15 s each, under a 2 GB RSS limit). Configures
+# and builds (incrementally) each of build/, build-asan/, build-tsan/ and
+# build-fuzz/ before it runs its tests. Ends with one line "N passed, M
+# failed, K skipped" counting every test of every suite (and a check that
+# the tests left the checkout as they found it); a skipped test (exit 77:
+# perf cannot record here, an ASan build) is not a pass. Before it, the
+# time each build and each suite took.
 #   scripts/test.sh              # after scripts/setup.sh
 #   FUZZ_SECONDS=10 ETM_FUZZ_SECONDS=5 scripts/test.sh
 set -euo pipefail
@@ -123,55 +124,76 @@ if [ ! -x tests/fuzz/run.sh ]; then
   step "fuzzing: tests/fuzz/run.sh is not executable, so no fuzzer can run"
   failed=$((failed + 1))
 else
-  # fuzz WHAT TARGET SECONDS [SEEDS]: builds perftk_TARGET_fuzzer, runs it for
-  # SECONDS over SEEDS (a folder; tests/data by default) and counts the run.
-  fuzz() {
-    local what=$1 target=perftk_$2_fuzzer seconds=$3 seeds=${4:-}
-    build build-fuzz "$target"
-    lap "fuzz: build $target"
-    step "fuzzing $what for $seconds s"
-    if PERFTK_FUZZ_SEEDS="$seeds" tests/fuzz/run.sh "build-fuzz/tests/fuzz/$target" "$seconds"; then
-      passed=$((passed + 1))
-    else
-      failed=$((failed + 1))
-    fi
-    lap "fuzz: run $target"
-  }
-  configure_fuzz
-  fuzz "the perf.data reader" reader "${FUZZ_SECONDS:-60}"
+  # The fuzzers' seeds, one folder each (tests/data when empty).
+  seeds=$(mktemp -d)
+  mkdir -p "$seeds"/{none,info,decoder,profile,elf}
   # cs-etm-decode's inputs: the AUXTRACE_INFO parser and the decoder entry,
   # seeded from the real ETM recordings when they are there.
   etm=tests/data/simpleperf-etm
-  seeds=$(mktemp -d)
   if [ -r "$etm/perf_etm.data" ]; then
     python3 tests/fuzz/cs_etm_seeds.py "$etm" "$seeds/info" "$seeds/decoder"
   fi
-  mkdir -p "$seeds/info" "$seeds/decoder"
-  for target in info decoder; do
-    fuzz "cs-etm-decode's $target entry" "cs_etm_$target" "${ETM_FUZZ_SECONDS:-15}" "$seeds/$target"
-  done
-  # perftk unwind --jobs 2 on fuzzed recordings (seeded with tests/data).
-  fuzz "unwind --jobs 2" unwind "${ETM_FUZZ_SECONDS:-15}"
-  # merge-profiles' inputs, seeded with an AutoFDO and a BOLT text.
-  mkdir -p "$seeds/profile"
+  # merge-profiles' inputs: an AutoFDO and a BOLT text.
   if [ -r "$etm/perf_inject.data" ]; then
     cp "$etm/perf_inject.data" "$seeds/profile/autofdo.txt"
     build/src/perftk cs-etm-decode -q -i "$etm/perf_etm.data" --symfs "$etm" --format=bolt \
       -o "$seeds/profile/bolt.fdata" || true
   fi
-  fuzz "merge-profiles' text reader" profile_text "${ETM_FUZZ_SECONDS:-15}" "$seeds/profile"
-  # The build-id tool on fuzzed recordings (seeded with tests/data): the
-  # names a recording gives, under a --symfs of FIFOs and devices.
-  fuzz "the build-id tool's recorded names" build_id "${ETM_FUZZ_SECONDS:-15}"
-  # --format=llvm-sample's DWARF reader, seeded with two small binaries
-  # with DWARF: the test workload (x86-64, gcc) and perftk_etm_gen's
-  # program (AArch64, hand-made DWARF 4).
-  mkdir -p "$seeds/elf"
+  # --format=llvm-sample's DWARF reader: two small binaries with DWARF, the
+  # test workload (x86-64, gcc) and perftk_etm_gen's program (AArch64,
+  # hand-made DWARF 4).
   cc -O1 -g -o "$seeds/elf/workload" tests/shell/lib/workload.c -lpthread
   build/tests/perftk_etm_gen --cpus 1 --trace-mb 0.05 --out "$seeds/gen" >/dev/null
   cp "$seeds/gen/etm_demo" "$seeds/elf/"
-  fuzz "--format=llvm-sample's DWARF reader" llvm_sample "${ETM_FUZZ_SECONDS:-15}" "$seeds/elf"
+  # The fuzzers, "TARGET SECONDS SEEDS WHAT" (WHAT's spaces written _), in
+  # two lanes of about the same time that run side by side (a fuzzer runs
+  # on one core). The reader
+  # (60 s), the build-id tool on fuzzed recordings (the names they give,
+  # under a --symfs of FIFOs and devices) and merge-profiles' text reader;
+  # the cs-etm AUXTRACE_INFO parser and decoder entry, unwind --jobs 2 on
+  # fuzzed recordings and the DWARF reader.
+  short=${ETM_FUZZ_SECONDS:-15}
+  lanes=("reader ${FUZZ_SECONDS:-60} none the_perf.data_reader
+build_id $short none the_build-id_tool's_recorded_names
+profile_text $short profile merge-profiles'_text_reader"
+    "cs_etm_info $short info cs-etm-decode's_AUXTRACE_INFO_parser
+cs_etm_decoder $short decoder cs-etm-decode's_decoder_entry
+unwind $short none unwind_--jobs_2
+llvm_sample $short elf --format=llvm-sample's_DWARF_reader")
+  configure_fuzz
+  targets=$(printf '%s\n' "${lanes[@]}" | awk '{print "perftk_" $1 "_fuzzer"}')
+  # shellcheck disable=SC2086
+  build build-fuzz $targets
+  lap "fuzz: build $(wc -w <<<"$targets") fuzzers"
+  # run_lane N: runs lane N's fuzzers one after the other, each into
+  # $seeds/N.TARGET.log and its exit status into $seeds/N.TARGET.status.
+  run_lane() {
+    local target seconds seed what status
+    while read -r target seconds seed what; do
+      [ "$seed" = none ] && seed=
+      status=0
+      PERFTK_FUZZ_SEEDS=${seed:+$seeds/$seed} tests/fuzz/run.sh \
+        "build-fuzz/tests/fuzz/perftk_${target}_fuzzer" "$seconds" >"$seeds/$1.$target.log" 2>&1 ||
+        status=$?
+      echo "$status" >"$seeds/$1.$target.status"
+    done <<<"${lanes[$1]}"
+  }
+  run_lane 0 &
+  run_lane 1 &
+  wait
+  for lane in 0 1; do
+    while read -r target seconds seed what; do
+      step "fuzzing ${what//_/ } for $seconds s"
+      cat "$seeds/$lane.$target.log"
+      if [ "$(cat "$seeds/$lane.$target.status" 2>/dev/null)" = 0 ]; then
+        passed=$((passed + 1))
+      else
+        failed=$((failed + 1))
+      fi
+    done <<<"${lanes[$lane]}"
+  done
   rm -rf "$seeds"
+  lap "fuzz: run them, two at a time"
 fi
 
 step "the checkout is as the tests found it"
