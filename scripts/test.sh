@@ -7,11 +7,12 @@
 # merge-profiles' text reader, the build-id tool's names and the
 # llvm-sample DWARF reader (15 s each, under a 2 GB RSS limit). Configures
 # and builds (incrementally) each of build/, build-asan/, build-tsan/ and
-# build-fuzz/ before it runs its tests. Ends with one line "N passed, M
-# failed, K skipped" counting every test of every suite (and a check that
-# the tests left the checkout as they found it); a skipped test (exit 77:
-# perf cannot record here, an ASan build) is not a pass. Before it, the
-# time each build and each suite took.
+# build-fuzz/ before it runs its tests; the last three build ahead, at the
+# lowest priority, while the release and ASan tests run. Ends with one
+# line "N passed, M failed, K skipped" counting every test of every suite
+# (and a check that the tests left the checkout as they found it); a
+# skipped test (exit 77: perf cannot record here, an ASan build) is not a
+# pass. Before it, the time each build and each suite took.
 #   scripts/test.sh              # after scripts/setup.sh
 #   FUZZ_SECONDS=10 ETM_FUZZ_SECONDS=5 scripts/test.sh
 set -euo pipefail
@@ -19,7 +20,9 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 source scripts/lib/build.bash
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+ahead=$(mktemp -d)
+ahead_pid=
+trap 'rm -f "$log"; [ -z "$ahead_pid" ] || kill -- -"$ahead_pid" 2>/dev/null; rm -rf "$ahead"' EXIT
 passed=0
 failed=0
 skipped=0
@@ -53,6 +56,51 @@ count_ctest() {
   passed=$((passed + total - bad - skips))
   failed=$((failed + bad))
   skipped=$((skipped + skips))
+}
+
+# The fuzzers, "TARGET SECONDS SEEDS WHAT" (WHAT's spaces written _), in
+# two lanes of about the same time that run side by side (a fuzzer runs
+# on one core): the reader (60 s), the build-id tool on fuzzed recordings
+# (the names they give, under a --symfs of FIFOs and devices) and
+# merge-profiles' text reader; the cs-etm AUXTRACE_INFO parser and decoder
+# entry, unwind --jobs 2 on fuzzed recordings and the DWARF reader.
+short=${ETM_FUZZ_SECONDS:-15}
+lanes=("reader ${FUZZ_SECONDS:-60} none the_perf.data_reader
+build_id $short none the_build-id_tool's_recorded_names
+profile_text $short profile merge-profiles'_text_reader"
+  "cs_etm_info $short info cs-etm-decode's_AUXTRACE_INFO_parser
+cs_etm_decoder $short decoder cs-etm-decode's_decoder_entry
+unwind $short none unwind_--jobs_2
+llvm_sample $short elf --format=llvm-sample's_DWARF_reader")
+fuzz_targets=$(printf '%s\n' "${lanes[@]}" | awk '{print "perftk_" $1 "_fuzzer"}' | tr '\n' ' ')
+
+# The configurations after the release one build ahead, one after the
+# other (ASan+UBSan, TSan, the fuzzers), at the lowest priority (nice 19)
+# while the release and then the ASan tests run: they take only the CPU
+# time the tests leave idle (about a seventh: tests that wait for perf,
+# for a signal, for a pipe), not the tests' own, and each stage later
+# waits for its build with the build's priority raised again (renice,
+# where allowed), then runs ninja, which finds nothing left to do, or
+# reports the build's error as before.
+build_ahead() {
+  # shellcheck disable=SC2016
+  setsid bash -c '
+    set -e
+    source scripts/lib/build.bash
+    ahead() { nice -n 19 ninja -C "$@" >/dev/null; }
+    configure_asan && ahead build-asan && touch "$0/asan"
+    configure_tsan && ahead build-tsan perftk_tsan_tests && touch "$0/tsan"
+    configure_fuzz && ahead build-fuzz $1 && touch "$0/fuzz"
+  ' "$ahead" "$fuzz_targets" >"$ahead/log" 2>&1 &
+  ahead_pid=$!
+}
+# built_ahead NAME: waits until the build ahead has made NAME (or stopped),
+# at normal priority; what it builds next goes back to the lowest.
+built_ahead() {
+  [ -n "$ahead_pid" ] || return 0
+  renice -n 0 -g "$ahead_pid" >/dev/null 2>&1 || true
+  while [ ! -e "$ahead/$1" ] && kill -0 "$ahead_pid" 2>/dev/null; do sleep 1; done
+  renice -n 19 -g "$ahead_pid" >/dev/null 2>&1 || true
 }
 
 step "C++ formatting (.clang-format)"
@@ -94,14 +142,16 @@ lap "release: build"
 scale=$(time_scale build)
 echo "host speed: the qemu tests' time limit is ${scale} x 300 s"
 cmake -S . -B build -DPERFTK_TEST_TIME_SCALE="$scale" >/dev/null
+build_ahead
 ctest --test-dir build --output-on-failure -j"$jobs" 2>&1 | tee "$log" || true
 count_ctest
 lap "release: tests"
 
 step "ASan+UBSan build: unit and shell tests"
+built_ahead asan
 configure_asan
 build build-asan
-lap "ASan+UBSan: build"
+lap "ASan+UBSan: build (ahead, then the rest)"
 scale=$(time_scale build-asan)
 echo "host speed (ASan build): the qemu tests' time limit is ${scale} x 300 s"
 # The programs the shell tests cross-build are those of the release run.
@@ -119,9 +169,10 @@ count_ctest
 lap "ASan+UBSan: tests"
 
 step "TSan build: the tests labelled tsan (tests/CMakeLists.txt: the machine model, --jobs, jit's file creator)"
+built_ahead tsan
 configure_tsan
 build build-tsan perftk_tsan_tests
-lap "TSan: build"
+lap "TSan: build (ahead, then the rest)"
 ctest --test-dir build-tsan -L tsan --output-on-failure -j"$jobs" 2>&1 | tee "$log" || true
 count_ctest
 lap "TSan: tests"
@@ -151,26 +202,11 @@ else
   cc -O1 -g -o "$seeds/elf/workload" tests/shell/lib/workload.c -lpthread
   build/tests/perftk_etm_gen --cpus 1 --trace-mb 0.05 --out "$seeds/gen" >/dev/null
   cp "$seeds/gen/etm_demo" "$seeds/elf/"
-  # The fuzzers, "TARGET SECONDS SEEDS WHAT" (WHAT's spaces written _), in
-  # two lanes of about the same time that run side by side (a fuzzer runs
-  # on one core). The reader
-  # (60 s), the build-id tool on fuzzed recordings (the names they give,
-  # under a --symfs of FIFOs and devices) and merge-profiles' text reader;
-  # the cs-etm AUXTRACE_INFO parser and decoder entry, unwind --jobs 2 on
-  # fuzzed recordings and the DWARF reader.
-  short=${ETM_FUZZ_SECONDS:-15}
-  lanes=("reader ${FUZZ_SECONDS:-60} none the_perf.data_reader
-build_id $short none the_build-id_tool's_recorded_names
-profile_text $short profile merge-profiles'_text_reader"
-    "cs_etm_info $short info cs-etm-decode's_AUXTRACE_INFO_parser
-cs_etm_decoder $short decoder cs-etm-decode's_decoder_entry
-unwind $short none unwind_--jobs_2
-llvm_sample $short elf --format=llvm-sample's_DWARF_reader")
+  built_ahead fuzz
   configure_fuzz
-  targets=$(printf '%s\n' "${lanes[@]}" | awk '{print "perftk_" $1 "_fuzzer"}')
   # shellcheck disable=SC2086
-  build build-fuzz $targets
-  lap "fuzz: build $(wc -w <<<"$targets") fuzzers"
+  build build-fuzz $fuzz_targets
+  lap "fuzz: build $(wc -w <<<"$fuzz_targets") fuzzers (ahead, then the rest)"
   # run_lane N: runs lane N's fuzzers one after the other, each into
   # $seeds/N.TARGET.log and its exit status into $seeds/N.TARGET.status.
   run_lane() {
