@@ -15,7 +15,10 @@
 // stores them), until libdw finds the outermost frame, fails, or `max_frames`
 // are found. Frames after the first failure are never guessed: a frame libdw
 // found for a caller of a pc without CFI (its x86_64 frame-pointer fallback)
-// is dropped, and the unwinding stops there as "no CFI".
+// is dropped, and the unwinding stops there as "no CFI". One exception, where
+// libdw is wrong: on x86-64 it loses a callee-saved %rbx that a frame does
+// not mention, and the unwinding resumes past a caller whose CFA needs it
+// (RecoverRbx in the .cc), as perf's libunwind unwinds.
 //
 // Each thread's last unwinding is kept as an UnwindMemo (for the last
 // kMemoThreads threads unwound): a sample whose unwinding reaches one of its
