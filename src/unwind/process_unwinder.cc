@@ -411,6 +411,7 @@ void ProcessUnwinder::RecoverRbx(Attempt& attempt, Dwfl_Frame* frame, const Step
 
 int ProcessUnwinder::Resume(Attempt& attempt, int result) {
   UnwindMemo* memo = attempt.memo;
+  const InitialRegisters* registers = attempt.registers;
   InitialRegisters from;
   while (attempt.resume && !attempt.stale && !attempt.depth_reached && !attempt.taken_over &&
          !attempt.memory->read_failed()) {
@@ -424,6 +425,7 @@ int ProcessUnwinder::Resume(Attempt& attempt, int result) {
     result = dwfl_getthread_frames(dwfl_, attempt.tid, &OnFrame, this);
   }
   attempt.memo = memo;
+  attempt.registers = registers;  // not `from`, gone on return
   return result;
 }
 
