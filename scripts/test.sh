@@ -92,10 +92,9 @@ build_ahead() {
   nice -n 19 bash -c '
     set -e
     source scripts/lib/build.bash
-    ahead() { ninja -C "$@" >/dev/null; }
-    configure_asan && ahead build-asan && touch "$0/asan"
-    configure_tsan && ahead build-tsan perftk_tsan_tests && touch "$0/tsan"
-    configure_fuzz && ahead build-fuzz $1 && touch "$0/fuzz"
+    configure_asan && build build-asan && touch "$0/asan"
+    configure_tsan && build build-tsan perftk_tsan_tests && touch "$0/tsan"
+    configure_fuzz && build build-fuzz $1 && touch "$0/fuzz"
   ' "$ahead" "$fuzz_targets" >"$ahead/log" 2>&1 &
   ahead_pid=$!
   set +m
