@@ -331,6 +331,7 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
   }
   void* tree = tree_;
   int fault = 0;
+  const OpenCsdBlockScope block_scope;
   for (auto& source : sources_) {
     source->context = PacketContext{};
     source->cs_timestamp = 0;

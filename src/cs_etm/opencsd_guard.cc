@@ -4,13 +4,71 @@
 #include <setjmp.h>
 #include <signal.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <new>
 #include <vector>
+
+// Whether this build replaces operator delete (see HoldIfGuarded).
+#if defined(__SANITIZE_ADDRESS__)
+#define PERFTK_HOLD_DELETES 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PERFTK_HOLD_DELETES 0
+#endif
+#endif
+#ifndef PERFTK_HOLD_DELETES
+#define PERFTK_HOLD_DELETES 1
+#endif
 
 namespace perftk::cs_etm {
 namespace {
 
 thread_local sigjmp_buf* guard_jump = nullptr;
 thread_local int callback_depth = 0;  // PerftkCallbackScopes open on this thread
+// Deletes held during this thread's guarded calls: trivially destructible,
+// so that a delete at thread or process exit finds it usable.
+struct Held {
+  void** pointers;
+  size_t count;
+  size_t capacity;
+  int guard_depth;  // guarded calls running on this thread
+  int block_depth;  // OpenCsdBlockScopes open on this thread
+};
+thread_local Held held = {};
+
+// Frees what the guarded calls held once the outermost has returned and no
+// block scope is open, each pointer once: OpenCSD also deletes some
+// element twice.
+void FreeHeld() {
+  if (held.guard_depth > 0 || held.block_depth > 0) return;
+  void** const end = held.pointers + held.count;
+  std::sort(held.pointers, end);
+  for (void** p = held.pointers; p != end; ++p) {
+    if (p == held.pointers || *p != p[-1]) std::free(*p);
+  }
+  held.count = 0;
+}
+
+#if PERFTK_HOLD_DELETES
+// True when `pointer`, deleted by OpenCSD during a guarded call, is held
+// until the call returns. A delete by perftk's own callbacks is not; one
+// that finds no room (realloc failing) is freed at once.
+bool HoldIfGuarded(void* pointer) {
+  if (held.guard_depth == 0 || callback_depth != 0) return false;
+  if (pointer == nullptr) return true;
+  if (held.count == held.capacity) {
+    const size_t capacity = held.capacity == 0 ? 1024 : held.capacity * 2;
+    void* grown = std::realloc(held.pointers, capacity * sizeof(void*));
+    if (grown == nullptr) return false;
+    held.pointers = static_cast<void**>(grown);
+    held.capacity = capacity;
+  }
+  held.pointers[held.count++] = pointer;
+  return true;
+}
+#endif
+
 struct sigaction previous_segv;
 struct sigaction previous_bus;
 
@@ -62,17 +120,30 @@ int RunGuarded(absl::FunctionRef<void()> call) {
   sigjmp_buf jump;
   sigjmp_buf* const outer = guard_jump;
   const int outer_depth = callback_depth;
+  ++held.guard_depth;
   const int signal = sigsetjmp(jump, /*savemask=*/1);
   if (signal != 0) {
     guard_jump = outer;
     callback_depth = outer_depth;
+    --held.guard_depth;
+    FreeHeld();
     return signal;
   }
   guard_jump = &jump;
   call();
   guard_jump = outer;
+  --held.guard_depth;
+  FreeHeld();
   return 0;
 }
+
+OpenCsdBlockScope::OpenCsdBlockScope() { ++held.block_depth; }
+OpenCsdBlockScope::~OpenCsdBlockScope() {
+  --held.block_depth;
+  FreeHeld();
+}
+
+size_t HeldByGuard() { return held.count; }
 
 void AbandonTree(void* tree) {
   static base::Mutex* const mutex = new base::Mutex;
@@ -82,3 +153,20 @@ void AbandonTree(void* tree) {
 }
 
 }  // namespace perftk::cs_etm
+
+#if PERFTK_HOLD_DELETES
+// The replaceable global deallocation functions ([new.delete]); the
+// allocation functions stay libstdc++'s, which take memory from malloc.
+void operator delete(void* pointer) noexcept {
+  if (!perftk::cs_etm::HoldIfGuarded(pointer)) std::free(pointer);
+}
+void operator delete(void* pointer, std::size_t) noexcept {
+  if (!perftk::cs_etm::HoldIfGuarded(pointer)) std::free(pointer);
+}
+void operator delete[](void* pointer) noexcept {
+  if (!perftk::cs_etm::HoldIfGuarded(pointer)) std::free(pointer);
+}
+void operator delete[](void* pointer, std::size_t) noexcept {
+  if (!perftk::cs_etm::HoldIfGuarded(pointer)) std::free(pointer);
+}
+#endif

@@ -21,8 +21,23 @@
 // PerftkCallbackScope, and a fault there, like a fault outside a guarded
 // call, goes to the handler that was there before (a perftk bug is a crash,
 // never a decode error, and no lock a callback holds is jumped over).
+//
+// They also write to memory they have just freed: a return stack underflow
+// met inside commitElements or mispredictAtom resets the decoder, which
+// deletes the P0 stack's elements, and the loop goes on writing to the one
+// it holds (seen with valgrind on the differential test's random trace; in
+// a release build glibc then aborts, "malloc(): unaligned tcache chunk").
+// And they delete some element twice (a release build aborted, "double
+// free or corruption"). So what OpenCSD deletes during a guarded call is
+// held, not freed, until the outermost guarded call returns, or until the
+// block's OpenCsdBlockScope ends (its stale pointers also outlive a call),
+// then freed once: its late writes land in memory that is still its own. (perftk replaces the
+// global operator delete for this; not in ASan builds, whose allocator holds freed memory back
+// anyway.)
 #ifndef PERFTK_CS_ETM_OPENCSD_GUARD_H_
 #define PERFTK_CS_ETM_OPENCSD_GUARD_H_
+
+#include <cstddef>
 
 #include "absl/functional/function_ref.h"
 #include "base/mutex.h"
@@ -38,6 +53,20 @@ void QuietOpenCsdErrorLog();
 // them); returns the signal number if it faulted, else 0. Thread-safe; the
 // signal handlers are installed on first use.
 int RunGuarded(absl::FunctionRef<void()> call);
+
+// How many deletes this thread's guarded calls hold now (0 outside them;
+// always 0 in ASan builds).
+size_t HeldByGuard();
+
+// While one lives on this thread, what the guarded calls hold waits until
+// it ends: the scope of one block's decode.
+class OpenCsdBlockScope {
+ public:
+  OpenCsdBlockScope();
+  ~OpenCsdBlockScope();
+  OpenCsdBlockScope(const OpenCsdBlockScope&) = delete;
+  OpenCsdBlockScope& operator=(const OpenCsdBlockScope&) = delete;
+};
 
 // Marks perftk code that OpenCSD calls back during a guarded call.
 class PerftkCallbackScope {
