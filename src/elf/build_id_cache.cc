@@ -16,6 +16,7 @@
 #include "base/creation_mode.h"
 #include "base/generated_file.h"
 #include "base/input_file.h"
+#include "base/mutex.h"
 #include "base/perf_config.h"
 #include "base/printable.h"
 #include "base/recorded_name.h"
@@ -97,11 +98,26 @@ std::string BuildIdCacheDir() {
   if (const char* dir = std::getenv("PERF_BUILDID_DIR"); dir != nullptr && *dir != '\0') {
     return dir;
   }
-  if (std::optional<std::string> dir = base::PerfConfigValue("buildid", "dir");
-      dir && !dir->empty()) {
-    return *dir;
-  }
   const char* home = std::getenv("HOME");
+  // perf's configuration is read once per PERF_CONFIG and HOME (they say
+  // which files it is in), not once per binary looked up.
+  const char* config = std::getenv("PERF_CONFIG");
+  const std::string key =
+      absl::StrCat(config != nullptr ? "1" : "0", config != nullptr ? config : "", "\n",
+                   home != nullptr ? home : "");
+  static base::Mutex* const mutex = new base::Mutex;
+  static std::string* const read_for = new std::string;
+  static std::optional<std::string>* const configured = new std::optional<std::string>;
+  std::optional<std::string> dir;
+  {
+    base::MutexLock lock(*mutex);
+    if (*read_for != key) {
+      *configured = base::PerfConfigValue("buildid", "dir");
+      *read_for = key;
+    }
+    dir = *configured;
+  }
+  if (dir && !dir->empty()) return *dir;
   return home != nullptr && *home != '\0' ? absl::StrCat(home, "/.debug") : std::string();
 }
 
