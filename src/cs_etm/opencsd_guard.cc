@@ -9,11 +9,14 @@
 #include <new>
 #include <vector>
 
-// Whether this build replaces operator delete (see HoldIfGuarded).
-#if defined(__SANITIZE_ADDRESS__)
+// Whether this build replaces operator delete (see HoldIfGuarded): not
+// under a sanitizer, whose runtime defines it (ASan's and TSan's allocators
+// hold freed memory back themselves).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define PERFTK_HOLD_DELETES 0
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer) || __has_feature(hwaddress_sanitizer)
 #define PERFTK_HOLD_DELETES 0
 #endif
 #endif
@@ -144,6 +147,8 @@ OpenCsdBlockScope::~OpenCsdBlockScope() {
 }
 
 size_t HeldByGuard() { return held.count; }
+
+bool GuardHoldsDeletes() { return PERFTK_HOLD_DELETES != 0; }
 
 void AbandonTree(void* tree) {
   static base::Mutex* const mutex = new base::Mutex;

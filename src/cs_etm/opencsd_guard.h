@@ -31,9 +31,10 @@
 // free or corruption"). So what OpenCSD deletes during a guarded call is
 // held, not freed, until the outermost guarded call returns, or until the
 // block's OpenCsdBlockScope ends (its stale pointers also outlive a call),
-// then freed once: its late writes land in memory that is still its own. (perftk replaces the
-// global operator delete for this; not in ASan builds, whose allocator holds freed memory back
-// anyway.)
+// then freed once: its late writes land in memory that is still its own.
+// perftk replaces the global operator delete for this; not in sanitizer
+// builds, whose runtimes define it and whose allocators hold freed memory
+// back anyway.
 #ifndef PERFTK_CS_ETM_OPENCSD_GUARD_H_
 #define PERFTK_CS_ETM_OPENCSD_GUARD_H_
 
@@ -55,8 +56,10 @@ void QuietOpenCsdErrorLog();
 int RunGuarded(absl::FunctionRef<void()> call);
 
 // How many deletes this thread's guarded calls hold now (0 outside them;
-// always 0 in ASan builds).
+// always 0 when !GuardHoldsDeletes()).
 size_t HeldByGuard();
+// Whether this build holds them (not in sanitizer builds).
+bool GuardHoldsDeletes();
 
 // While one lives on this thread, what the guarded calls hold waits until
 // it ends: the scope of one block's decode.

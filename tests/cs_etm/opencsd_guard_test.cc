@@ -3,8 +3,8 @@
 // what it does, inside guarded calls, and check that the memory stays
 // usable until the call (or the block scope) ends and is freed once.
 //
-// Deliberately touching deleted memory: not in ASan builds, whose own
-// allocator holds freed memory back instead (and would report the touch).
+// Deliberately touching deleted memory: not in sanitizer builds, whose own
+// allocators hold freed memory back instead (and would report the touch).
 #include "cs_etm/opencsd_guard.h"
 
 #include <cstdint>
@@ -14,18 +14,6 @@
 namespace perftk::cs_etm {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
-
 struct Element {
   uint64_t words[4];
 };
@@ -33,7 +21,7 @@ struct Element {
 // Allocations of Element's size after the guarded call: a block freed
 // twice would come back twice from glibc's cache, or abort the process.
 TEST(OpenCsdGuard, DeletesInAGuardedCallWaitForItsEnd) {
-  if (kAsan) GTEST_SKIP() << "ASan's allocator holds freed memory itself";
+  if (!GuardHoldsDeletes()) GTEST_SKIP() << "a sanitizer's allocator holds freed memory itself";
   size_t held_inside = 0;
   uint64_t read_back = 0;
   const int signal = RunGuarded([&] {
@@ -61,7 +49,7 @@ TEST(OpenCsdGuard, DeletesInAGuardedCallWaitForItsEnd) {
 }
 
 TEST(OpenCsdGuard, ABlockScopeHoldsDeletesAcrossGuardedCalls) {
-  if (kAsan) GTEST_SKIP() << "ASan's allocator holds freed memory itself";
+  if (!GuardHoldsDeletes()) GTEST_SKIP() << "a sanitizer's allocator holds freed memory itself";
   Element* element = nullptr;
   {
     const OpenCsdBlockScope scope;
