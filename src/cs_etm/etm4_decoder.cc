@@ -1,6 +1,7 @@
 #include "cs_etm/etm4_decoder.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -312,14 +313,35 @@ Etm4Decoder::Step Etm4Decoder::StepAfter(Result result) {
 
 Etm4Decoder::Result Etm4Decoder::Mispredict() {
   resolution_.mispredict = false;
-  for (auto it = stack_.end(); it != stack_.begin();) {
-    --it;
+  // OpenCSD looks for the newest atom with an iterator over its stack (a
+  // std::deque, newest first) and erases the addresses it passes without
+  // moving the iterator back. libstdc++'s erase shifts the shorter side:
+  // for an address in the older half (at size / 2 or more from the
+  // newest), the older elements move one place up and the iterator misses
+  // the element just older than the address, which is then neither
+  // flipped nor erased. For the oldest address, the iterator is left past
+  // the end and OpenCSD reads whatever memory lies there.
+  size_t newer = 0;  // elements newer than the one looked at
+  while (newer < stack_.size()) {
+    const size_t size = stack_.size();
+    const auto it = stack_.end() - 1 - static_cast<std::ptrdiff_t>(newer);
     if (it->kind == Element::Kind::kAtoms) {
       if (it->atom_count > 0) it->atom_bits ^= uint32_t{1} << (it->atom_count - 1);
       return Result::kOk;
     }
-    if (it->kind == Element::Kind::kAddress) it = stack_.erase(it);
+    if (it->kind != Element::Kind::kAddress) {
+      ++newer;
+      continue;
+    }
+    if (newer + 1 == size) {
+      NotFollowed("a mispredict that reads past OpenCSD's stack");
+      return Result::kNotFollowed;
+    }
+    stack_.erase(it);
+    if (newer >= size / 2) ++newer;  // the element after the address is skipped
   }
+  // No atom: OpenCSD 1.3.3 then reports an error or not depending on a
+  // member it never initializes (m_unseen_spec_elem), so the block is its.
   return Error("a mispredict without an atom");
 }
 

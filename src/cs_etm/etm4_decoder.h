@@ -25,15 +25,17 @@
 // make only elements perftk ignores, so they are not kept.
 //
 // What it does not follow, it says so (Step returns kNotFollowed): AArch32
-// code (A32/T32), Q and ITE packets, and the decode errors (a commit
-// or cancel of more elements than there are, a return stack underflow, an
-// exception without its address), after which OpenCSD waits for the next
-// A-sync keeping some of what it made before the error and dropping the
-// rest. The block is then OpenCSD's to decode.
+// code (A32/T32), Q and ITE packets, a mispredict whose search for its
+// atom runs past the oldest element, and the decode errors (a commit or
+// cancel of more elements than there are, a mispredict without an atom, a
+// return stack underflow, an exception without its address), after which
+// OpenCSD waits for the next A-sync keeping some of what it made before
+// the error and dropping the rest. The block is then OpenCSD's to decode.
 #ifndef PERFTK_CS_ETM_ETM4_DECODER_H_
 #define PERFTK_CS_ETM_ETM4_DECODER_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -278,6 +280,7 @@ class Etm4Decoder {
     Element& front() { return elements_.front(); }
     Element& back() { return elements_.back(); }
     bool empty() const { return elements_.empty(); }
+    size_t size() const { return elements_.size(); }
     // Whether a commit would take one of the elements.
     bool has_committable() const { return committable_ != 0; }
     iterator begin() { return elements_.begin(); }
