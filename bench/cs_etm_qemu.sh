@@ -120,47 +120,53 @@ row() {  # NAME "wall cpu rss best" VERDICT
     'BEGIN { if (w <= 0) w = 0.001; printf "%-26s %9.2f %7.1f %8.2f %5.2f %14d  %s\n", n, w, mb / w, c, c / w, r, v }'
 }
 declare -A WALL BEST
-# fast: perftk's decoder (the default); opencsd: --decoder=opencsd.
-for decoder in fast opencsd; do
-  for jobs in 1 2; do
-    [ "$decoder" = opencsd ] && [ "$jobs" = 2 ] && continue
-    out="autofdo.$decoder.$jobs"
-    "$PERFTK" cs-etm-decode -q -i perf.data --format=autofdo --jobs "$jobs" --decoder="$decoder" -o "$out"
-    result=$(measure "$PERFTK" cs-etm-decode -q -i perf.data --format=autofdo --jobs "$jobs" \
-      --decoder="$decoder" -o /dev/null)
-    verdict=differs
-    cmp -s truth.afdo "$out" && verdict="equals the truth"
-    row "autofdo $decoder --jobs $jobs" "$result" "$verdict"
-    WALL[autofdo.$decoder.$jobs]=${result%% *}
-    BEST[autofdo.$decoder.$jobs]=${result##* }
-  done
-done
-for decoder in fast opencsd; do
-  for jobs in 1 2; do
-    [ "$decoder" = opencsd ] && [ "$jobs" = 2 ] && continue
-    out="il64.$decoder.$jobs"
-    "$PERFTK" cs-etm-decode -q -i perf.data --itrace=il64 --format=script --jobs "$jobs" \
-      --decoder="$decoder" -o "$out"
-    result=$(measure "$PERFTK" cs-etm-decode -q -i perf.data --itrace=il64 --format=script \
-      --jobs "$jobs" --decoder="$decoder" -o /dev/null)
-    verdict="$(wc -l <"$out") samples"
-    [ "$out" = il64.fast.1 ] || { cmp -s il64.fast.1 "$out" && verdict+=", equal to fast --jobs 1" || verdict+=", DIFFERS from fast --jobs 1"; }
-    row "il64 $decoder --jobs $jobs" "$result" "$verdict"
-    WALL[il64.$decoder.$jobs]=${result%% *}
-    BEST[il64.$decoder.$jobs]=${result##* }
-  done
-done
-# What two cores of this machine give at best: two --jobs 1 decodes side by
-# side (nothing shared but the machine), as a speed-up over one alone.
-# --jobs 2 cannot beat it; on a shared VM it is well below 2.
+keep() {  # KEY "wall cpu rss best"
+  WALL[$1]=${2%% *}
+  BEST[$1]=${2##* }
+}
+# Per format: the outputs, for the verdicts; then the fast decoder's
+# --jobs 1 and --jobs 2 and two --jobs 1 decodes side by side (what two
+# cores of this machine give at best: --jobs 2 cannot beat it, and on a
+# shared VM it is well below 2), measured in turn, round after round, so
+# that their ratios come from the same minutes; then the OpenCSD path.
 for format in autofdo il64; do
   flags=(--format=autofdo)
   [ "$format" = il64 ] && flags=(--itrace=il64 --format=script)
-  # shellcheck disable=SC2016 # expanded by the inner bash
-  result=$(measure bash -c '"$@" & "$@"; wait' bash "$PERFTK" cs-etm-decode -q -i perf.data \
-    "${flags[@]}" --jobs 1 -o /dev/null)
-  WALL[$format.pair]=${result%% *}
-  BEST[$format.pair]=${result##* }
+  decode=("$PERFTK" cs-etm-decode -q -i perf.data "${flags[@]}")
+  for run in fast.1 fast.2 opencsd.1; do
+    "${decode[@]}" --decoder="${run%.*}" --jobs "${run#*.}" -o "$format.$run"
+  done
+  mapfile -t results < <(measure "${decode[@]}" --jobs 1 -o /dev/null \
+    --next "${decode[@]}" --jobs 2 -o /dev/null \
+    --next bash -c '"$@" & "$@"; wait' bash "${decode[@]}" --jobs 1 -o /dev/null)
+  keep "$format.fast.1" "${results[0]}"
+  keep "$format.fast.2" "${results[1]}"
+  keep "$format.pair" "${results[2]}"
+  results+=("$(measure "${decode[@]}" --decoder=opencsd --jobs 1 -o /dev/null)")
+  keep "$format.opencsd.1" "${results[3]}"
+  for run in fast.1 fast.2 opencsd.1; do
+    case $format.$run in
+      autofdo.*)
+        verdict=differs
+        cmp -s truth.afdo "$format.$run" && verdict="equals the truth"
+        ;;
+      il64.fast.1) verdict="$(wc -l <"$format.$run") samples" ;;
+      *)
+        verdict="$(wc -l <"$format.$run") samples"
+        if cmp -s il64.fast.1 "$format.$run"; then
+          verdict+=", equal to fast --jobs 1"
+        else
+          verdict+=", DIFFERS from fast --jobs 1"
+        fi
+        ;;
+    esac
+    case $run in
+      fast.1) result=${results[0]} ;;
+      fast.2) result=${results[1]} ;;
+      opencsd.1) result=${results[3]} ;;
+    esac
+    row "$format ${run%.*} --jobs ${run#*.}" "$result" "$verdict"
+  done
 done
 if [ -n "${PERF_CORESIGHT:-}" ]; then
   # perf reads AUX data in file order only through an AUXTRACE index,
@@ -183,8 +189,7 @@ if [ -n "${PERF_CORESIGHT:-}" ]; then
     verdict+="; without them DIFFERENT from perftk's (first at sample ${first:-?})"
   fi
   row "perf script --itrace=il64" "$result" "$verdict"
-  WALL[perf]=${result%% *}
-  BEST[perf]=${result##* }
+  keep perf "$result"
 fi
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 0.001) }'; }
 instructions=$(sed -nE 's/.* ([0-9]+) instructions.*/\1/p' recorder.out)

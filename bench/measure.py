@@ -5,7 +5,12 @@ time (user + system, s) and peak RSS (KB), then its shortest wall time (s):
 what shares the host (two vCPUs of a shared machine lose a run's worth of
 time now and then): ratios between configurations are given by both.
 
-Usage: measure.py RUNS COMMAND [ARG...]
+Usage: measure.py RUNS COMMAND [ARG...] [--next COMMAND [ARG...]]...
+
+With --next, the commands run in turn, round after round (the first, the
+second, ..., then the first again), and one line is printed for each, in
+their order: a ratio between them is then measured over the same minutes,
+not over minutes apart, when a slow hour of the host comes and goes.
 
 Each run is timed from its spawn to its exit, and its CPU time and peak RSS
 are the child's own (wait4's rusage), so nothing of a shell, of /usr/bin/time
@@ -40,14 +45,32 @@ def run_once(argv):
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
+def commands_of(args):
+    """The commands of `args`, split at each --next."""
+    commands = [[]]
+    for arg in args:
+        if arg == "--next":
+            commands.append([])
+        else:
+            commands[-1].append(arg)
+    if any(not command for command in commands):
+        sys.exit(__doc__)
+    return commands
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     runs = int(sys.argv[1])
-    results = [run_once(sys.argv[2:]) for _ in range(runs)]
-    wall, cpu, rss = (statistics.median_low(column) for column in zip(*results))
-    best = min(result[0] for result in results)
-    print(f"{wall:.4f} {cpu:.3f} {rss} {best:.4f}")
+    commands = commands_of(sys.argv[2:])
+    results = [[] for _ in commands]
+    for _ in range(runs):
+        for i, command in enumerate(commands):
+            results[i].append(run_once(command))
+    for runs_of_one in results:
+        wall, cpu, rss = (statistics.median_low(column) for column in zip(*runs_of_one))
+        best = min(result[0] for result in runs_of_one)
+        print(f"{wall:.4f} {cpu:.3f} {rss} {best:.4f}")
 
 
 if __name__ == "__main__":
