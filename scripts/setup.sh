@@ -11,7 +11,7 @@ PACKAGES=(
   libzstd-dev liblzma-dev zlib1g-dev libclang-rt-14-dev linux-perf python3 nodejs llvm elfutils
   gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu gcc-s390x-linux-gnu binutils-s390x-linux-gnu
   libc6-dev-arm64-cross libc6-dev-s390x-cross
-  bolt-16 autofdo llvm-16 dpkg-dev man-db parallel systemtap-sdt-dev python3.11 qemu-user
+  bolt-16 autofdo llvm-16 dpkg-dev man-db parallel systemtap-sdt-dev python3.11 qemu-user jq
 )
 
 if [ "$(id -u)" = 0 ]; then
