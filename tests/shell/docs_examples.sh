@@ -1,29 +1,42 @@
 #!/usr/bin/env bash
-# docs/examples.md runs as printed (issue 32): every ```sh block after a
-# "<!-- runs -->" line is run by bash -e (with pipefail: a failing command
-# inside a pipe fails the block) in a folder of its own that looks like the
-# top of the checkout (tests/ linked), with this build's perftk first on
-# PATH; each must exit 0 and print something. A block that needs node or
-# python3.11 is not run when they are not installed, and says so.
+# The docs run as printed (issue 32): every ```sh block after a
+# "<!-- runs -->" line of docs/*.md is run by bash -e -o pipefail (a failing
+# command inside a pipe fails the block) in a folder of its own that looks
+# like the top of the checkout (tests/, third_party/, scripts/ and build/
+# linked), with this build's perftk first on PATH; each must exit 0 and
+# print something. Every block of docs/examples.md is marked; in the other
+# docs, the long recipes that their own shell tests and benches run are
+# not. A block that needs node or python3.11 is not run when they are not
+# installed, and says so.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
 require_perf
 ROOT=$(cd "$LIB_DIR/../../.." && pwd)
-DOC=$ROOT/docs/examples.md
+BUILD=$(cd "$(dirname "$PERFTK")/.." && pwd)
 mkdir bin
 ln -s "$PERFTK" bin/perftk
 
-# The blocks, one file each: block.1.sh, block.2.sh, ...
-awk -v dir="$WORK" '
-  /^<!-- runs -->$/ { armed = 1; next }
-  armed && /^```sh$/ { n++; file = dir "/block." n ".sh"; inside = 1; armed = 0; next }
-  inside && /^```$/ { inside = 0; close(file); next }
-  inside { print > file }
-  { armed = 0 }' "$DOC"
-blocks=$(find . -maxdepth 1 -name 'block.*.sh' | wc -l)
-check "docs/examples.md has blocks to run ($blocks)" test "$blocks" -ge 6
+# The blocks, one file each: block.1.sh, block.2.sh, ... and which doc
+# each is from (block.N.doc).
+n=0
+for doc in "$ROOT"/docs/*.md; do
+  n=$(awk -v dir="$WORK" -v n="$n" -v doc="$(basename "$doc")" '
+    /^<!-- runs -->$/ { armed = 1; next }
+    armed && /^```sh$/ {
+      n++; file = dir "/block." n ".sh"; inside = 1; armed = 0
+      print doc > (dir "/block." n ".doc"); close(dir "/block." n ".doc"); next
+    }
+    inside && /^```$/ { inside = 0; close(file); next }
+    inside { print > file }
+    { armed = 0 }
+    END { print n }' "$doc")
+done
+blocks=$n
+from_examples=$(grep -lx examples.md block.*.doc | wc -l)
+check "docs/examples.md has blocks to run ($from_examples)" test "$from_examples" -ge 6
+check "other docs have blocks to run ($((blocks - from_examples)))" test "$((blocks - from_examples))" -ge 1
 unmarked=$(awk '/^<!-- runs -->$/ { armed = 1; next }
-  /^```sh$/ && !armed { n++ } { armed = 0 } END { print n + 0 }' "$DOC")
+  /^```sh$/ && !armed { n++ } { armed = 0 } END { print n + 0 }' "$ROOT/docs/examples.md")
 check "every sh block of docs/examples.md is marked to run ($unmarked not)" test "$unmarked" = 0
 
 for ((i = 1; i <= blocks; i++)); do
@@ -38,12 +51,13 @@ for ((i = 1; i <= blocks; i++)); do
     continue
   fi
   mkdir "run.$i"
-  ln -s "$ROOT/tests" "run.$i/tests"
+  for dir in tests third_party scripts; do ln -s "$ROOT/$dir" "run.$i/$dir"; done
+  ln -s "$BUILD" "run.$i/build"
   set +e
   (cd "run.$i" && PATH=$WORK/bin:$PATH timeout 300 bash -e -o pipefail "$block" >../"out.$i" 2>../"err.$i")
   rc=$?
   set -e
-  check "block $i exits 0 (got $rc): $first" test "$rc" = 0
+  check "$(cat "block.$i.doc") block $i exits 0 (got $rc): $first" test "$rc" = 0
   [ "$rc" = 0 ] || sed 's/^/  stderr: /' "err.$i" | tail -8
   check "block $i prints something" test -s "out.$i"
 done
