@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
+#include "base/sanitizers.h"
 #include "cs_etm/opencsd_guard.h"
 
 namespace perftk::cs_etm {
@@ -395,13 +396,7 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
 
 }  // namespace perftk::cs_etm
 
-// GCC says __SANITIZE_ADDRESS__; clang (before 16) only __has_feature.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PERFTK_CS_ETM_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(PERFTK_CS_ETM_ASAN)
+#if PERFTK_ASAN
 // OpenCSD 1.3.3's C API never frees the callback object that
 // ocsd_dt_set_gen_elem_outfn allocates (32 bytes per decode tree, also
 // after ocsd_destroy_dcd_tree). Keep LeakSanitizer quiet about that one leak.

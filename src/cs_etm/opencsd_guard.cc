@@ -9,20 +9,12 @@
 #include <new>
 #include <vector>
 
+#include "base/sanitizers.h"
+
 // Whether this build replaces operator delete (see HoldIfGuarded): not
 // under a sanitizer, whose runtime defines it (ASan's and TSan's allocators
 // hold freed memory back themselves).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define PERFTK_HOLD_DELETES 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer) || __has_feature(hwaddress_sanitizer)
-#define PERFTK_HOLD_DELETES 0
-#endif
-#endif
-#ifndef PERFTK_HOLD_DELETES
-#define PERFTK_HOLD_DELETES 1
-#endif
+#define PERFTK_HOLD_DELETES (!PERFTK_SANITIZED)
 
 namespace perftk::cs_etm {
 namespace {

@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/sanitizers.h"
 #include "cs_etm/a64_branch.h"
 #include "cs_etm/decoder.h"
 #include "cs_etm/fast_decoder.h"
@@ -375,13 +376,7 @@ TraceBlock BlockOf(const std::vector<uint8_t>& data, bool formatted, uint32_t cp
 }
 
 // Whether this is an ASan build, several times slower (-fsanitize=address).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-constexpr bool kAsan = __has_feature(address_sanitizer);
-#else
-constexpr bool kAsan = false;
-#endif
+constexpr bool kAsan = PERFTK_ASAN;
 
 // The seeds of a test: its own and two more, so that its thresholds hold
 // over some 1,000 blocks rather than one random sequence's (under ASan its

@@ -16,20 +16,11 @@
 #include <system_error>
 #include <thread>
 
+#include "base/sanitizers.h"
+
 namespace perftk::testing {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-inline constexpr bool kCanForbidThreads = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-inline constexpr bool kCanForbidThreads = false;
-#else
-inline constexpr bool kCanForbidThreads = true;
-#endif
-#else
-inline constexpr bool kCanForbidThreads = true;
-#endif
+inline constexpr bool kCanForbidThreads = !PERFTK_SANITIZED;
 
 inline bool ForbidNewThreads() {
   if (!kCanForbidThreads) return false;
