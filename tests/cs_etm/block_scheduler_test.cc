@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -96,8 +98,31 @@ std::unique_ptr<Trace> ReadTrace(const std::string& file) {
 struct Written {
   std::vector<uint64_t> offsets;
   std::string text;
-  size_t submitted = 0;
 };
+
+// What a scheduler reads (LaneInputs), for script output of `itrace` on
+// `jobs` threads.
+struct Inputs {
+  Inputs(const std::string& itrace, int jobs, perf::Header& header) {
+    options.itrace = *ParseItrace(itrace);
+    options.format = OutputFormat::kScript;
+    options.symfs = kEtmDir;
+    options.jobs = jobs;
+    absl::StatusOr<SampleEncoder> made =
+        SampleEncoder::Create(options.format, options.itrace, header);
+    EXPECT_TRUE(made.ok()) << made.status();
+    if (made.ok()) encoder.emplace(*std::move(made));
+  }
+  DecodeOptions options;
+  BinaryImages images{kEtmDir, {}};
+  std::optional<SampleEncoder> encoder;
+  perf::BuildIdsByPath build_ids;
+};
+
+// The file offset of round `round`'s copy of a block at `offset`.
+uint64_t CopyOffset(int round, uint64_t offset) {
+  return (uint64_t{1} << 32) * static_cast<uint64_t>(round) + offset;
+}
 
 class BlockSchedulerTest : public ::testing::Test {
  protected:
@@ -111,30 +136,19 @@ class BlockSchedulerTest : public ::testing::Test {
   // threads, each copy of a block given its own file offset.
   Written Decode(const std::string& itrace, int jobs, int rounds) {
     Written written;
-    DecodeOptions options;
-    options.itrace = *ParseItrace(itrace);
-    options.format = OutputFormat::kScript;
-    options.symfs = kEtmDir;
-    options.jobs = jobs;
-    BinaryImages images(kEtmDir, {});
-    absl::StatusOr<SampleEncoder> encoder =
-        SampleEncoder::Create(options.format, options.itrace, trace_->header);
-    EXPECT_TRUE(encoder.ok()) << encoder.status();
-    if (!encoder.ok()) return written;
-    perf::BuildIdsByPath build_ids;
-    BlockScheduler scheduler(options, trace_->model, images, *encoder, build_ids,
-                             [&written](BlockJob& job, pipeline::RecordSink&) {
-                               written.offsets.push_back(job.block.file_offset);
-                               written.text += job.samples.text;
-                               return job.status;
-                             });
+    Inputs inputs(itrace, jobs, trace_->header);
+    if (!inputs.encoder) return written;
+    BlockScheduler scheduler = Scheduler(inputs, [&written](BlockJob& job, pipeline::RecordSink&) {
+      written.offsets.push_back(job.block.file_offset);
+      written.text += job.samples.text;
+      return job.status;
+    });
     NullSink out;
     for (int round = 0; round < rounds; ++round) {
       for (size_t i = 0; i < trace_->blocks.size(); ++i) {
         TraceBlock block = trace_->blocks[i];
-        block.file_offset = (uint64_t{1} << 32) * static_cast<uint64_t>(round) + block.file_offset;
+        block.file_offset = CopyOffset(round, block.file_offset);
         EXPECT_TRUE(scheduler.Submit(block, trace_->setups[i], out).ok());
-        ++written.submitted;
       }
     }
     EXPECT_TRUE(scheduler.WriteAll(out).ok());
@@ -142,11 +156,18 @@ class BlockSchedulerTest : public ::testing::Test {
     return written;
   }
 
+  // A scheduler of the recording's model over `inputs` (which has an
+  // encoder), writing through `write`.
+  static BlockScheduler Scheduler(Inputs& inputs, BlockScheduler::BlockWriter write) {
+    return BlockScheduler(inputs.options, trace_->model, inputs.images, *inputs.encoder,
+                          inputs.build_ids, std::move(write));
+  }
+
   static std::vector<uint64_t> SubmitOrder(int rounds) {
     std::vector<uint64_t> offsets;
     for (int round = 0; round < rounds; ++round) {
       for (const TraceBlock& block : trace_->blocks) {
-        offsets.push_back((uint64_t{1} << 32) * static_cast<uint64_t>(round) + block.file_offset);
+        offsets.push_back(CopyOffset(round, block.file_offset));
       }
     }
     return offsets;
@@ -202,16 +223,10 @@ TEST_F(BlockSchedulerTest, FlowsThatCarryKeepTheirSourcesOrder) {
 
 TEST_F(BlockSchedulerTest, RawTraceThatNamesNoCpuNeedsOneSource) {
   ASSERT_GE(trace_->setups.front()->info.sources.size(), 2u);
-  DecodeOptions options;
-  options.itrace = *ParseItrace("il64");
-  options.format = OutputFormat::kScript;
-  BinaryImages images(kEtmDir, {});
-  absl::StatusOr<SampleEncoder> encoder =
-      SampleEncoder::Create(options.format, options.itrace, trace_->header);
-  ASSERT_TRUE(encoder.ok());
-  perf::BuildIdsByPath build_ids;
-  BlockScheduler scheduler(options, trace_->model, images, *encoder, build_ids,
-                           [](BlockJob& job, pipeline::RecordSink&) { return job.status; });
+  Inputs inputs("il64", 1, trace_->header);
+  ASSERT_TRUE(inputs.encoder);
+  BlockScheduler scheduler =
+      Scheduler(inputs, [](BlockJob& job, pipeline::RecordSink&) { return job.status; });
   TraceBlock block = trace_->blocks.front();
   block.formatted = false;
   block.cpu = kNoCpu;
@@ -224,21 +239,13 @@ TEST_F(BlockSchedulerTest, RawTraceThatNamesNoCpuNeedsOneSource) {
 }
 
 TEST_F(BlockSchedulerTest, AModelChangeWaitsForEveryBlockInFlight) {
-  DecodeOptions options;
-  options.itrace = *ParseItrace("il64");
-  options.format = OutputFormat::kScript;
-  options.jobs = 2;
-  BinaryImages images(kEtmDir, {});
-  absl::StatusOr<SampleEncoder> encoder =
-      SampleEncoder::Create(options.format, options.itrace, trace_->header);
-  ASSERT_TRUE(encoder.ok());
-  perf::BuildIdsByPath build_ids;
+  Inputs inputs("il64", 2, trace_->header);
+  ASSERT_TRUE(inputs.encoder);
   size_t written = 0;
-  BlockScheduler scheduler(options, trace_->model, images, *encoder, build_ids,
-                           [&written](BlockJob& job, pipeline::RecordSink&) {
-                             ++written;
-                             return job.status;
-                           });
+  BlockScheduler scheduler = Scheduler(inputs, [&written](BlockJob& job, pipeline::RecordSink&) {
+    ++written;
+    return job.status;
+  });
   NullSink out;
   size_t submitted = 0;
   for (int round = 0; round < 3; ++round) {
