@@ -10,28 +10,15 @@
 # installed, and says so.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
+source "$LIB_DIR/doc_blocks.bash"
 require_perf
 ROOT=$(cd "$LIB_DIR/../../.." && pwd)
 BUILD=$(cd "$(dirname "$PERFTK")/.." && pwd)
 mkdir bin
 ln -s "$PERFTK" bin/perftk
 
-# The blocks, one file each: block.1.sh, block.2.sh, ... and which doc
-# each is from (block.N.doc).
-n=0
-for doc in "$ROOT"/docs/*.md; do
-  n=$(awk -v dir="$WORK" -v n="$n" -v doc="$(basename "$doc")" '
-    /^<!-- runs -->$/ { armed = 1; next }
-    armed && /^```sh$/ {
-      n++; file = dir "/block." n ".sh"; inside = 1; armed = 0
-      print doc > (dir "/block." n ".doc"); close(dir "/block." n ".doc"); next
-    }
-    inside && /^```$/ { inside = 0; close(file); next }
-    inside { print > file }
-    { armed = 0 }
-    END { print n }' "$doc")
-done
-blocks=$n
+# The blocks: block.N.sh, and which doc each is from (block.N.doc).
+blocks=$(doc_blocks runs "$WORK" "$ROOT"/docs/*.md)
 from_examples=$(grep -lx examples.md block.*.doc | wc -l)
 check "docs/examples.md has blocks to run ($from_examples)" test "$from_examples" -ge 6
 check "other docs have blocks to run ($((blocks - from_examples)))" test "$((blocks - from_examples))" -ge 1
@@ -42,10 +29,7 @@ check "every sh block of docs/examples.md is marked to run ($unmarked not)" test
 for ((i = 1; i <= blocks; i++)); do
   block=$WORK/block.$i.sh
   first=$(grep -m1 -v '^#' "$block")
-  missing=
-  for tool in node python3.11; do
-    if grep -qw "$tool" "$block" && ! command -v "$tool" >/dev/null; then missing=$tool; fi
-  done
+  missing=$(missing_tool "$block")
   if [ -n "$missing" ]; then
     echo "note: block $i needs $missing, which is not installed: not run ($first)"
     continue

@@ -5,6 +5,7 @@
 # perftk first on PATH; each must exit 0 and print something.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
+source "$LIB_DIR/doc_blocks.bash"
 require_perf
 ROOT=$(cd "$LIB_DIR/../../.." && pwd)
 README=$ROOT/README.md
@@ -13,20 +14,15 @@ mkdir bin
 ln -s "$PERFTK" bin/perftk
 
 # The blocks, one file each: block.1.sh, block.2.sh, ...
-awk -v dir="$WORK" '
-  /^<!-- quick-start -->$/ { armed = 1; next }
-  armed && /^```sh$/ { n++; file = dir "/block." n ".sh"; inside = 1; armed = 0; next }
-  inside && /^```$/ { inside = 0; close(file); next }
-  inside { print > file }
-  { armed = 0 }' "$README"
-blocks=$(ls block.*.sh 2>/dev/null | wc -l)
+blocks=$(doc_blocks quick-start "$WORK" "$README")
 check "the README has quick-start blocks ($blocks)" test "$blocks" -ge 5
 
 for ((i = 1; i <= blocks; i++)); do
   block=block.$i.sh
   first=$(head -1 "$block")
-  if grep -qw node "$block" && ! command -v node >/dev/null; then
-    echo "note: block $i needs node, which is not installed: not run ($first)"
+  missing=$(missing_tool "$block")
+  if [ -n "$missing" ]; then
+    echo "note: block $i needs $missing, which is not installed: not run ($first)"
     continue
   fi
   set +e
