@@ -119,8 +119,9 @@ row() {  # NAME "wall cpu rss best" VERDICT
   awk -v n="$1" -v w="$wall" -v c="$cpu" -v r="$rss" -v mb="$trace_mb" -v v="$3" \
     'BEGIN { if (w <= 0) w = 0.001; printf "%-26s %9.2f %7.1f %8.2f %5.2f %14d  %s\n", n, w, mb / w, c, c / w, r, v }'
 }
-declare -A WALL BEST
+declare -A RESULT WALL BEST
 keep() {  # KEY "wall cpu rss best"
+  RESULT[$1]=$2
   WALL[$1]=${2%% *}
   BEST[$1]=${2##* }
 }
@@ -142,8 +143,7 @@ for format in autofdo il64; do
   keep "$format.fast.1" "${results[0]}"
   keep "$format.fast.2" "${results[1]}"
   keep "$format.pair" "${results[2]}"
-  results+=("$(measure "${decode[@]}" --decoder=opencsd --jobs 1 -o /dev/null)")
-  keep "$format.opencsd.1" "${results[3]}"
+  keep "$format.opencsd.1" "$(measure "${decode[@]}" --decoder=opencsd --jobs 1 -o /dev/null)"
   for run in fast.1 fast.2 opencsd.1; do
     case $format.$run in
       autofdo.*)
@@ -160,12 +160,7 @@ for format in autofdo il64; do
         fi
         ;;
     esac
-    case $run in
-      fast.1) result=${results[0]} ;;
-      fast.2) result=${results[1]} ;;
-      opencsd.1) result=${results[3]} ;;
-    esac
-    row "$format ${run%.*} --jobs ${run#*.}" "$result" "$verdict"
+    row "$format ${run%.*} --jobs ${run#*.}" "${RESULT[$format.$run]}" "$verdict"
   done
 done
 if [ -n "${PERF_CORESIGHT:-}" ]; then
