@@ -12,6 +12,7 @@ OrderedBatches::OrderedBatches(const Options& options)
     : jobs_(std::max<size_t>(1, options.jobs)),
       chunk_(std::max<size_t>(1, options.chunk)),
       max_in_flight_(options.max_in_flight),
+      max_items_in_flight_(options.max_items_in_flight),
       caller_leaves_(options.caller_leaves),
       max_waiting_records_(options.max_waiting_records) {
   threads_.reserve(jobs_ - 1);
@@ -40,6 +41,8 @@ void OrderedBatches::Abandon() {
   waiting_.clear();
   waiting_items_ = 0;
   next_to_write_ = next_ticket_;
+  items_.clear();
+  items_in_flight_ = 0;
   if (failed_.ok()) failed_ = absl::CancelledError("the batches were abandoned");
 }
 
@@ -47,6 +50,8 @@ absl::StatusOr<uint64_t> OrderedBatches::Submit(size_t items, Work work, Writer 
                                                 absl::Span<const uint64_t> after) {
   if (!failed_.ok()) return failed_;
   const uint64_t ticket = next_ticket_++;
+  items_.push_back(items);
+  items_in_flight_ += items;
   {
     base::MutexLock lock(mu_);
     left_.push_back(items);
@@ -94,7 +99,7 @@ absl::Status OrderedBatches::EmitRecordsBehind(uint64_t ticket) {
 absl::Status OrderedBatches::WriteFinished(Writer write, size_t keep) {
   while (next_to_write_ < next_ticket_) {
     const uint64_t ticket = next_to_write_;
-    if (in_flight() > keep) {
+    if (OverBound(keep)) {
       WaitFor(ticket);
     } else if (!Finished(ticket)) {
       break;
@@ -105,6 +110,8 @@ absl::Status OrderedBatches::WriteFinished(Writer write, size_t keep) {
       ++left_base_;
     }
     ++next_to_write_;
+    items_in_flight_ -= items_.front();
+    items_.pop_front();
     absl::Status status = write(ticket);
     if (status.ok()) status = EmitRecordsBehind(ticket);
     if (!status.ok()) {
@@ -113,6 +120,12 @@ absl::Status OrderedBatches::WriteFinished(Writer write, size_t keep) {
     }
   }
   return absl::OkStatus();
+}
+
+bool OrderedBatches::OverBound(size_t keep) const {
+  if (in_flight() > keep) return true;
+  // One batch may hold more items than the bound: it waits alone.
+  return keep != 0 && in_flight() > 1 && items_in_flight_ > max_items_in_flight_;
 }
 
 size_t& OrderedBatches::Left(uint64_t ticket) { return left_[ticket - left_base_]; }

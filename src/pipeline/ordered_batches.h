@@ -25,10 +25,12 @@
 // same code; a system that starts fewer threads than asked for gets the
 // work done on those it started and the caller.
 //
-// Bound: at most `max_in_flight` batches are submitted and not yet
-// written when Submit returns; Submit waits for (and helps with) the
-// oldest while there are more. Drain writes every batch: a caller about to
-// change what the work reads drains first.
+// Bound: at most `max_in_flight` batches, and items of at most
+// `max_items_in_flight` (or one batch, if it has more), are submitted and
+// not yet written when Submit returns; Submit waits for (and helps with)
+// the oldest while there are more. So batches of many sizes keep the
+// threads busy while what they hold stays bounded. Drain writes every
+// batch: a caller about to change what the work reads drains first.
 //
 // Records between batches: Pass(record, out) emits a record to `out` in
 // its place in the order, behind every batch submitted before it. With
@@ -74,11 +76,12 @@ class OrderedBatches {
   using Writer = absl::FunctionRef<absl::Status(uint64_t ticket)>;
 
   struct Options {
-    size_t jobs = 1;                    // the lanes: jobs - 1 threads and the caller
-    size_t chunk = 1;                   // items a lane takes at a time
-    size_t max_in_flight = 1;           // batches submitted and not written, at most
-    size_t caller_leaves = 0;           // items the caller leaves to the threads
-    size_t max_waiting_records = 4096;  // records passed, waiting behind batches
+    size_t jobs = 1;                        // the lanes: jobs - 1 threads and the caller
+    size_t chunk = 1;                       // items a lane takes at a time
+    size_t max_in_flight = 1;               // batches submitted and not written, at most
+    size_t max_items_in_flight = SIZE_MAX;  // their items, at most
+    size_t caller_leaves = 0;               // items the caller leaves to the threads
+    size_t max_waiting_records = 4096;      // records passed, waiting behind batches
   };
 
   explicit OrderedBatches(const Options& options);
@@ -103,8 +106,9 @@ class OrderedBatches {
   // written.
   void Abandon();
 
-  // Batches submitted and not yet written.
+  // Batches submitted and not yet written, and their items.
   size_t in_flight() const { return next_ticket_ - next_to_write_; }
+  size_t items_in_flight() const { return items_in_flight_; }
   // Records passed and waiting behind them.
   size_t waiting_records() const { return waiting_.size(); }
   size_t caller_lane() const { return jobs_ - 1; }
@@ -146,14 +150,17 @@ class OrderedBatches {
   size_t& Left(uint64_t ticket) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes the finished batches at the front, each with the records
   // waiting behind it, waiting for the oldest while more than `keep` are
-  // not written.
+  // not written or, unless `keep` is 0, their items are more than
+  // max_items_in_flight.
   absl::Status WriteFinished(Writer write, size_t keep);
+  bool OverBound(size_t keep) const;
   // Emits the records waiting behind `ticket`, just written.
   absl::Status EmitRecordsBehind(uint64_t ticket);
 
   const size_t jobs_;
   const size_t chunk_;
   const size_t max_in_flight_;
+  const size_t max_items_in_flight_;
   const size_t caller_leaves_;
   const size_t max_waiting_records_;
 
@@ -172,6 +179,8 @@ class OrderedBatches {
   // The caller's alone.
   uint64_t next_ticket_ = 0;
   uint64_t next_to_write_ = 0;
+  std::deque<size_t> items_;           // of each batch not written, oldest first
+  size_t items_in_flight_ = 0;         // their sum
   std::deque<WaitingRecord> waiting_;  // in the order passed
   absl::Status failed_;                // a writer's error, or Abandon's
 };

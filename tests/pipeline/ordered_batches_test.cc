@@ -31,6 +31,7 @@ struct Outcome {
   std::vector<uint64_t> written;  // tickets, in the order written
   std::vector<uint64_t> sums;     // each written batch's sum of item values
   size_t most_in_flight = 0;
+  size_t most_items_in_flight = 0;
   bool bad_call = false;
 };
 
@@ -68,6 +69,7 @@ Outcome RunBatches(const Options& options, const std::vector<size_t>& sizes, uin
       EXPECT_EQ(*ticket, b);
     }
     run.most_in_flight = std::max(run.most_in_flight, batches.in_flight());
+    run.most_items_in_flight = std::max(run.most_items_in_flight, batches.items_in_flight());
   }
   EXPECT_TRUE(batches.Drain(write).ok());
   EXPECT_EQ(batches.in_flight(), 0u);
@@ -108,6 +110,27 @@ TEST(OrderedBatchesTest, KeepsAtMostMaxInFlight) {
     EXPECT_LE(run.most_in_flight, max);
     EXPECT_EQ(run.written.size(), sizes.size());
   }
+}
+
+// Small batches may be many in flight, large ones few; one larger than
+// the bound waits alone.
+TEST(OrderedBatchesTest, KeepsAtMostMaxItemsInFlight) {
+  const std::vector<size_t> sizes = {3, 3, 3, 3, 3, 3, 3, 3, 10, 10, 25, 1, 1, 1, 40, 2, 2};
+  for (size_t jobs : {1, 3}) {
+    Outcome run = RunBatches(
+        {.jobs = jobs, .chunk = 2, .max_in_flight = 6, .max_items_in_flight = 12}, sizes, 5);
+    EXPECT_FALSE(run.bad_call);
+    EXPECT_EQ(run.written.size(), sizes.size());
+    EXPECT_LE(run.most_in_flight, 6u);
+    EXPECT_LE(run.most_items_in_flight, 40u);  // the batch of 40 alone
+  }
+  // Without the batch larger than the bound, the bound itself (the caller
+  // leaves the work to the threads, so batches pile up to it).
+  Outcome run = RunBatches(
+      {.jobs = 3, .chunk = 2, .max_in_flight = 6, .max_items_in_flight = 12, .caller_leaves = 1000},
+      {3, 3, 3, 3, 3, 3, 3, 10, 10, 2, 2, 2, 1}, 5);
+  EXPECT_FALSE(run.bad_call);
+  EXPECT_LE(run.most_items_in_flight, 12u);
 }
 
 // Nothing the writer reads changes while work runs if the caller drains
