@@ -5,54 +5,49 @@
 
 namespace perftk::unwind {
 
-SampleWindows::SampleWindows(size_t max_closed)
-    : max_spare_samples_(kMaxSamples * (max_closed + 1)) {}
+SampleWindows::SampleWindows(size_t max_spare_samples) : max_spare_samples_(max_spare_samples) {}
 
-bool SampleWindows::OpenIsFull() const {
-  return open_->samples.size() >= kMaxSamples || open_->records.size() >= kMaxRecords;
-}
-
-void SampleWindows::Keep(const perf::Record& record) {
-  open_->records.emplace_back().record = perf::OwnedRecord(record);
-}
-
-perf::Sample SampleWindows::TakeSpareSample() {
-  if (spare_samples_.empty()) return perf::Sample();
-  perf::Sample sample = std::move(spare_samples_.back());
-  spare_samples_.pop_back();
-  return sample;
+PendingSample& SampleWindows::AddSample() {
+  PendingSample& pending = open_->samples.emplace_back();
+  if (!spare_samples_.empty()) {
+    pending.sample = std::move(spare_samples_.back());
+    spare_samples_.pop_back();
+  }
+  return pending;
 }
 
 SampleWindow& SampleWindows::Close() {
   closed_.push_back(std::move(open_));
-  open_ = spare_ != nullptr ? std::move(spare_) : std::make_unique<SampleWindow>();
+  if (spare_windows_.empty()) {
+    open_ = std::make_unique<SampleWindow>();
+  } else {
+    open_ = std::move(spare_windows_.back());
+    spare_windows_.pop_back();
+  }
   return *closed_.back();
 }
 
 void SampleWindows::RetireOldest() {
   std::unique_ptr<SampleWindow> window = std::move(closed_.front());
   closed_.pop_front();
-  for (PendingRecord& pending : window->records) {
-    if (pending.unwind && spare_samples_.size() < max_spare_samples_) {
-      spare_samples_.push_back(std::move(pending.sample));
-    }
+  for (PendingSample& pending : window->samples) {
+    if (spare_samples_.size() >= max_spare_samples_) break;
+    spare_samples_.push_back(std::move(pending.sample));
   }
-  window->records.clear();
   window->samples.clear();
-  spare_ = std::move(window);
+  // (Never more spares than windows waited at once.)
+  spare_windows_.push_back(std::move(window));
 }
 
 void SampleWindows::Clear() {
   closed_.clear();
-  open_->records.clear();
   open_->samples.clear();
 }
 
 uint64_t SampleWindows::OldestViewHeld() const {
   uint64_t oldest = UINT64_MAX;
   auto look_in = [&oldest](const SampleWindow& window) {
-    for (size_t i : window.samples) {
-      const PendingRecord& pending = window.records[i];
+    for (const PendingSample& pending : window.samples) {
       if (pending.stack_in_input) oldest = std::min(oldest, pending.file_offset);
     }
   };

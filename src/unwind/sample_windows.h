@@ -1,12 +1,15 @@
-// The records `perftk unwind` holds while their samples are unwound.
+// The samples `perftk unwind` holds while their stacks are unwound.
 //
-// A window is records in their order, some of them samples to unwind. The
-// open window fills; a closed one waits behind the windows closed before
-// it until it is unwound and written, oldest first. Windows and samples
-// written are kept for their buffers (a sample's stack copy above all), as
-// many as can wait at once, so the steady state allocates nothing. Memory:
-// a window holds at most kMaxSamples samples and kMaxRecords records. One
-// thread; the unwinding threads only touch the samples of closed windows.
+// A window is samples with stack copies, in their order, unwound as one
+// batch of the ordered stage (pipeline/ordered_batches.h); the records
+// between them pass through the stage, which writes each behind the
+// window before it. The open window fills; a closed one waits behind the
+// windows closed before it until it is unwound and written, oldest first.
+// Windows and samples written are kept for their buffers (a sample's stack
+// copy above all), so the steady state allocates nothing. Memory: a window
+// holds at most kMaxSamples samples; how many windows wait is the stage's
+// bound. One thread; the unwinding threads only touch the samples of
+// closed windows.
 #ifndef PERFTK_UNWIND_SAMPLE_WINDOWS_H_
 #define PERFTK_UNWIND_SAMPLE_WINDOWS_H_
 
@@ -16,17 +19,14 @@
 #include <memory>
 #include <vector>
 
-#include "perf/record.h"
+#include "base/bytes.h"
 #include "perf/sample.h"
 
 namespace perftk::unwind {
 
-// A record waiting in a window: `record` written as read, or, when
-// `unwind`, a sample record made of `misc` and `sample` once its stack is
-// unwound (the sample's bytes are not kept twice).
-struct PendingRecord {
-  perf::OwnedRecord record;
-  bool unwind = false;
+// A sample waiting to be unwound, then written as a sample record made of
+// `misc` and `sample` (its bytes are not kept twice).
+struct PendingSample {
   size_t event = 0;
   uint16_t misc = 0;
   uint64_t file_offset = 0;
@@ -38,26 +38,23 @@ struct PendingRecord {
 };
 
 struct SampleWindow {
-  std::vector<PendingRecord> records;
-  std::vector<size_t> samples;  // indexes into records of those to unwind
+  std::vector<PendingSample> samples;
 };
 
 class SampleWindows {
  public:
   static constexpr size_t kMaxSamples = 256;
-  static constexpr size_t kMaxRecords = 4 * kMaxSamples;
 
-  // Up to `max_closed` closed windows wait at once.
-  explicit SampleWindows(size_t max_closed);
+  // Keeps the buffers of up to `max_spare_samples` written samples.
+  explicit SampleWindows(size_t max_spare_samples);
 
-  // Whether any record waits, in the open window or in closed ones.
-  bool empty() const { return open_->records.empty() && closed_.empty(); }
+  // Whether any sample waits, in the open window or in closed ones.
+  bool empty() const { return open_->samples.empty() && closed_.empty(); }
   SampleWindow& open() { return *open_; }
-  bool OpenIsFull() const;
-  // Keeps `record` in the open window, as read.
-  void Keep(const perf::Record& record);
-  // A sample to decode into, with the buffers of one written before.
-  perf::Sample TakeSpareSample();
+  bool OpenIsFull() const { return open_->samples.size() >= kMaxSamples; }
+  // A new sample at the end of the open window, with the buffers of one
+  // written before.
+  PendingSample& AddSample();
 
   // Puts the open window behind the closed ones and opens an empty one.
   // The closed window stays where it is until RetireOldest.
@@ -65,7 +62,7 @@ class SampleWindows {
   SampleWindow& oldest() { return *closed_.front(); }
   // Drops the oldest closed window, once written, keeping its buffers.
   void RetireOldest();
-  // Drops every record held.
+  // Drops every sample held.
   void Clear();
 
   // The file offset of the oldest sample whose stack copy is read in the
@@ -75,8 +72,8 @@ class SampleWindows {
  private:
   const size_t max_spare_samples_;
   std::unique_ptr<SampleWindow> open_ = std::make_unique<SampleWindow>();
-  std::deque<std::unique_ptr<SampleWindow>> closed_;  // oldest first
-  std::unique_ptr<SampleWindow> spare_;               // a written window
+  std::deque<std::unique_ptr<SampleWindow>> closed_;          // oldest first
+  std::vector<std::unique_ptr<SampleWindow>> spare_windows_;  // written, emptied
   std::vector<perf::Sample> spare_samples_;
 };
 

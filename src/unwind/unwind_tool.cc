@@ -139,6 +139,7 @@ absl::Status UnwindTool::Begin(perf::Header& header) {
       pipeline::OrderedBatches::Options{.jobs = lanes_.size(),
                                         .chunk = kSamplesPerTake,
                                         .max_in_flight = kWindowsInFlight,
+                                        .max_items_in_flight = kSamplesInFlight,
                                         .caller_leaves = SampleWindows::kMaxSamples});
   input_events_ = header.events;
   any_stacks_ = has_stacks;
@@ -218,53 +219,47 @@ UnwindStats UnwindTool::stats() const {
   return total;
 }
 
+bool UnwindTool::idle() const {
+  return windows_.empty() && (batches_ == nullptr || batches_->waiting_records() == 0);
+}
+
 absl::Status UnwindTool::QueueSample(const perf::Record& record, pipeline::RecordSink& out) {
-  if (!any_stacks_ && windows_.empty()) {
-    ++stats_.samples;
-    return out.Emit(record);
-  }
+  ++stats_.samples;
+  if (!any_stacks_ && idle()) return out.Emit(record);
   absl::StatusOr<size_t> index = input_events_.IndexOf(record);
   if (!index.ok()) return Fail(record, index.status());
   const perf::SampleFormat& format = input_events_.format(*index);
-  ++stats_.samples;
-  if (!HasStack(format.sample_type)) {
-    if (windows_.empty()) return out.Emit(record);
-    return KeepInWindow(record, out);
-  }
+  if (!HasStack(format.sample_type)) return PassOn(record, out);
   if (!arch_.ok()) return Fail(record, arch_.status());
-  perf::Sample sample = windows_.TakeSpareSample();
+  PendingSample& pending = windows_.AddSample();
   // The stack copy (most of the sample) is read where it lies when the
   // record stays valid and the output drops it.
   const bool stack_in_input = record.lasting() && !settings_.keep_stack;
   perf::SampleFieldOffsets at;
   if (absl::Status s = perf::DecodeSampleInto(
-          format, record.body(), sample, &at,
+          format, record.body(), pending.sample, &at,
           stack_in_input ? perf::UserStackCopy::kLeaveInPayload : perf::UserStackCopy::kCopy);
       !s.ok()) {
+    windows_.open().samples.pop_back();
     return Fail(record, s);
   }
   ++stats_.with_stack;
-  SampleWindow& window = windows_.open();
-  window.samples.push_back(window.records.size());
-  PendingRecord& pending = window.records.emplace_back();
-  pending.unwind = true;
   pending.event = *index;
   pending.misc = record.misc();
   pending.file_offset = record.file_offset();
-  pending.sample = std::move(sample);
   pending.stack_in_input = stack_in_input && at.stack_user != perf::SampleFieldOffsets::kAbsent;
   pending.stack = pending.stack_in_input ? record.body().subspan(at.stack_user, at.stack_user_size)
                                          : base::Bytes();
   return windows_.OpenIsFull() ? Flush(out) : absl::OkStatus();
 }
 
-absl::Status UnwindTool::KeepInWindow(const perf::Record& record, pipeline::RecordSink& out) {
-  windows_.Keep(record);
-  return windows_.OpenIsFull() ? Flush(out) : absl::OkStatus();
+absl::Status UnwindTool::PassOn(const perf::Record& record, pipeline::RecordSink& out) {
+  if (idle()) return out.Emit(record);
+  if (absl::Status s = Flush(out); !s.ok()) return s;
+  return batches_->Pass(record, out, [this, &out](uint64_t) { return WriteOldestWindow(out); });
 }
 
-absl::Status UnwindTool::WritePending(const PendingRecord& pending, pipeline::RecordSink& out) {
-  if (!pending.unwind) return out.Emit(pending.record.view());
+absl::Status UnwindTool::WriteSample(const PendingSample& pending, pipeline::RecordSink& out) {
   record_.assign(perf::kRecordHeaderSize, std::byte{0});
   perf::EncodeSample(output_events_.format(pending.event), pending.sample, record_);
   if (absl::Status s = perf::SetRecordHeader(PERF_RECORD_SAMPLE, pending.misc, record_); !s.ok()) {
@@ -276,7 +271,7 @@ absl::Status UnwindTool::WritePending(const PendingRecord& pending, pipeline::Re
 void UnwindTool::UnwindWindowPart(size_t lane, SampleWindow& window, size_t begin, size_t end) {
   TakeBuildIds(lanes_[lane]);
   for (size_t i = begin; i < end; ++i) {
-    PendingRecord& pending = window.records[window.samples[i]];
+    PendingSample& pending = window.samples[i];
     const perf::UserStack& copy = pending.sample.stack_user;
     const base::Bytes stack =
         pending.stack_in_input
@@ -288,15 +283,15 @@ void UnwindTool::UnwindWindowPart(size_t lane, SampleWindow& window, size_t begi
 }
 
 absl::Status UnwindTool::WriteOldestWindow(pipeline::RecordSink& out) {
-  for (const PendingRecord& pending : windows_.oldest().records) {
-    if (absl::Status s = WritePending(pending, out); !s.ok()) return s;
+  for (const PendingSample& pending : windows_.oldest().samples) {
+    if (absl::Status s = WriteSample(pending, out); !s.ok()) return s;
   }
   windows_.RetireOldest();
   return absl::OkStatus();
 }
 
 absl::Status UnwindTool::Flush(pipeline::RecordSink& out) {
-  if (windows_.open().records.empty()) return absl::OkStatus();
+  if (windows_.open().samples.empty()) return absl::OkStatus();
   SampleWindow* window = &windows_.Close();
   return batches_
       ->Submit(
@@ -309,6 +304,7 @@ absl::Status UnwindTool::Flush(pipeline::RecordSink& out) {
 }
 
 absl::Status UnwindTool::Drain(pipeline::RecordSink& out) {
+  if (batches_ == nullptr) return absl::OkStatus();
   if (absl::Status s = Flush(out); !s.ok()) return s;
   return batches_->Drain([this, &out](uint64_t) { return WriteOldestWindow(out); });
 }
@@ -334,7 +330,7 @@ absl::Status UnwindTool::FollowPipeFeature(const perf::Record& record, pipeline:
 
 absl::Status UnwindTool::BeforeModelChange(const perf::Record& record, pipeline::RecordSink& out) {
   (void)record;
-  return windows_.empty() ? absl::OkStatus() : Drain(out);
+  return idle() ? absl::OkStatus() : Drain(out);
 }
 
 absl::Status UnwindTool::FollowMachine(const perf::Record& record, pipeline::RecordSink& out) {
@@ -351,12 +347,13 @@ absl::Status UnwindTool::FollowMachine(const perf::Record& record, pipeline::Rec
 absl::Status UnwindTool::Process(const perf::Record& record, pipeline::RecordSink& out) {
   if (record.type() == PERF_RECORD_SAMPLE) return QueueSample(record, out);
   if (record.type() == PERF_RECORD_HEADER_BUILD_ID) NoteBuildId(record);
-  if (!windows_.empty()) {
-    // (Windows before a record that changes the model are written by now.)
-    const bool changes_unwinding = machine::ChangesMachines(record.type()) ||
-                                   record.type() == PERF_RECORD_HEADER_ATTR ||
-                                   record.type() == PERF_RECORD_HEADER_FEATURE;
-    if (!changes_unwinding) return KeepInWindow(record, out);
+  const bool changes_unwinding = machine::ChangesMachines(record.type()) ||
+                                 record.type() == PERF_RECORD_HEADER_ATTR ||
+                                 record.type() == PERF_RECORD_HEADER_FEATURE;
+  if (!changes_unwinding) return PassOn(record, out);
+  // (The samples before a record that changes the model are written by
+  // now: BeforeModelChange.)
+  if (!idle()) {
     if (absl::Status s = Drain(out); !s.ok()) return s;
   }
   if (machine::ChangesMachines(record.type())) return FollowMachine(record, out);

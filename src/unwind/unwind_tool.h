@@ -12,14 +12,16 @@
 // parallel stage (pipeline/ordered_batches.h): `jobs - 1` threads and the
 // caller, each lane with its own unwinders and open files, unwind the
 // samples of closed windows while the caller goes on reading the next ones,
-// and the caller writes the windows out in their order. A window ends
-// before any record that changes the pipeline's machine model, which only
-// takes it once every window before it is unwound and written
-// (BeforeModelChange), so every sample is unwound with the maps of its time; records are written
-// in their order: the output does not depend on the number of jobs. Memory:
-// at most kWindowsInFlight closed windows wait, whatever the recording's
-// size; a record that comes while nothing waits (every record of a
-// recording without stack copies) passes straight through.
+// and the stage writes the windows out in their order, each record read
+// between two windows passed behind the first. A window ends before any
+// record; before one that changes the pipeline's machine model the model
+// waits until every window before it is unwound and written
+// (BeforeModelChange), so every sample is unwound with the maps of its
+// time. The output does not depend on the number of jobs. Memory: at most
+// kSamplesInFlight samples (in at most kWindowsInFlight windows) and the
+// stage's records wait, whatever the recording's size; a record that comes
+// while nothing waits (every record of a recording without stack copies)
+// passes straight through.
 //
 // A sample's new PERF_SAMPLE_CALLCHAIN is the kernel part as recorded (a
 // recorded user part is replaced), then PERF_CONTEXT_USER and the unwound
@@ -118,19 +120,25 @@ class UnwindTool : public pipeline::Tool {
   };
   // Hands the lane's files the build ids met since it last looked.
   void TakeBuildIds(Lane& lane);
-  static constexpr size_t kWindowsInFlight = 4;
+  // Windows end at every record, so many may be small; what they hold is
+  // bounded by their samples.
+  static constexpr size_t kWindowsInFlight = 64;
+  static constexpr size_t kSamplesInFlight = 4 * SampleWindows::kMaxSamples;
   static constexpr size_t kSamplesPerTake = 32;  // a lane's share at a time
 
   absl::Status QueueSample(const perf::Record& record, pipeline::RecordSink& out);
-  // Keeps `record` in the open window, which is unwound when full.
-  absl::Status KeepInWindow(const perf::Record& record, pipeline::RecordSink& out);
+  // Emits `record` behind the samples before it: the open window goes to
+  // the stage first.
+  absl::Status PassOn(const perf::Record& record, pipeline::RecordSink& out);
   // Hands the open window to the stage, which writes the windows done.
   absl::Status Flush(pipeline::RecordSink& out);
+  // Whether no sample and no record waits.
+  bool idle() const;
   // Unwinds every waiting window and writes it.
   absl::Status Drain(pipeline::RecordSink& out);
   absl::Status WriteOldestWindow(pipeline::RecordSink& out);
   void UnwindWindowPart(size_t lane, SampleWindow& window, size_t begin, size_t end);
-  absl::Status WritePending(const PendingRecord& pending, pipeline::RecordSink& out);
+  absl::Status WriteSample(const PendingSample& pending, pipeline::RecordSink& out);
   absl::Status RewriteHeaderAttr(const perf::Record& record, pipeline::RecordSink& out);
   absl::Status FollowMachine(const perf::Record& record, pipeline::RecordSink& out);
   // A pipe's ARCH feature comes as a record: the registers follow it.
@@ -156,10 +164,10 @@ class UnwindTool : public pipeline::Tool {
   base::Mutex build_ids_mu_;
   std::vector<std::pair<std::string, base::BuildId>> build_ids_ ABSL_GUARDED_BY(build_ids_mu_);
   std::atomic<size_t> build_ids_count_{0};
-  SampleWindows windows_{kWindowsInFlight};
+  SampleWindows windows_{kSamplesInFlight + SampleWindows::kMaxSamples};
   UnwindStats stats_;  // samples seen; the lanes count the outcomes
   // Whether an event has stack copies; while none has, samples pass through
-  // as read (after what the windows hold).
+  // as read (behind what the windows hold).
   bool any_stacks_ = false;
   bool passes_all_through_ = false;
   std::vector<std::byte> record_;  // the sample record being written
