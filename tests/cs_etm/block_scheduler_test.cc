@@ -13,21 +13,13 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "base/warnings.h"
-#include "cs_etm/itrace.h"
-#include "cs_etm/sample_output.h"
-#include "cs_etm/trace_records.h"
+#include "etm_recording.h"
 #include "gtest/gtest.h"
-#include "machine/machines.h"
-#include "machine/record_events.h"
-#include "perf/features.h"
-#include "perf/reader.h"
 #include "perf/record.h"
+#include "pipeline/tool.h"
 
 namespace perftk::cs_etm {
 namespace {
-
-const std::string kEtmDir = std::string(PERFTK_ETM_DATA_DIR) + "/";
 
 class NullSink : public pipeline::RecordSink {
  public:
@@ -37,86 +29,11 @@ class NullSink : public pipeline::RecordSink {
   }
 };
 
-// The recording read once: its header, the machine model its records
-// make, and its trace blocks with the setup each was read with.
-struct Trace {
-  perf::Header header;
-  std::vector<perf::OwnedRecord> records;  // the blocks point into them
-  machine::Machines model;
-  std::vector<TraceBlock> blocks;
-  std::vector<std::shared_ptr<const DecodeSetup>> setups;  // one per block
-};
-
-std::unique_ptr<Trace> ReadTrace(const std::string& file) {
-  auto trace = std::make_unique<Trace>();
-  auto reader = perf::PerfDataReader::Open(kEtmDir + file);
-  EXPECT_TRUE(reader.ok()) << reader.status();
-  if (!reader.ok()) return trace;
-  trace->header = (*reader)->header();
-  while (true) {
-    auto record = (*reader)->Next();
-    EXPECT_TRUE(record.ok()) << record.status();
-    if (!record.ok() || !*record) break;
-    trace->records.emplace_back(**record);
-  }
-  base::WarningList warnings;
-  TraceRecordReader records(trace->header.events, warnings);
-  for (const perf::OwnedRecord& owned : trace->records) {
-    const perf::Record record = owned.view();
-    if (machine::ChangesMachines(record.type()) && record.type() != PERF_RECORD_EXIT) {
-      EXPECT_TRUE(machine::ApplyRecord(trace->model, record).ok());
-    }
-    switch (record.type()) {
-      case PERF_RECORD_AUXTRACE_INFO:
-        EXPECT_TRUE(records.ReadAuxtraceInfo(record).ok());
-        break;
-      case PERF_RECORD_AUX:
-        EXPECT_TRUE(records.ReadAux(record).ok());
-        break;
-      case PERF_RECORD_ITRACE_START:
-        records.ReadItraceStart(record);
-        break;
-      case PERF_RECORD_AUXTRACE: {
-        absl::StatusOr<std::vector<TraceBlock>> blocks = records.ReadAuxtrace(record);
-        EXPECT_TRUE(blocks.ok()) << blocks.status();
-        if (!blocks.ok()) break;
-        for (const TraceBlock& block : *blocks) {
-          trace->blocks.push_back(block);
-          trace->setups.push_back(records.setup());
-        }
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  return trace;
-}
-
 // What a scheduler wrote: the blocks by file offset, in the order written,
 // and their text.
 struct Written {
   std::vector<uint64_t> offsets;
   std::string text;
-};
-
-// What a scheduler reads (LaneInputs), for script output of `itrace` on
-// `jobs` threads.
-struct Inputs {
-  Inputs(const std::string& itrace, int jobs, perf::Header& header) {
-    options.itrace = *ParseItrace(itrace);
-    options.format = OutputFormat::kScript;
-    options.symfs = kEtmDir;
-    options.jobs = jobs;
-    absl::StatusOr<SampleEncoder> made =
-        SampleEncoder::Create(options.format, options.itrace, header);
-    EXPECT_TRUE(made.ok()) << made.status();
-    if (made.ok()) encoder.emplace(*std::move(made));
-  }
-  DecodeOptions options;
-  BinaryImages images{kEtmDir, {}};
-  std::optional<SampleEncoder> encoder;
-  perf::BuildIdsByPath build_ids;
 };
 
 // The file offset of round `round`'s copy of a block at `offset`.
@@ -126,7 +43,7 @@ uint64_t CopyOffset(int round, uint64_t offset) {
 
 class BlockSchedulerTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { trace_ = ReadTrace("perf_etm.data").release(); }
+  static void SetUpTestSuite() { trace_ = ReadEtmRecording("perf_etm.data").release(); }
   static void TearDownTestSuite() {
     delete trace_;
     trace_ = nullptr;
@@ -136,7 +53,7 @@ class BlockSchedulerTest : public ::testing::Test {
   // threads, each copy of a block given its own file offset.
   Written Decode(const std::string& itrace, int jobs, int rounds) {
     Written written;
-    Inputs inputs(itrace, jobs, trace_->header);
+    LaneReadings inputs(itrace, jobs, trace_->header);
     if (!inputs.encoder) return written;
     BlockScheduler scheduler = Scheduler(inputs, [&written](BlockJob& job, pipeline::RecordSink&) {
       written.offsets.push_back(job.block.file_offset);
@@ -158,7 +75,7 @@ class BlockSchedulerTest : public ::testing::Test {
 
   // A scheduler of the recording's model over `inputs` (which has an
   // encoder), writing through `write`.
-  static BlockScheduler Scheduler(Inputs& inputs, BlockScheduler::BlockWriter write) {
+  static BlockScheduler Scheduler(LaneReadings& inputs, BlockScheduler::BlockWriter write) {
     return BlockScheduler(inputs.options, trace_->model, inputs.images, *inputs.encoder,
                           inputs.build_ids, std::move(write));
   }
@@ -173,10 +90,10 @@ class BlockSchedulerTest : public ::testing::Test {
     return offsets;
   }
 
-  static Trace* trace_;
+  static EtmRecording* trace_;
 };
 
-Trace* BlockSchedulerTest::trace_ = nullptr;
+EtmRecording* BlockSchedulerTest::trace_ = nullptr;
 
 TEST_F(BlockSchedulerTest, TheRecordingHasBlocks) {
   ASSERT_GE(trace_->blocks.size(), 2u);
@@ -223,7 +140,7 @@ TEST_F(BlockSchedulerTest, FlowsThatCarryKeepTheirSourcesOrder) {
 
 TEST_F(BlockSchedulerTest, RawTraceThatNamesNoCpuNeedsOneSource) {
   ASSERT_GE(trace_->setups.front()->info.sources.size(), 2u);
-  Inputs inputs("il64", 1, trace_->header);
+  LaneReadings inputs("il64", 1, trace_->header);
   ASSERT_TRUE(inputs.encoder);
   BlockScheduler scheduler =
       Scheduler(inputs, [](BlockJob& job, pipeline::RecordSink&) { return job.status; });
@@ -239,7 +156,7 @@ TEST_F(BlockSchedulerTest, RawTraceThatNamesNoCpuNeedsOneSource) {
 }
 
 TEST_F(BlockSchedulerTest, AModelChangeWaitsForEveryBlockInFlight) {
-  Inputs inputs("il64", 2, trace_->header);
+  LaneReadings inputs("il64", 2, trace_->header);
   ASSERT_TRUE(inputs.encoder);
   size_t written = 0;
   BlockScheduler scheduler = Scheduler(inputs, [&written](BlockJob& job, pipeline::RecordSink&) {
