@@ -158,7 +158,8 @@ UnwindStats UnwindTool::stats() const {
 }
 
 bool UnwindTool::idle() const {
-  return windows_.empty() && (batches_ == nullptr || batches_->waiting_records() == 0);
+  // Records wait on the stage only behind windows not yet written.
+  return windows_.empty();
 }
 
 absl::Status UnwindTool::QueueSample(const perf::Record& record, pipeline::RecordSink& out) {
