@@ -41,7 +41,7 @@ BlockScheduler::~BlockScheduler() {
   batches_.reset();  // no lane runs once it is gone
 }
 
-absl::Status BlockScheduler::Submit(const TraceBlock& block,
+absl::Status BlockScheduler::Submit(const TraceBlock& block, bool data_lasts,
                                     std::shared_ptr<const DecodeSetup> setup,
                                     pipeline::RecordSink& out) {
   auto job = std::make_unique<BlockJob>();
@@ -57,10 +57,11 @@ absl::Status BlockScheduler::Submit(const TraceBlock& block,
     }
     job->source = job->setup->info.sources.front().cpu;
   }
-  if (jobs_ > 1) {  // the trace outlives its record
+  if (jobs_ > 1 && !data_lasts) {  // the trace outlives its record
     job->data.assign(block.data.begin(), block.data.end());
     job->block.data = base::Bytes(job->data);
   }
+  job->views_input = jobs_ > 1 && data_lasts;
   if (any_lane_) {
     job->own_flows = std::make_unique<TraceFlows>();
     job->flows = job->own_flows.get();
@@ -139,6 +140,13 @@ absl::Status BlockScheduler::WriteOldest(pipeline::RecordSink& out) {
   std::unique_ptr<BlockJob> job = std::move(jobs_in_flight_.front());
   jobs_in_flight_.pop_front();
   return write_block_(*job, out);
+}
+
+uint64_t BlockScheduler::OldestViewHeld() const {
+  for (const std::unique_ptr<BlockJob>& job : jobs_in_flight_) {
+    if (job->views_input) return job->block.file_offset;
+  }
+  return UINT64_MAX;
 }
 
 std::vector<const BranchProfile*> BlockScheduler::Profiles() const {

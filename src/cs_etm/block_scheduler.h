@@ -17,8 +17,9 @@
 // Blocks run on an ordered parallel stage (pipeline/ordered_batches.h), on
 // jobs - 1 worker threads and the caller's; a block whose flows carry runs
 // after the last block of its lane (and of the trace ids it feeds on other
-// lanes). With jobs > 1 each block keeps a copy of its trace; with 1 the
-// caller runs them, through the same code. Either way the output is the
+// lanes). With jobs > 1 a block keeps a copy of its trace unless that trace
+// is a view of the mapped input file, which lasts; with 1 the caller runs
+// them, through the same code. Either way the output is the
 // same bytes: results are written in block order, and records passed
 // after a block wait behind it on the stage. At most 2 x jobs blocks are
 // in flight, and at most 4096 records wait (then Pass waits for all
@@ -72,12 +73,14 @@ class BlockScheduler {
   BlockScheduler& operator=(const BlockScheduler&) = delete;
 
   // Sends `block` to its lane, to be decoded against `setup` and the model
-  // as it is now. Fails on raw trace that names no CPU while the setup has
+  // as it is now. `data_lasts`: the block's bytes are a view of the mapped
+  // input (perf::Record::lasting), valid after its record, and are not
+  // copied. Fails on raw trace that names no CPU while the setup has
   // several sources.
   // The blocks finished by then are written to `out` (as by every call
   // below that takes one).
-  absl::Status Submit(const TraceBlock& block, std::shared_ptr<const DecodeSetup> setup,
-                      pipeline::RecordSink& out);
+  absl::Status Submit(const TraceBlock& block, bool data_lasts,
+                      std::shared_ptr<const DecodeSetup> setup, pipeline::RecordSink& out);
   // Waits for every block and writes everything (failing as WriteAll): the
   // machine model may change then, and blocks submitted after it see that
   // it did.
@@ -89,6 +92,10 @@ class BlockScheduler {
   absl::Status WriteAll(pipeline::RecordSink& out);
   // Whether every block submitted is written.
   bool idle() const { return jobs_in_flight_.empty(); }
+  // The input file offset of the oldest block in flight that reads its
+  // trace from the input mapping, UINT64_MAX if none (pipeline::Tool's
+  // OldestViewHeld).
+  uint64_t OldestViewHeld() const;
   // The run failed: lets the running blocks finish (no lane reads the
   // model after it) and drops the others.
   void Abandon();

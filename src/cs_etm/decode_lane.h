@@ -58,6 +58,7 @@ struct LaneInputs {
 struct BlockJob {
   TraceBlock block;
   std::vector<std::byte> data;            // the block's trace when it outlives its record
+  bool views_input = false;               // the trace is read, after its record, from the input
   int64_t source = -1;                    // -1: formatted; else the raw trace's cpu
   TraceFlows* flows = nullptr;            // of the source, or own_flows
   std::unique_ptr<TraceFlows> own_flows;  // when no flow carries from block to block

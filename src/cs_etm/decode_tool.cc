@@ -50,6 +50,10 @@ void CsEtmDecodeTool::Abandon() {
   if (scheduler_ != nullptr) scheduler_->Abandon();
 }
 
+uint64_t CsEtmDecodeTool::OldestViewHeld() const {
+  return scheduler_ != nullptr ? scheduler_->OldestViewHeld() : UINT64_MAX;
+}
+
 absl::Status CsEtmDecodeTool::BeforeModelChange(const perf::Record& record,
                                                 pipeline::RecordSink& out) {
   (void)record;
@@ -105,7 +109,7 @@ absl::Status CsEtmDecodeTool::SubmitBlocks(const perf::Record& auxtrace,
   for (const TraceBlock& block : *blocks) {
     ++stats_.blocks;
     stats_.trace_bytes += block.data.size();
-    absl::Status s = scheduler_->Submit(block, reader_->setup(), out);
+    absl::Status s = scheduler_->Submit(block, auxtrace.lasting(), reader_->setup(), out);
     if (!s.ok()) return s;
   }
   return absl::OkStatus();

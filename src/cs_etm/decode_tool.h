@@ -72,8 +72,10 @@ class CsEtmDecodeTool : public pipeline::Tool {
     return pipeline::ModelPolicy{.apply_exits = false, .bad_records_to = &warnings_};
   }
   absl::Status BeforeModelChange(const perf::Record& record, pipeline::RecordSink& out) override;
-  // Stops the lanes, which read the pipeline's model.
+  // Stops the lanes, which read the pipeline's model and the input's trace.
   void Abandon() override;
+  // The oldest block in flight whose trace is read from the mapped input.
+  uint64_t OldestViewHeld() const override;
   absl::Status Begin(perf::Header& header) override;
   absl::Status Process(const perf::Record& record, pipeline::RecordSink& out) override;
   absl::Status End(pipeline::RecordSink& out, perf::FeatureSet& features) override;

@@ -1,7 +1,8 @@
 // BlockScheduler alone (issue 31): which blocks it refuses, the order it
 // writes blocks in whatever thread ran them, flows that carry from block to
 // block kept in their source's order, and a model change waiting for every
-// block in flight. The blocks are those of simpleperf's real recording
+// block in flight, and trace that lasts (a view of the mapped input) read
+// in place and held, not copied. The blocks are those of simpleperf's real recording
 // (tests/data/simpleperf-etm/perf_etm.data), submitted many times over.
 #include "cs_etm/block_scheduler.h"
 
@@ -50,8 +51,9 @@ class BlockSchedulerTest : public ::testing::Test {
   }
 
   // Decodes the recording's blocks `rounds` times over with `jobs`
-  // threads, each copy of a block given its own file offset.
-  Written Decode(const std::string& itrace, int jobs, int rounds) {
+  // threads, each copy of a block given its own file offset; `data_lasts`
+  // as Submit takes it (the recording's bytes outlive the scheduler).
+  Written Decode(const std::string& itrace, int jobs, int rounds, bool data_lasts = false) {
     Written written;
     LaneReadings inputs(itrace, jobs, trace_->header);
     if (!inputs.encoder) return written;
@@ -65,7 +67,7 @@ class BlockSchedulerTest : public ::testing::Test {
       for (size_t i = 0; i < trace_->blocks.size(); ++i) {
         TraceBlock block = trace_->blocks[i];
         block.file_offset = CopyOffset(round, block.file_offset);
-        EXPECT_TRUE(scheduler.Submit(block, trace_->setups[i], out).ok());
+        EXPECT_TRUE(scheduler.Submit(block, data_lasts, trace_->setups[i], out).ok());
       }
     }
     EXPECT_TRUE(scheduler.WriteAll(out).ok());
@@ -111,6 +113,50 @@ TEST_F(BlockSchedulerTest, WritesBlocksInTheOrderGivenWhicheverThreadRanThem) {
     const Written many = Decode("il64", jobs, rounds);
     EXPECT_EQ(many.offsets, SubmitOrder(rounds)) << "jobs " << jobs;
     EXPECT_TRUE(many.text == one.text) << "jobs " << jobs;
+    const Written in_place = Decode("il64", jobs, rounds, /*data_lasts=*/true);
+    EXPECT_EQ(in_place.offsets, SubmitOrder(rounds)) << "jobs " << jobs;
+    EXPECT_TRUE(in_place.text == one.text) << "jobs " << jobs;
+  }
+}
+
+// Trace that lasts is decoded where it is, and the scheduler says, after
+// every call, where the oldest block still in flight begins: the input
+// keeps its pages from there on. Trace that does not last is copied, and
+// holds nothing of the input.
+TEST_F(BlockSchedulerTest, TraceThatLastsIsHeldInPlaceNotCopied) {
+  for (const bool data_lasts : {true, false}) {
+    LaneReadings inputs("il64", 2, trace_->header);
+    ASSERT_TRUE(inputs.encoder);
+    std::vector<uint64_t> written;
+    size_t copies = 0;
+    size_t in_place = 0;
+    BlockScheduler scheduler = Scheduler(inputs, [&](BlockJob& job, pipeline::RecordSink&) {
+      written.push_back(job.block.file_offset);
+      copies += !job.data.empty() && job.block.data.data() == job.data.data();
+      const std::vector<TraceBlock>& blocks = trace_->blocks;
+      in_place += std::any_of(blocks.begin(), blocks.end(), [&job](const TraceBlock& block) {
+        return block.data.data() == job.block.data.data();
+      });
+      return job.status;
+    });
+    NullSink out;
+    std::vector<uint64_t> submitted;
+    for (int round = 0; round < 10; ++round) {
+      for (size_t i = 0; i < trace_->blocks.size(); ++i) {
+        TraceBlock block = trace_->blocks[i];
+        block.file_offset = CopyOffset(round, block.file_offset);
+        ASSERT_TRUE(scheduler.Submit(block, data_lasts, trace_->setups[i], out).ok());
+        submitted.push_back(block.file_offset);
+        const bool all_written = written.size() == submitted.size();
+        const uint64_t oldest = data_lasts && !all_written ? submitted[written.size()] : UINT64_MAX;
+        EXPECT_EQ(scheduler.OldestViewHeld(), oldest) << "after block " << submitted.size();
+      }
+    }
+    ASSERT_TRUE(scheduler.WriteAll(out).ok());
+    EXPECT_EQ(scheduler.OldestViewHeld(), UINT64_MAX);
+    EXPECT_EQ(written, submitted);
+    EXPECT_EQ(in_place, data_lasts ? submitted.size() : 0) << "data_lasts " << data_lasts;
+    EXPECT_EQ(copies, data_lasts ? 0 : submitted.size()) << "data_lasts " << data_lasts;
   }
 }
 
@@ -149,7 +195,7 @@ TEST_F(BlockSchedulerTest, RawTraceThatNamesNoCpuNeedsOneSource) {
   block.cpu = kNoCpu;
   block.file_offset = 0x1234;
   NullSink out;
-  const absl::Status status = scheduler.Submit(block, trace_->setups.front(), out);
+  const absl::Status status = scheduler.Submit(block, false, trace_->setups.front(), out);
   EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
   EXPECT_TRUE(absl::StrContains(status.message(), "0x1234")) << status;
   EXPECT_TRUE(scheduler.idle());
@@ -167,7 +213,7 @@ TEST_F(BlockSchedulerTest, AModelChangeWaitsForEveryBlockInFlight) {
   size_t submitted = 0;
   for (int round = 0; round < 3; ++round) {
     for (size_t i = 0; i < trace_->blocks.size(); ++i) {
-      ASSERT_TRUE(scheduler.Submit(trace_->blocks[i], trace_->setups[i], out).ok());
+      ASSERT_TRUE(scheduler.Submit(trace_->blocks[i], false, trace_->setups[i], out).ok());
       ++submitted;
     }
     ASSERT_TRUE(scheduler.BeforeModelChange(out).ok());
