@@ -21,8 +21,12 @@ void DecodeLane::Run(BlockJob& job) {
   job_ = nullptr;
 }
 
+bool DecodeLane::TakesPaths() const { return synthesizer_ != nullptr || profile_ != nullptr; }
+
 absl::Status DecodeLane::Consume(std::span<const Packet> packets) {
-  job_->stats.packets += packets.size();
+  for (const Packet& packet : packets) {  // as many as OpenCSD's path makes
+    job_->stats.packets += packet.kind == PacketKind::kPath ? packet.path().size() : 1;
+  }
   if (synthesizer_ != nullptr) {
     if (absl::Status s = synthesizer_->Consume(packets); !s.ok()) return s;
   }

@@ -125,6 +125,8 @@ class DecodeLane : private DecodeEnvironment,
 
   // PacketSink: every packet to the synthesizer and, for profiles, to the profile.
   absl::Status Consume(std::span<const Packet> packets) override;
+  // Both the synthesizer and the profile take them.
+  bool TakesPaths() const override;
   absl::Status EndBlock() override;
   // DecodeEnvironment
   int32_t PidOf(int32_t tid) override;

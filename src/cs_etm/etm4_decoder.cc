@@ -1,9 +1,11 @@
 #include "cs_etm/etm4_decoder.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "cs_etm/a64_branch.h"
 
@@ -71,6 +73,7 @@ void Etm4Decoder::StartBlock(const PacketContext& seed) {
     std::fill(block_memo_.begin(), block_memo_.end(), BlockMemo{});
     block_memo_generation_ = 1;
   }
+  atom_paths_.Clear();
   ResetState();
 }
 
@@ -440,12 +443,61 @@ Etm4Decoder::Result Etm4Decoder::CommitAtom(bool taken, std::vector<Packet>& out
 
 Etm4Decoder::Step Etm4Decoder::CommitAtomsAtOnce(const Etm4Packet& packet,
                                                  std::vector<Packet>& out) {
-  uint32_t bits = packet.atom_bits;
-  for (uint8_t i = 0; i < packet.atom_count; ++i, bits >>= 1) {
-    if (QuickAtom(bits & 1, out)) continue;
+  const uint8_t followed = QuickAtomsPossible() ? QuickAtomPath(packet, out) : 0;
+  uint64_t bits = uint64_t{packet.atom_bits} >> followed;
+  for (uint8_t i = followed; i < packet.atom_count; ++i, bits >>= 1) {
+    bool pushed = false;
+    if (QuickAtom(bits & 1, out, pushed)) continue;
     if (const Result r = CommitAtom(bits & 1, out); r != Result::kOk) return StepAfter(r);
   }
   return Kind::kDone;
+}
+
+uint8_t Etm4Decoder::QuickAtomPath(const Etm4Packet& packet, std::vector<Packet>& out) {
+  const AtomPathKey key{instruction_.address, packet.atom_bits, packet.atom_count, context_.el,
+                        context_.pid};
+  const size_t first = out.size();
+  if (const AtomPaths::Path* path = atom_paths_.Find(key)) {
+    const std::span<const Packet> packets = atom_paths_.PacketsOf(*path);
+    if (emit_paths_) {
+      Packet& replay = Emit(PacketKind::kPath, out);
+      replay.start = packets.front().start;
+      replay.end = packets.back().end;
+      replay.set_path(packets);
+    } else {
+      out.insert(out.end(), packets.begin(), packets.end());
+      for (size_t i = first; i < out.size(); ++i) {
+        out[i].context = context_;
+        out[i].cs_timestamp = cs_timestamp_;
+      }
+    }
+    for (uint64_t pushes = path->pushes; pushes != 0; pushes &= pushes - 1) {
+      return_stack_.Push(packets[static_cast<size_t>(std::countr_zero(pushes))].end);
+    }
+    instruction_.address = path->end.address;
+    instruction_.target = path->end.target;
+    instruction_.last = path->end.last;
+    need_address_ = path->end.need_address;
+    return_stack_.pop_pending = path->end.pop_pending;
+    return path->atoms;
+  }
+  uint64_t pushes = 0;
+  uint32_t bits = packet.atom_bits;
+  uint8_t followed = 0;
+  while (followed < packet.atom_count && followed < AtomPaths::kMaxAtoms) {
+    const size_t range = out.size() - first;
+    bool pushed = false;
+    if (!QuickAtom(bits & 1, out, pushed)) break;
+    if (pushed) pushes |= uint64_t{1} << range;
+    ++followed;
+    bits >>= 1;
+  }
+  if (followed > 0) {
+    atom_paths_.Store(key, followed, std::span<const Packet>(out).subspan(first), pushes,
+                      AtomPathEnd{instruction_.address, instruction_.target, instruction_.last,
+                                  need_address_, return_stack_.pop_pending});
+  }
+  return followed;
 }
 
 Etm4Decoder::Result Etm4Decoder::Cancel() {
@@ -564,16 +616,19 @@ inline void Etm4Decoder::EmitRange(uint64_t start, uint64_t end, uint64_t count,
 
 // The walk ended at a waypoint: the atom decides where the trace goes
 // next, and the range walked is the atom's.
-inline void Etm4Decoder::FollowWaypoint(uint64_t start, uint64_t count, bool taken,
+inline bool Etm4Decoder::FollowWaypoint(uint64_t start, uint64_t count, bool taken,
                                         std::vector<Packet>& out) {
   const uint64_t next = instruction_.address;
   const A64Instruction last = instruction_.last;
+  bool pushed = false;
   if (taken && last.waypoint == A64Waypoint::kDirectBranch) {
     instruction_.address = instruction_.target;
-    if (last.role == A64BranchRole::kLink) return_stack_.Push(next);
+    pushed = last.role == A64BranchRole::kLink;
+    if (pushed) return_stack_.Push(next);
   } else if (taken && last.waypoint == A64Waypoint::kIndirectBranch) {
     need_address_ = true;
-    if (last.role == A64BranchRole::kLink) return_stack_.Push(next);
+    pushed = last.role == A64BranchRole::kLink;
+    if (pushed) return_stack_.Push(next);
     if (return_stack_.active) return_stack_.pop_pending = true;
   }
   EmitRange(start, next, count, taken, out);
@@ -582,12 +637,11 @@ inline void Etm4Decoder::FollowWaypoint(uint64_t start, uint64_t count, bool tak
   if (ete_ && taken && last.role == A64BranchRole::kExceptionReturn) {
     Emit(PacketKind::kExceptionReturn, out);
   }
+  return pushed;
 }
 
-inline bool Etm4Decoder::QuickAtom(bool taken, std::vector<Packet>& out) {
-  if (return_stack_.pop_pending || need_context_ || need_address_ || !instruction_.a64) {
-    return false;
-  }
+inline bool Etm4Decoder::QuickAtom(bool taken, std::vector<Packet>& out, bool& pushed) {
+  if (!QuickAtomsPossible()) return false;
   const uint64_t start = instruction_.address;
   const CodeBlock* known = start < kTopOfAddressSpace ? Remembered(start) : nullptr;
   if (known == nullptr || known->span_ended) return false;
@@ -595,7 +649,7 @@ inline bool Etm4Decoder::QuickAtom(bool taken, std::vector<Packet>& out) {
   instruction_.last = known->last;
   instruction_.target = end - 4 + static_cast<uint64_t>(known->target_delta);
   instruction_.address = end;
-  FollowWaypoint(start, known->instructions, taken, out);
+  pushed = FollowWaypoint(start, known->instructions, taken, out);
   return true;
 }
 

@@ -40,6 +40,7 @@
 #include <deque>
 #include <vector>
 
+#include "cs_etm/atom_paths.h"
 #include "cs_etm/code_blocks.h"
 #include "cs_etm/decoder.h"
 #include "cs_etm/etm4_packets.h"
@@ -78,6 +79,10 @@ class Etm4Decoder {
   void Reset();
   // Decodes one packet, appending the packets it makes to `out`.
   Step Decode(const Etm4Packet& packet, std::vector<Packet>& out);
+  // Whether atoms replayed from an earlier packet of the block make one
+  // kPath packet (for a sink that TakesPaths) rather than copies of their
+  // packets. Off at first.
+  void set_emit_paths(bool emit) { emit_paths_ = emit; }
   // The end of the block's trace.
   Step EndOfTrace(std::vector<Packet>& out);
 
@@ -171,12 +176,22 @@ class Etm4Decoder {
   Result Mispredict();
   void Discard(std::vector<Packet>& out);
   Step ProcessAtom(bool taken, std::vector<Packet>& out);
-  // ProcessAtom for the common atom: A64 code from a known address and
-  // context, no return stack pop waiting, a remembered block that ends at
-  // a waypoint. False, with nothing done, for any other.
-  bool QuickAtom(bool taken, std::vector<Packet>& out);
-  // What a walk that found a waypoint leaves to its atom.
-  void FollowWaypoint(uint64_t start, uint64_t count, bool taken, std::vector<Packet>& out);
+  // Whether QuickAtom may follow atoms from here: A64 code from a known
+  // address and context, no return stack pop waiting.
+  bool QuickAtomsPossible() const {
+    return !return_stack_.pop_pending && !need_context_ && !need_address_ && instruction_.a64;
+  }
+  // ProcessAtom for the common atom: QuickAtomsPossible, a remembered
+  // block that ends at a waypoint. False, with nothing done, for any
+  // other. `pushed`: whether the range's end went on the return stack.
+  bool QuickAtom(bool taken, std::vector<Packet>& out, bool& pushed);
+  // The first atoms of `packet` (from QuickAtomsPossible) that QuickAtom
+  // follows, replayed from atom_paths_ or followed and kept there; how
+  // many.
+  uint8_t QuickAtomPath(const Etm4Packet& packet, std::vector<Packet>& out);
+  // What a walk that found a waypoint leaves to its atom; whether the
+  // range's end went on the return stack.
+  bool FollowWaypoint(uint64_t start, uint64_t count, bool taken, std::vector<Packet>& out);
   Result ProcessException(std::vector<Packet>& out);
   // A source address packet's instruction, reached in a straight line.
   Result ProcessSourceAddress(uint64_t source, std::vector<Packet>& out);
@@ -308,6 +323,8 @@ class Etm4Decoder {
   };
   static constexpr size_t kBlockMemoSize = 4096;
   std::vector<BlockMemo> block_memo_;
+  AtomPaths atom_paths_;                // of this block
+  bool emit_paths_ = false;             // a replayed path is one kPath packet
   uint32_t block_memo_generation_ = 1;  // entries start at 0: empty
   CodeSpan last_span_;                  // read at last_span_address_, valid for this block
   uint64_t last_span_address_ = 0;

@@ -127,6 +127,7 @@ absl::StatusOr<FastTraceDecoder::Outcome> FastTraceDecoder::Decode(const TraceBl
     PacketContext context = seed;
     if (seed.tid >= 0 && seed.pid < 0) context.pid = environment_.PidOf(seed.tid);
     source.decoder->StartBlock(context);
+    source.decoder->set_emit_paths(sink.TakesPaths());
   }
   const std::span<const uint8_t> data(reinterpret_cast<const uint8_t*>(block.data.data()),
                                       block.data.size());

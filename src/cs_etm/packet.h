@@ -7,6 +7,7 @@
 #ifndef PERFTK_CS_ETM_PACKET_H_
 #define PERFTK_CS_ETM_PACKET_H_
 
+#include <bit>
 #include <cstdint>
 #include <span>
 
@@ -21,6 +22,7 @@ enum class PacketKind : uint8_t {
   kExceptionReturn,  // exception return
   kContext,          // the thread or exception level changed
   kNoAccess,         // trace went to code with no image (start = address)
+  kPath,             // packets made before, replayed: path(); only to a sink that TakesPaths
 };
 
 enum class Isa : uint8_t { kA64, kA32, kT32, kOther };
@@ -68,6 +70,20 @@ struct Packet {
 
   // The address of the range's last instruction.
   uint64_t last_address() const { return end - last_size; }
+
+  // kPath: the packets it stands for (ranges, ETE's exception returns), in
+  // trace order, with this packet's context and cs_timestamp in place of
+  // their own; its trace_id is theirs. They live until their decoder
+  // starts its next block (atom_paths.h), so a sink reads them in the
+  // Consume call that hands it the kPath packet. Held in branch_target and
+  // instr_count, which a kPath has no use for.
+  std::span<const Packet> path() const {
+    return {std::bit_cast<const Packet*>(branch_target), instr_count};
+  }
+  void set_path(std::span<const Packet> packets) {
+    branch_target = std::bit_cast<uint64_t>(packets.data());
+    instr_count = static_cast<uint32_t>(packets.size());
+  }
 };
 
 // Receives packets in batches, in trace order.
@@ -75,6 +91,9 @@ class PacketSink {
  public:
   virtual ~PacketSink() = default;
   virtual absl::Status Consume(std::span<const Packet> packets) = 0;
+  // Whether Consume takes kPath packets; a decoder expands them for a sink
+  // that does not.
+  virtual bool TakesPaths() const { return false; }
   // The end of a block (decoder reset follows): flush what is pending.
   virtual absl::Status EndBlock() { return absl::OkStatus(); }
 };

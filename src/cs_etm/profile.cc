@@ -1,6 +1,8 @@
 #include "cs_etm/profile.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -31,33 +33,82 @@ const BinaryLayout& BranchProfile::LayoutOf(const machine::Dso* dso) const {
   return it == layouts_.end() ? kOffsets : it->second;
 }
 
+inline void BranchProfile::CountRange(uint8_t id, const PacketContext& context, const Packet& range,
+                                      uint64_t times) {
+  const TracedRange traced{context.pid, context.el, range.start, range.last_address()};
+  TracedRangeCounts& counts = traced_ranges_[traced];
+  counts.count += times;
+  if (!range.last_taken) return;
+  const bool indirect = range.last_branch == BranchKind::kIndirect;
+  if (!indirect && range.has_branch_target) {
+    counts.direct_taken += times;
+    counts.direct_target = range.branch_target;
+    return;
+  }
+  Pending& pending = pending_[id];
+  pending.from = traced;
+  pending.tid = context.tid;
+  pending.indirect = indirect;
+  pending.target = std::nullopt;
+  if (!indirect) pending.target = locator_.DirectBranchTarget(context, traced.last, range.isa);
+  has_pending_.set(id);
+}
+
+void BranchProfile::ConsumePath(const Packet& path) {
+  const std::span<const Packet> packets = path.path();
+  if (has_pending_[path.trace_id]) Resolve(path.trace_id, &packets.front());
+  // The last range, and an exception return after it (ETE).
+  size_t last = packets.size() - 1;
+  if (packets[last].kind != PacketKind::kRange) --last;
+  const Packet& last_range = packets[last];
+  const bool leaves_pending =
+      last_range.last_taken &&
+      (last_range.last_branch == BranchKind::kIndirect || !last_range.has_branch_target);
+  if (leaves_pending) CountRange(path.trace_id, path.context, last_range, 1);
+  const std::span<const Packet> counted = leaves_pending ? packets.first(last) : packets;
+  if (counted.empty()) return;
+  const size_t slot =
+      (std::bit_cast<uintptr_t>(counted.data()) / sizeof(Packet) * 0x9e3779b97f4a7c15ULL) >> 54;
+  PathCount& count = path_counts_[slot];
+  if (count.times != 0 && count.packets.data() == counted.data() &&
+      count.packets.size() == counted.size()) {
+    ++count.times;
+    return;
+  }
+  if (count.times == 0) {
+    used_path_slots_.push_back(slot);
+  } else {
+    CountPath(count);  // another path's slot
+  }
+  count = PathCount{counted, 1};
+}
+
+void BranchProfile::CountPath(const PathCount& count) {
+  // The packets' own context has the pid and el of every replay's.
+  for (const Packet& range : count.packets) {
+    if (range.kind != PacketKind::kRange) continue;
+    CountRange(range.trace_id, range.context, range, count.times);
+  }
+}
+
+void BranchProfile::CountPaths() {
+  for (const size_t slot : used_path_slots_) {
+    CountPath(path_counts_[slot]);
+    path_counts_[slot] = PathCount{};
+  }
+  used_path_slots_.clear();
+}
+
 absl::Status BranchProfile::Consume(std::span<const Packet> packets) {
   for (const Packet& packet : packets) {
     switch (packet.kind) {
-      case PacketKind::kRange: {
+      case PacketKind::kRange:
         if (has_pending_[packet.trace_id]) Resolve(packet.trace_id, &packet);
-        const TracedRange range{packet.context.pid, packet.context.el, packet.start,
-                                packet.last_address()};
-        TracedRangeCounts& counts = traced_ranges_[range];
-        ++counts.count;
-        if (!packet.last_taken) break;
-        const bool indirect = packet.last_branch == BranchKind::kIndirect;
-        if (!indirect && packet.has_branch_target) {
-          ++counts.direct_taken;
-          counts.direct_target = packet.branch_target;
-          break;
-        }
-        Pending& pending = pending_[packet.trace_id];
-        pending.from = range;
-        pending.tid = packet.context.tid;
-        pending.indirect = indirect;
-        pending.target = std::nullopt;
-        if (!indirect) {
-          pending.target = locator_.DirectBranchTarget(packet.context, range.last, packet.isa);
-        }
-        has_pending_.set(packet.trace_id);
+        CountRange(packet.trace_id, packet.context, packet, 1);
         break;
-      }
+      case PacketKind::kPath:
+        ConsumePath(packet);
+        break;
       case PacketKind::kContext:
         // A new thread: the old one's branch target is not the next range.
         if (has_pending_.test(packet.trace_id) &&
@@ -74,6 +125,7 @@ absl::Status BranchProfile::Consume(std::span<const Packet> packets) {
         break;
     }
   }
+  CountPaths();
   if (traced_ranges_.spilled() + traced_branches_.spilled() >= kMaxTraced) Flush();
   return absl::OkStatus();
 }

@@ -104,6 +104,8 @@ class BranchProfile : public PacketSink {
   explicit BranchProfile(CodeLocator& locator) : locator_(locator) {}
 
   absl::Status Consume(std::span<const Packet> packets) override;
+  // A replayed path is counted once per batch for all its ranges.
+  bool TakesPaths() const override { return true; }
   // Resolves the pending branches and flushes.
   absl::Status EndBlock() override;
   // Turns the counts by runtime address into counts by binary and offset,
@@ -217,6 +219,20 @@ class BranchProfile : public PacketSink {
   }
   // Resolves a pending branch of trace source `id` to `next` (null: a break).
   void Resolve(uint8_t id, const Packet* next);
+  // Counts `range` (from a packet of `context`, trace source `id`) `times`
+  // times; a taken branch whose target the next range gives waits in
+  // pending_ (then `times` must be 1).
+  void CountRange(uint8_t id, const PacketContext& context, const Packet& range, uint64_t times);
+  // A kPath packet: its first range resolves what waits, its ranges are
+  // counted in path_counts_ (CountPaths), its last range may leave a
+  // branch waiting. In a path only the last range can (a branch whose
+  // target comes later ends the decoder's path).
+  void ConsumePath(const Packet& path);
+  struct PathCount;
+  // Counts the ranges of `count`'s path its times.
+  void CountPath(const PathCount& count);
+  // Counts the ranges of the paths in path_counts_, and empties it.
+  void CountPaths();
   // Counts a branch from `from`, located at `start`, to the runtime
   // address `to` (null: unknown) `count` times.
   void CountBranch(const TracedRange& from, const CodeLocation& start,
@@ -235,6 +251,15 @@ class BranchProfile : public PacketSink {
   // Counted, not yet located (Flush).
   CountingCache<TracedRange, TracedRangeCounts, TracedRangeSlot> traced_ranges_;
   CountingCache<TracedBranch, Times, TracedBranchSlot> traced_branches_;
+  // The paths of the current Consume call, by where their packets are:
+  // counted for their ranges at its end.
+  struct PathCount {
+    std::span<const Packet> packets;
+    uint64_t times = 0;
+  };
+  static constexpr size_t kPathSlots = 1024;
+  std::vector<PathCount> path_counts_ = std::vector<PathCount>(kPathSlots);
+  std::vector<size_t> used_path_slots_;
   std::map<const machine::Dso*, Binary> binaries_;
   const machine::Dso* last_dso_ = nullptr;
   Binary* last_binary_ = nullptr;

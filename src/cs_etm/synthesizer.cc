@@ -69,30 +69,73 @@ absl::Status SampleSynthesizer::Consume(std::span<const Packet> packets) {
           "trace id 0x%x decoded from a block whose frames never switch to it", packet.trace_id));
     }
     State& state = StateOf(packet.trace_id);
-    switch (packet.kind) {
-      case PacketKind::kRange:
-        if (CountRange(state, packet)) break;
-        if (absl::Status s = OnRange(state, packet); !s.ok()) return s;
-        break;
-      case PacketKind::kDiscontinuity:
+    if (packet.kind == PacketKind::kRange && CountRange(state, packet)) continue;
+    if (absl::Status s = OnPacket(state, packet); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SampleSynthesizer::OnPacket(State& state, const Packet& packet) {
+  switch (packet.kind) {
+    case PacketKind::kRange:
+      if (CountRange(state, packet)) break;
+      return OnRange(state, packet);
+    case PacketKind::kPath:
+      return OnPath(state, packet);
+    case PacketKind::kDiscontinuity:
+      if (absl::Status s = Flush(state, /*reset_ring=*/true); !s.ok()) return s;
+      state.prev = packet;
+      break;
+    case PacketKind::kContext:
+      if (state.prev && state.prev->kind == PacketKind::kRange &&
+          state.prev->context.tid != packet.context.tid) {
         if (absl::Status s = Flush(state, /*reset_ring=*/true); !s.ok()) return s;
-        state.prev = packet;
-        break;
-      case PacketKind::kContext:
-        if (state.prev && state.prev->kind == PacketKind::kRange &&
-            state.prev->context.tid != packet.context.tid) {
-          if (absl::Status s = Flush(state, /*reset_ring=*/true); !s.ok()) return s;
-          state.prev.reset();
-        }
-        break;
-      case PacketKind::kException:
-        // The range before an exception ends in a branch to the handler.
-        if (state.prev && state.prev->kind == PacketKind::kRange) state.prev->last_taken = true;
-        break;
-      case PacketKind::kExceptionReturn:
-      case PacketKind::kNoAccess:
-        break;
+        state.prev.reset();
+      }
+      break;
+    case PacketKind::kException:
+      // The range before an exception ends in a branch to the handler.
+      if (state.prev && state.prev->kind == PacketKind::kRange) state.prev->last_taken = true;
+      break;
+    case PacketKind::kExceptionReturn:
+    case PacketKind::kNoAccess:
+      break;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SampleSynthesizer::OnPath(State& state, const Packet& path) {
+  const std::span<const Packet> packets = path.path();
+  uint64_t instructions = 0;
+  for (const Packet& made : packets) instructions += made.instr_count;  // 0 but in ranges
+  const bool counted_alone =
+      !options_.branches && options_.taken_period == 0 &&
+      (!options_.instructions || state.counted + instructions < options_.period);
+  if (!counted_alone) {
+    for (const Packet& made : packets) {
+      Packet packet = made;
+      packet.context = path.context;
+      packet.cs_timestamp = path.cs_timestamp;
+      if (absl::Status s = OnPacket(state, packet); !s.ok()) return s;
     }
+    return absl::OkStatus();
+  }
+  // CountRange for each range (ETE's exception returns change nothing).
+  bool after_taken = state.prev && state.prev->kind == PacketKind::kRange && state.prev->last_taken;
+  uint64_t from = after_taken ? state.prev->last_address() : 0;
+  const Packet* last = nullptr;
+  for (const Packet& range : packets) {
+    if (range.kind != PacketKind::kRange) continue;
+    if (after_taken && options_.last_branch) PushBranch(state, from, range.start);
+    after_taken = range.last_taken;
+    from = range.last_address();
+    last = &range;
+  }
+  if (options_.instructions) state.counted += instructions;
+  if (last != nullptr) {
+    state.prev = *last;
+    state.prev->context = path.context;
+    state.prev->cs_timestamp = path.cs_timestamp;
   }
   return absl::OkStatus();
 }

@@ -107,6 +107,8 @@ class SampleSynthesizer : public PacketSink {
   // packet is an error; the end of the block touches only those ids' flows.
   void BeginBlock(uint32_t cpu, uint64_t time, TraceFlows& flows, std::optional<TraceIdSet> ids);
   absl::Status Consume(std::span<const Packet> packets) override;
+  // A replayed path that completes no sample is counted in one go.
+  bool TakesPaths() const override { return true; }
   absl::Status EndBlock() override;
 
   uint64_t samples_emitted() const { return emitted_; }
@@ -117,6 +119,12 @@ class SampleSynthesizer : public PacketSink {
     return last_state_ != nullptr && last_id_ == trace_id ? *last_state_ : NewStateOf(trace_id);
   }
   State& NewStateOf(uint8_t trace_id);
+  // One packet of the trace, of `state`'s flow.
+  absl::Status OnPacket(State& state, const Packet& packet);
+  // A kPath packet: when its ranges complete no sample (and no branch is
+  // sampled), their branches go on the ring and their instructions are
+  // counted without a copy of each; else packet by packet.
+  absl::Status OnPath(State& state, const Packet& path);
   // Whether `packet` follows a range that ended in a taken branch; that
   // branch then goes on the ring (with l).
   bool EnterRange(State& state, const Packet& packet);

@@ -2,14 +2,19 @@
 // the same synthetic program: every packet the two hand the sink must be
 // the same, field by field, for raw and formatted blocks, ETMv4 and ETE,
 // with and without speculation and the return stack, on trace that is well
-// formed and on trace with bytes flipped, dropped or cut short.
+// formed and on trace with bytes flipped, dropped or cut short. Also to a
+// sink that takes replayed paths (kPath), once they are expanded; and a
+// profile and synthesizers fed those paths count and sample what they do
+// fed the expanded packets.
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -20,6 +25,9 @@
 #include "cs_etm/a64_branch.h"
 #include "cs_etm/decoder.h"
 #include "cs_etm/fast_decoder.h"
+#include "cs_etm/itrace.h"
+#include "cs_etm/profile.h"
+#include "cs_etm/synthesizer.h"
 #include "etm_encoder.h"
 #include "gtest/gtest.h"
 #include "test_sources.h"
@@ -85,6 +93,10 @@ class Program : public DecodeEnvironment, public CodeReader {
   explicit Program(std::mt19937& random, bool with_eret = false)
       : main_(RandomCode(random, kCodeSize, with_eret)),
         other_(RandomCode(random, kOtherSize, with_eret)) {}
+  // `words` at kCodeStart, nothing in the other mapping.
+  explicit Program(const std::vector<uint32_t>& words) : main_(4 * words.size()) {
+    std::memcpy(main_.data(), words.data(), main_.size());
+  }
 
   int32_t PidOf(int32_t tid) override { return tid < 0 ? tid : tid / 10; }
   uint32_t ReadCode(const PacketContext&, uint64_t address, uint32_t size, uint8_t* out) override {
@@ -143,18 +155,155 @@ std::string Describe(const Packet& p, Program& program) {
       TargetOf(p, program));
 }
 
+// The packets a kPath stands for, with its context and timestamp; others
+// as they are.
+std::vector<Packet> Expand(std::span<const Packet> packets) {
+  std::vector<Packet> expanded;
+  for (const Packet& p : packets) {
+    if (p.kind != PacketKind::kPath) {
+      expanded.push_back(p);
+      continue;
+    }
+    for (Packet made : p.path()) {
+      made.context = p.context;
+      made.cs_timestamp = p.cs_timestamp;
+      expanded.push_back(made);
+    }
+  }
+  return expanded;
+}
+
 struct Collect : PacketSink {
-  explicit Collect(Program& program) : program(program) {}
+  explicit Collect(Program& program, bool takes_paths = false)
+      : program(program), takes_paths(takes_paths) {}
+  bool TakesPaths() const override { return takes_paths; }
   absl::Status Consume(std::span<const Packet> packets) override {
-    for (const Packet& p : packets) lines.push_back(Describe(p, program));
+    for (const Packet& p : packets) paths += p.kind == PacketKind::kPath;
+    for (const Packet& p : Expand(packets)) lines.push_back(Describe(p, program));
     return absl::OkStatus();
   }
   Program& program;
+  const bool takes_paths;
   absl::Status EndBlock() override {
     lines.push_back("end of block");
     return absl::OkStatus();
   }
   std::vector<std::string> lines;
+  size_t paths = 0;
+};
+
+// The program's two mappings as binaries of a profile.
+class ProgramLocator : public CodeLocator {
+ public:
+  explicit ProgramLocator(Program& program) : program_(program) {}
+  std::optional<CodeLocation> Locate(const PacketContext&, uint64_t address) override {
+    if (address >= kCodeStart && address < kCodeStart + kCodeSize) {
+      return CodeLocation{&main_, address - kCodeStart};
+    }
+    if (address >= kOtherStart && address < kOtherStart + kOtherSize) {
+      return CodeLocation{&other_, address - kOtherStart};
+    }
+    return std::nullopt;
+  }
+  std::optional<uint64_t> DirectBranchTarget(const PacketContext& context, uint64_t address,
+                                             Isa) override {
+    uint8_t word[4];
+    if (program_.ReadCode(context, address, 4, word) != 4) return std::nullopt;
+    return A64DirectBranchTarget(word[0] | word[1] << 8 | word[2] << 16 | uint32_t{word[3]} << 24,
+                                 address);
+  }
+
+ private:
+  Program& program_;
+  machine::Dso main_ = Named("main");
+  machine::Dso other_ = Named("other");
+
+  static machine::Dso Named(const char* name) {
+    machine::Dso dso;
+    dso.name = name;
+    return dso;
+  }
+};
+
+class SampleLines : public SampleOutput {
+ public:
+  absl::Status Emit(const SynthesizedSample& sample) override {
+    std::string line = absl::StrFormat(
+        "kind %d ctx %d/%d/%d cpu %d time %d ip %#x addr %#x period %d:",
+        static_cast<int>(sample.kind), sample.context.pid, sample.context.tid, sample.context.el,
+        sample.cpu, sample.time, sample.ip, sample.addr, sample.period);
+    for (const perf::BranchEntry& b : sample.branches) {
+      line += absl::StrFormat(" %#x/%#x/%#x", b.from, b.to, b.flags);
+    }
+    lines.push_back(line);
+    return absl::OkStatus();
+  }
+  std::vector<std::string> lines;
+};
+
+// What a profile and synthesizers (il with a short period and a ring of
+// 8, b, il with --every-taken 3) make of a decoder's packets: fed kPath
+// packets as they come (`paths`) or expanded.
+class Sinks : public PacketSink {
+ public:
+  Sinks(Program& program, bool paths)
+      : paths_(paths),
+        locator_(program),
+        profile_(locator_),
+        il_(*ParseItrace("i37l8"), {}, program, il_lines_),
+        b_(*ParseItrace("b"), {}, program, b_lines_),
+        taken_(EveryTaken(), {}, program, taken_lines_) {
+    for (SampleSynthesizer* synth : {&il_, &b_, &taken_}) synth->BeginBlock(kNoCpu, 5);
+  }
+  bool TakesPaths() const override { return paths_; }
+  absl::Status Consume(std::span<const Packet> packets) override {
+    for (PacketSink* sink : Each()) {
+      if (absl::Status s = sink->Consume(packets); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+  absl::Status EndBlock() override {
+    for (PacketSink* sink : Each()) {
+      if (absl::Status s = sink->EndBlock(); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+  // Every count and sample, one per line, in an order of their own.
+  std::vector<std::string> Lines() const {
+    std::vector<std::string> lines;
+    for (const auto& [dso, binary] : profile_.binaries()) {
+      std::map<std::pair<uint64_t, uint64_t>, uint64_t> ranges(binary.ranges.begin(),
+                                                               binary.ranges.end());
+      for (const auto& [range, n] : ranges) {
+        lines.push_back(
+            absl::StrFormat("%s range %#x-%#x %d", dso->name, range.first, range.second, n));
+      }
+      std::map<BranchProfile::Branch, uint64_t> branches(binary.branches.begin(),
+                                                         binary.branches.end());
+      for (const auto& [branch, n] : branches) {
+        lines.push_back(absl::StrFormat("%s branch %#x->%#x%s %d", dso->name, branch.from,
+                                        branch.to, branch.indirect ? " indirect" : "", n));
+      }
+    }
+    for (const SampleLines* out : {&il_lines_, &b_lines_, &taken_lines_}) {
+      lines.insert(lines.end(), out->lines.begin(), out->lines.end());
+    }
+    return lines;
+  }
+
+ private:
+  static ItraceOptions EveryTaken() {
+    ItraceOptions options = *ParseItrace("il8");
+    options.taken_period = 3;
+    return options;
+  }
+  std::vector<PacketSink*> Each() { return {&profile_, &il_, &b_, &taken_}; }
+
+  const bool paths_;
+  ProgramLocator locator_;
+  BranchProfile profile_;
+  SampleLines il_lines_, b_lines_, taken_lines_;
+  SampleSynthesizer il_, b_, taken_;
 };
 
 std::string FirstDifference(const std::vector<std::string>& got,
@@ -177,8 +326,10 @@ std::string FirstDifference(const std::vector<std::string>& got,
 // transactions, PE resets), and rarely the exception return header that
 // ETE reserves; a synchronization is then followed by a context, as ETE
 // units write it.
+// With `repeats`, a quarter of the time one of a few motifs comes again:
+// an address, then the same atoms (the decoder replays their paths).
 std::vector<uint8_t> RandomTrace(std::mt19937& random, size_t packets, bool speculative,
-                                 bool ete = false) {
+                                 bool ete = false, bool repeats = false) {
   etm_gen::EtmV4Encoder e;
   e.ASync();
   e.TraceInfo();
@@ -189,6 +340,16 @@ std::vector<uint8_t> RandomTrace(std::mt19937& random, size_t packets, bool spec
     return kCodeStart + (random() % (kCodeSize / 4)) * 4;
   };
   e.AddressWithContext(code_address(), context);
+  struct Motif {
+    uint64_t address = 0;
+    std::vector<bool> atoms;
+  };
+  std::vector<Motif> motifs(repeats ? 6 : 0);
+  for (Motif& motif : motifs) {
+    motif.address = code_address();
+    motif.atoms.resize(1 + random() % 20);
+    for (size_t i = 0; i < motif.atoms.size(); ++i) motif.atoms[i] = random() % 5 != 0;
+  }
   std::vector<uint8_t> out = e.Take();
   auto raw = [&](std::initializer_list<uint8_t> bytes) {
     std::vector<uint8_t> taken = e.Take();
@@ -196,6 +357,12 @@ std::vector<uint8_t> RandomTrace(std::mt19937& random, size_t packets, bool spec
     out.insert(out.end(), bytes.begin(), bytes.end());
   };
   for (size_t i = 0; i < packets; ++i) {
+    if (repeats && random() % 4 == 0) {
+      const Motif& motif = motifs[random() % motifs.size()];
+      e.LongAddress(motif.address);
+      for (const bool taken : motif.atoms) e.Atom(taken);
+      continue;
+    }
     if (ete && random() % 8 == 0) {
       const uint32_t pick = random() % 100;
       const uint64_t source = code_address();
@@ -301,6 +468,7 @@ struct Counts {
   int clean_followed = 0;
   bool round_is_clean = false;
   size_t packets = 0;
+  size_t paths = 0;  // kPath packets to the sinks that take them
   int opencsd_crashed = 0;
   int opencsd_fatal = 0;                    // blocks OpenCSD gave up on (damaged, random)
   std::map<std::string, int> not_followed;  // by reason
@@ -312,6 +480,7 @@ struct Counts {
     clean += other.clean;
     clean_followed += other.clean_followed;
     packets += other.packets;
+    paths += other.paths;
     opencsd_crashed += other.opencsd_crashed;
     opencsd_fatal += other.opencsd_fatal;
     for (const auto& [why, n] : other.not_followed) not_followed[why] += n;
@@ -319,9 +488,9 @@ struct Counts {
   }
   std::string Summary() const {
     return absl::StrFormat(
-        "%d blocks compared, %d followed; %d of %d clean followed; %d packets; OpenCSD "
-        "crashed on %d, gave up on %d",
-        blocks, followed, clean_followed, clean, packets, opencsd_crashed, opencsd_fatal);
+        "%d blocks compared, %d followed; %d of %d clean followed; %d packets, %d paths "
+        "replayed; OpenCSD crashed on %d, gave up on %d",
+        blocks, followed, clean_followed, clean, packets, paths, opencsd_crashed, opencsd_fatal);
   }
   std::string Reasons() const {
     std::string text = Summary() + "\n";
@@ -363,6 +532,17 @@ void Compare(const CsEtmInfo& info, const TraceBlock& block, bool formatted, uin
   counts.packets += want.lines.size();
   counts.last_block = want.lines;
   ASSERT_EQ(FirstDifference(got.lines, want.lines), "") << what;
+
+  // The same decode to sinks that take paths.
+  Collect got_paths(program, /*takes_paths=*/true);
+  ASSERT_TRUE((*fast)->Decode(block, got_paths).ok());
+  ASSERT_EQ(FirstDifference(got_paths.lines, want.lines), "") << what << " (paths)";
+  counts.paths += got_paths.paths;
+  Sinks with_paths(program, /*paths=*/true);
+  Sinks expanded(program, /*paths=*/false);
+  ASSERT_TRUE((*fast)->Decode(block, with_paths).ok());
+  ASSERT_TRUE((*fast)->Decode(block, expanded).ok());
+  ASSERT_EQ(FirstDifference(with_paths.Lines(), expanded.Lines()), "") << what << " (sinks)";
 }
 
 TraceBlock BlockOf(const std::vector<uint8_t>& data, bool formatted, uint32_t cpu) {
@@ -420,13 +600,13 @@ Counts OverSeeds(uint32_t own, Round round) {
 // 400 blocks of one raw source's random trace over `program`: every other
 // one with speculation, a quarter with the return stack, a third damaged;
 // ETE rounds also vary the timestamp markers and COMMTRANS.
-Counts CompareRawRounds(std::mt19937& random, Program& program, bool ete) {
+Counts CompareRawRounds(std::mt19937& random, Program& program, bool ete, bool repeats = false) {
   CodeBlockCaches caches;
   Counts counts;
   for (int round = 0; round < 400; ++round) {
     const bool speculative = round % 2 == 1;
     const uint32_t spec_depth = speculative ? 4 : 0;
-    const bool return_stack = round % 8 >= 6;
+    const bool return_stack = repeats ? round % 4 < 2 : round % 8 >= 6;
     CsEtmInfo info;
     if (ete) {
       info.version = 1;
@@ -436,7 +616,8 @@ Counts CompareRawRounds(std::mt19937& random, Program& program, bool ete) {
     } else {
       info.sources.push_back(EtmV44Source(0, spec_depth, return_stack));
     }
-    std::vector<uint8_t> stream = RandomTrace(random, 100 + random() % 1500, speculative, ete);
+    std::vector<uint8_t> stream =
+        RandomTrace(random, 100 + random() % 1500, speculative, ete, repeats);
     if (round % 3 == 2) Damage(random, stream);
     counts.round_is_clean = !speculative && !return_stack && round % 3 != 2;
     Compare(info, BlockOf(stream, false, 0), false, 0, program, caches, counts,
@@ -458,6 +639,21 @@ TEST(FastTraceDecoder, RawTraceAsOpenCsdDecodesIt) {
   EXPECT_GT(counts.followed, counts.blocks * 2 / 5) << counts.Reasons();
   EXPECT_GT(counts.packets, 7000u * counts.seeds);
   EXPECT_LE(counts.opencsd_fatal, counts.blocks / 50) << counts.Reasons();
+}
+
+// Trace that comes back to where it was with the same atoms, as loops
+// make it: the fast decoder replays those atoms' paths, to a sink that
+// takes them as kPath packets, and must still make OpenCSD's packets.
+TEST(FastTraceDecoder, ReplayedPathsAsOpenCsdDecodesThem) {
+  for (const bool ete : {false, true}) {
+    const Counts counts = OverSeeds(36, [ete](std::mt19937& random) {
+      Program program(random, /*with_eret=*/ete);
+      return CompareRawRounds(random, program, ete, /*repeats=*/true);
+    });
+    if (::testing::Test::HasFailure()) return;
+    EXPECT_GT(counts.followed, counts.blocks / 4) << counts.Reasons();
+    EXPECT_GT(counts.paths, 300u * counts.seeds) << counts.Reasons();
+  }
 }
 
 // 200 blocks of three sources' random trace, formatted, over one program.
@@ -546,6 +742,40 @@ TEST(FastTraceDecoder, Ete10ReadsWideVmids) {
     }
     EXPECT_EQ(ranges, 1) << absl::StrJoin(counts.last_block, "\n");
   }
+}
+
+// A replayed path that calls: the call's return address goes on the
+// return stack as when the atoms were first followed, and the return that
+// comes next takes it. The program calls a function that returns at once
+// and branches back to the call; the trace repeats two atom packets, the
+// call and the return, then the branch (after the return's pop), apart.
+TEST(FastTraceDecoder, AReplayedCallPushesItsReturnAddress) {
+  Program program(std::vector<uint32_t>{
+      0x94000002u,  // 0x400000: bl 0x400008
+      0x17ffffffu,  // 0x400004: b 0x400000
+      0xd65f03c0u,  // 0x400008: ret
+  });
+  CsEtmInfo info;
+  info.sources.push_back(EtmV44Source(0, 0, /*return_stack=*/true));
+  etm_gen::EtmV4Encoder e;
+  e.ASync();
+  e.TraceInfo();
+  e.AddressWithContext(kCodeStart, {.el = 0, .context_id = 123, .sixty_four_bit = true});
+  for (int i = 0; i < 50; ++i) {
+    e.Atom(true);  // the call
+    e.Atom(true);  // the return
+    e.Timestamp(2 * i);
+    e.Atom(true);  // back to the call, from the return address popped
+    e.Timestamp(2 * i + 1);
+  }
+  std::vector<uint8_t> stream = e.Take();
+  CodeBlockCaches caches;
+  Counts counts;
+  Compare(info, BlockOf(stream, false, 0), false, 0, program, caches, counts, "calls");
+  if (::testing::Test::HasFatalFailure()) return;
+  EXPECT_EQ(counts.followed, 1) << counts.Reasons();
+  EXPECT_GE(counts.paths, 40u);
+  EXPECT_GE(counts.packets, 150u);
 }
 
 TEST(FastTraceDecoder, EteTraceAsOpenCsdDecodesIt) {
