@@ -157,10 +157,23 @@ class Tee : public PacketSink {
   std::optional<TraceIdSet> ids_;
 };
 
-// The packets of a block, as a sink.
+// The packets of a block, as a sink; it takes replayed paths (kPath) and
+// keeps the packets they stand for, as the profile and the synthesizer
+// read them.
 struct Collect : PacketSink {
+  bool TakesPaths() const override { return true; }
   absl::Status Consume(std::span<const Packet> packets) override {
-    made.insert(made.end(), packets.begin(), packets.end());
+    for (const Packet& packet : packets) {
+      if (packet.kind != PacketKind::kPath) {
+        made.push_back(packet);
+        continue;
+      }
+      for (Packet replayed : packet.path()) {
+        replayed.context = packet.context;
+        replayed.cs_timestamp = packet.cs_timestamp;
+        made.push_back(replayed);
+      }
+    }
     return absl::OkStatus();
   }
   std::vector<Packet> made;
