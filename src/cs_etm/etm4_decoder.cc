@@ -465,11 +465,7 @@ uint8_t Etm4Decoder::QuickAtomPath(const Etm4Packet& packet, std::vector<Packet>
       replay.end = packets.back().end;
       replay.set_path(packets);
     } else {
-      out.insert(out.end(), packets.begin(), packets.end());
-      for (size_t i = first; i < out.size(); ++i) {
-        out[i].context = context_;
-        out[i].cs_timestamp = cs_timestamp_;
-      }
+      AppendReplayed(packets, context_, cs_timestamp_, out);
     }
     for (uint64_t pushes = path->pushes; pushes != 0; pushes &= pushes - 1) {
       return_stack_.Push(packets[static_cast<size_t>(std::countr_zero(pushes))].end);

@@ -8,8 +8,10 @@
 #define PERFTK_CS_ETM_PACKET_H_
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "absl/status/status.h"
 
@@ -85,6 +87,18 @@ struct Packet {
     instr_count = static_cast<uint32_t>(packets.size());
   }
 };
+
+// Appends `made` (the packets of a replayed path) to `out` with `context`
+// and `cs_timestamp` in place of their own: what a kPath stands for.
+inline void AppendReplayed(std::span<const Packet> made, const PacketContext& context,
+                           uint64_t cs_timestamp, std::vector<Packet>& out) {
+  const size_t first = out.size();
+  out.insert(out.end(), made.begin(), made.end());
+  for (size_t i = first; i < out.size(); ++i) {
+    out[i].context = context;
+    out[i].cs_timestamp = cs_timestamp;
+  }
+}
 
 // Receives packets in batches, in trace order.
 class PacketSink {

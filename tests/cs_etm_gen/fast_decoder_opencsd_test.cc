@@ -160,14 +160,10 @@ std::string Describe(const Packet& p, Program& program) {
 std::vector<Packet> Expand(std::span<const Packet> packets) {
   std::vector<Packet> expanded;
   for (const Packet& p : packets) {
-    if (p.kind != PacketKind::kPath) {
+    if (p.kind == PacketKind::kPath) {
+      AppendReplayed(p.path(), p.context, p.cs_timestamp, expanded);
+    } else {
       expanded.push_back(p);
-      continue;
-    }
-    for (Packet made : p.path()) {
-      made.context = p.context;
-      made.cs_timestamp = p.cs_timestamp;
-      expanded.push_back(made);
     }
   }
   return expanded;

@@ -164,14 +164,10 @@ struct Collect : PacketSink {
   bool TakesPaths() const override { return true; }
   absl::Status Consume(std::span<const Packet> packets) override {
     for (const Packet& packet : packets) {
-      if (packet.kind != PacketKind::kPath) {
+      if (packet.kind == PacketKind::kPath) {
+        AppendReplayed(packet.path(), packet.context, packet.cs_timestamp, made);
+      } else {
         made.push_back(packet);
-        continue;
-      }
-      for (Packet replayed : packet.path()) {
-        replayed.context = packet.context;
-        replayed.cs_timestamp = packet.cs_timestamp;
-        made.push_back(replayed);
       }
     }
     return absl::OkStatus();
