@@ -2,7 +2,8 @@
 # cs-etm-decode's fast decoder (issue 29) writes the bytes OpenCSD's path
 # (--decoder=opencsd) writes, in every format, with --jobs 1 and 2, and it is
 # the one that decodes: the summary line must count every block as the
-# fast decoder's (a silent fall back to OpenCSD cannot pass as speed).
+# fast decoder's (a silent fall back to OpenCSD cannot pass as speed), and
+# count OpenCSD's packets.
 # Recordings: the generator's (4 CPUs, thread switches inside buffers,
 # kernel code entered by exceptions and left by ERET, raw TRBE-like streams
 # too), from ETMv4 and from ETE units, simpleperf's real ETMv4 recording, a
@@ -42,6 +43,9 @@ decode() {
 # (The summary is one line.)
 blocks_by() { sed -nE "s/.* ([0-9]+) by $2.*/\1/p" "$1.err"; }
 total_blocks() { sed -nE 's/.*: ([0-9]+) trace blocks.*/\1/p' "$1.err"; }
+# packets NAME: the summary's count of packets (a replayed path counts as
+# the packets it stands for).
+packets() { sed -nE 's/.* ([0-9]+) packets.*/\1/p' "$1.err"; }
 
 compared=0
 for case in $cases; do
@@ -61,6 +65,8 @@ for case in $cases; do
       [ "${total:-0}" -gt 0 ] || fail "$name: no blocks decoded: $(tail -1 "$name.fast$jobs.err")"
       [ "$(blocks_by "$name.fast$jobs" 'the fast decoder')" = "$total" ] ||
         fail "$name: not every block was the fast decoder's: $(grep 'trace blocks' "$name.fast$jobs.err")"
+      [ "$(packets "$name.fast$jobs")" = "$(packets "$name.opencsd")" ] ||
+        fail "$name: the fast decoder (--jobs $jobs) counts other packets than OpenCSD's path"
       compared=$((compared + 1))
     done
     [ "$(blocks_by "$name.opencsd" OpenCSD)" = "$(total_blocks "$name.opencsd")" ] ||
