@@ -150,6 +150,15 @@ Etm4Decoder::Step Etm4Decoder::Decode(const Etm4Packet& packet, std::vector<Pack
   return Kind::kDone;
 }
 
+// A commit or cancel count as the resolution holds it. A continuation
+// field of 5 bytes can say up to 2^32 - 1 elements (corrupt trace does):
+// as an int that would be negative, a count that cancels nothing and
+// raises the speculation depth. Past INT_MAX it is more elements than any
+// stack holds, which Commit and Cancel report as a decode error.
+static int ElementCount(uint32_t count) {
+  return count > uint32_t{INT32_MAX} ? INT32_MAX : static_cast<int>(count);
+}
+
 void Etm4Decoder::DecodePacket(const Etm4Packet& packet) {
   bool is_address = false;
   auto push = [&](Element::Kind kind, bool p0) -> Element& { return stack_.Push(kind, p0); };
@@ -260,13 +269,13 @@ void Etm4Decoder::DecodePacket(const Etm4Packet& packet) {
     case T::kCancelF3:
       resolution_.mispredict = true;
       if (packet.atom_count > 0) push_atoms();
-      resolution_.cancel = static_cast<int>(packet.cancel);
+      resolution_.cancel = ElementCount(packet.cancel);
       break;
     case T::kCancelF1:
-      resolution_.cancel = static_cast<int>(packet.cancel);
+      resolution_.cancel = ElementCount(packet.cancel);
       break;
     case T::kCommit:
-      resolution_.commit = static_cast<int>(packet.commit);
+      resolution_.commit = ElementCount(packet.commit);
       break;
     case T::kOverflow:
       previous_overflow_ = true;

@@ -774,6 +774,41 @@ TEST(FastTraceDecoder, AReplayedCallPushesItsReturnAddress) {
   EXPECT_GE(counts.packets, 150u);
 }
 
+// A cancel whose count field says 2^32 - 1 elements (five continuation
+// bytes of corrupt trace; the differential fuzzer found it): read as an int
+// it was -1, which cancelled nothing and went on where OpenCSD does not.
+// More elements than any stack holds: a decode error, and the block is
+// OpenCSD's. The same for a commit.
+TEST(FastTraceDecoder, ACountPastAnyStackIsADecodeError) {
+  for (const int header : {0x2e, 0x2d}) {  // cancel format 1, commit
+    std::mt19937 random(37);
+    Program program(random, /*with_eret=*/true);
+    CsEtmInfo info;
+    info.version = 1;
+    info.sources.push_back(EteSource(0, /*spec_depth=*/4, false, /*timestamp_markers=*/false,
+                                     /*commit_transactions=*/true));
+    etm_gen::EtmV4Encoder e;
+    e.ASync();
+    e.TraceInfo();
+    e.AddressWithContext(kCodeStart, {.el = 0, .context_id = 123, .sixty_four_bit = true});
+    e.Atom(true);
+    std::vector<uint8_t> stream = e.Take();
+    for (const int byte : {0xb4, 0x64, header, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x2d, 0x01}) {
+      stream.push_back(static_cast<uint8_t>(byte));  // a source address, the count, a commit
+    }
+    e.Atom(true);
+    std::vector<uint8_t> rest = e.Take();
+    stream.insert(stream.end(), rest.begin(), rest.end());
+    for (const uint8_t byte : {0x2d, 0x02}) stream.push_back(byte);
+    CodeBlockCaches caches;
+    Counts counts;
+    Compare(info, BlockOf(stream, false, 0), false, 0, program, caches, counts,
+            absl::StrFormat("header %#x", header));
+    if (::testing::Test::HasFatalFailure()) return;
+    EXPECT_EQ(counts.followed, 0) << counts.Reasons();
+  }
+}
+
 TEST(FastTraceDecoder, EteTraceAsOpenCsdDecodesIt) {
   const Counts counts = OverSeeds(34, [](std::mt19937& random) {
     Program program(random, /*with_eret=*/true);
