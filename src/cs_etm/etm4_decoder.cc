@@ -469,10 +469,7 @@ uint8_t Etm4Decoder::QuickAtomPath(const Etm4Packet& packet, std::vector<Packet>
   if (const AtomPaths::Path* path = atom_paths_.Find(key)) {
     const std::span<const Packet> packets = atom_paths_.PacketsOf(*path);
     if (emit_paths_) {
-      Packet& replay = Emit(PacketKind::kPath, out);
-      replay.start = packets.front().start;
-      replay.end = packets.back().end;
-      replay.set_path(packets);
+      Emit(PacketKind::kPath, out).set_path(packets);
     } else {
       AppendReplayed(packets, context_, cs_timestamp_, out);
     }

@@ -33,18 +33,25 @@ const BinaryLayout& BranchProfile::LayoutOf(const machine::Dso* dso) const {
   return it == layouts_.end() ? kOffsets : it->second;
 }
 
+// Whether `range` ends in a taken branch whose target only the next range
+// gives (an indirect branch, or a direct one the packet has no target of).
+static bool LeavesPending(const Packet& range) {
+  return range.last_taken &&
+         (range.last_branch == BranchKind::kIndirect || !range.has_branch_target);
+}
+
 inline void BranchProfile::CountRange(uint8_t id, const PacketContext& context, const Packet& range,
                                       uint64_t times) {
   const TracedRange traced{context.pid, context.el, range.start, range.last_address()};
   TracedRangeCounts& counts = traced_ranges_[traced];
   counts.count += times;
   if (!range.last_taken) return;
-  const bool indirect = range.last_branch == BranchKind::kIndirect;
-  if (!indirect && range.has_branch_target) {
+  if (!LeavesPending(range)) {
     counts.direct_taken += times;
     counts.direct_target = range.branch_target;
     return;
   }
+  const bool indirect = range.last_branch == BranchKind::kIndirect;
   Pending& pending = pending_[id];
   pending.from = traced;
   pending.tid = context.tid;
@@ -61,9 +68,7 @@ void BranchProfile::ConsumePath(const Packet& path) {
   size_t last = packets.size() - 1;
   if (packets[last].kind != PacketKind::kRange) --last;
   const Packet& last_range = packets[last];
-  const bool leaves_pending =
-      last_range.last_taken &&
-      (last_range.last_branch == BranchKind::kIndirect || !last_range.has_branch_target);
+  const bool leaves_pending = LeavesPending(last_range);
   if (leaves_pending) CountRange(path.trace_id, path.context, last_range, 1);
   const std::span<const Packet> counted = leaves_pending ? packets.first(last) : packets;
   if (counted.empty()) return;

@@ -112,10 +112,9 @@ absl::Status SampleSynthesizer::OnPath(State& state, const Packet& path) {
       !options_.branches && options_.taken_period == 0 &&
       (!options_.instructions || state.counted + instructions < options_.period);
   if (!counted_alone) {
-    for (const Packet& made : packets) {
-      Packet packet = made;
-      packet.context = path.context;
-      packet.cs_timestamp = path.cs_timestamp;
+    std::vector<Packet> replayed;
+    AppendReplayed(packets, path.context, path.cs_timestamp, replayed);
+    for (const Packet& packet : replayed) {
       if (absl::Status s = OnPacket(state, packet); !s.ok()) return s;
     }
     return absl::OkStatus();
