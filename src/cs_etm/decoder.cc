@@ -222,6 +222,7 @@ absl::StatusOr<std::unique_ptr<TraceDecoder>> TraceDecoder::Create(
     return absl::InvalidArgumentError(absl::StrFormat(
         "no trace source metadata for cpu %d in AUXTRACE_INFO", static_cast<int32_t>(raw_cpu)));
   }
+  decoder->guard_ = std::make_unique<WaitingElementsGuard>(info, trace_ids, formatted, raw_cpu);
   if (ocsd_dt_set_gen_elem_outfn(tree, &Callbacks::Element, decoder.get()) != OCSD_OK ||
       ocsd_dt_add_callback_trcid_mem_acc(tree, 0, ~0ULL, OCSD_MEM_SPACE_ANY, &Callbacks::Memory,
                                          decoder.get()) != OCSD_OK) {
@@ -332,6 +333,19 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
   }
   void* tree = tree_;
   int fault = 0;
+  const uint8_t* data = reinterpret_cast<const uint8_t*>(block.data.data());
+  const size_t size = block.data.size();
+  if (auto refusal = guard_->Check({data, size})) {
+    ++decode_errors_;
+    if (first_error_.empty()) {
+      first_error_ = absl::StrFormat(
+          "trace at file offset %#x (trace byte %#x of the block) of cpu %d: %s; the block "
+          "(%d bytes) is not decoded",
+          block.file_offset + refusal->index, refusal->index, static_cast<int32_t>(block.cpu),
+          refusal->why, size);
+    }
+    return sink.EndBlock();
+  }
   const OpenCsdBlockScope block_scope;
   for (auto& source : sources_) {
     source->context = PacketContext{};
@@ -351,8 +365,6 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
   ocsd_datapath_resp_t resp = Call(tree, OCSD_OP_RESET, 0, 0, nullptr, &ignored, fault);
   if (fault != 0) return Callbacks::Abandon(*this, fault, 0, block, sink);
   if (absl::Status s = Check(resp, 0, block, "reset"); !s.ok()) return s;
-  const uint8_t* data = reinterpret_cast<const uint8_t*>(block.data.data());
-  const size_t size = block.data.size();
   size_t pos = 0;
   resp = OCSD_RESP_CONT;
   while (pos < size) {

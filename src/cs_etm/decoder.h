@@ -29,6 +29,7 @@
 #include "cs_etm/metadata.h"
 #include "cs_etm/packet.h"
 #include "cs_etm/trace_blocks.h"
+#include "cs_etm/waiting_elements.h"
 
 struct _ocsd_pe_context;
 
@@ -76,7 +77,9 @@ class TraceDecoder {
   TraceDecoder& operator=(const TraceDecoder&) = delete;
 
   // Resets the decoder, decodes the block to its end and hands every packet
-  // to `sink`, then calls sink.EndBlock().
+  // to `sink`, then calls sink.EndBlock(). A block that could make OpenCSD
+  // hold too much (waiting_elements.h) is not decoded: a decode error says
+  // where, and the sink gets only the EndBlock.
   absl::Status Decode(const TraceBlock& block, PacketSink& sink);
 
   // Counts over all blocks so far.
@@ -99,7 +102,8 @@ class TraceDecoder {
   absl::Status Check(int response, uint64_t index, const TraceBlock& block, const char* op);
 
   DecodeEnvironment& environment_;
-  void* tree_ = nullptr;  // dcd_tree_handle_t
+  std::unique_ptr<WaitingElementsGuard> guard_;  // of the ETMv4/ETE sources
+  void* tree_ = nullptr;                         // dcd_tree_handle_t
   std::vector<std::unique_ptr<Source>> sources_;
   std::vector<Packet> batch_;
   size_t batch_size_ = kDefaultBatchSize;

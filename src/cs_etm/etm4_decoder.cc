@@ -94,6 +94,12 @@ void Etm4Decoder::ResetState() {
 }
 
 Etm4Decoder::Step Etm4Decoder::Decode(const Etm4Packet& packet, std::vector<Packet>& out) {
+  if (packet.type == T::kTraceInfo && packet.spec_depth > uint32_t{INT32_MAX}) {
+    // A depth OpenCSD holds as negative: it commits nothing for 2^31 atoms
+    // and is not given the block (waiting_elements.h).
+    ++decode_errors_;
+    return NotFollowed("a trace info saying 2^31 or more elements are speculative");
+  }
   switch (state_) {
     case State::kNoSync:
       Emit(PacketKind::kDiscontinuity, out);
@@ -139,6 +145,10 @@ Etm4Decoder::Step Etm4Decoder::Decode(const Etm4Packet& packet, std::vector<Pack
     return CommitAtomsAtOnce(packet, out);
   }
   DecodePacket(packet);
+  if (stack_.size() > kMaxWaiting) {
+    ++decode_errors_;
+    return NotFollowed("more trace elements wait for a commit than a block of real trace holds");
+  }
   if (state_ != State::kDecode || !resolution_.any()) return Kind::kDone;
   if (Resolve(out) == Kind::kNotFollowed) return Kind::kNotFollowed;
   if (state_ == State::kNoSync) {

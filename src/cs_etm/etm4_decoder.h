@@ -61,6 +61,11 @@ class CodeReader {
 class Etm4Decoder {
  public:
   enum class Step { kDone, kNotFollowed };
+  // Elements waiting for a commit past which a block is not followed (a
+  // decode error; its trace goes to OpenCSD, whose own bound,
+  // waiting_elements.h, is larger): 4 MB of them, where real trace keeps a
+  // few dozen.
+  static constexpr size_t kMaxWaiting = size_t{1} << 16;
 
   // `trace_id` is the source's id in the trace (decoder.h, DecoderTraceId).
   Etm4Decoder(const TraceSource& source, uint8_t trace_id, DecodeEnvironment& environment,

@@ -215,8 +215,8 @@ void FastTraceDecoder::NoteLost(Source& source, const TraceBlock& block, uint64_
   if (first_error_.empty()) {
     first_error_ = absl::StrFormat(
         "the fast decoder cannot follow the trace of cpu %d at file offset %#x (trace byte %#x "
-        "of the block): decoded again from its next A-sync (--decoder=opencsd follows it)",
-        source.cpu, block.file_offset + index, index);
+        "of the block): %s; decoded again from its next A-sync",
+        source.cpu, block.file_offset + index, index, not_followed_why_);
   }
 }
 

@@ -36,6 +36,11 @@ bool CanDemux(std::span<const uint8_t> block) {
 
 bool Demux(std::span<const uint8_t> block, FrameDemuxSink& sink) {
   if (!CanDemux(block)) return false;
+  DemuxWholeFrames(block, sink);
+  return true;
+}
+
+void DemuxWholeFrames(std::span<const uint8_t> block, FrameDemuxSink& sink) {
   uint8_t id = kNoId;
   size_t at = 0;
   uint8_t data[kFrameSize];
@@ -46,7 +51,7 @@ bool Demux(std::span<const uint8_t> block, FrameDemuxSink& sink) {
       id = kNoId;
     }
     at += syncs;
-    if (at == block.size()) break;
+    if (block.size() - at < kFrameSize) break;  // the end, or a frame cut short
     const uint8_t* frame = block.data() + at;
     const uint64_t frame_index = at;
     const uint8_t flags = frame[15];
@@ -89,7 +94,6 @@ bool Demux(std::span<const uint8_t> block, FrameDemuxSink& sink) {
     flush();
     at += kFrameSize;
   }
-  return true;
 }
 
 }  // namespace perftk::cs_etm

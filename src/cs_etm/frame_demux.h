@@ -53,6 +53,11 @@ bool CanDemux(std::span<const uint8_t> block);
 // `sink`, in order. False, with nothing handed over, when !CanDemux(block).
 bool Demux(std::span<const uint8_t> block, FrameDemuxSink& sink);
 
+// As Demux, for any block: the runs of its whole frames, up to a frame cut
+// short if there is one (the most OpenCSD decodes of a block Demux
+// refuses).
+void DemuxWholeFrames(std::span<const uint8_t> block, FrameDemuxSink& sink);
+
 }  // namespace perftk::cs_etm
 
 #endif  // PERFTK_CS_ETM_FRAME_DEMUX_H_

@@ -1,0 +1,215 @@
+// Trace that never commits what it says (a few hundred MB of address
+// packets and no atom, or more speculation than the trace unit has) must
+// not make either decoder hold it all: the fast decoder hands the block
+// back past Etm4Decoder::kMaxWaiting elements, and OpenCSD is not given a
+// block whose bound (waiting_elements.h) passes its limit.
+#include "cs_etm/waiting_elements.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "cs_etm/decoder.h"
+#include "cs_etm/fast_decoder.h"
+#include "etm_encoder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test_sources.h"
+
+namespace perftk::cs_etm {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint8_t kExactMatchAddress = 0x90;  // one byte: the last address again
+constexpr uint8_t kEAtom = 0xf7;
+constexpr uint64_t kCode = 0x400000;
+
+// A-sync, trace info, an address with context: a synchronized stream.
+std::vector<uint8_t> SyncedStart() {
+  etm_gen::EtmV4Encoder e;
+  e.ASync();
+  e.TraceInfo();
+  e.AddressWithContext(kCode, etm_gen::EtmContext{.el = 0, .context_id = 7});
+  return e.Take();
+}
+
+std::vector<uint8_t> Frames(const std::vector<uint8_t>& stream) {
+  etm_gen::FrameFormatter formatter;
+  formatter.Add(0x10, stream);
+  return formatter.Finish();
+}
+
+CsEtmInfo OneSource(uint32_t spec_depth = 0) {
+  CsEtmInfo info;
+  info.sources.push_back(EtmV44Source(0, spec_depth));
+  return info;
+}
+
+TEST(WaitingElementsGuard, RefusesWhereTheBoundPassesTheLimit) {
+  std::vector<uint8_t> stream = SyncedStart();
+  const uint64_t first = stream.size();
+  stream.insert(stream.end(), 200000, kExactMatchAddress);
+  WaitingElementsGuard guard(OneSource(), {}, /*formatted=*/false, 0);
+  auto refusal = guard.Check(stream);
+  ASSERT_TRUE(refusal.has_value());
+  // With no speculation, what waits is the run being read and one as long
+  // as the longest before it (none): 2 x run + 1 passes 2^18 at run 2^17,
+  // counting the A-sync, the trace info and the address before the others.
+  EXPECT_EQ(refusal->index, first + (uint64_t{1} << 17) - 4);
+  EXPECT_THAT(refusal->why, HasSubstr("could wait for a commit"));
+}
+
+TEST(WaitingElementsGuard, LetsTraceWithAtomsThrough) {
+  std::vector<uint8_t> stream = SyncedStart();
+  for (int i = 0; i < 400; ++i) {
+    stream.insert(stream.end(), 1000, kExactMatchAddress);
+    stream.push_back(kEAtom);
+  }
+  WaitingElementsGuard guard(OneSource(), {}, /*formatted=*/false, 0);
+  EXPECT_FALSE(guard.Check(stream).has_value());
+}
+
+TEST(WaitingElementsGuard, SpeculationMultipliesTheRuns) {
+  // 1000 packets between atoms: (4 + 1) runs of them fit, (300 + 1) do not.
+  std::vector<uint8_t> stream = SyncedStart();
+  for (int i = 0; i < 400; ++i) {
+    stream.insert(stream.end(), 1000, kExactMatchAddress);
+    stream.push_back(kEAtom);
+  }
+  WaitingElementsGuard shallow(OneSource(4), {}, /*formatted=*/false, 0);
+  EXPECT_FALSE(shallow.Check(stream).has_value());
+  WaitingElementsGuard deep(OneSource(300), {}, /*formatted=*/false, 0);
+  EXPECT_TRUE(deep.Check(stream).has_value());
+}
+
+TEST(WaitingElementsGuard, RefusesSpeculationOpenCsdTakesForNegative) {
+  std::vector<uint8_t> stream(11, 0x00);
+  stream.push_back(0x80);  // A-sync
+  // A trace info whose speculation section says 2^31 (7 bits a byte).
+  stream.insert(stream.end(), {0x01, 0x04, 0x80, 0x80, 0x80, 0x80, 0x08});
+  WaitingElementsGuard guard(OneSource(4), {}, /*formatted=*/false, 0);
+  auto refusal = guard.Check(stream);
+  ASSERT_TRUE(refusal.has_value());
+  EXPECT_EQ(refusal->index, 12u);
+  EXPECT_THAT(refusal->why, HasSubstr("says 2147483648 elements are speculative"));
+  // More than TRCIDR8's 4, yet counted: OpenCSD commits what is not there.
+  std::vector<uint8_t> five(11, 0x00);
+  five.insert(five.end(), {0x80, 0x01, 0x04, 0x05});
+  EXPECT_FALSE(guard.Check(five).has_value());
+}
+
+TEST(WaitingElementsGuard, FourFrameSyncsStartTheRunsAgain) {
+  std::vector<uint8_t> half = SyncedStart();
+  half.insert(half.end(), 100000, kExactMatchAddress);
+  const std::vector<uint8_t> frames = Frames(half);
+  std::vector<uint8_t> reset_between = frames;
+  for (int i = 0; i < 4; ++i) reset_between.insert(reset_between.end(), {0xff, 0xff, 0xff, 0x7f});
+  reset_between.insert(reset_between.end(), frames.begin(), frames.end());
+  WaitingElementsGuard guard(OneSource(), {}, /*formatted=*/true, 0);
+  EXPECT_FALSE(guard.Check(reset_between).has_value());
+  // Without the reset the second half's A-sync does not empty the stack.
+  std::vector<uint8_t> together = half;
+  together.insert(together.end(), half.begin(), half.end());
+  EXPECT_TRUE(guard.Check(Frames(together)).has_value());
+}
+
+TEST(WaitingElementsGuard, ReadsTheWholeFramesOfABlockDemuxRefuses) {
+  std::vector<uint8_t> stream = SyncedStart();
+  stream.insert(stream.end(), 200000, kExactMatchAddress);
+  std::vector<uint8_t> frames = Frames(stream);
+  // One frame sync and 12 bytes: a frame cut short, which OpenCSD reads
+  // past the block; the frames before it are still OpenCSD's to decode.
+  frames.insert(frames.end(), {0xff, 0xff, 0xff, 0x7f});
+  frames.insert(frames.end(), 12, 0x00);
+  WaitingElementsGuard guard(OneSource(), {}, /*formatted=*/true, 0);
+  EXPECT_TRUE(guard.Check(frames).has_value());
+}
+
+class NoCode : public DecodeEnvironment, public CodeReader {
+ public:
+  int32_t PidOf(int32_t tid) override { return tid; }
+  uint32_t ReadCode(const PacketContext&, uint64_t, uint32_t, uint8_t*) override { return 0; }
+  CodeSpan CodeAt(const PacketContext&, uint64_t) override { return {}; }
+};
+
+struct Count : PacketSink {
+  absl::Status Consume(std::span<const Packet> packets) override {
+    count += packets.size();
+    return absl::OkStatus();
+  }
+  size_t count = 0;
+};
+
+TraceBlock RawBlock(const std::vector<uint8_t>& bytes) {
+  TraceBlock block;
+  block.cpu = 0;
+  block.formatted = false;
+  block.file_offset = 0x1000;
+  block.data =
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+  return block;
+}
+
+TEST(WaitingElements, TheFastDecoderHandsBackTraceThatNeverCommits) {
+  std::vector<uint8_t> stream = SyncedStart();
+  stream.insert(stream.end(), Etm4Decoder::kMaxWaiting + 10, kExactMatchAddress);
+  NoCode code;
+  CodeBlockCaches caches;
+  auto decoder =
+      FastTraceDecoder::Create(OneSource(), {}, /*formatted=*/false, 0, code, code, caches);
+  ASSERT_TRUE(decoder.ok()) << decoder.status();
+  Count sink;
+  auto outcome = (*decoder)->Decode(RawBlock(stream), sink);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, FastTraceDecoder::Outcome::kNotFollowed);
+  EXPECT_THAT((*decoder)->not_followed_why(), HasSubstr("wait for a commit"));
+  EXPECT_EQ(sink.count, 0u);
+}
+
+TEST(WaitingElements, TheFastDecoderHandsBackANegativeSpeculationDepth) {
+  std::vector<uint8_t> stream(11, 0x00);
+  stream.push_back(0x80);
+  stream.insert(stream.end(), {0x01, 0x04, 0x80, 0x80, 0x80, 0x80, 0x08});
+  const std::vector<uint8_t> rest = SyncedStart();
+  stream.insert(stream.end(), rest.begin() + 14, rest.end());  // its address
+  stream.push_back(kEAtom);
+  NoCode code;
+  CodeBlockCaches caches;
+  auto decoder =
+      FastTraceDecoder::Create(OneSource(), {}, /*formatted=*/false, 0, code, code, caches);
+  ASSERT_TRUE(decoder.ok()) << decoder.status();
+  Count sink;
+  auto outcome = (*decoder)->Decode(RawBlock(stream), sink);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, FastTraceDecoder::Outcome::kNotFollowed);
+  EXPECT_THAT((*decoder)->not_followed_why(), HasSubstr("2^31 or more"));
+}
+
+TEST(WaitingElements, OpenCsdIsNotGivenTraceThatNeverCommits) {
+  std::vector<uint8_t> stream = SyncedStart();
+  const uint64_t first = stream.size();
+  stream.insert(stream.end(), 300000, kExactMatchAddress);
+  NoCode code;
+  auto decoder = TraceDecoder::Create(OneSource(), {}, /*formatted=*/false, 0, code);
+  ASSERT_TRUE(decoder.ok()) << decoder.status();
+  Count sink;
+  ASSERT_TRUE((*decoder)->Decode(RawBlock(stream), sink).ok());
+  EXPECT_EQ(sink.count, 0u);
+  EXPECT_EQ((*decoder)->decode_errors(), 1u);
+  const uint64_t index = first + (uint64_t{1} << 17) - 4;  // as the test above says
+  EXPECT_THAT((*decoder)->first_error(),
+              HasSubstr(absl::StrFormat("at file offset %#x (trace byte %#x of the block)",
+                                        0x1000 + index, index)));
+  EXPECT_THAT((*decoder)->first_error(), HasSubstr("is not decoded"));
+  // The next block is decoded as before.
+  std::vector<uint8_t> fine = SyncedStart();
+  fine.push_back(kEAtom);
+  ASSERT_TRUE((*decoder)->Decode(RawBlock(fine), sink).ok());
+  EXPECT_EQ((*decoder)->decode_errors(), 1u);
+  EXPECT_GT(sink.count, 0u);
+}
+
+}  // namespace
+}  // namespace perftk::cs_etm
