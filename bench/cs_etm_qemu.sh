@@ -16,7 +16,9 @@
 # core (the figure that does not depend on how well the trace compresses),
 # each of the median runs and of the shortest; beside --jobs 2's speed-up,
 # the machine's own ceiling for it: two --jobs 1 decodes run side by side,
-# twice the work, against one alone;
+# twice the work, against one alone, and the same for a loop of adds on
+# registers alone (bench/programs/busy_loop.c: what two busy cores of this
+# VM give any program, in the same minutes);
 #   - with PERF_CORESIGHT=/path/to/perf (bench/build_perf_coresight.sh): perf
 #     script --itrace=il64 on the same recording (indexed by perftk copy),
 #     the ratio of its time to perftk's, and whether its lines are perftk's.
@@ -110,6 +112,8 @@ EOF
   cat recorder.out
 fi
 trace_mb=$(sed -nE 's/.* ([0-9.]+) MB of trace.*/\1/p' recorder.out)
+cc -O2 -o busy_loop "$here/programs/busy_loop.c" || { echo "missing: cc, for busy_loop" >&2; exit 1; }
+busy=(./busy_loop 200000000)
 
 measure() { python3 "$here/measure.py" "${REPEAT:-3}" "$@"; }
 printf '\n%-26s %9s %7s %8s %5s %14s  %s\n' decode "wall (s)" "MB/s" "CPU (s)" busy "peak RSS (KB)" output
@@ -139,10 +143,13 @@ for format in autofdo il64; do
   done
   mapfile -t results < <(measure "${decode[@]}" --jobs 1 -o /dev/null \
     --next "${decode[@]}" --jobs 2 -o /dev/null \
-    --next bash -c '"$@" & "$@"; wait' bash "${decode[@]}" --jobs 1 -o /dev/null)
+    --next bash -c '"$@" & "$@"; wait' bash "${decode[@]}" --jobs 1 -o /dev/null \
+    --next "${busy[@]}" --next bash -c '"$@" & "$@"; wait' bash "${busy[@]}")
   keep "$format.fast.1" "${results[0]}"
   keep "$format.fast.2" "${results[1]}"
   keep "$format.pair" "${results[2]}"
+  keep "$format.busy" "${results[3]}"
+  keep "$format.busy_pair" "${results[4]}"
   keep "$format.opencsd.1" "$(measure "${decode[@]}" --decoder=opencsd --jobs 1 -o /dev/null)"
   for run in fast.1 fast.2 opencsd.1; do
     case $format.$run in
@@ -204,7 +211,9 @@ for format in autofdo il64; do
   echo "$format: fast / OpenCSD path (--jobs 1): $(both "$format.opencsd.1" "$format.fast.1");" \
     "--jobs 2 / --jobs 1: $(both "$format.fast.1" "$format.fast.2")" \
     "against $(twice "${WALL[$format.fast.1]}" "${WALL[$format.pair]}")x (best runs" \
-    "$(twice "${BEST[$format.fast.1]}" "${BEST[$format.pair]}")x) for two --jobs 1 side by side;" \
+    "$(twice "${BEST[$format.fast.1]}" "${BEST[$format.pair]}")x) for two --jobs 1 side by side" \
+    "and $(twice "${WALL[$format.busy]}" "${WALL[$format.busy_pair]}")x (best runs" \
+    "$(twice "${BEST[$format.busy]}" "${BEST[$format.busy_pair]}")x) for two busy loops;" \
     "$(per_core "${WALL[$format.fast.1]}") M instructions/s per core" \
     "(best run $(per_core "${BEST[$format.fast.1]}") M)"
 done
