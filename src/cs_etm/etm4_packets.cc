@@ -187,6 +187,7 @@ void Etm4PacketParser::Reset() {
   have_index_after_dump_ = false;
   deferred_dump_ = 0;
   packet_index_ = 0;
+  end_index_ = 0;
   // The start state clears what is valid; the values themselves stay (as
   // OpenCSD keeps them: a trace info resets the addresses).
   context_valid_ = false;
@@ -221,6 +222,12 @@ void Etm4PacketParser::Parse(std::span<const uint8_t> bytes, uint64_t index,
     Step(bytes[i], index + i, out);
     ++i;
   }
+  end_index_ = index + n;
+}
+
+uint64_t Etm4PacketParser::pending_index() const {
+  // Between packets, the next one starts where the bytes given so far end.
+  return bytes_.empty() && reading_ == Reading::kHeader ? end_index_ : packet_index_;
 }
 
 size_t Etm4PacketParser::ReadWholePacket(std::span<const uint8_t> rest, uint64_t index,

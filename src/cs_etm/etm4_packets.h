@@ -178,6 +178,9 @@ class Etm4PacketParser {
   void Finish(std::vector<Etm4Packet>& out);
 
   bool synchronized() const { return synchronized_; }
+  // No packet completed from now on starts before this index: the start of
+  // the packet being read, or the end of the bytes given so far.
+  uint64_t pending_index() const;
 
  private:
   // Which part of a packet the next byte continues.
@@ -261,6 +264,7 @@ class Etm4PacketParser {
   Reading reading_ = Reading::kHeader;
   std::vector<uint8_t> bytes_;  // of the packet being read
   uint64_t packet_index_ = 0;
+  uint64_t end_index_ = 0;         // where the bytes given so far end
   uint64_t index_after_dump_ = 0;  // the packet index once unsynced bytes go
   bool have_index_after_dump_ = false;
   size_t deferred_dump_ = 0;    // bytes to drop when the next piece comes

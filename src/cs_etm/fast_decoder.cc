@@ -156,7 +156,18 @@ bool FastTraceDecoder::Feed(Source& source, std::span<const uint8_t> bytes, uint
                             const TraceBlock& block) {
   parsed_.clear();
   source.parser->Parse(bytes, index, parsed_);
-  return DecodePackets(source, block);
+  const bool followed = DecodePackets(source, block);
+  source.ForgetPiecesBefore(source.parser->pending_index());
+  return followed;
+}
+
+void FastTraceDecoder::Source::ForgetPiecesBefore(uint64_t position) {
+  // Now and then, not at every piece: the erase moves what stays.
+  if (pieces.size() < kPiecesKept) return;
+  auto it = std::upper_bound(pieces.begin(), pieces.end(), position,
+                             [](uint64_t p, const Piece& piece) { return p < piece.position; });
+  if (it == pieces.begin()) return;
+  pieces.erase(pieces.begin(), it - 1);  // the piece holding `position` stays
 }
 
 bool FastTraceDecoder::DecodePackets(Source& source, const TraceBlock& block) {

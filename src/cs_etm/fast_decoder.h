@@ -74,9 +74,14 @@ class FastTraceDecoder {
       uint64_t block_index = 0;  // OpenCSD's index of the run there
     };
     uint64_t stream_position = 0;  // bytes parsed this block
-    std::vector<Piece> pieces;     // one per run, in stream order
+    // One per run, in stream order, from the one holding the start of the
+    // packet the parser reads on: a block of 200 MB has 13 M runs.
+    std::vector<Piece> pieces;
+    static constexpr size_t kPiecesKept = 1024;  // pieces are forgotten past this
     // The block index of the stream's byte at `position`.
     uint64_t BlockIndex(uint64_t position) const;
+    // Forgets the pieces wholly before `position`.
+    void ForgetPiecesBefore(uint64_t position);
   };
   class Runs;
 

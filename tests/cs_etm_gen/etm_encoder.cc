@@ -135,7 +135,7 @@ std::vector<uint8_t> EtmV4Encoder::Take() {
 }
 
 void FrameFormatter::Add(uint8_t trace_id, const std::vector<uint8_t>& bytes) {
-  items_.reserve(items_.size() + bytes.size());
+  // (No exact reserve: many small Adds would then copy the items each time.)
   for (uint8_t b : bytes) items_.push_back({trace_id, b});
 }
 

@@ -71,14 +71,19 @@ struct Collect : PacketSink {
   size_t ranges = 0;
 };
 
-TEST(FastTraceDecoder, ASourceLostAfterItsPacketsWentOutIsNamedByTraceByte) {
+// `one_byte_atoms`: each atom its own packet (0xf7), so that the stream
+// has more runs than the decoder keeps pieces of.
+void ExpectLostSourceNamedByTraceByte(size_t atoms, bool one_byte_atoms) {
   etm_gen::EtmV4Encoder e;
   e.ASync();
   e.TraceInfo();
   e.AddressWithContext(kCodeStart + 0x100, etm_gen::EtmContext{.el = 0, .context_id = 7});
-  const size_t kAtoms = FastTraceDecoder::kMaxHeld + 5000;
-  for (size_t i = 0; i < kAtoms; ++i) e.Atom(true);
+  const size_t kAtoms = atoms;
+  if (!one_byte_atoms) {
+    for (size_t i = 0; i < kAtoms; ++i) e.Atom(true);
+  }
   std::vector<uint8_t> stream = e.Take();
+  if (one_byte_atoms) stream.insert(stream.end(), kAtoms, 0xf7);
   // A context in AArch32, then an atom: code the fast decoder does not
   // follow.
   e.Context(etm_gen::EtmContext{.el = 0, .context_id = 7, .sixty_four_bit = false});
@@ -118,6 +123,70 @@ TEST(FastTraceDecoder, ASourceLostAfterItsPacketsWentOutIsNamedByTraceByte) {
                 "at file offset %#x (trace byte %#x of the block)", 0x10000 + index, index)),
             std::string::npos)
       << (*decoder)->first_error() << "; want trace byte " << absl::StrFormat("%#x", index);
+}
+
+TEST(FastTraceDecoder, ASourceLostAfterItsPacketsWentOutIsNamedByTraceByte) {
+  ExpectLostSourceNamedByTraceByte(FastTraceDecoder::kMaxHeld + 5000, false);
+}
+
+TEST(FastTraceDecoder, ASourceLostAfterThousandsOfRunsIsNamedByTraceByte) {
+  // 60,000 bytes in frames of 15: 4,000 runs, past the pieces kept.
+  ExpectLostSourceNamedByTraceByte(60000, true);
+}
+
+TEST(FastTraceDecoder, APacketLostAcrossPiecesIsNamedByItsFirstByte) {
+  // Atoms enough to spill, then 9-byte long addresses and no atom until
+  // too many elements wait. A second trace id takes a byte after every 7
+  // of the first, so each piece parsed is one run of 5 to 7 bytes: the
+  // packet that leaves the fast path starts in one piece and ends in the
+  // next, after the decoder forgot the runs before (every 1,024 pieces).
+  for (size_t atoms = FastTraceDecoder::kMaxHeld + 100; atoms < FastTraceDecoder::kMaxHeld + 103;
+       ++atoms) {
+    SCOPED_TRACE(atoms);
+    etm_gen::EtmV4Encoder e;
+    e.ASync();
+    e.TraceInfo();
+    e.AddressWithContext(kCodeStart + 0x100, etm_gen::EtmContext{.el = 0, .context_id = 7});
+    std::vector<uint8_t> stream = e.Take();
+    stream.insert(stream.end(), atoms, 0xf7);
+    // The address packets: the first 2^16 wait, the next is one too many.
+    const uint64_t lost_at = stream.size() + Etm4Decoder::kMaxWaiting * 9;
+    for (size_t i = 0; i <= Etm4Decoder::kMaxWaiting + 2; ++i) {
+      stream.push_back(0x9d);  // long address, 64 bits, IS0
+      stream.insert(stream.end(), 8, 0x00);
+    }
+    etm_gen::FrameFormatter formatter;
+    for (size_t at = 0; at < stream.size(); at += 7) {
+      formatter.Add(0x10, std::vector<uint8_t>(stream.begin() + static_cast<ptrdiff_t>(at),
+                                               stream.begin() + static_cast<ptrdiff_t>(std::min(
+                                                                    at + 7, stream.size()))));
+      formatter.Add(0x12, {0x55});  // never synchronized
+    }
+    const std::vector<uint8_t> frames = formatter.Finish();
+    CsEtmInfo info;
+    info.sources.push_back(EtmV44Source(0));
+    info.sources.push_back(EtmV44Source(1));
+    Loops code;
+    CodeBlockCaches caches;
+    auto decoder = FastTraceDecoder::Create(info, {}, /*formatted=*/true, 0, code, code, caches);
+    ASSERT_TRUE(decoder.ok()) << decoder.status();
+    TraceBlock block;
+    block.formatted = true;
+    block.seed_tid = 7;
+    block.file_offset = 0x10000;
+    block.data = std::span<const std::byte>(reinterpret_cast<const std::byte*>(frames.data()),
+                                            frames.size());
+    Collect sink;
+    auto outcome = (*decoder)->Decode(block, sink);
+    ASSERT_TRUE(outcome.ok()) << outcome.status();
+    EXPECT_EQ(*outcome, FastTraceDecoder::Outcome::kDecoded);
+    const uint64_t index = IndexOfStreamByte(frames, lost_at);
+    EXPECT_NE((*decoder)->first_error().find(absl::StrFormat(
+                  "at file offset %#x (trace byte %#x of the block): more trace elements wait",
+                  0x10000 + index, index)),
+              std::string::npos)
+        << (*decoder)->first_error() << "; want trace byte " << absl::StrFormat("%#x", index);
+  }
 }
 
 }  // namespace
