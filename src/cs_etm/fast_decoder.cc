@@ -142,7 +142,13 @@ absl::StatusOr<FastTraceDecoder::Outcome> FastTraceDecoder::Decode(const TraceBl
     runs.Flush();
     followed = runs.followed();
   } else {
-    followed = Feed(sources_.begin()->second, data, 0, block);
+    // In pieces, as formatted trace is: a piece's packets are held at
+    // once (80 bytes each, a packet a byte or two of trace), and where a
+    // piece ends within one stream cannot be seen in them.
+    Source& source = sources_.begin()->second;
+    for (size_t at = 0; followed && at < data.size(); at += kRawPiece) {
+      followed = Feed(source, data.subspan(at, std::min(kRawPiece, data.size() - at)), at, block);
+    }
   }
   if (followed) followed = Finish(block);
   if (!sink_status_.ok()) return sink_status_;

@@ -38,6 +38,8 @@ class FastTraceDecoder {
   // block, and more than a core's L2 cache holds slowed two lanes by 20%
   // (64 K of them, 4 MB, on Lua fib(30)).
   static constexpr size_t kMaxHeld = size_t{1} << 13;
+  // Raw trace is parsed this many bytes at a time.
+  static constexpr size_t kRawPiece = 4096;
 
   // Whether every source the decoder would take (all of them for formatted
   // trace, `raw_cpu`'s for raw) is one it follows.

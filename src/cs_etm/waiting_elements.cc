@@ -97,7 +97,16 @@ std::optional<WaitingElementsGuard::Refusal> WaitingElementsGuard::Check(
     std::span<const uint8_t> block) {
   if (streams_.empty()) return std::nullopt;
   for (auto& stream : streams_) stream->Reset();
-  if (!formatted_) return streams_.front()->Read(block, 0);
+  if (!formatted_) {
+    // In pieces: the packets of one are held at once.
+    constexpr size_t kPiece = 4096;
+    for (size_t at = 0; at < block.size(); at += kPiece) {
+      auto refusal =
+          streams_.front()->Read(block.subspan(at, std::min(kPiece, block.size() - at)), at);
+      if (refusal) return refusal;
+    }
+    return std::nullopt;
+  }
 
   // The frames OpenCSD takes apart: the whole block, or those before a
   // frame cut short (which OpenCSD reads to the block's end).
