@@ -19,7 +19,6 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))
 from perf_data_file import PerfDataFile  # noqa: E402
 
-AUX, AUXTRACE_INFO, AUXTRACE = 11, 70, 71
 AUX_FLAG_RAW = 0x100
 
 
@@ -54,26 +53,7 @@ def frames(data: bytes, trace_id: int) -> bytes:
 def main() -> int:
     src, dst, megabytes = sys.argv[1], sys.argv[2], int(sys.argv[3])
     recording = PerfDataFile.read(src)
-    blob, data_off, data_size = recording.blob, recording.data_off, recording.data_size
-    cpus, aux, header = [], None, None
-    pos, end = data_off, data_off + data_size
-    while pos + 8 <= end:
-        rtype, _misc, rsize = struct.unpack_from("<IHH", blob, pos)
-        record = blob[pos:pos + rsize]
-        if rtype == AUXTRACE_INFO:
-            words = struct.unpack_from("<%dQ" % ((rsize - 16) // 8), record, 16)
-            at = 3
-            for _ in range(words[1] & 0xffffffff):
-                cpus.append(words[at + 1])
-                at += 3 + words[at + 2]
-        elif rtype == AUX:
-            aux = record
-        elif rtype == AUXTRACE:
-            header = record
-            pos += struct.unpack_from("<Q", record, 8)[0]
-        pos += rsize
-    if not cpus or aux is None or header is None:
-        sys.exit(f"{src}: no AUXTRACE_INFO, AUX or AUXTRACE record")
+    cpus, aux, (header, _trace) = recording.etm_trace()
     cpu = cpus[0]
     raw = struct.unpack_from("<Q", aux, 24)[0] & AUX_FLAG_RAW
     size = megabytes << 20

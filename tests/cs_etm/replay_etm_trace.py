@@ -18,37 +18,12 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))
 from perf_data_file import PerfDataFile  # noqa: E402
 
-AUX, AUXTRACE_INFO, AUXTRACE = 11, 70, 71
-
 
 def main() -> int:
     src, dst = sys.argv[1], sys.argv[2]
     rounds, repeat = int(sys.argv[3]), int(sys.argv[4])
     recording = PerfDataFile.read(src)
-    blob, data_off, data_size = recording.blob, recording.data_off, recording.data_size
-
-    cpus, aux, trace = [], None, None
-    pos, end = data_off, data_off + data_size
-    while pos + 8 <= end:
-        rtype, _misc, rsize = struct.unpack_from("<IHH", blob, pos)
-        record = blob[pos:pos + rsize]
-        if rtype == AUXTRACE_INFO:
-            # header words: version, nr_cpu | pmu_type << 32, snapshot; then per
-            # CPU: magic, cpu, nr_params, params...
-            words = struct.unpack_from("<%dQ" % ((rsize - 16) // 8), record, 16)
-            at = 3
-            for _ in range(words[1] & 0xffffffff):
-                cpus.append(words[at + 1])
-                at += 3 + words[at + 2]
-        elif rtype == AUX:
-            aux = record
-        elif rtype == AUXTRACE:
-            payload_size = struct.unpack_from("<Q", record, 8)[0]
-            trace = (record, blob[pos + rsize:pos + rsize + payload_size])
-            pos += payload_size
-        pos += rsize
-    if not cpus or aux is None or trace is None:
-        sys.exit(f"{src}: no AUXTRACE_INFO, AUX or AUXTRACE record")
+    cpus, aux, trace = recording.etm_trace()
 
     # Raw trace: only what the last AUX record announces (the buffer is
     # padded, and a raw stream cannot resynchronize through the padding).

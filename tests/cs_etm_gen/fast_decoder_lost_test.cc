@@ -71,6 +71,49 @@ struct Collect : PacketSink {
   size_t ranges = 0;
 };
 
+// What decoding `frames` (formatted, at file offset 0x10000) gave, with
+// `cpus` ETMv4 sources (trace ids 0x10, 0x12, ...).
+struct Decoded {
+  FastTraceDecoder::Outcome outcome = FastTraceDecoder::Outcome::kNotFollowed;
+  size_t ranges = 0;
+  uint64_t errors = 0;
+  std::string first_error;
+};
+
+Decoded DecodeFrames(const std::vector<uint8_t>& frames, uint32_t cpus) {
+  CsEtmInfo info;
+  for (uint32_t cpu = 0; cpu < cpus; ++cpu) info.sources.push_back(EtmV44Source(cpu));
+  Loops code;
+  CodeBlockCaches caches;
+  auto decoder = FastTraceDecoder::Create(info, {}, /*formatted=*/true, 0, code, code, caches);
+  EXPECT_TRUE(decoder.ok()) << decoder.status();
+  if (!decoder.ok()) return {};
+  TraceBlock block;
+  block.formatted = true;
+  block.seed_tid = 7;
+  block.file_offset = 0x10000;
+  block.data =
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(frames.data()), frames.size());
+  Collect sink;
+  absl::StatusOr<FastTraceDecoder::Outcome> outcome = (*decoder)->Decode(block, sink);
+  EXPECT_TRUE(outcome.ok()) << outcome.status();
+  if (!outcome.ok()) return {};
+  return {*outcome, sink.ranges, (*decoder)->decode_errors(), (*decoder)->first_error()};
+}
+
+// The first error names the trace byte of the 0x10 stream's byte `lost_at`,
+// and then says `then`.
+void ExpectLostAt(const Decoded& decoded, const std::vector<uint8_t>& frames, uint64_t lost_at,
+                  const std::string& then) {
+  const uint64_t index = IndexOfStreamByte(frames, lost_at);
+  ASSERT_NE(index, ~uint64_t{0});
+  EXPECT_NE(
+      decoded.first_error.find(absl::StrFormat("at file offset %#x (trace byte %#x of the block)%s",
+                                               0x10000 + index, index, then)),
+      std::string::npos)
+      << decoded.first_error << "; want trace byte " << absl::StrFormat("%#x", index);
+}
+
 // `one_byte_atoms`: each atom its own packet (0xf7), so that the stream
 // has more runs than the decoder keeps pieces of.
 void ExpectLostSourceNamedByTraceByte(size_t atoms, bool one_byte_atoms) {
@@ -97,32 +140,12 @@ void ExpectLostSourceNamedByTraceByte(size_t atoms, bool one_byte_atoms) {
   etm_gen::FrameFormatter formatter;
   formatter.Add(0x10, stream);
   const std::vector<uint8_t> frames = formatter.Finish();
-
-  CsEtmInfo info;
-  info.sources.push_back(EtmV44Source());
-  Loops code;
-  CodeBlockCaches caches;
-  auto decoder = FastTraceDecoder::Create(info, {}, /*formatted=*/true, 0, code, code, caches);
-  ASSERT_TRUE(decoder.ok()) << decoder.status();
-  TraceBlock block;
-  block.formatted = true;
-  block.seed_tid = 7;
-  block.file_offset = 0x10000;
-  block.data =
-      std::span<const std::byte>(reinterpret_cast<const std::byte*>(frames.data()), frames.size());
-  Collect sink;
-  absl::StatusOr<FastTraceDecoder::Outcome> outcome = (*decoder)->Decode(block, sink);
-  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  const Decoded decoded = DecodeFrames(frames, 1);
   // Too late to hand the block back: decoded, with an error.
-  EXPECT_EQ(*outcome, FastTraceDecoder::Outcome::kDecoded);
-  EXPECT_EQ(sink.ranges, kAtoms);
-  EXPECT_EQ((*decoder)->decode_errors(), 1u);
-  const uint64_t index = IndexOfStreamByte(frames, lost_at);
-  ASSERT_NE(index, ~uint64_t{0});
-  EXPECT_NE((*decoder)->first_error().find(absl::StrFormat(
-                "at file offset %#x (trace byte %#x of the block)", 0x10000 + index, index)),
-            std::string::npos)
-      << (*decoder)->first_error() << "; want trace byte " << absl::StrFormat("%#x", index);
+  EXPECT_EQ(decoded.outcome, FastTraceDecoder::Outcome::kDecoded);
+  EXPECT_EQ(decoded.ranges, kAtoms);
+  EXPECT_EQ(decoded.errors, 1u);
+  ExpectLostAt(decoded, frames, lost_at, ": AArch32 code");
 }
 
 TEST(FastTraceDecoder, ASourceLostAfterItsPacketsWentOutIsNamedByTraceByte) {
@@ -163,29 +186,9 @@ TEST(FastTraceDecoder, APacketLostAcrossPiecesIsNamedByItsFirstByte) {
       formatter.Add(0x12, {0x55});  // never synchronized
     }
     const std::vector<uint8_t> frames = formatter.Finish();
-    CsEtmInfo info;
-    info.sources.push_back(EtmV44Source(0));
-    info.sources.push_back(EtmV44Source(1));
-    Loops code;
-    CodeBlockCaches caches;
-    auto decoder = FastTraceDecoder::Create(info, {}, /*formatted=*/true, 0, code, code, caches);
-    ASSERT_TRUE(decoder.ok()) << decoder.status();
-    TraceBlock block;
-    block.formatted = true;
-    block.seed_tid = 7;
-    block.file_offset = 0x10000;
-    block.data = std::span<const std::byte>(reinterpret_cast<const std::byte*>(frames.data()),
-                                            frames.size());
-    Collect sink;
-    auto outcome = (*decoder)->Decode(block, sink);
-    ASSERT_TRUE(outcome.ok()) << outcome.status();
-    EXPECT_EQ(*outcome, FastTraceDecoder::Outcome::kDecoded);
-    const uint64_t index = IndexOfStreamByte(frames, lost_at);
-    EXPECT_NE((*decoder)->first_error().find(absl::StrFormat(
-                  "at file offset %#x (trace byte %#x of the block): more trace elements wait",
-                  0x10000 + index, index)),
-              std::string::npos)
-        << (*decoder)->first_error() << "; want trace byte " << absl::StrFormat("%#x", index);
+    const Decoded decoded = DecodeFrames(frames, 2);
+    EXPECT_EQ(decoded.outcome, FastTraceDecoder::Outcome::kDecoded);
+    ExpectLostAt(decoded, frames, lost_at, ": more trace elements wait");
   }
 }
 

@@ -152,9 +152,9 @@ TraceBlock RawBlock(const std::vector<uint8_t>& bytes) {
   return block;
 }
 
-TEST(WaitingElements, TheFastDecoderHandsBackTraceThatNeverCommits) {
-  std::vector<uint8_t> stream = SyncedStart();
-  stream.insert(stream.end(), Etm4Decoder::kMaxWaiting + 10, kExactMatchAddress);
+// Decodes raw `stream` with the fast decoder; expects it handed back
+// untouched, for a reason that says `why`.
+void ExpectHandedBack(const std::vector<uint8_t>& stream, const std::string& why) {
   NoCode code;
   CodeBlockCaches caches;
   auto decoder =
@@ -164,8 +164,14 @@ TEST(WaitingElements, TheFastDecoderHandsBackTraceThatNeverCommits) {
   auto outcome = (*decoder)->Decode(RawBlock(stream), sink);
   ASSERT_TRUE(outcome.ok()) << outcome.status();
   EXPECT_EQ(*outcome, FastTraceDecoder::Outcome::kNotFollowed);
-  EXPECT_THAT((*decoder)->not_followed_why(), HasSubstr("wait for a commit"));
+  EXPECT_THAT((*decoder)->not_followed_why(), HasSubstr(why));
   EXPECT_EQ(sink.count, 0u);
+}
+
+TEST(WaitingElements, TheFastDecoderHandsBackTraceThatNeverCommits) {
+  std::vector<uint8_t> stream = SyncedStart();
+  stream.insert(stream.end(), Etm4Decoder::kMaxWaiting + 10, kExactMatchAddress);
+  ExpectHandedBack(stream, "wait for a commit");
 }
 
 TEST(WaitingElements, TheFastDecoderHandsBackANegativeSpeculationDepth) {
@@ -175,16 +181,7 @@ TEST(WaitingElements, TheFastDecoderHandsBackANegativeSpeculationDepth) {
   const std::vector<uint8_t> rest = SyncedStart();
   stream.insert(stream.end(), rest.begin() + 14, rest.end());  // its address
   stream.push_back(kEAtom);
-  NoCode code;
-  CodeBlockCaches caches;
-  auto decoder =
-      FastTraceDecoder::Create(OneSource(), {}, /*formatted=*/false, 0, code, code, caches);
-  ASSERT_TRUE(decoder.ok()) << decoder.status();
-  Count sink;
-  auto outcome = (*decoder)->Decode(RawBlock(stream), sink);
-  ASSERT_TRUE(outcome.ok()) << outcome.status();
-  EXPECT_EQ(*outcome, FastTraceDecoder::Outcome::kNotFollowed);
-  EXPECT_THAT((*decoder)->not_followed_why(), HasSubstr("2^31 or more"));
+  ExpectHandedBack(stream, "2^31 or more");
 }
 
 TEST(WaitingElements, OpenCsdIsNotGivenTraceThatNeverCommits) {
