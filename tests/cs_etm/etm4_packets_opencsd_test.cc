@@ -152,21 +152,33 @@ TEST(Etm4PacketParser, HandWrittenStreamValues) {
   EXPECT_EQ(last.error_of, Etm4PacketType::kLongAddress64Is0);
 }
 
+// Round `round`'s stream: mostly synchronized (some start with junk or
+// zeros), then 1 to `max_size` random bytes, one in `zero_one_in` a zero
+// (0: none; runs of zeros look like the start of an A-sync), and every
+// `async_every` rounds an A-sync in the middle: resynchronization.
+std::vector<uint8_t> RandomStream(std::mt19937& random, int round, int max_size, int zero_one_in,
+                                  int async_every) {
+  std::vector<uint8_t> stream;
+  if (round % 4 != 3) stream = kAsync;
+  if (round % 8 == 7) stream.insert(stream.begin(), 14, 0);
+  std::uniform_int_distribution<int> size(1, max_size);
+  const int n = size(random);
+  for (int i = 0; i < n; ++i) {
+    const bool zero = zero_one_in > 0 && random() % zero_one_in == 0;
+    stream.push_back(zero ? 0 : static_cast<uint8_t>(random()));
+  }
+  if (round % async_every == 0) {
+    stream.insert(stream.begin() + stream.size() / 2, kAsync.begin(), kAsync.end());
+  }
+  return stream;
+}
+
 TEST(Etm4PacketParser, RandomBytesAsOpenCsdReadsThem) {
   std::mt19937 random(29);
   int compared = 0;
   for (const TraceSource& source : {EtmV44(), EtmV40Q(), EtmV46()}) {
     for (int round = 0; round < 300; ++round) {
-      std::vector<uint8_t> stream;
-      // Mostly synchronized streams; some start with junk or zeros.
-      if (round % 4 != 3) stream = kAsync;
-      if (round % 8 == 7) stream.insert(stream.begin(), 14, 0);
-      std::uniform_int_distribution<int> size(1, 2048);
-      const int n = size(random);
-      for (int i = 0; i < n; ++i) stream.push_back(static_cast<uint8_t>(random()));
-      // An occasional A-sync in the middle: resynchronization.
-      if (round % 5 == 0)
-        stream.insert(stream.begin() + stream.size() / 2, kAsync.begin(), kAsync.end());
+      const std::vector<uint8_t> stream = RandomStream(random, round, 2048, 0, 5);
       std::vector<Etm4Packet> want = OpenCsdPackets(source, stream);
       ASSERT_EQ(FirstDifference(Comparable(Ours(source, stream)), Comparable(want)), "")
           << "round " << round << ", idr1 " << std::hex << source.trcidr1;
@@ -174,6 +186,30 @@ TEST(Etm4PacketParser, RandomBytesAsOpenCsdReadsThem) {
     }
   }
   EXPECT_GT(compared, 100000);
+}
+
+// Raw trace goes to the parser in pieces (fast_decoder.h's kRawPiece)
+// while OpenCSD takes the block whole: where a piece ends, synchronized or
+// not, must not show in the packets.
+TEST(Etm4PacketParser, RandomBytesInPiecesAsOpenCsdReadsThemWhole) {
+  std::mt19937 random(31);
+  int compared = 0;
+  for (const TraceSource& source : {EtmV44(), EtmV46()}) {
+    for (int round = 0; round < 200; ++round) {
+      const std::vector<uint8_t> stream = RandomStream(random, round, 4096, 16, 3);
+      std::vector<size_t> pieces;
+      std::uniform_int_distribution<size_t> piece(1, round % 2 == 0 ? 16 : 512);
+      for (size_t total = 0; total < stream.size();) {
+        pieces.push_back(piece(random));
+        total += pieces.back();
+      }
+      std::vector<Etm4Packet> want = OpenCsdPackets(source, stream);
+      ASSERT_EQ(FirstDifference(Comparable(Ours(source, stream, pieces)), Comparable(want)), "")
+          << "round " << round << ", idr1 " << std::hex << source.trcidr1;
+      compared += static_cast<int>(want.size());
+    }
+  }
+  EXPECT_GT(compared, 50000);
 }
 
 TEST(Etm4PacketParser, PiecesGiveTheSamePackets) {
