@@ -112,9 +112,9 @@ absl::Status SampleSynthesizer::OnPath(State& state, const Packet& path) {
       !options_.branches && options_.taken_period == 0 &&
       (!options_.instructions || state.counted + instructions < options_.period);
   if (!counted_alone) {
-    std::vector<Packet> replayed;
-    AppendReplayed(packets, path.context, path.cs_timestamp, replayed);
-    for (const Packet& packet : replayed) {
+    replayed_.clear();
+    AppendReplayed(packets, path.context, path.cs_timestamp, replayed_);
+    for (const Packet& packet : replayed_) {
       if (absl::Status s = OnPacket(state, packet); !s.ok()) return s;
     }
     return absl::OkStatus();

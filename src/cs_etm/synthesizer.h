@@ -162,6 +162,7 @@ class SampleSynthesizer : public PacketSink {
   uint32_t block_cpu_ = 0xffffffffu;
   uint64_t block_time_ = 0;
   uint64_t emitted_ = 0;
+  std::vector<Packet> replayed_;  // OnPath's packets of a path, reused
 };
 
 }  // namespace perftk::cs_etm
