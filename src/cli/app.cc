@@ -62,6 +62,8 @@ constexpr char kToolFooter[] =
     "  PERF_CONFIG  perf's configuration file, read instead of /etc/perfconfig and "
     "~/.perfconfig (empty: none).\n"
     "  HOME  Where ~/.debug and ~/.perfconfig are.\n"
+    "  TMPDIR  Where cs-etm-decode keeps the samples of a trace block past 8 MB until the block "
+    "is written, in a file without a name (default /tmp).\n"
     "\n"
     "Files:\n"
     "  ~/.debug  perf's build-id cache, unless --buildid-dir, PERF_BUILDID_DIR or buildid.dir "

@@ -131,12 +131,17 @@ absl::Status CsEtmDecodeTool::WriteBlock(BlockJob& job, pipeline::RecordSink& ou
     errors.count += job.errors;
   }
   if (!job.status.ok()) return job.status;
-  for (const std::vector<std::byte>& bytes : job.samples.records) {
-    if (absl::Status s = out.Emit(perf::Record(bytes, 0)); !s.ok()) return s;
+  if (options_.format == OutputFormat::kPerf) {
+    return job.samples.ForEachPiece([&out](absl::string_view records) {
+      return perf::ForEachRecordIn(base::AsBytes(records.data(), records.size()),
+                                   [&out](const perf::Record& record) { return out.Emit(record); });
+    });
   }
-  if (text_sink_ && !job.samples.text.empty()) return text_sink_(job.samples.text);
-  text_ += job.samples.text;
-  return absl::OkStatus();
+  return job.samples.ForEachPiece([this](absl::string_view text) {
+    if (text_sink_) return text_sink_(text);
+    text_.append(text.data(), text.size());
+    return absl::OkStatus();
+  });
 }
 
 absl::Status CsEtmDecodeTool::End(pipeline::RecordSink& out, perf::FeatureSet& features) {

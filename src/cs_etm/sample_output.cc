@@ -108,14 +108,15 @@ absl::Status SampleEncoder::AddEvents(const ItraceOptions& itrace, perf::Header&
 
 absl::Status SampleEncoder::Encode(const SynthesizedSample& sample, EncodedSamples& out) const {
   if (format_ == OutputFormat::kScript) {
-    AppendScriptLine(sample, out.text);
-    return absl::OkStatus();
+    return out.Add([&sample](std::string& text) { AppendScriptLine(sample, text); });
   }
   if (format_ != OutputFormat::kPerf) return absl::OkStatus();
   absl::StatusOr<std::vector<std::byte>> bytes = SampleRecord(sample);
   if (!bytes.ok()) return bytes.status();
-  if (!bytes->empty()) out.records.push_back(*std::move(bytes));
-  return absl::OkStatus();
+  if (bytes->empty()) return absl::OkStatus();
+  return out.Add([&bytes](std::string& held) {
+    held.append(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  });
 }
 
 absl::StatusOr<std::vector<std::byte>> SampleEncoder::SampleRecord(

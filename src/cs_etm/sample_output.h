@@ -17,17 +17,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cs_etm/decode_options.h"
+#include "cs_etm/encoded_samples.h"
 #include "cs_etm/itrace.h"
 #include "cs_etm/synthesizer.h"
 #include "perf/header.h"
 
 namespace perftk::cs_etm {
-
-// The samples of one block in the output format, in the order they came.
-struct EncodedSamples {
-  std::vector<std::vector<std::byte>> records;  // kPerf
-  std::string text;                             // kScript
-};
 
 class SampleEncoder {
  public:
@@ -43,8 +38,9 @@ class SampleEncoder {
   // their own can no longer be written under them.
   bool changed_input_attrs() const { return changed_input_attrs_; }
 
-  // Adds `sample` to `out` as the format has it. kPerf writes nothing for
-  // a sample whose kind has no event (an i sample without i asked).
+  // Adds `sample` to `out` as the format has it: a PERF_RECORD_SAMPLE's
+  // bytes, or a script line. kPerf writes nothing for a sample whose kind
+  // has no event (an i sample without i asked). Fails as `out` does.
   absl::Status Encode(const SynthesizedSample& sample, EncodedSamples& out) const;
 
  private:

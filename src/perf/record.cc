@@ -47,6 +47,19 @@ absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t m
   return bytes;
 }
 
+absl::Status ForEachRecordIn(base::Bytes records,
+                             absl::FunctionRef<absl::Status(const Record&)> visit) {
+  while (records.size() >= kRecordHeaderSize) {
+    const uint16_t size = Record(records, 0).size();
+    if (size < kRecordHeaderSize || size > records.size()) break;
+    if (absl::Status s = visit(Record(records.first(size), 0)); !s.ok()) return s;
+    records = records.subspan(size);
+  }
+  if (records.empty()) return absl::OkStatus();
+  return absl::InternalError(
+      absl::StrFormat("a record built in memory is cut short: %u bytes left", records.size()));
+}
+
 absl::Status SetRecordHeader(uint32_t type, uint16_t misc, std::vector<std::byte>& record) {
   const size_t size = record.size();
   if (size < kRecordHeaderSize) {

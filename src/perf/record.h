@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "base/bytes.h"
@@ -83,6 +84,12 @@ absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t m
 // room for it, then the body. InvalidArgument, as MakeRecordBytes, when the
 // whole does not fit the 16-bit size field.
 absl::Status SetRecordHeader(uint32_t type, uint16_t misc, std::vector<std::byte>& record);
+
+// Calls `visit` with each record of `records`, records built end to end in
+// native order (a buffer of MakeRecordBytes' results); the first error of
+// `visit`, or InternalError if the last record is cut short.
+absl::Status ForEachRecordIn(base::Bytes records,
+                             absl::FunctionRef<absl::Status(const Record&)> visit);
 
 // The kernel's or perf's name of a record type, e.g. "MMAP2", "FINISHED_ROUND";
 // "UNKNOWN(n)" for others.

@@ -59,7 +59,7 @@ class BlockSchedulerTest : public ::testing::Test {
     if (!inputs.encoder) return written;
     BlockScheduler scheduler = Scheduler(inputs, [&written](BlockJob& job, pipeline::RecordSink&) {
       written.offsets.push_back(job.block.file_offset);
-      written.text += job.samples.text;
+      written.text += Contents(job.samples);
       return job.status;
     });
     NullSink out;

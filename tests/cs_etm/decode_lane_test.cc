@@ -75,7 +75,7 @@ class DecodeLaneTest : public ::testing::TestWithParam<DecoderChoice> {
   static std::string Run(DecodeLane& lane, BlockJob& job) {
     lane.Run(job);
     EXPECT_TRUE(job.status.ok()) << job.status;
-    return job.samples.text;
+    return Contents(job.samples);
   }
 
   // Makes the traced pid a new process forked from one that maps nothing,

@@ -76,4 +76,14 @@ LaneReadings::LaneReadings(const std::string& itrace, int jobs, perf::Header& he
   if (made.ok()) encoder.emplace(*std::move(made));
 }
 
+std::string Contents(const EncodedSamples& samples) {
+  std::string all;
+  absl::Status read = samples.ForEachPiece([&all](absl::string_view piece) {
+    all.append(piece.data(), piece.size());
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(read.ok()) << read;
+  return all;
+}
+
 }  // namespace perftk::cs_etm

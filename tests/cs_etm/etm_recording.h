@@ -49,6 +49,10 @@ struct LaneReadings {
   perf::BuildIdsByPath build_ids;
 };
 
+// Every sample of `samples`, end to end (a gtest failure if they cannot
+// be read back).
+std::string Contents(const EncodedSamples& samples);
+
 }  // namespace perftk::cs_etm
 
 #endif  // PERFTK_TESTS_CS_ETM_ETM_RECORDING_H_

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cs_etm/itrace.h"
+#include "etm_recording.h"
 #include "gtest/gtest.h"
 #include "perf/reader.h"
 #include "perf/record.h"
@@ -16,8 +17,6 @@
 
 namespace perftk::cs_etm {
 namespace {
-
-const std::string kEtmDir = std::string(PERFTK_ETM_DATA_DIR) + "/";
 
 perf::Header EtmHeader() {
   auto reader = perf::PerfDataReader::Open(kEtmDir + "perf_etm.data");
@@ -39,6 +38,19 @@ SynthesizedSample UserSample(SynthesizedSample::Kind kind) {
                        {0x582b2b1004, 0x582b2b100c, kBranchFlagPredicted}};
   }
   return sample;
+}
+
+// The records of `samples`, one by one (SampleEncoder's kPerf output).
+std::vector<std::vector<std::byte>> RecordsOf(const EncodedSamples& samples) {
+  std::vector<std::vector<std::byte>> records;
+  const std::string all = Contents(samples);
+  absl::Status read = perf::ForEachRecordIn(
+      base::AsBytes(all.data(), all.size()), [&records](const perf::Record& record) {
+        records.emplace_back(record.bytes().begin(), record.bytes().end());
+        return absl::OkStatus();
+      });
+  EXPECT_TRUE(read.ok()) << read;
+  return records;
 }
 
 // The event perf finds for `record` in `header`, and the sample decoded with it.
@@ -82,10 +94,11 @@ TEST(SampleEncoder, PerfInstructionSamplesAreFoundUnderTheirOwnEvent) {
 
   EncodedSamples out;
   ASSERT_TRUE(encoder->Encode(UserSample(SynthesizedSample::Kind::kInstruction), out).ok());
-  ASSERT_EQ(out.records.size(), 1u);
-  EXPECT_TRUE(out.text.empty());
-  EXPECT_EQ(perf::Record(out.records[0], 0).cpumode(), PERF_RECORD_MISC_USER);
-  const Found found = FindSample(header, out.records[0]);
+  const std::vector<std::vector<std::byte>> records = RecordsOf(out);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(out.bytes(), records[0].size());
+  EXPECT_EQ(perf::Record(records[0], 0).cpumode(), PERF_RECORD_MISC_USER);
+  const Found found = FindSample(header, records[0]);
   EXPECT_EQ(found.event, 1u);
   EXPECT_EQ(found.sample.ip, 0x582b2b10ecu);
   EXPECT_EQ(found.sample.pid, 17235u);
@@ -97,7 +110,7 @@ TEST(SampleEncoder, PerfInstructionSamplesAreFoundUnderTheirOwnEvent) {
 
   // No b asked: a branch sample has no event and writes nothing.
   ASSERT_TRUE(encoder->Encode(UserSample(SynthesizedSample::Kind::kBranch), out).ok());
-  EXPECT_EQ(out.records.size(), 1u);
+  EXPECT_EQ(out.count(), 1u);
 }
 
 TEST(SampleEncoder, BranchSamplesMoveTheInputsIdsToWhereTheNewEventsHaveThem) {
@@ -118,9 +131,10 @@ TEST(SampleEncoder, BranchSamplesMoveTheInputsIdsToWhereTheNewEventsHaveThem) {
   SynthesizedSample kernel = UserSample(SynthesizedSample::Kind::kBranch);
   kernel.context.el = 1;
   ASSERT_TRUE(encoder->Encode(kernel, out).ok());
-  ASSERT_EQ(out.records.size(), 1u);
-  EXPECT_EQ(perf::Record(out.records[0], 0).cpumode(), PERF_RECORD_MISC_KERNEL);
-  const Found found = FindSample(header, out.records[0]);
+  const std::vector<std::vector<std::byte>> records = RecordsOf(out);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(perf::Record(records[0], 0).cpumode(), PERF_RECORD_MISC_KERNEL);
+  const Found found = FindSample(header, records[0]);
   EXPECT_EQ(found.event, 1u);
   EXPECT_EQ(found.sample.addr, 0x582b2b10e0u);
 }
@@ -138,8 +152,8 @@ TEST(SampleEncoder, ScriptLinesAreThoseOfPerf61) {
   sample.context.tid = 17235;
   EncodedSamples out;
   ASSERT_TRUE(encoder->Encode(sample, out).ok());
-  EXPECT_TRUE(out.records.empty());
-  EXPECT_EQ(out.text, first + "\n");
+  EXPECT_EQ(out.count(), 1u);
+  EXPECT_EQ(Contents(out), first + "\n");
 }
 
 TEST(SampleEncoder, PerfOutputNeedsAnEvent) {

@@ -504,5 +504,36 @@ TEST(SwapTest, ShortRecordsAreErrorsNotCrashes) {
   }
 }
 
+TEST(ForEachRecordIn, VisitsRecordsBuiltEndToEndAndRefusesACutShortOne) {
+  std::vector<std::byte> records;
+  for (uint32_t type : {PERF_RECORD_SAMPLE, PERF_RECORD_COMM}) {
+    const std::vector<std::byte> body(8 * type, std::byte{0x5a});
+    absl::StatusOr<std::vector<std::byte>> bytes = perf::MakeRecordBytes(type, 0, body);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    records.insert(records.end(), bytes->begin(), bytes->end());
+  }
+  std::vector<std::pair<uint32_t, uint16_t>> seen;
+  auto note = [&seen](const perf::Record& record) {
+    seen.emplace_back(record.type(), record.size());
+    return absl::OkStatus();
+  };
+  ASSERT_TRUE(perf::ForEachRecordIn(records, note).ok());
+  EXPECT_THAT(seen, ::testing::ElementsAre(::testing::Pair(PERF_RECORD_SAMPLE, 8 + 8 * 9),
+                                           ::testing::Pair(PERF_RECORD_COMM, 8 + 8 * 3)));
+
+  seen.clear();
+  absl::Status cut = perf::ForEachRecordIn(base::Bytes(records).first(records.size() - 1), note);
+  EXPECT_EQ(cut.code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(seen, ::testing::ElementsAre(::testing::Pair(PERF_RECORD_SAMPLE, 8 + 8 * 9)));
+
+  int visits = 0;
+  absl::Status stopped = perf::ForEachRecordIn(records, [&visits](const perf::Record&) {
+    ++visits;
+    return absl::DataLossError("full");
+  });
+  EXPECT_EQ(stopped, absl::DataLossError("full"));
+  EXPECT_EQ(visits, 1);
+}
+
 }  // namespace
 }  // namespace perftk::testing

@@ -1,0 +1,143 @@
+// EncodedSamples: what is added comes back in order and in whole samples,
+// held in memory up to the bound and in a nameless temporary file past it;
+// a temporary directory that cannot take the file is an error naming it.
+#include "cs_etm/encoded_samples.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace perftk::cs_etm {
+namespace {
+
+// Sets TMPDIR for a test, and puts back what it was.
+class ScopedTmpdir {
+ public:
+  explicit ScopedTmpdir(const std::string& dir) {
+    if (const char* old = getenv("TMPDIR")) old_ = old;
+    setenv("TMPDIR", dir.c_str(), 1);
+  }
+  ~ScopedTmpdir() {
+    if (old_) {
+      setenv("TMPDIR", old_->c_str(), 1);
+    } else {
+      unsetenv("TMPDIR");
+    }
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
+
+// A line of `length` bytes, '\n' included, saying which sample it is.
+std::string Line(int index, size_t length) {
+  std::string line = std::to_string(index) + ":";
+  line.resize(length - 1, 'x');
+  return line + "\n";
+}
+
+// Adds samples 0 .. count-1 of lengths 2 .. 61; what was added, end to end.
+std::string AddLines(EncodedSamples& samples, int count) {
+  std::string added;
+  for (int i = 0; i < count; ++i) {
+    const std::string line = Line(i, 8 + i % 54);
+    EXPECT_TRUE(samples.Add([&line](std::string& held) { held += line; }).ok());
+    added += line;
+  }
+  return added;
+}
+
+std::vector<std::string> Pieces(const EncodedSamples& samples) {
+  std::vector<std::string> pieces;
+  absl::Status read = samples.ForEachPiece([&pieces](absl::string_view piece) {
+    pieces.emplace_back(piece);
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(read.ok()) << read;
+  return pieces;
+}
+
+std::vector<std::string> FilesIn(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return names;
+  while (dirent* entry = readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(d);
+  return names;
+}
+
+std::string MakeTempDir() {
+  std::string dir = testing::TempDir() + "/encoded_samples.XXXXXX";
+  EXPECT_NE(mkdtemp(dir.data()), nullptr);
+  return dir;
+}
+
+TEST(EncodedSamples, BelowTheBoundEverythingIsOnePieceInMemory) {
+  EncodedSamples samples(4096);
+  const std::string added = AddLines(samples, 50);
+  EXPECT_EQ(samples.count(), 50u);
+  EXPECT_EQ(samples.bytes(), added.size());
+  EXPECT_EQ(samples.spilled_bytes(), 0u);
+  EXPECT_THAT(Pieces(samples), testing::ElementsAre(added));
+}
+
+TEST(EncodedSamples, PastTheBoundSamplesGoToANamelessFileAndComeBackInOrder) {
+  const std::string dir = MakeTempDir();
+  ScopedTmpdir tmpdir(dir);
+  constexpr size_t kBound = 100;
+  EncodedSamples samples(kBound);
+  const std::string added = AddLines(samples, 2000);
+  EXPECT_EQ(samples.bytes(), added.size());
+  EXPECT_GT(samples.spilled_bytes(), added.size() - kBound - 62);
+  EXPECT_TRUE(FilesIn(dir).empty()) << "the file has a name in " << dir;
+
+  const std::vector<std::string> pieces = Pieces(samples);
+  ASSERT_GT(pieces.size(), added.size() / (kBound + 62));
+  std::string all;
+  for (const std::string& piece : pieces) {
+    EXPECT_LE(piece.size(), kBound + 61);
+    ASSERT_FALSE(piece.empty());
+    EXPECT_EQ(piece.back(), '\n') << "a piece ends inside a sample";
+    all += piece;
+  }
+  EXPECT_EQ(all, added);
+  // Read again: the same.
+  EXPECT_EQ(Pieces(samples), pieces);
+}
+
+TEST(EncodedSamples, AFailingPieceStopsTheReading) {
+  EncodedSamples samples(64);
+  AddLines(samples, 100);
+  int calls = 0;
+  absl::Status read = samples.ForEachPiece([&calls](absl::string_view) {
+    ++calls;
+    return absl::DataLossError("the output is full");
+  });
+  EXPECT_EQ(read, absl::DataLossError("the output is full"));
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(EncodedSamples, ATemporaryDirectoryThatCannotTakeTheFileIsAnErrorNamingIt) {
+  const std::string missing = MakeTempDir() + "/missing";
+  ScopedTmpdir tmpdir(missing);
+  EncodedSamples samples(16);
+  EXPECT_TRUE(samples.Add([](std::string& held) { held += "a short line\n"; }).ok());
+  absl::Status over = samples.Add([](std::string& held) { held += "past the bound\n"; });
+  ASSERT_FALSE(over.ok());
+  EXPECT_THAT(std::string(over.message()),
+              testing::HasSubstr("temporary file in " + missing + " (TMPDIR): "));
+  // And stays so: nothing more is held, and nothing reads back.
+  EXPECT_EQ(samples.Add([](std::string& held) { held += "x\n"; }), over);
+  EXPECT_EQ(samples.ForEachPiece([](absl::string_view) { return absl::OkStatus(); }), over);
+}
+
+}  // namespace
+}  // namespace perftk::cs_etm
