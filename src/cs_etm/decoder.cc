@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "absl/strings/str_format.h"
 #include "base/sanitizers.h"
@@ -212,6 +213,7 @@ absl::StatusOr<std::unique_ptr<TraceDecoder>> TraceDecoder::Create(
     return absl::InternalError("OpenCSD could not create a decode tree");
   }
   decoder->tree_ = tree;
+  decoder->formatted_ = formatted;
   for (const TraceSource& source : info.sources) {
     if (!formatted && source.cpu != raw_cpu) continue;
     if (absl::Status s = decoder->AddSource(source, DecoderTraceId(source, trace_ids)); !s.ok()) {
@@ -327,6 +329,30 @@ absl::Status TraceDecoder::Check(int response, uint64_t index, const TraceBlock&
   return absl::OkStatus();
 }
 
+absl::Status TraceDecoder::EndTrace(int response, size_t pos, const TraceBlock& block,
+                                    PacketSink& sink) {
+  auto resp = static_cast<ocsd_datapath_resp_t>(response);
+  int fault = 0;
+  // Finish what a WAIT left pending, then signal the end of the trace.
+  for (int op = 0; op < 2; ++op) {
+    while (OCSD_DATA_RESP_IS_WAIT(resp)) {
+      uint32_t consumed = 0;
+      resp = Call(tree_, OCSD_OP_FLUSH, 0, 0, nullptr, &consumed, fault);
+      if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);
+      if (absl::Status s = Check(resp, pos, block, "flush"); !s.ok()) return s;
+      if (absl::Status s = Drain(sink); !s.ok()) return s;
+    }
+    if (op == 0) {
+      uint32_t consumed = 0;
+      resp = Call(tree_, OCSD_OP_EOT, 0, 0, nullptr, &consumed, fault);
+      if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);
+      if (absl::Status s = Check(resp, pos, block, "end of trace"); !s.ok()) return s;
+      if (absl::Status s = Drain(sink); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
   if (tree_ == nullptr) {
     return absl::FailedPreconditionError("this decoder was abandoned after an OpenCSD crash");
@@ -346,7 +372,7 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
     }
     return sink.EndBlock();
   }
-  const OpenCsdBlockScope block_scope;
+  std::optional<OpenCsdBlockScope> block_scope(std::in_place);
   for (auto& source : sources_) {
     source->context = PacketContext{};
     source->cs_timestamp = 0;
@@ -374,7 +400,8 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
       if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);
       if (absl::Status s = Check(resp, pos, block, "flush"); !s.ok()) return s;
     } else {
-      resp = Call(tree, OCSD_OP_DATA, pos, size - pos, data + pos, &consumed, fault);
+      resp =
+          Call(tree, OCSD_OP_DATA, pos, std::min(size - pos, piece_), data + pos, &consumed, fault);
       if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);
       if (absl::Status s = Check(resp, pos, block, "decode"); !s.ok()) return s;
       pos += consumed;
@@ -385,24 +412,28 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
       }
     }
     if (absl::Status s = Drain(sink); !s.ok()) return s;
-  }
-  // Finish what a WAIT left pending, then signal the end of the trace.
-  for (int op = 0; op < 2; ++op) {
-    while (OCSD_DATA_RESP_IS_WAIT(resp)) {
-      uint32_t consumed = 0;
-      resp = Call(tree, OCSD_OP_FLUSH, 0, 0, nullptr, &consumed, fault);
-      if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);
-      if (absl::Status s = Check(resp, pos, block, "flush"); !s.ok()) return s;
-      if (absl::Status s = Drain(sink); !s.ok()) return s;
+    if (formatted_ || pos == size || OCSD_DATA_RESP_IS_WAIT(resp) ||
+        HeldByGuard() <= max_held_deletes_) {
+      continue;
     }
-    if (op == 0) {
-      uint32_t consumed = 0;
-      resp = Call(tree, OCSD_OP_EOT, 0, 0, nullptr, &consumed, fault);
-      if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);
-      if (absl::Status s = Check(resp, pos, block, "end of trace"); !s.ok()) return s;
-      if (absl::Status s = Drain(sink); !s.ok()) return s;
+    // What OpenCSD deleted is freed only where its trace ends (at a block's
+    // end, here): end it, free, and start again from the next sync point.
+    if (absl::Status s = EndTrace(resp, pos, block, sink); !s.ok()) return s;
+    block_scope.reset();
+    block_scope.emplace();
+    ++decode_errors_;
+    if (first_error_.empty()) {
+      first_error_ = absl::StrFormat(
+          "OpenCSD decode at file offset %#x (trace byte %#x of the block) of cpu %d: the block "
+          "(%d bytes) made OpenCSD hold more than %d freed objects, so its trace was ended there "
+          "and decoded again from the next sync point",
+          block.file_offset + pos, pos, static_cast<int32_t>(block.cpu), size, max_held_deletes_);
     }
+    resp = Call(tree, OCSD_OP_RESET, pos, 0, nullptr, &ignored, fault);
+    if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);
+    if (absl::Status s = Check(resp, pos, block, "reset"); !s.ok()) return s;
   }
+  if (absl::Status s = EndTrace(resp, pos, block, sink); !s.ok()) return s;
   return sink.EndBlock();
 }
 

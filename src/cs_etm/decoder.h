@@ -64,6 +64,11 @@ struct DecodeSetup {
 class TraceDecoder {
  public:
   static constexpr size_t kDefaultBatchSize = 1024;
+  // Deletes held before a block's trace is ended and started again (about
+  // 64 MB of them).
+  static constexpr size_t kMaxHeldDeletes = size_t{1} << 20;
+  // Trace is given to OpenCSD at most this many bytes at a time.
+  static constexpr size_t kPiece = size_t{1} << 20;
 
   // `trace_ids`: the trace id of each CPU (from the metadata, or from
   // AUX_OUTPUT_HW_ID records). For raw input, `raw_cpu` names the one CPU.
@@ -80,7 +85,21 @@ class TraceDecoder {
   // to `sink`, then calls sink.EndBlock(). A block that could make OpenCSD
   // hold too much (waiting_elements.h) is not decoded: a decode error says
   // where, and the sink gets only the EndBlock.
+  //
+  // What OpenCSD deletes while it decodes a block is freed at the block's
+  // end (opencsd_guard.h): 18 bytes of memory per byte of simpleperf's raw
+  // ETE trace. In raw trace, past kMaxHeldDeletes of them, the trace is
+  // ended there as at a block's end, they are freed, and the decode starts
+  // again from the next sync point, with a decode error saying where: only
+  // blocks of several MB reach it. Not in formatted trace (5 bytes per
+  // byte), where a frame names its source only when the source changes: a
+  // decode started again inside a block of one source would lose the rest.
   absl::Status Decode(const TraceBlock& block, PacketSink& sink);
+  // Sets that bound and the bytes given at a time (tests).
+  void set_held_bounds(size_t max_held_deletes, size_t piece) {
+    max_held_deletes_ = max_held_deletes;
+    piece_ = piece;
+  }
 
   // Counts over all blocks so far.
   uint64_t decode_errors() const { return decode_errors_; }
@@ -99,11 +118,18 @@ class TraceDecoder {
   // Applies a PE_CONTEXT; false if nothing this decoder tracks changed.
   bool UpdateContext(Source& source, const ::_ocsd_pe_context& context);
   absl::Status Drain(PacketSink& sink);
+  // Ends the trace after a datapath call that answered `response`: the
+  // flushes a WAIT asks for, then the end of trace, handing what they make
+  // to `sink`.
+  absl::Status EndTrace(int response, size_t pos, const TraceBlock& block, PacketSink& sink);
   absl::Status Check(int response, uint64_t index, const TraceBlock& block, const char* op);
 
   DecodeEnvironment& environment_;
   std::unique_ptr<WaitingElementsGuard> guard_;  // of the ETMv4/ETE sources
   void* tree_ = nullptr;                         // dcd_tree_handle_t
+  bool formatted_ = false;
+  size_t max_held_deletes_ = kMaxHeldDeletes;
+  size_t piece_ = kPiece;
   std::vector<std::unique_ptr<Source>> sources_;
   std::vector<Packet> batch_;
   size_t batch_size_ = kDefaultBatchSize;

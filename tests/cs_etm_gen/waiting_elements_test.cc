@@ -5,6 +5,7 @@
 // block whose bound (waiting_elements.h) passes its limit.
 #include "cs_etm/waiting_elements.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "cs_etm/decoder.h"
 #include "cs_etm/fast_decoder.h"
+#include "cs_etm/opencsd_guard.h"
 #include "etm_encoder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -206,6 +208,79 @@ TEST(WaitingElements, OpenCsdIsNotGivenTraceThatNeverCommits) {
   ASSERT_TRUE((*decoder)->Decode(RawBlock(fine), sink).ok());
   EXPECT_EQ((*decoder)->decode_errors(), 1u);
   EXPECT_GT(sink.count, 0u);
+}
+
+// What OpenCSD deletes while it decodes a block is held until the block's
+// trace ends (opencsd_guard.h): past the bound, in raw trace, the decoder
+// ends the trace where it is, frees them, and decodes again from the next
+// sync point.
+
+// The most deletes held, seen at each packet (batches of one packet), and
+// the packets other than discontinuities.
+struct HeldWatch : PacketSink {
+  absl::Status Consume(std::span<const Packet> packets) override {
+    for (const Packet& packet : packets) count += packet.kind != PacketKind::kDiscontinuity;
+    max_held = std::max(max_held, HeldByGuard());
+    return absl::OkStatus();
+  }
+  size_t count = 0;
+  size_t max_held = 0;
+};
+
+// Decodes `block` with OpenCSD, holding at most `max_held` deletes (0: the
+// default bound) into `sink`; the decode errors, and the first.
+std::pair<uint64_t, std::string> DecodeHolding(const TraceBlock& block, size_t max_held,
+                                               HeldWatch& sink) {
+  NoCode code;
+  auto decoder = TraceDecoder::Create(OneSource(), {}, block.formatted, 0, code, /*batch_size=*/1);
+  EXPECT_TRUE(decoder.ok()) << decoder.status();
+  if (!decoder.ok()) return {};
+  if (max_held != 0) (*decoder)->set_held_bounds(max_held, 256);
+  EXPECT_TRUE((*decoder)->Decode(block, sink).ok());
+  EXPECT_EQ(HeldByGuard(), 0u);  // freed when the block ends
+  return {(*decoder)->decode_errors(), (*decoder)->first_error()};
+}
+
+TEST(OpenCsdHeldDeletes, PastTheBoundRawTraceIsEndedAndDecodedAgain) {
+  if (!GuardHoldsDeletes()) GTEST_SKIP() << "this build frees what OpenCSD deletes at once";
+  // 300 synchronized starts, each with 100 E atoms: every atom an element
+  // OpenCSD makes and deletes (without code, each start's first atom is a
+  // range it cannot read).
+  std::vector<uint8_t> stream;
+  for (int i = 0; i < 300; ++i) {
+    const std::vector<uint8_t> start = SyncedStart();
+    stream.insert(stream.end(), start.begin(), start.end());
+    stream.insert(stream.end(), 100, kEAtom);
+  }
+  HeldWatch all;
+  const auto [errors, first_error] = DecodeHolding(RawBlock(stream), 0, all);
+  EXPECT_EQ(errors, 0u) << first_error;
+  EXPECT_GT(all.max_held, 20000u);  // it grows with the block
+  EXPECT_GE(all.count, 300u);       // a range it cannot read a start
+
+  HeldWatch some;
+  const auto [cuts, why] = DecodeHolding(RawBlock(stream), 1000, some);
+  // At most the bound and what one piece of 256 bytes makes held.
+  EXPECT_LE(some.max_held, 1000u + 4 * 256) << all.max_held;
+  EXPECT_GT(cuts, 10u);
+  EXPECT_THAT(why, testing::MatchesRegex(
+                       "OpenCSD decode at file offset 0x[0-9a-f]+ \\(trace byte 0x[0-9a-f]+ of "
+                       "the block\\) of cpu 0: the block \\(38400 bytes\\) made OpenCSD hold "
+                       "more than 1000 freed objects, so its trace was ended there and decoded "
+                       "again from the next sync point"));
+  // Each end loses the trace up to the next start, whose first atom makes
+  // that start's packet (without code, its others make none): no packet.
+  EXPECT_EQ(some.count, all.count);
+
+  // Formatted trace is not ended inside a block: it holds as before.
+  HeldWatch formatted;
+  const std::vector<uint8_t> frame_bytes = Frames(stream);
+  TraceBlock frames = RawBlock(frame_bytes);
+  frames.formatted = true;
+  const auto [frame_errors, frame_error] = DecodeHolding(frames, 1000, formatted);
+  EXPECT_EQ(frame_errors, 0u) << frame_error;
+  EXPECT_EQ(formatted.count, all.count);
+  EXPECT_GT(formatted.max_held, 20000u);
 }
 
 }  // namespace
