@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <span>
 
 #include "absl/strings/str_format.h"
 #include "base/sanitizers.h"
@@ -44,6 +45,18 @@ ocsd_datapath_resp_t Call(void* tree, ocsd_datapath_op_t op, uint64_t index, siz
                                 static_cast<uint32_t>(size), data, consumed);
   });
   return resp;
+}
+
+// The first frame of formatted trace at or after `from` that starts by
+// naming its source (an ID change in its first byte, not a frame sync),
+// where a decode can start again without losing the rest of the block.
+std::optional<size_t> NextSourceChange(std::span<const uint8_t> frames, size_t from) {
+  constexpr size_t kFrameSize = 16;
+  for (size_t at = (from + kFrameSize - 1) / kFrameSize * kFrameSize;
+       at + kFrameSize <= frames.size(); at += kFrameSize) {
+    if ((frames[at] & 1) != 0 && frames[at] != 0xff) return at;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -392,6 +405,10 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
   if (fault != 0) return Callbacks::Abandon(*this, fault, 0, block, sink);
   if (absl::Status s = Check(resp, 0, block, "reset"); !s.ok()) return s;
   size_t pos = 0;
+  // Where the trace is to be ended, once OpenCSD holds too much: kNoCut
+  // until then, and kNever when formatted trace has no place for it.
+  constexpr size_t kNoCut = SIZE_MAX, kNever = SIZE_MAX - 1;
+  size_t cut = kNoCut;
   resp = OCSD_RESP_CONT;
   while (pos < size) {
     uint32_t consumed = 0;
@@ -400,8 +417,8 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
       if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);
       if (absl::Status s = Check(resp, pos, block, "flush"); !s.ok()) return s;
     } else {
-      resp =
-          Call(tree, OCSD_OP_DATA, pos, std::min(size - pos, piece_), data + pos, &consumed, fault);
+      const size_t piece = std::min({size - pos, piece_, cut > pos ? cut - pos : size});
+      resp = Call(tree, OCSD_OP_DATA, pos, piece, data + pos, &consumed, fault);
       if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);
       if (absl::Status s = Check(resp, pos, block, "decode"); !s.ok()) return s;
       pos += consumed;
@@ -412,10 +429,13 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
       }
     }
     if (absl::Status s = Drain(sink); !s.ok()) return s;
-    if (formatted_ || pos == size || OCSD_DATA_RESP_IS_WAIT(resp) ||
-        HeldByGuard() <= max_held_deletes_) {
-      continue;
+    if (pos == size || OCSD_DATA_RESP_IS_WAIT(resp) || cut == kNever) continue;
+    if (cut == kNoCut) {
+      if (HeldByGuard() <= max_held_deletes_) continue;
+      cut = formatted_ ? NextSourceChange({data, size}, pos).value_or(kNever) : pos;
     }
+    if (pos != cut) continue;
+    cut = kNoCut;
     // What OpenCSD deleted is freed only where its trace ends (at a block's
     // end, here): end it, free, and start again from the next sync point.
     if (absl::Status s = EndTrace(resp, pos, block, sink); !s.ok()) return s;

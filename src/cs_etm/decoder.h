@@ -88,12 +88,13 @@ class TraceDecoder {
   //
   // What OpenCSD deletes while it decodes a block is freed at the block's
   // end (opencsd_guard.h): 18 bytes of memory per byte of simpleperf's raw
-  // ETE trace. In raw trace, past kMaxHeldDeletes of them, the trace is
-  // ended there as at a block's end, they are freed, and the decode starts
-  // again from the next sync point, with a decode error saying where: only
-  // blocks of several MB reach it. Not in formatted trace (5 bytes per
-  // byte), where a frame names its source only when the source changes: a
-  // decode started again inside a block of one source would lose the rest.
+  // ETE trace, 5 of its formatted trace. Past kMaxHeldDeletes of them, the
+  // trace is ended as at a block's end, they are freed, and the decode
+  // starts again from the next sync point, with a decode error saying
+  // where: only blocks of several MB reach it. Raw trace is ended where it
+  // is; formatted trace at the next frame that names its source (a frame
+  // names it only when the source changes, so a block of one source is
+  // never ended: the rest of it would be lost).
   absl::Status Decode(const TraceBlock& block, PacketSink& sink);
   // Sets that bound and the bytes given at a time (tests).
   void set_held_bounds(size_t max_held_deletes, size_t piece) {

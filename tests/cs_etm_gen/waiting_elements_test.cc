@@ -227,12 +227,13 @@ struct HeldWatch : PacketSink {
   size_t max_held = 0;
 };
 
-// Decodes `block` with OpenCSD, holding at most `max_held` deletes (0: the
-// default bound) into `sink`; the decode errors, and the first.
-std::pair<uint64_t, std::string> DecodeHolding(const TraceBlock& block, size_t max_held,
-                                               HeldWatch& sink) {
+// Decodes `block` of `info`'s sources with OpenCSD, holding at most
+// `max_held` deletes (0: the default bound) into `sink`; the decode
+// errors, and the first.
+std::pair<uint64_t, std::string> DecodeHolding(const CsEtmInfo& info, const TraceBlock& block,
+                                               size_t max_held, HeldWatch& sink) {
   NoCode code;
-  auto decoder = TraceDecoder::Create(OneSource(), {}, block.formatted, 0, code, /*batch_size=*/1);
+  auto decoder = TraceDecoder::Create(info, {}, block.formatted, 0, code, /*batch_size=*/1);
   EXPECT_TRUE(decoder.ok()) << decoder.status();
   if (!decoder.ok()) return {};
   if (max_held != 0) (*decoder)->set_held_bounds(max_held, 256);
@@ -253,13 +254,13 @@ TEST(OpenCsdHeldDeletes, PastTheBoundRawTraceIsEndedAndDecodedAgain) {
     stream.insert(stream.end(), 100, kEAtom);
   }
   HeldWatch all;
-  const auto [errors, first_error] = DecodeHolding(RawBlock(stream), 0, all);
+  const auto [errors, first_error] = DecodeHolding(OneSource(), RawBlock(stream), 0, all);
   EXPECT_EQ(errors, 0u) << first_error;
   EXPECT_GT(all.max_held, 20000u);  // it grows with the block
   EXPECT_GE(all.count, 300u);       // a range it cannot read a start
 
   HeldWatch some;
-  const auto [cuts, why] = DecodeHolding(RawBlock(stream), 1000, some);
+  const auto [cuts, why] = DecodeHolding(OneSource(), RawBlock(stream), 1000, some);
   // At most the bound and what one piece of 256 bytes makes held.
   EXPECT_LE(some.max_held, 1000u + 4 * 256) << all.max_held;
   EXPECT_GT(cuts, 10u);
@@ -272,15 +273,44 @@ TEST(OpenCsdHeldDeletes, PastTheBoundRawTraceIsEndedAndDecodedAgain) {
   // that start's packet (without code, its others make none): no packet.
   EXPECT_EQ(some.count, all.count);
 
-  // Formatted trace is not ended inside a block: it holds as before.
-  HeldWatch formatted;
+  // Formatted trace of one source is ended only where no trace is left:
+  // no frame after the first names a source but the padding at its end.
+  HeldWatch one;
   const std::vector<uint8_t> frame_bytes = Frames(stream);
   TraceBlock frames = RawBlock(frame_bytes);
   frames.formatted = true;
-  const auto [frame_errors, frame_error] = DecodeHolding(frames, 1000, formatted);
-  EXPECT_EQ(frame_errors, 0u) << frame_error;
-  EXPECT_EQ(formatted.count, all.count);
-  EXPECT_GT(formatted.max_held, 20000u);
+  const auto [one_errors, one_error] = DecodeHolding(OneSource(), frames, 1000, one);
+  EXPECT_THAT(one_error,
+              testing::AnyOf("", HasSubstr(absl::StrFormat("(trace byte %#x of the block)",
+                                                           frame_bytes.size() - 16))));
+  EXPECT_LE(one_errors, 1u);
+  EXPECT_EQ(one.count, all.count);
+  EXPECT_GT(one.max_held, 20000u);
+
+  // Two sources, 40 bytes of each in turn: ended at a frame that starts
+  // with a source change, after which both decode again.
+  CsEtmInfo two = OneSource();
+  two.sources.push_back(EtmV44Source(1));
+  etm_gen::FrameFormatter formatter;
+  for (size_t at = 0; at < stream.size(); at += 40) {
+    const std::vector<uint8_t> chunk(stream.begin() + at,
+                                     stream.begin() + std::min(at + 40, stream.size()));
+    formatter.Add(two.sources[0].trace_id(), chunk);
+    formatter.Add(two.sources[1].trace_id(), chunk);
+  }
+  const std::vector<uint8_t> mixed_bytes = formatter.Finish();
+  TraceBlock mixed = RawBlock(mixed_bytes);
+  mixed.formatted = true;
+  HeldWatch both;
+  const auto [both_errors, both_error] = DecodeHolding(two, mixed, 0, both);
+  EXPECT_EQ(both_errors, 0u) << both_error;
+  EXPECT_EQ(both.count, 2 * all.count);
+  HeldWatch ended;
+  const auto [ends, where] = DecodeHolding(two, mixed, 1000, ended);
+  EXPECT_GT(ends, 10u);
+  EXPECT_THAT(where, HasSubstr("made OpenCSD hold more than 1000 freed objects"));
+  EXPECT_LE(ended.max_held, 1000u + 4 * 256 + 4 * 80) << both.max_held;
+  EXPECT_EQ(ended.count, both.count);
 }
 
 }  // namespace
