@@ -49,11 +49,12 @@ ocsd_datapath_resp_t Call(void* tree, ocsd_datapath_op_t op, uint64_t index, siz
 
 // The first frame of formatted trace at or after `from` that starts by
 // naming its source (an ID change in its first byte, not a frame sync),
-// where a decode can start again without losing the rest of the block.
+// where a decode can start again without losing the rest of the block;
+// not the last frame (its padding, where a block's one source ends).
 std::optional<size_t> NextSourceChange(std::span<const uint8_t> frames, size_t from) {
   constexpr size_t kFrameSize = 16;
   for (size_t at = (from + kFrameSize - 1) / kFrameSize * kFrameSize;
-       at + kFrameSize <= frames.size(); at += kFrameSize) {
+       at + 2 * kFrameSize <= frames.size(); at += kFrameSize) {
     if ((frames[at] & 1) != 0 && frames[at] != 0xff) return at;
   }
   return std::nullopt;
@@ -438,7 +439,8 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
     cut = kNoCut;
     // What OpenCSD deleted is freed only where its trace ends (at a block's
     // end, here): end it, free, and start again from the next sync point.
-    if (absl::Status s = EndTrace(resp, pos, block, sink); !s.ok()) return s;
+    // (A crash in ending it abandons the tree and ends the block.)
+    if (absl::Status s = EndTrace(resp, pos, block, sink); !s.ok() || tree_ == nullptr) return s;
     block_scope.reset();
     block_scope.emplace();
     ++decode_errors_;
@@ -453,7 +455,7 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
     if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);
     if (absl::Status s = Check(resp, pos, block, "reset"); !s.ok()) return s;
   }
-  if (absl::Status s = EndTrace(resp, pos, block, sink); !s.ok()) return s;
+  if (absl::Status s = EndTrace(resp, pos, block, sink); !s.ok() || tree_ == nullptr) return s;
   return sink.EndBlock();
 }
 

@@ -121,7 +121,8 @@ class TraceDecoder {
   absl::Status Drain(PacketSink& sink);
   // Ends the trace after a datapath call that answered `response`: the
   // flushes a WAIT asks for, then the end of trace, handing what they make
-  // to `sink`.
+  // to `sink`. If OpenCSD crashes in them, the tree is abandoned (tree_
+  // null) and the block ended (Callbacks::Abandon).
   absl::Status EndTrace(int response, size_t pos, const TraceBlock& block, PacketSink& sink);
   absl::Status Check(int response, uint64_t index, const TraceBlock& block, const char* op);
 

@@ -19,10 +19,13 @@ std::string TemporaryDirectory() {
   return dir != nullptr && *dir != '\0' ? dir : "/tmp";
 }
 
-absl::Status FileError(const std::string& dir, const char* what, int error) {
-  return absl::UnavailableError(absl::StrCat("cannot ", what, " the samples of a trace block in a ",
-                                             "temporary file in ", dir,
-                                             " (TMPDIR): ", base::SystemErrorText(error)));
+absl::Status FileError(const char* what, int error) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  const bool set = tmpdir != nullptr && *tmpdir != '\0';
+  return absl::UnavailableError(
+      absl::StrCat("cannot ", what, " the samples of a trace block in a temporary file in ",
+                   TemporaryDirectory(),
+                   set ? " (TMPDIR): " : " (TMPDIR is not set): ", base::SystemErrorText(error)));
 }
 
 // An unlinked file in `dir`: O_TMPFILE, or a name removed at once where
@@ -44,12 +47,11 @@ EncodedSamples::~EncodedSamples() {
 
 absl::Status EncodedSamples::Spill() {
   if (fd_ < 0) {
-    const std::string dir = TemporaryDirectory();
-    fd_ = OpenUnlinked(dir);
-    if (fd_ < 0) return failed_ = FileError(dir, "create", errno);
+    fd_ = OpenUnlinked(TemporaryDirectory());
+    if (fd_ < 0) return failed_ = FileError("create", errno);
   }
   const int error = base::WriteAllAt(fd_, std::as_bytes(std::span(held_)), spilled_bytes_);
-  if (error != 0) return failed_ = FileError(TemporaryDirectory(), "write", error);
+  if (error != 0) return failed_ = FileError("write", error);
   spilled_.push_back(held_.size());
   spilled_bytes_ += held_.size();
   held_.clear();
@@ -67,7 +69,10 @@ absl::Status EncodedSamples::ForEachPiece(
       const ssize_t n =
           pread(fd_, buffer.data() + got, length - got, static_cast<off_t>(offset + got));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return FileError(TemporaryDirectory(), "read back", n < 0 ? errno : EIO);
+      if (n <= 0) {
+        const int error = n < 0 ? errno : EIO;
+        return FileError("read back", error);
+      }
       got += static_cast<uint64_t>(n);
     }
     if (absl::Status s = piece(buffer); !s.ok()) return s;

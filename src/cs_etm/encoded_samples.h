@@ -10,8 +10,10 @@
 // object, or with the process.
 //
 // Samples are added whole (a perf record, a script line) and read back in
-// pieces of whole samples, each at most max_held bytes and one sample.
-// Not thread-safe: one lane fills it, then the writer reads it.
+// pieces of whole samples, each at most max_held bytes and one sample:
+// memory is about max_held while samples are added, and as much again
+// while they are read back. Not thread-safe: one lane fills it, then the
+// writer reads it.
 #ifndef PERFTK_CS_ETM_ENCODED_SAMPLES_H_
 #define PERFTK_CS_ETM_ENCODED_SAMPLES_H_
 
@@ -29,6 +31,9 @@ namespace perftk::cs_etm {
 class EncodedSamples {
  public:
   static constexpr size_t kDefaultMaxHeld = size_t{8} << 20;
+  // Room for the sample that passes the bound (a perf record is at most
+  // 64 KB; a script line with 64 branches about 2 KB).
+  static constexpr size_t kSlack = size_t{64} << 10;
 
   explicit EncodedSamples(size_t max_held = kDefaultMaxHeld) : max_held_(max_held) {}
   ~EncodedSamples();
@@ -41,6 +46,10 @@ class EncodedSamples {
   template <typename Make>
   absl::Status Add(Make make) {
     if (!failed_.ok()) return failed_;
+    // Past half the bound, room for the rest at once: no doubling past it.
+    if (held_.size() >= max_held_ / 2 && held_.capacity() < max_held_ + kSlack) {
+      held_.reserve(max_held_ + kSlack);
+    }
     make(held_);
     ++count_;
     return held_.size() > max_held_ ? Spill() : absl::OkStatus();

@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "base/bytes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "perf/record.h"
 
 namespace perftk::cs_etm {
 namespace {
@@ -41,7 +43,7 @@ std::string Line(int index, size_t length) {
   return line + "\n";
 }
 
-// Adds samples 0 .. count-1 of lengths 2 .. 61; what was added, end to end.
+// Adds samples 0 .. count-1 of lengths 8 .. 61; what was added, end to end.
 std::string AddLines(EncodedSamples& samples, int count) {
   std::string added;
   for (int i = 0; i < count; ++i) {
@@ -111,6 +113,37 @@ TEST(EncodedSamples, PastTheBoundSamplesGoToANamelessFileAndComeBackInOrder) {
   EXPECT_EQ(all, added);
   // Read again: the same.
   EXPECT_EQ(Pieces(samples), pieces);
+}
+
+TEST(EncodedSamples, PerfRecordsComeBackWholeFromEveryPiece) {
+  EncodedSamples samples(1000);
+  std::vector<std::vector<std::byte>> added;
+  for (uint32_t i = 0; i < 500; ++i) {
+    const std::vector<std::byte> body(8 * (1 + i % 37), std::byte(i & 0xff));
+    absl::StatusOr<std::vector<std::byte>> record =
+        perf::MakeRecordBytes(PERF_RECORD_SAMPLE, 0, body);
+    ASSERT_TRUE(record.ok()) << record.status();
+    ASSERT_TRUE(samples
+                    .Add([&record](std::string& held) {
+                      held.append(reinterpret_cast<const char*>(record->data()), record->size());
+                    })
+                    .ok());
+    added.push_back(*std::move(record));
+  }
+  ASSERT_GT(samples.spilled_bytes(), 0u);
+  std::vector<std::vector<std::byte>> read;
+  int pieces = 0;
+  absl::Status status = samples.ForEachPiece([&](absl::string_view piece) {
+    ++pieces;
+    return perf::ForEachRecordIn(base::AsBytes(piece.data(), piece.size()),
+                                 [&read](const perf::Record& record) {
+                                   read.emplace_back(record.bytes().begin(), record.bytes().end());
+                                   return absl::OkStatus();
+                                 });
+  });
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_GT(pieces, 20);
+  EXPECT_EQ(read, added);
 }
 
 TEST(EncodedSamples, AFailingPieceStopsTheReading) {

@@ -4,7 +4,7 @@
 # record (tests/cs_etm/replay_etm_trace.py, 590 KB), decoded with
 # --itrace=i10l64 into 276 MB of script lines or 190 MB of perf records.
 # A block's samples waited in memory until the block was written (545 MB
-# for 1,000 copies); past 8 MB they now wait in a nameless file in $TMPDIR.
+# for 2,000 copies); past 8 MB they now wait in a nameless file in $TMPDIR.
 # Under a 160 MB address space limit, --jobs 1 and 2, both formats: exit
 # 0, and perf script reads the records as the script lines say. A TMPDIR
 # that cannot take the file is an error naming it, exit 1, and no output
