@@ -6,6 +6,7 @@
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <optional>
 #include <span>
@@ -47,17 +48,48 @@ ocsd_datapath_resp_t Call(void* tree, ocsd_datapath_op_t op, uint64_t index, siz
   return resp;
 }
 
-// The first frame of formatted trace at or after `from` that starts by
-// naming its source (an ID change in its first byte, not a frame sync),
-// where a decode can start again without losing the rest of the block;
-// not the last frame (its padding, where a block's one source ends).
-std::optional<size_t> NextSourceChange(std::span<const uint8_t> frames, size_t from) {
-  constexpr size_t kFrameSize = 16;
-  for (size_t at = (from + kFrameSize - 1) / kFrameSize * kFrameSize;
-       at + 2 * kFrameSize <= frames.size(); at += kFrameSize) {
-    if ((frames[at] & 1) != 0 && frames[at] != 0xff) return at;
+constexpr size_t kFrameSize = 16;  // of formatted trace
+
+// The source of formatted trace at frame boundaries: the trace id the last
+// id change before it switched to (frame syncs skipped), read on from the
+// boundary asked last.
+class FrameSources {
+ public:
+  // The id current at frame boundary `at`, at or after the last one asked;
+  // nullopt before any switch.
+  std::optional<uint8_t> At(std::span<const uint8_t> frames, size_t at) {
+    for (; scanned_ + kFrameSize <= at; scanned_ += kFrameSize) {
+      const uint8_t* frame = frames.data() + scanned_;
+      if (IsFrameSync(frame)) continue;
+      for (size_t i = 0; i < kFrameSize - 1; i += 2) {
+        if ((frame[i] & 1) != 0 && frame[i] != 0xff) current_ = frame[i] >> 1;
+      }
+    }
+    return current_;
   }
-  return std::nullopt;
+
+ private:
+  static bool IsFrameSync(const uint8_t* frame) {
+    for (size_t i = 0; i < kFrameSize; i += 4) {
+      if (frame[i] != 0xff || frame[i + 1] != 0xff || frame[i + 2] != 0xff ||
+          frame[i + 3] != 0x7f) {
+        return false;
+      }
+    }
+    return true;
+  }
+  size_t scanned_ = 0;
+  std::optional<uint8_t> current_;
+};
+
+// A frame that switches to trace id 0 (whose data every decoder drops),
+// then, in its last even byte, to `id`: given to a deformatter that was
+// reset, it makes the frames after it `id`'s, as they were before.
+std::array<uint8_t, kFrameSize> SwitchTo(uint8_t id) {
+  std::array<uint8_t, kFrameSize> frame{};
+  frame[0] = 0x01;
+  frame[14] = static_cast<uint8_t>(id << 1 | 1);
+  return frame;
 }
 
 }  // namespace
@@ -406,10 +438,12 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
   if (fault != 0) return Callbacks::Abandon(*this, fault, 0, block, sink);
   if (absl::Status s = Check(resp, 0, block, "reset"); !s.ok()) return s;
   size_t pos = 0;
-  // Where the trace is to be ended, once OpenCSD holds too much: kNoCut
-  // until then, and kNever when formatted trace has no place for it.
+  // Where the trace is to be ended, once OpenCSD holds too much (the next
+  // frame boundary of formatted trace): kNoCut until then, kNever when no
+  // frame is left.
   constexpr size_t kNoCut = SIZE_MAX, kNever = SIZE_MAX - 1;
   size_t cut = kNoCut;
+  FrameSources sources;  // formatted
   resp = OCSD_RESP_CONT;
   while (pos < size) {
     uint32_t consumed = 0;
@@ -433,7 +467,8 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
     if (pos == size || OCSD_DATA_RESP_IS_WAIT(resp) || cut == kNever) continue;
     if (cut == kNoCut) {
       if (HeldByGuard() <= max_held_deletes_) continue;
-      cut = formatted_ ? NextSourceChange({data, size}, pos).value_or(kNever) : pos;
+      cut = formatted_ ? (pos + kFrameSize - 1) / kFrameSize * kFrameSize : pos;
+      if (cut >= size) cut = kNever;
     }
     if (pos != cut) continue;
     cut = kNoCut;
@@ -454,6 +489,17 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
     resp = Call(tree, OCSD_OP_RESET, pos, 0, nullptr, &ignored, fault);
     if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);
     if (absl::Status s = Check(resp, pos, block, "reset"); !s.ok()) return s;
+    // A frame names its source only when the source changes: say it again.
+    if (formatted_) {
+      if (const std::optional<uint8_t> id = sources.At({data, size}, pos)) {
+        const std::array<uint8_t, kFrameSize> frame = SwitchTo(*id);
+        uint32_t consumed = 0;
+        resp = Call(tree, OCSD_OP_DATA, pos - kFrameSize, frame.size(), frame.data(), &consumed,
+                    fault);
+        if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);
+        if (absl::Status s = Check(resp, pos, block, "decode"); !s.ok()) return s;
+      }
+    }
   }
   if (absl::Status s = EndTrace(resp, pos, block, sink); !s.ok() || tree_ == nullptr) return s;
   return sink.EndBlock();

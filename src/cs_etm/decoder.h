@@ -91,10 +91,10 @@ class TraceDecoder {
   // ETE trace, 5 of its formatted trace. Past kMaxHeldDeletes of them, the
   // trace is ended as at a block's end, they are freed, and the decode
   // starts again from the next sync point, with a decode error saying
-  // where: only blocks of several MB reach it. Raw trace is ended where it
-  // is; formatted trace at the next frame that names its source (a frame
-  // names it only when the source changes, so a block of one source is
-  // never ended: the rest of it would be lost).
+  // where: only blocks of several MB reach it. Formatted trace is ended at
+  // a frame boundary, and the reset deformatter is told which source the
+  // frames after it belong to (a frame names its source only when the
+  // source changes).
   absl::Status Decode(const TraceBlock& block, PacketSink& sink);
   // Sets that bound and the bytes given at a time (tests).
   void set_held_bounds(size_t max_held_deletes, size_t piece) {
