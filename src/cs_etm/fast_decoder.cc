@@ -163,13 +163,13 @@ bool FastTraceDecoder::Feed(Source& source, std::span<const uint8_t> bytes, uint
   parsed_.clear();
   source.parser->Parse(bytes, index, parsed_);
   const bool followed = DecodePackets(source, block);
-  source.ForgetPiecesBefore(source.parser->pending_index());
+  source.ForgetPiecesBefore(source.parser->pending_index(), pieces_kept_);
   return followed;
 }
 
-void FastTraceDecoder::Source::ForgetPiecesBefore(uint64_t position) {
+void FastTraceDecoder::Source::ForgetPiecesBefore(uint64_t position, size_t kept) {
   // Now and then, not at every piece: the erase moves what stays.
-  if (pieces.size() < kPiecesKept) return;
+  if (pieces.size() < kept) return;
   auto it = std::upper_bound(pieces.begin(), pieces.end(), position,
                              [](uint64_t p, const Piece& piece) { return p < piece.position; });
   if (it == pieces.begin()) return;

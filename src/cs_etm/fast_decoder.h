@@ -63,6 +63,11 @@ class FastTraceDecoder {
   uint64_t decode_errors() const { return decode_errors_; }
   const std::string& first_error() const { return first_error_; }
 
+  // A source's runs of frames are forgotten, behind the packet it parses,
+  // once this many are kept (tests: a few, to forget them at every piece).
+  static constexpr size_t kPiecesKept = 1024;
+  void set_pieces_kept(size_t kept) { pieces_kept_ = kept; }
+
  private:
   struct Source {
     uint32_t cpu = 0;
@@ -79,11 +84,10 @@ class FastTraceDecoder {
     // One per run, in stream order, from the one holding the start of the
     // packet the parser reads on: a block of 200 MB has 13 M runs.
     std::vector<Piece> pieces;
-    static constexpr size_t kPiecesKept = 1024;  // pieces are forgotten past this
     // The block index of the stream's byte at `position`.
     uint64_t BlockIndex(uint64_t position) const;
-    // Forgets the pieces wholly before `position`.
-    void ForgetPiecesBefore(uint64_t position);
+    // Forgets the pieces wholly before `position` once there are `kept`.
+    void ForgetPiecesBefore(uint64_t position, size_t kept);
   };
   class Runs;
 
@@ -104,6 +108,7 @@ class FastTraceDecoder {
   DecodeEnvironment& environment_;
   const bool formatted_;
   const size_t batch_size_;
+  size_t pieces_kept_ = kPiecesKept;
   std::map<uint8_t, Source> sources_;  // by trace id, in id order as OpenCSD ends them
   std::vector<Etm4Packet> parsed_;
   std::vector<Packet> held_;

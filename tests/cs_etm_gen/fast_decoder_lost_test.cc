@@ -80,7 +80,8 @@ struct Decoded {
   std::string first_error;
 };
 
-Decoded DecodeFrames(const std::vector<uint8_t>& frames, uint32_t cpus) {
+Decoded DecodeFrames(const std::vector<uint8_t>& frames, uint32_t cpus,
+                     size_t pieces_kept = FastTraceDecoder::kPiecesKept) {
   CsEtmInfo info;
   for (uint32_t cpu = 0; cpu < cpus; ++cpu) info.sources.push_back(EtmV44Source(cpu));
   Loops code;
@@ -88,6 +89,7 @@ Decoded DecodeFrames(const std::vector<uint8_t>& frames, uint32_t cpus) {
   auto decoder = FastTraceDecoder::Create(info, {}, /*formatted=*/true, 0, code, code, caches);
   EXPECT_TRUE(decoder.ok()) << decoder.status();
   if (!decoder.ok()) return {};
+  (*decoder)->set_pieces_kept(pieces_kept);
   TraceBlock block;
   block.formatted = true;
   block.seed_tid = 7;
@@ -186,9 +188,14 @@ TEST(FastTraceDecoder, APacketLostAcrossPiecesIsNamedByItsFirstByte) {
       formatter.Add(0x12, {0x55});  // never synchronized
     }
     const std::vector<uint8_t> frames = formatter.Finish();
-    const Decoded decoded = DecodeFrames(frames, 2);
-    EXPECT_EQ(decoded.outcome, FastTraceDecoder::Outcome::kDecoded);
-    ExpectLostAt(decoded, frames, lost_at, ": more trace elements wait");
+    // And with the runs forgotten at every piece: the one holding the
+    // lost packet's first byte must stay.
+    for (const size_t kept : {FastTraceDecoder::kPiecesKept, size_t{2}}) {
+      SCOPED_TRACE(kept);
+      const Decoded decoded = DecodeFrames(frames, 2, kept);
+      EXPECT_EQ(decoded.outcome, FastTraceDecoder::Outcome::kDecoded);
+      ExpectLostAt(decoded, frames, lost_at, ": more trace elements wait");
+    }
   }
 }
 
