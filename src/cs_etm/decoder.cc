@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_format.h"
 #include "base/sanitizers.h"
+#include "cs_etm/frame_scan.h"
 #include "cs_etm/opencsd_guard.h"
 
 namespace perftk::cs_etm {
@@ -51,33 +52,21 @@ ocsd_datapath_resp_t Call(void* tree, ocsd_datapath_op_t op, uint64_t index, siz
 constexpr size_t kFrameSize = 16;  // of formatted trace
 
 // The source of formatted trace at frame boundaries: the trace id the last
-// id change before it switched to (frame syncs skipped), read on from the
+// id change before it switched to (frame_scan.h), read on from the
 // boundary asked last.
 class FrameSources {
  public:
   // The id current at frame boundary `at`, at or after the last one asked;
   // nullopt before any switch.
   std::optional<uint8_t> At(std::span<const uint8_t> frames, size_t at) {
-    for (; scanned_ + kFrameSize <= at; scanned_ += kFrameSize) {
-      const uint8_t* frame = frames.data() + scanned_;
-      if (IsFrameSync(frame)) continue;
-      for (size_t i = 0; i < kFrameSize - 1; i += 2) {
-        if ((frame[i] & 1) != 0 && frame[i] != 0xff) current_ = frame[i] >> 1;
-      }
-    }
+    ForEachIdChange(std::as_bytes(frames.subspan(scanned_, at - scanned_)), [this](uint8_t id) {
+      if (id != 0x7f) current_ = id;  // 0xff: a sync byte, no id
+    });
+    scanned_ = at;
     return current_;
   }
 
  private:
-  static bool IsFrameSync(const uint8_t* frame) {
-    for (size_t i = 0; i < kFrameSize; i += 4) {
-      if (frame[i] != 0xff || frame[i + 1] != 0xff || frame[i + 2] != 0xff ||
-          frame[i + 3] != 0x7f) {
-        return false;
-      }
-    }
-    return true;
-  }
   size_t scanned_ = 0;
   std::optional<uint8_t> current_;
 };

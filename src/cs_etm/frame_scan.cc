@@ -22,19 +22,24 @@ int SyncWordsIn(const std::byte* frame) {
 
 }  // namespace
 
-std::optional<TraceIdSet> TraceIdsOfFrames(base::Bytes data) {
-  if (data.size() % kFrameSize != 0) return std::nullopt;
-  TraceIdSet ids;
-  for (size_t at = 0; at < data.size(); at += kFrameSize) {
+bool ForEachIdChange(base::Bytes data, absl::FunctionRef<void(uint8_t id)> id_change) {
+  bool whole = data.size() % kFrameSize == 0;
+  for (size_t at = 0; at + kFrameSize <= data.size(); at += kFrameSize) {
     const std::byte* frame = data.data() + at;
-    int syncs = SyncWordsIn(frame);
+    const int syncs = SyncWordsIn(frame);
     if (syncs == 4) continue;
-    if (syncs != 0) return std::nullopt;
+    whole = whole && syncs == 0;
     for (size_t i = 0; i < kFrameSize; i += 2) {
       const auto byte = static_cast<uint8_t>(frame[i]);
-      if (byte & 1) ids.set(byte >> 1);
+      if (byte & 1) id_change(byte >> 1);
     }
   }
+  return whole;
+}
+
+std::optional<TraceIdSet> TraceIdsOfFrames(base::Bytes data) {
+  TraceIdSet ids;
+  if (!ForEachIdChange(data, [&ids](uint8_t id) { ids.set(id); })) return std::nullopt;
   return ids;
 }
 

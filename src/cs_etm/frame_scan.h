@@ -19,6 +19,7 @@
 #include <bitset>
 #include <optional>
 
+#include "absl/functional/function_ref.h"
 #include "base/bytes.h"
 
 namespace perftk::cs_etm {
@@ -27,6 +28,12 @@ namespace perftk::cs_etm {
 using TraceIdSet = std::bitset<256>;
 
 std::optional<TraceIdSet> TraceIdsOfFrames(base::Bytes data);
+
+// Calls `id_change` with the trace id of every id change in the whole
+// frames of `data`, in order, frames of four sync words skipped; false when
+// TraceIdsOfFrames gives nullopt (a frame with some sync words is read as
+// any other, a frame cut short is not read).
+bool ForEachIdChange(base::Bytes data, absl::FunctionRef<void(uint8_t id)> id_change);
 
 }  // namespace perftk::cs_etm
 
