@@ -15,7 +15,9 @@
 // profile (Profiles() gives them to be added up).
 //
 // Blocks run on an ordered parallel stage (pipeline/ordered_batches.h), on
-// jobs - 1 worker threads and the caller's; a block whose flows carry runs
+// `jobs` threads, while the caller reads the input and writes the results
+// (a caller in the middle of a block could not hand out the next one, and
+// a thread done with its own would wait); a block whose flows carry runs
 // after the last block of its lane (and of the trace ids it feeds on other
 // lanes). With jobs > 1 a block keeps a copy of its trace unless that trace
 // is a view of the mapped input file, which lasts; with 1 the caller runs

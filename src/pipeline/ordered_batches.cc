@@ -15,14 +15,17 @@ OrderedBatches::OrderedBatches(const Options& options)
       max_items_in_flight_(options.max_items_in_flight),
       caller_leaves_(options.caller_leaves),
       max_waiting_records_(options.max_waiting_records) {
-  threads_.reserve(jobs_ - 1);
-  for (size_t lane = 0; lane + 1 < jobs_; ++lane) {
+  const size_t threads = options.caller_runs || jobs_ == 1 ? jobs_ - 1 : jobs_;
+  threads_.reserve(threads);
+  for (size_t lane = 0; lane < threads; ++lane) {
     try {
       threads_.emplace_back(&OrderedBatches::RunThread, this, lane);
     } catch (const std::system_error&) {
       break;  // thread or memory limits: the threads that started and the caller
     }
   }
+  // The caller's lane is free unless its own thread started.
+  caller_runs_ = threads_.size() < jobs_;
 }
 
 OrderedBatches::~OrderedBatches() { Abandon(); }
@@ -149,11 +152,12 @@ bool OrderedBatches::MayRun(const Batch& batch) {
 void OrderedBatches::WaitFor(uint64_t ticket) {
   base::MutexLock lock(mu_);
   while (!HasRun(ticket)) {
-    if (!RunChunk(caller_lane())) batch_done_.Wait(mu_);
+    if (!caller_runs_ || !RunChunk(caller_lane())) batch_done_.Wait(mu_);
   }
 }
 
 void OrderedBatches::Help(size_t leave) {
+  if (!caller_runs_) return;
   base::MutexLock lock(mu_);
   while (waiting_items_ > leave && RunChunk(caller_lane())) {
   }

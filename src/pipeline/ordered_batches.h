@@ -20,7 +20,11 @@
 // batch it runs items that may run while more than `caller_leaves` wait
 // (leaving the threads something to go on with while it reads the next
 // batch), and it runs items rather than sleep while it waits for a batch
-// to write. With
+// to write. Unless `caller_runs` is false: then the caller's lane gets a
+// thread too, and the caller only submits and writes, so that it never
+// holds up the next batch while it runs a long item and the threads run
+// out of work (batches of items that take long, on as many threads as
+// cores). With
 // jobs 1 there are no threads and the caller runs everything, through the
 // same code; a system that starts fewer threads than asked for gets the
 // work done on those it started and the caller.
@@ -81,6 +85,7 @@ class OrderedBatches {
     size_t max_in_flight = 1;               // batches submitted and not written, at most
     size_t max_items_in_flight = SIZE_MAX;  // their items, at most
     size_t caller_leaves = 0;               // items the caller leaves to the threads
+    bool caller_runs = true;                // false: a thread for the caller's lane
     size_t max_waiting_records = 4096;      // records passed, waiting behind batches
   };
 
@@ -112,7 +117,8 @@ class OrderedBatches {
   // Records passed and waiting behind them.
   size_t waiting_records() const { return waiting_.size(); }
   size_t caller_lane() const { return jobs_ - 1; }
-  // The threads running (fewer than jobs - 1 if the system refused some).
+  // The threads running (fewer than jobs - 1, or jobs without caller_runs,
+  // if the system refused some).
   size_t threads() const { return threads_.size(); }
 
  private:
@@ -162,6 +168,7 @@ class OrderedBatches {
   const size_t max_in_flight_;
   const size_t max_items_in_flight_;
   const size_t caller_leaves_;
+  bool caller_runs_;  // whether the caller runs items (see Options)
   const size_t max_waiting_records_;
 
   base::Mutex mu_;

@@ -79,16 +79,22 @@ Outcome RunBatches(const Options& options, const std::vector<size_t>& sizes, uin
 
 TEST(OrderedBatchesTest, WritesInTicketOrderWithRandomWorkTimes) {
   const std::vector<size_t> sizes = {1, 0, 17, 100, 3, 64, 0, 5, 33, 2, 9, 40};
-  for (size_t jobs : {1, 2, 3, 5}) {
-    Outcome run = RunBatches({.jobs = jobs, .chunk = 4, .max_in_flight = 3, .caller_leaves = 8},
-                             sizes, static_cast<uint32_t>(jobs));
-    EXPECT_FALSE(run.bad_call) << jobs;
-    ASSERT_EQ(run.written.size(), sizes.size()) << jobs;
-    for (size_t b = 0; b < sizes.size(); ++b) {
-      EXPECT_EQ(run.written[b], b) << jobs;
-      uint64_t sum = 0;
-      for (size_t i = 0; i < sizes[b]; ++i) sum += (b + 1) * 1000 + i;
-      EXPECT_EQ(run.sums[b], sum) << jobs << " " << b;
+  for (bool caller_runs : {true, false}) {
+    for (size_t jobs : {1, 2, 3, 5}) {
+      Outcome run = RunBatches({.jobs = jobs,
+                                .chunk = 4,
+                                .max_in_flight = 3,
+                                .caller_leaves = 8,
+                                .caller_runs = caller_runs},
+                               sizes, static_cast<uint32_t>(jobs));
+      EXPECT_FALSE(run.bad_call) << jobs;
+      ASSERT_EQ(run.written.size(), sizes.size()) << jobs;
+      for (size_t b = 0; b < sizes.size(); ++b) {
+        EXPECT_EQ(run.written[b], b) << jobs;
+        uint64_t sum = 0;
+        for (size_t i = 0; i < sizes[b]; ++i) sum += (b + 1) * 1000 + i;
+        EXPECT_EQ(run.sums[b], sum) << jobs << " " << b;
+      }
     }
   }
 }
@@ -202,6 +208,44 @@ TEST(OrderedBatchesTest, ALaneIsUsedByOneThread) {
     EXPECT_TRUE(lanes.insert(lane).second) << "lane " << lane << " ran on two threads";
     if (lane == batches.caller_lane()) {
       EXPECT_EQ(id, std::this_thread::get_id());
+    }
+  }
+}
+
+// Without caller_runs the caller's lane has a thread of its own: the
+// caller only submits and writes, so it is never in the middle of a long
+// item when the threads run out of work. With one job it still runs all.
+TEST(OrderedBatchesTest, ACallerThatDoesNotRunLeavesItsLaneToAThread) {
+  for (size_t jobs : {1, 2, 3}) {
+    OrderedBatches batches({.jobs = jobs, .chunk = 1, .max_in_flight = 4, .caller_runs = false});
+    EXPECT_EQ(batches.threads(), jobs == 1 ? 0u : jobs) << jobs;
+    std::mutex mu;
+    std::set<std::pair<size_t, std::thread::id>> seen;
+    std::vector<uint64_t> written;
+    auto write = [&](uint64_t ticket) {
+      written.push_back(ticket);
+      return absl::OkStatus();
+    };
+    for (int b = 0; b < 40; ++b) {
+      ASSERT_TRUE(batches
+                      .Submit(
+                          3,
+                          [&](size_t lane, size_t, size_t) {
+                            std::this_thread::sleep_for(std::chrono::microseconds(50));
+                            std::lock_guard<std::mutex> lock(mu);
+                            seen.insert({lane, std::this_thread::get_id()});
+                          },
+                          write)
+                      .ok());
+    }
+    ASSERT_TRUE(batches.Drain(write).ok());
+    ASSERT_EQ(written.size(), 40u) << jobs;
+    for (uint64_t i = 0; i < written.size(); ++i) EXPECT_EQ(written[i], i) << jobs;
+    std::set<size_t> lanes;
+    for (const auto& [lane, id] : seen) {
+      EXPECT_LT(lane, jobs);
+      EXPECT_TRUE(lanes.insert(lane).second) << "lane " << lane << " ran on two threads";
+      EXPECT_EQ(id == std::this_thread::get_id(), jobs == 1) << jobs << " lane " << lane;
     }
   }
 }
