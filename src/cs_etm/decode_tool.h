@@ -44,6 +44,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -93,6 +94,8 @@ class CsEtmDecodeTool : public pipeline::Tool {
   // kAutoFdo, kBolt: every binary's counts as the format's text has them,
   // after End (profile_text.h writes the text from it).
   const profile::Profile& profile() const { return profile_; }
+  // The profile itself, moved out: profile() is empty after.
+  profile::Profile TakeProfile() { return std::move(profile_); }
   const DecodeStats& stats() const { return stats_; }
   bool saw_trace_info() const { return reader_ != nullptr && reader_->saw_trace_info(); }
 

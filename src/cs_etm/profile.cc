@@ -13,6 +13,17 @@
 #include "profile/numbers.h"
 
 namespace perftk::cs_etm {
+namespace {
+
+// `entries` sorted by their keys (equal keys side by side, in any order).
+template <typename Entries>
+Entries& SortedByKey(Entries& entries) {
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  return entries;
+}
+
+}  // namespace
 
 uint64_t BinaryLayout::Vaddr(uint64_t offset) const {
   for (const Load& load : loads) {
@@ -223,21 +234,30 @@ profile::Profile BranchProfile::ToProfile(profile::Format format) const {
     auto address = [&](uint64_t offset) {
       return autofdo ? layout.AutoFdoAddress(offset) : layout.Vaddr(offset);
     };
-    profile::BinaryCounts counts;
+    // Sorted first, the entries go into the maps at their ends: a map
+    // filled in hash order costs a search and a cache miss or two a node.
+    std::vector<std::pair<profile::AddressPair, uint64_t>> entries;
+    entries.reserve(std::max(binary.ranges.size(), binary.branches.size()));
     for (const auto& [range, count] : binary.ranges) {
-      uint64_t& sum =
-          profile::EntryOf(counts.ranges, {address(range.first), address(range.second)});
+      entries.push_back({{address(range.first), address(range.second)}, count});
+    }
+    profile::BinaryCounts counts;
+    for (const auto& [range, count] : SortedByKey(entries)) {
+      uint64_t& sum = profile::EntryOf(counts.ranges, range);
       sum = profile::AddClamped(sum, count);
     }
+    entries.clear();
     for (const auto& [branch, count] : binary.branches) {
       // 0: an unknown target, and for AutoFDO (as simpleperf) an indirect one.
       const bool unknown = branch.to == 0 || (autofdo && branch.indirect);
-      profile::BranchCount& sum = profile::EntryOf(
-          counts.branches, {address(branch.from), unknown ? 0 : address(branch.to)});
+      entries.push_back({{address(branch.from), unknown ? 0 : address(branch.to)}, count});
+    }
+    for (const auto& [branch, count] : SortedByKey(entries)) {
+      profile::BranchCount& sum = profile::EntryOf(counts.branches, branch);
       sum.taken = profile::AddClamped(sum.taken, count);
     }
     if (!autofdo) profile::AddFallThroughs(counts);
-    out.Add(KeyOf(*dso), counts);
+    out.Add(KeyOf(*dso), std::move(counts));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -76,7 +77,7 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
       failed = true;
       return;
     }
-    profile::Profile mine = tool.profile();
+    profile::Profile mine = tool.TakeProfile();
     std::vector<std::string> dropped;
     if (keep) {
       mine.KeepBinaries([&](const profile::BinaryKey& key) {
@@ -88,7 +89,7 @@ RecordingsDecode DecodeRecordings(const std::vector<std::string>& inputs,
     base::MutexLock lock(sum_mutex);
     result.dropped.insert(dropped.begin(), dropped.end());
     AddStats(tool.stats(), result.stats);
-    if (absl::Status s = result.profile.Add(mine); !s.ok()) outcome.status = s;
+    if (absl::Status s = result.profile.Add(std::move(mine)); !s.ok()) outcome.status = s;
   };
   // Several recordings: progress counts them (each one's own is off).
   pipeline::Progress progress(several && options.show_progress ? "perftk cs-etm-decode" : "",

@@ -1,6 +1,7 @@
 #include "profile/profile.h"
 
 #include <iterator>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -74,13 +75,40 @@ void Profile::Add(const BinaryKey& key, const BinaryCounts& counts) {
   });
 }
 
-absl::Status Profile::Add(const Profile& other) {
+void Profile::Add(const BinaryKey& key, BinaryCounts&& counts) {
+  auto [it, added] = binaries_.try_emplace(key);
+  if (added) {
+    it->second = std::move(counts);
+  } else {
+    Add(key, static_cast<const BinaryCounts&>(counts));
+  }
+}
+
+absl::Status Profile::CheckFormat(const Profile& other) const {
   if (other.format_ && format_ && *other.format_ != *format_) {
     return absl::InvalidArgumentError(absl::StrCat("a ", FormatName(*other.format_),
                                                    " cannot be added to a ", FormatName(*format_)));
   }
+  return absl::OkStatus();
+}
+
+absl::Status Profile::Add(const Profile& other) {
+  if (absl::Status s = CheckFormat(other); !s.ok()) return s;
   if (other.format_) format_ = other.format_;
   for (const auto& [key, counts] : other.binaries_) Add(key, counts);
+  saturated_ += other.saturated_;
+  return absl::OkStatus();
+}
+
+absl::Status Profile::Add(Profile&& other) {
+  if (absl::Status s = CheckFormat(other); !s.ok()) return s;
+  if (other.format_) format_ = other.format_;
+  if (binaries_.empty()) {
+    binaries_ = std::move(other.binaries_);
+  } else {
+    for (auto& [key, counts] : other.binaries_) Add(key, std::move(counts));
+  }
+  other.binaries_.clear();
   saturated_ += other.saturated_;
   return absl::OkStatus();
 }

@@ -79,15 +79,20 @@ class Profile {
   void AddRange(const BinaryKey& key, AddressPair range, uint64_t count);
   void AddAddress(const BinaryKey& key, uint64_t address, uint64_t count);
   void AddBranch(const BinaryKey& key, AddressPair branch, BranchCount count);
-  // Adds every count of `counts` to the binary `key`.
+  // Adds every count of `counts` to the binary `key` (taking `counts`
+  // whole when the binary has none yet).
   void Add(const BinaryKey& key, const BinaryCounts& counts);
+  void Add(const BinaryKey& key, BinaryCounts&& counts);
   // Adds `other`; an error (and nothing added) when its format is another.
   absl::Status Add(const Profile& other);
+  absl::Status Add(Profile&& other);
   // Keeps the binaries `keep` says yes to.
   void KeepBinaries(const std::function<bool(const BinaryKey&)>& keep);
 
  private:
   uint64_t Sum(uint64_t a, uint64_t b);
+  // An error when `other` is a profile of another format.
+  absl::Status CheckFormat(const Profile& other) const;
 
   std::optional<Format> format_;
   std::map<BinaryKey, BinaryCounts> binaries_;

@@ -1,6 +1,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -209,6 +210,37 @@ TEST(Profile, KeepBinaries) {
   profile.KeepBinaries([](const BinaryKey& key) { return key.path == "/b/y"; });
   ASSERT_EQ(profile.binaries().size(), 1u);
   EXPECT_EQ(profile.binaries().begin()->first.path, "/b/y");
+}
+
+// A profile added by move sums as one added by copy: taken whole into an
+// empty profile, count by count into one that has the binary, and refused
+// (nothing taken) when of another format.
+TEST(Profile, AddingByMoveSumsAsByCopy) {
+  const std::string text = ReadFile(kSimpleperfText);
+  Profile copied, moved, one;
+  ASSERT_TRUE(AddText(text, one).ok());
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(copied.Add(one).ok());
+    Profile again = one;
+    ASSERT_TRUE(moved.Add(std::move(again)).ok());
+  }
+  EXPECT_EQ(AutoFdoText(moved), AutoFdoText(copied));
+  EXPECT_THAT(AutoFdoText(moved), HasSubstr("\n106c->1074:200\n"));
+
+  Profile bolt;
+  ASSERT_TRUE(AddText("F aa:10 20 1\n", bolt, "a.pa").ok());
+  Profile autofdo = one;
+  EXPECT_FALSE(bolt.Add(std::move(autofdo)).ok());
+  EXPECT_EQ(bolt.binaries().size(), 1u);
+  EXPECT_EQ(bolt.format(), Format::kBolt);
+
+  const BinaryKey key = one.binaries().begin()->first;
+  BinaryCounts counts = one.binaries().begin()->second;
+  Profile by_binary;
+  by_binary.Add(key, std::move(counts));
+  BinaryCounts again = one.binaries().begin()->second;
+  by_binary.Add(key, std::move(again));
+  EXPECT_EQ(by_binary.binaries().at(key), copied.binaries().at(key));
 }
 
 }  // namespace
