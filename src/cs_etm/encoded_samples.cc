@@ -28,18 +28,22 @@ absl::Status FileError(const char* what, int error) {
                    set ? " (TMPDIR): " : " (TMPDIR is not set): ", base::SystemErrorText(error)));
 }
 
-// An unlinked file in `dir`: O_TMPFILE, or a name removed at once where
-// the file system has no O_TMPFILE.
-int OpenUnlinked(const std::string& dir) {
-  int fd = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
+}  // namespace
+
+namespace encoded_samples_internal {
+
+int OpenUnlinked(const std::string& dir, bool tmpfile) {
+  if (tmpfile) {
+    const int fd = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
+  }
   std::string name = dir + "/perftk-samples.XXXXXX";
-  fd = mkostemp(name.data(), O_CLOEXEC);
+  const int fd = mkostemp(name.data(), O_CLOEXEC);
   if (fd >= 0) unlink(name.c_str());
   return fd;
 }
 
-}  // namespace
+}  // namespace encoded_samples_internal
 
 EncodedSamples::~EncodedSamples() {
   if (fd_ >= 0) close(fd_);
@@ -47,7 +51,7 @@ EncodedSamples::~EncodedSamples() {
 
 absl::Status EncodedSamples::Spill() {
   if (fd_ < 0) {
-    fd_ = OpenUnlinked(TemporaryDirectory());
+    fd_ = encoded_samples_internal::OpenUnlinked(TemporaryDirectory());
     if (fd_ < 0) return failed_ = FileError("create", errno);
   }
   const int error = base::WriteAllAt(fd_, std::as_bytes(std::span(held_)), spilled_bytes_);

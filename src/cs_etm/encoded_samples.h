@@ -28,6 +28,13 @@
 
 namespace perftk::cs_etm {
 
+namespace encoded_samples_internal {
+// An unlinked file in `dir`, open to read and write: O_TMPFILE, or (where
+// the file system has none, or `tmpfile` is false) a name made and
+// removed at once. -1, with errno, when it cannot be made.
+int OpenUnlinked(const std::string& dir, bool tmpfile = true);
+}  // namespace encoded_samples_internal
+
 class EncodedSamples {
  public:
   static constexpr size_t kDefaultMaxHeld = size_t{8} << 20;
@@ -65,6 +72,8 @@ class EncodedSamples {
   bool empty() const { return count_ == 0; }
   // Bytes in the temporary file.
   uint64_t spilled_bytes() const { return spilled_bytes_; }
+  // The temporary file, -1 before there is one (for tests).
+  int file_for_testing() const { return fd_; }
 
  private:
   // Moves the held bytes to the end of the temporary file, made at the

@@ -4,8 +4,12 @@
 #include "cs_etm/encoded_samples.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <string>
 #include <vector>
 
@@ -170,6 +174,50 @@ TEST(EncodedSamples, ATemporaryDirectoryThatCannotTakeTheFileIsAnErrorNamingIt) 
   // And stays so: nothing more is held, and nothing reads back.
   EXPECT_EQ(samples.Add([](std::string& held) { held += "x\n"; }), over);
   EXPECT_EQ(samples.ForEachPiece([](absl::string_view) { return absl::OkStatus(); }), over);
+}
+
+// Where the file system has no O_TMPFILE the file gets a name for an
+// instant: none is left, and the file reads back what was written.
+TEST(EncodedSamples, WithoutOTmpfileTheFileIsNamedAndRemovedAtOnce) {
+  for (bool tmpfile : {true, false}) {
+    const std::string dir = MakeTempDir();
+    const int fd = encoded_samples_internal::OpenUnlinked(dir, tmpfile);
+    ASSERT_GE(fd, 0) << dir << ": " << errno;
+    EXPECT_TRUE(FilesIn(dir).empty()) << "a file is left in " << dir;
+    struct stat st;
+    ASSERT_EQ(fstat(fd, &st), 0);
+    EXPECT_EQ(st.st_nlink, 0u);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    ASSERT_EQ(pwrite(fd, "samples", 7, 0), 7);
+    char back[8] = {};
+    ASSERT_EQ(pread(fd, back, 7, 0), 7);
+    EXPECT_STREQ(back, "samples");
+    close(fd);
+  }
+  errno = 0;
+  EXPECT_LT(encoded_samples_internal::OpenUnlinked(MakeTempDir() + "/missing", false), 0);
+  EXPECT_EQ(errno, ENOENT);
+}
+
+// A file that gives back less than was written (cut short underneath) is
+// an error naming the directory, not samples lost without a word.
+TEST(EncodedSamples, AFileCutShortIsAReadErrorNamingIt) {
+  const std::string dir = MakeTempDir();
+  ScopedTmpdir tmpdir(dir);
+  EncodedSamples samples(100);
+  AddLines(samples, 200);
+  ASSERT_GE(samples.file_for_testing(), 0);
+  ASSERT_EQ(ftruncate(samples.file_for_testing(), 150), 0);
+  int pieces = 0;
+  absl::Status read = samples.ForEachPiece([&pieces](absl::string_view) {
+    ++pieces;
+    return absl::OkStatus();
+  });
+  EXPECT_THAT(std::string(read.message()),
+              testing::HasSubstr("cannot read back the samples of a trace block in a temporary "
+                                 "file in " +
+                                 dir + " (TMPDIR): "));
+  EXPECT_EQ(pieces, 1) << "the first piece is whole, the second is cut";
 }
 
 }  // namespace
