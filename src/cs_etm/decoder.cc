@@ -432,6 +432,7 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
   // frame is left.
   constexpr size_t kNoCut = SIZE_MAX, kNever = SIZE_MAX - 1;
   size_t cut = kNoCut;
+  size_t last_end = 0;   // where the trace was last ended (end_every_piece_)
   FrameSources sources;  // formatted
   resp = OCSD_RESP_CONT;
   while (pos < size) {
@@ -455,7 +456,9 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
     if (absl::Status s = Drain(sink); !s.ok()) return s;
     if (pos == size || OCSD_DATA_RESP_IS_WAIT(resp) || cut == kNever) continue;
     if (cut == kNoCut) {
-      if (HeldByGuard() <= max_held_deletes_) continue;
+      const bool end =
+          end_every_piece_ ? pos - last_end >= piece_ : HeldByGuard() > max_held_deletes_;
+      if (!end) continue;
       cut = formatted_ ? (pos + kFrameSize - 1) / kFrameSize * kFrameSize : pos;
       if (cut >= size) cut = kNever;
     }
@@ -467,13 +470,17 @@ absl::Status TraceDecoder::Decode(const TraceBlock& block, PacketSink& sink) {
     if (absl::Status s = EndTrace(resp, pos, block, sink); !s.ok() || tree_ == nullptr) return s;
     block_scope.reset();
     block_scope.emplace();
+    last_end = pos;
     ++decode_errors_;
     if (first_error_.empty()) {
+      const std::string why =
+          end_every_piece_
+              ? absl::StrFormat("was asked to end its trace every %d bytes", piece_)
+              : absl::StrFormat("made OpenCSD hold more than %d freed objects", max_held_deletes_);
       first_error_ = absl::StrFormat(
           "OpenCSD decode at file offset %#x (trace byte %#x of the block) of cpu %d: the block "
-          "(%d bytes) made OpenCSD hold more than %d freed objects, so its trace was ended there "
-          "and decoded again from the next sync point",
-          block.file_offset + pos, pos, static_cast<int32_t>(block.cpu), size, max_held_deletes_);
+          "(%d bytes) %s, so its trace was ended there and decoded again from the next sync point",
+          block.file_offset + pos, pos, static_cast<int32_t>(block.cpu), size, why);
     }
     resp = Call(tree, OCSD_OP_RESET, pos, 0, nullptr, &ignored, fault);
     if (fault != 0) return Callbacks::Abandon(*this, fault, pos, block, sink);

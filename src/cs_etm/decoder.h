@@ -96,10 +96,14 @@ class TraceDecoder {
   // frames after it belong to (a frame names its source only when the
   // source changes).
   absl::Status Decode(const TraceBlock& block, PacketSink& sink);
-  // Sets that bound and the bytes given at a time (tests).
-  void set_held_bounds(size_t max_held_deletes, size_t piece) {
+  // Sets that bound and the bytes given at a time (tests). With
+  // `end_every_piece` the trace is ended so every `piece` bytes instead,
+  // whatever OpenCSD holds (sanitizer builds hold nothing: the fuzzer's
+  // way there).
+  void set_held_bounds(size_t max_held_deletes, size_t piece, bool end_every_piece = false) {
     max_held_deletes_ = max_held_deletes;
     piece_ = piece;
+    end_every_piece_ = end_every_piece;
   }
 
   // Counts over all blocks so far.
@@ -132,6 +136,7 @@ class TraceDecoder {
   bool formatted_ = false;
   size_t max_held_deletes_ = kMaxHeldDeletes;
   size_t piece_ = kPiece;
+  bool end_every_piece_ = false;
   std::vector<std::unique_ptr<Source>> sources_;
   std::vector<Packet> batch_;
   size_t batch_size_ = kDefaultBatchSize;

@@ -8,7 +8,9 @@
 // hang, and, when it does not hand the block back (as it does on the
 // decode errors it leaves to OpenCSD), must make exactly OpenCSD's packets;
 // blocks on which OpenCSD crashed (caught by opencsd_guard.h) are not
-// compared.
+// compared. The same block is decoded twice more: after the first (the
+// decoder resets), and ending the trace every 64 bytes (the path of blocks
+// that make OpenCSD hold too much).
 //
 // Input: byte 0 chooses the mode (bit 0: formatted, bit 1: ETE instead of
 // ETMv4, bits 2-3: packet batch size 1, 7, 64 or 1024, bit 4: a speculation
@@ -295,6 +297,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // A second block through the same decoder: it must reset cleanly.
   synthesizer.BeginBlock(kNoCpu, 2);
+  (void)(*decoder)->Decode(block, tee);
+  // And a third whose trace is ended, OpenCSD reset and (formatted) told its
+  // source again every 64 bytes, as past the bound of what OpenCSD holds.
+  (*decoder)->set_held_bounds(SIZE_MAX, 64, /*end_every_piece=*/true);
+  synthesizer.BeginBlock(kNoCpu, 3);
   (void)(*decoder)->Decode(block, tee);
   (void)profile.AutoFdoText();
   for (const auto& entry : profile.binaries()) (void)profile.BoltText(entry.first);
