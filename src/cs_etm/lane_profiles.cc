@@ -4,6 +4,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
@@ -12,7 +13,7 @@
 namespace perftk::cs_etm {
 namespace {
 
-// The locator of the profile the lanes' profiles are added into: it never
+// The locator of the profile that adds the lanes' profiles up: it never
 // sees a packet.
 class NoCode : public CodeLocator {
  public:
@@ -24,11 +25,14 @@ class NoCode : public CodeLocator {
   }
 };
 
-std::map<const machine::Dso*, BinaryLayout> LayoutsOf(const BranchProfile& profile,
-                                                      BinaryImages& images) {
+std::map<const machine::Dso*, BinaryLayout> LayoutsOf(
+    const std::vector<const BranchProfile*>& lanes, BinaryImages& images) {
+  std::set<const machine::Dso*> dsos;
+  for (const BranchProfile* lane : lanes) {
+    for (const auto& entry : lane->binaries()) dsos.insert(entry.first);
+  }
   std::map<const machine::Dso*, BinaryLayout> layouts;
-  for (const auto& entry : profile.binaries()) {
-    const machine::Dso* dso = entry.first;
+  for (const machine::Dso* dso : dsos) {
     if (dso->kernel_space) {
       // With a kcore the .ko is read for its layout alone (found or not, the
       // code came from the kcore; its warnings were taken before this).
@@ -65,11 +69,10 @@ profile::Profile AddUpLaneProfiles(const std::vector<const BranchProfile*>& lane
                                    const perf::BuildIdsByPath& build_ids, BinaryImages& images,
                                    profile::Format format) {
   NoCode no_code;
-  BranchProfile total(no_code);
-  total.SetBuildIds(build_ids);
-  for (const BranchProfile* lane : lanes) total.Add(*lane);
-  total.SetLayouts(LayoutsOf(total, images));
-  return total.ToProfile(format);
+  BranchProfile sum(no_code);
+  sum.SetBuildIds(build_ids);
+  sum.SetLayouts(LayoutsOf(lanes, images));
+  return sum.AddUp(lanes, format);
 }
 
 }  // namespace perftk::cs_etm

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -146,14 +147,6 @@ absl::Status BranchProfile::Consume(std::span<const Packet> packets) {
   return absl::OkStatus();
 }
 
-void BranchProfile::Add(const BranchProfile& other) {
-  for (const auto& [dso, binary] : other.binaries_) {
-    Binary& mine = binaries_[dso];
-    for (const auto& [range, count] : binary.ranges) mine.ranges[range] += count;
-    for (const auto& [branch, count] : binary.branches) mine.branches[branch] += count;
-  }
-}
-
 absl::Status BranchProfile::EndBlock() {
   // In trace id order, as the sources' last branches always were.
   for (size_t id = 0; id < has_pending_.size() && has_pending_.any(); ++id) {
@@ -226,20 +219,27 @@ profile::BinaryKey BranchProfile::KeyOf(const machine::Dso& dso) const {
   return profile::BinaryKey{dso.name, id.PaddedTo20()};  // as simpleperf writes it
 }
 
-profile::Profile BranchProfile::ToProfile(profile::Format format) const {
+profile::Profile BranchProfile::AddUp(absl::Span<const BranchProfile* const> parts,
+                                      profile::Format format) const {
   const bool autofdo = format == profile::Format::kAutoFdo;
+  std::map<const machine::Dso*, std::vector<const Binary*>> binaries;
+  for (const BranchProfile* part : parts) {
+    for (const auto& [dso, binary] : part->binaries_) binaries[dso].push_back(&binary);
+  }
   profile::Profile out(format);
-  for (const auto& [dso, binary] : binaries_) {
+  // Sorted first, the entries go into the maps at their ends: a map
+  // filled in hash order costs a search and a cache miss or two a node.
+  std::vector<std::pair<profile::AddressPair, uint64_t>> entries;
+  for (const auto& [dso, parts_of_dso] : binaries) {
     const BinaryLayout& layout = LayoutOf(dso);
     auto address = [&](uint64_t offset) {
       return autofdo ? layout.AutoFdoAddress(offset) : layout.Vaddr(offset);
     };
-    // Sorted first, the entries go into the maps at their ends: a map
-    // filled in hash order costs a search and a cache miss or two a node.
-    std::vector<std::pair<profile::AddressPair, uint64_t>> entries;
-    entries.reserve(std::max(binary.ranges.size(), binary.branches.size()));
-    for (const auto& [range, count] : binary.ranges) {
-      entries.push_back({{address(range.first), address(range.second)}, count});
+    entries.clear();
+    for (const Binary* binary : parts_of_dso) {
+      for (const auto& [range, count] : binary->ranges) {
+        entries.push_back({{address(range.first), address(range.second)}, count});
+      }
     }
     profile::BinaryCounts counts;
     for (const auto& [range, count] : SortedByKey(entries)) {
@@ -247,10 +247,12 @@ profile::Profile BranchProfile::ToProfile(profile::Format format) const {
       sum = profile::AddClamped(sum, count);
     }
     entries.clear();
-    for (const auto& [branch, count] : binary.branches) {
-      // 0: an unknown target, and for AutoFDO (as simpleperf) an indirect one.
-      const bool unknown = branch.to == 0 || (autofdo && branch.indirect);
-      entries.push_back({{address(branch.from), unknown ? 0 : address(branch.to)}, count});
+    for (const Binary* binary : parts_of_dso) {
+      for (const auto& [branch, count] : binary->branches) {
+        // 0: an unknown target, and for AutoFDO (as simpleperf) an indirect one.
+        const bool unknown = branch.to == 0 || (autofdo && branch.indirect);
+        entries.push_back({{address(branch.from), unknown ? 0 : address(branch.to)}, count});
+      }
     }
     for (const auto& [branch, count] : SortedByKey(entries)) {
       profile::BranchCount& sum = profile::EntryOf(counts.branches, branch);

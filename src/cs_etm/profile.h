@@ -119,12 +119,15 @@ class BranchProfile : public PacketSink {
   void SetLayouts(std::map<const machine::Dso*, BinaryLayout> layouts) {
     layouts_ = std::move(layouts);
   }
-  // Adds the counts of `other`, a profile of other blocks.
-  void Add(const BranchProfile& other);
   // Every binary's counts as `format`'s text gives them: AutoFDO addresses
   // with indirect targets as 0, or BOLT's virtual addresses with their real
   // targets; keyed by recorded path and build id.
-  profile::Profile ToProfile(profile::Format format) const;
+  profile::Profile ToProfile(profile::Format format) const { return AddUp({this}, format); }
+  // The counts of `parts` (profiles of other blocks) added up, as
+  // ToProfile gives them, with this profile's build ids and layouts (its
+  // own counts are not in it unless it is one of them).
+  profile::Profile AddUp(absl::Span<const BranchProfile* const> parts,
+                         profile::Format format) const;
   // The key of `dso` in ToProfile.
   profile::BinaryKey KeyOf(const machine::Dso& dso) const;
   // Every binary's AutoFDO text, ordered by path, then build id.

@@ -3,6 +3,7 @@
 // breaks the packets say.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <tuple>
@@ -199,6 +200,42 @@ TEST(BranchProfile, ManyDistinctRangesCountExactly) {
     ASSERT_NE(it, app.ranges.end());
     EXPECT_EQ(it->second, count);
   }
+}
+
+// Profiles of different blocks add up to the profile of all of them:
+// shared ranges and branches sum, the others are kept, in any number of
+// parts, and the profile that adds them keeps none of its own.
+TEST(BranchProfile, PartsAddUpToTheProfileOfAllTheirBlocks) {
+  OneBinary locator(&kApp);
+  const std::vector<std::vector<Packet>> blocks = {
+      {Range(0x400100, 0x400110),
+       WithTarget(Range(0x400200, 0x400210, BranchKind::kDirect, true), 0x400100)},
+      {Range(0x400100, 0x400110), Range(0x400300, 0x400308)},
+      {WithTarget(Range(0x400200, 0x400210, BranchKind::kDirect, true), 0x400100),
+       Range(0x400100, 0x400104)},
+  };
+  BranchProfile whole(locator);
+  std::vector<std::unique_ptr<BranchProfile>> parts;
+  for (const std::vector<Packet>& block : blocks) {
+    ASSERT_TRUE(whole.Consume(block).ok());
+    ASSERT_TRUE(whole.EndBlock().ok());
+    parts.push_back(std::make_unique<BranchProfile>(locator));
+    ASSERT_TRUE(parts.back()->Consume(block).ok());
+    ASSERT_TRUE(parts.back()->EndBlock().ok());
+  }
+  BranchProfile adder(locator);
+  ASSERT_TRUE(adder.Consume(blocks[1]).ok());  // its own: not added
+  ASSERT_TRUE(adder.EndBlock().ok());
+  for (profile::Format format : {profile::Format::kAutoFdo, profile::Format::kBolt}) {
+    const profile::Profile sum =
+        adder.AddUp({parts[0].get(), parts[1].get(), parts[2].get()}, format);
+    EXPECT_EQ(sum.binaries(), whole.ToProfile(format).binaries());
+    const profile::BinaryCounts& app = sum.binaries().begin()->second;
+    EXPECT_EQ(app.ranges.at({0x100, 0x10c}), 2u);
+    EXPECT_EQ(app.ranges.at({0x300, 0x304}), 1u);
+    EXPECT_EQ(app.branches.at({0x20c, 0x100}).taken, 2u);
+  }
+  EXPECT_TRUE(adder.AddUp({}, profile::Format::kAutoFdo).binaries().empty());
 }
 
 struct Counted {
