@@ -29,7 +29,12 @@ BlockScheduler::BlockScheduler(const DecodeOptions& options, const machine::Mach
       jobs_(static_cast<size_t>(std::max(options.jobs, 1))),
       any_lane_(IsProfile(options.format) || !FlowsCarryAcrossBlocks(options.itrace)),
       batches_(std::make_unique<pipeline::OrderedBatches>(pipeline::OrderedBatches::Options{
-          .jobs = jobs_, .chunk = 1, .max_in_flight = 2 * jobs_, .caller_runs = false})) {
+          .jobs = jobs_,
+          .chunk = 1,
+          .max_in_flight = 2 * jobs_,
+          // The caller runs blocks only if the system refused a thread.
+          .caller_leaves = jobs_ - 1,
+          .caller_runs = false})) {
   if (any_lane_) {
     for (size_t thread = 0; thread < jobs_; ++thread) {
       thread_lanes_.push_back(std::make_unique<DecodeLane>(inputs_));

@@ -95,7 +95,7 @@ class CsEtmDecodeTool : public pipeline::Tool {
   // after End (profile_text.h writes the text from it).
   const profile::Profile& profile() const { return profile_; }
   // The profile itself, moved out: profile() is empty after.
-  profile::Profile TakeProfile() { return std::move(profile_); }
+  profile::Profile TakeProfile() { return std::exchange(profile_, profile::Profile()); }
   const DecodeStats& stats() const { return stats_; }
   bool saw_trace_info() const { return reader_ != nullptr && reader_->saw_trace_info(); }
 

@@ -14,25 +14,26 @@
 // (a decoder that must see its blocks in order) run one after another
 // while others run beside them.
 //
-// Lanes: `jobs - 1` threads have lanes 0 .. jobs - 2 and the caller has
-// caller_lane() = jobs - 1. A lane is only ever used by one thread, so the
-// state a lane owns needs no lock. The caller works too: after queueing a
-// batch it runs items that may run while more than `caller_leaves` wait
-// (leaving the threads something to go on with while it reads the next
-// batch), and it runs items rather than sleep while it waits for a batch
-// to write. Unless `caller_runs` is false: then the caller's lane gets a
-// thread too, and the caller only submits and writes, so that it never
-// holds up the next batch while it runs a long item and the threads run
-// out of work (batches of items that take long, on as many threads as
-// cores). With
+// Lanes: there are `jobs`, 0 .. jobs - 1. Threads have lanes 0 .. jobs - 2,
+// and caller_lane() = jobs - 1 is the caller's. A lane is only ever used
+// by one thread, so the state a lane owns needs no lock. The caller works
+// too: after queueing a batch it runs items that may run while more than
+// `caller_leaves` wait (leaving the threads something to go on with while
+// it reads the next batch), and it runs items rather than sleep while it
+// waits for a batch to write. Unless `caller_runs` is false: then the
+// caller's lane gets a thread too, and the caller only submits, writes
+// and sleeps while it waits, so that it never holds up the next batch
+// while it runs a long item and the threads run out of work (batches of
+// items that take long, on as many threads as cores). With
 // jobs 1 there are no threads and the caller runs everything, through the
 // same code; a system that starts fewer threads than asked for gets the
-// work done on those it started and the caller.
+// work done on those it started and the caller (on its lane, as if
+// caller_runs were true).
 //
 // Bound: at most `max_in_flight` batches, and items of at most
 // `max_items_in_flight` (or one batch, if it has more), are submitted and
-// not yet written when Submit returns; Submit waits for (and helps with)
-// the oldest while there are more. So batches of many sizes keep the
+// not yet written when Submit returns; Submit waits for (and, when the
+// caller runs items, helps with) the oldest while there are more. So batches of many sizes keep the
 // threads busy while what they hold stays bounded. Drain writes every
 // batch: a caller about to change what the work reads drains first.
 //
@@ -80,11 +81,11 @@ class OrderedBatches {
   using Writer = absl::FunctionRef<absl::Status(uint64_t ticket)>;
 
   struct Options {
-    size_t jobs = 1;                        // the lanes: jobs - 1 threads and the caller
+    size_t jobs = 1;                        // the lanes (see above)
     size_t chunk = 1;                       // items a lane takes at a time
     size_t max_in_flight = 1;               // batches submitted and not written, at most
     size_t max_items_in_flight = SIZE_MAX;  // their items, at most
-    size_t caller_leaves = 0;               // items the caller leaves to the threads
+    size_t caller_leaves = 0;               // items a caller that runs leaves to threads
     bool caller_runs = true;                // false: a thread for the caller's lane
     size_t max_waiting_records = 4096;      // records passed, waiting behind batches
   };
@@ -147,10 +148,10 @@ class OrderedBatches {
   bool RunChunk(size_t lane) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool MayRun(const Batch& batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool HasRun(uint64_t ticket) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The caller runs items while more than `leave` wait.
+  // The caller runs items while more than `leave` wait (if it runs items).
   void Help(size_t leave);
-  // The caller runs items, or sleeps when none wait, until every item of
-  // `ticket` has run.
+  // The caller runs items (if it does), or sleeps when none wait, until
+  // every item of `ticket` has run.
   void WaitFor(uint64_t ticket);
   bool Finished(uint64_t ticket);
   size_t& Left(uint64_t ticket) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -77,10 +77,17 @@ void Profile::Add(const BinaryKey& key, const BinaryCounts& counts) {
 
 void Profile::Add(const BinaryKey& key, BinaryCounts&& counts) {
   auto [it, added] = binaries_.try_emplace(key);
-  if (added) {
-    it->second = std::move(counts);
-  } else {
+  if (!added) {
     Add(key, static_cast<const BinaryCounts&>(counts));
+    return;
+  }
+  // Taken whole, each count saturated as a sum into nothing would be.
+  it->second = std::move(counts);
+  for (auto& [range, count] : it->second.ranges) count = Sum(0, count);
+  for (auto& [address, count] : it->second.addresses) count = Sum(0, count);
+  for (auto& [branch, count] : it->second.branches) {
+    count.taken = Sum(0, count.taken);
+    count.mispredicted = Sum(0, count.mispredicted);
   }
 }
 
@@ -101,15 +108,16 @@ absl::Status Profile::Add(const Profile& other) {
 }
 
 absl::Status Profile::Add(Profile&& other) {
+  if (&other == this) return Add(static_cast<const Profile&>(other));
   if (absl::Status s = CheckFormat(other); !s.ok()) return s;
   if (other.format_) format_ = other.format_;
   if (binaries_.empty()) {
-    binaries_ = std::move(other.binaries_);
+    binaries_ = std::move(other.binaries_);  // its counts are saturated already
   } else {
     for (auto& [key, counts] : other.binaries_) Add(key, std::move(counts));
   }
-  other.binaries_.clear();
   saturated_ += other.saturated_;
+  other = Profile();
   return absl::OkStatus();
 }
 

@@ -80,10 +80,11 @@ class Profile {
   void AddAddress(const BinaryKey& key, uint64_t address, uint64_t count);
   void AddBranch(const BinaryKey& key, AddressPair branch, BranchCount count);
   // Adds every count of `counts` to the binary `key` (taking `counts`
-  // whole when the binary has none yet).
+  // whole when the binary has none yet), saturating.
   void Add(const BinaryKey& key, const BinaryCounts& counts);
   void Add(const BinaryKey& key, BinaryCounts&& counts);
   // Adds `other`; an error (and nothing added) when its format is another.
+  // By move, `other` is left empty (unless the format was another).
   absl::Status Add(const Profile& other);
   absl::Status Add(Profile&& other);
   // Keeps the binaries `keep` says yes to.

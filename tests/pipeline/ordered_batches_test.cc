@@ -254,8 +254,13 @@ TEST(OrderedBatchesTest, ACallerThatDoesNotRunLeavesItsLaneToAThread) {
 // batches one at a time, in order, while other keys' run beside them.
 TEST(OrderedBatchesTest, BatchesRunAfterTheTicketsTheyName) {
   constexpr size_t kKeys = 3;
-  for (size_t jobs : {1, 2, 4}) {
-    OrderedBatches batches({.jobs = jobs, .chunk = 1, .max_in_flight = 6, .caller_leaves = 1});
+  for (const auto& [jobs, caller_runs] :
+       std::vector<std::pair<size_t, bool>>{{1, true}, {2, true}, {4, true}, {2, false}}) {
+    OrderedBatches batches({.jobs = jobs,
+                            .chunk = 1,
+                            .max_in_flight = 6,
+                            .caller_leaves = 1,
+                            .caller_runs = caller_runs});
     std::vector<std::atomic<int>> running(kKeys);
     std::vector<int64_t> last_run(kKeys, -1);  // per key: no lock, one batch at a time
     std::atomic<bool> bad{false};
@@ -285,28 +290,30 @@ TEST(OrderedBatchesTest, BatchesRunAfterTheTicketsTheyName) {
       last_ticket[key] = *ticket;
     }
     ASSERT_TRUE(batches.Drain(write).ok());
-    EXPECT_FALSE(bad) << jobs;
+    EXPECT_FALSE(bad) << jobs << " " << caller_runs;
     ASSERT_EQ(written.size(), 90u);
     for (uint64_t i = 0; i < written.size(); ++i) EXPECT_EQ(written[i], i);
   }
 }
 
 TEST(OrderedBatchesTest, AWritersErrorStopsTheStage) {
-  OrderedBatches batches({.jobs = 2, .chunk = 1, .max_in_flight = 0});
-  std::atomic<int> ran{0};
-  std::vector<uint64_t> written;
-  auto write = [&](uint64_t ticket) {
-    written.push_back(ticket);
-    return ticket == 2 ? absl::DataLossError("bad batch") : absl::OkStatus();
-  };
-  auto work = [&](size_t, size_t, size_t) { ++ran; };
-  for (int b = 0; b < 2; ++b) ASSERT_TRUE(batches.Submit(1, work, write).ok());
-  absl::StatusOr<uint64_t> third = batches.Submit(1, work, write);
-  EXPECT_EQ(third.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ(batches.Submit(1, work, write).status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ(batches.Drain(write).code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ(written, (std::vector<uint64_t>{0, 1, 2}));
-  EXPECT_EQ(ran.load(), 3);  // nothing runs after the error
+  for (bool caller_runs : {true, false}) {
+    OrderedBatches batches({.jobs = 2, .chunk = 1, .max_in_flight = 0, .caller_runs = caller_runs});
+    std::atomic<int> ran{0};
+    std::vector<uint64_t> written;
+    auto write = [&](uint64_t ticket) {
+      written.push_back(ticket);
+      return ticket == 2 ? absl::DataLossError("bad batch") : absl::OkStatus();
+    };
+    auto work = [&](size_t, size_t, size_t) { ++ran; };
+    for (int b = 0; b < 2; ++b) ASSERT_TRUE(batches.Submit(1, work, write).ok());
+    absl::StatusOr<uint64_t> third = batches.Submit(1, work, write);
+    EXPECT_EQ(third.status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_EQ(batches.Submit(1, work, write).status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_EQ(batches.Drain(write).code(), absl::StatusCode::kDataLoss);
+    EXPECT_EQ(written, (std::vector<uint64_t>{0, 1, 2}));
+    EXPECT_EQ(ran.load(), 3) << caller_runs;  // nothing runs after the error
+  }
 }
 
 // Abandon returns once the running calls finish, with the waiting ones
@@ -399,8 +406,13 @@ perf::Record RecordAt(uint64_t offset) {
 // Batches whose work sleeps a random while, with records passed between
 // them: each record comes out right after the batch before it.
 TEST(OrderedBatchesTest, PassedRecordsComeOutBehindTheBatchesBeforeThem) {
-  for (size_t jobs : {1, 3}) {
-    OrderedBatches batches({.jobs = jobs, .chunk = 1, .max_in_flight = 4, .caller_leaves = 1});
+  for (const auto& [jobs, caller_runs] :
+       std::vector<std::pair<size_t, bool>>{{1, true}, {3, true}, {3, false}}) {
+    OrderedBatches batches({.jobs = jobs,
+                            .chunk = 1,
+                            .max_in_flight = 4,
+                            .caller_leaves = 1,
+                            .caller_runs = caller_runs});
     OrderLog log;
     auto write = [&](uint64_t ticket) { return log.Write(ticket); };
     std::mt19937 random(7);

@@ -227,12 +227,26 @@ TEST(Profile, AddingByMoveSumsAsByCopy) {
   EXPECT_EQ(AutoFdoText(moved), AutoFdoText(copied));
   EXPECT_THAT(AutoFdoText(moved), HasSubstr("\n106c->1074:200\n"));
 
+  // Into a profile that has other binaries, a new one by move.
+  Profile two;
+  ASSERT_TRUE(AddText("0\n0\n0\n// /a/x\n", two).ok());
+  Profile another = one;
+  ASSERT_TRUE(two.Add(std::move(another)).ok());
+  EXPECT_TRUE(another.binaries().empty());
+  ASSERT_EQ(two.binaries().size(), 2u);
+  EXPECT_EQ(two.binaries().at(one.binaries().begin()->first), one.binaries().begin()->second);
+  // A profile added to itself doubles, by move as by copy.
+  Profile self = one;
+  ASSERT_TRUE(self.Add(std::move(self)).ok());
+  EXPECT_EQ(AutoFdoText(self), AutoFdoText(copied));
+
   Profile bolt;
   ASSERT_TRUE(AddText("F aa:10 20 1\n", bolt, "a.pa").ok());
   Profile autofdo = one;
   EXPECT_FALSE(bolt.Add(std::move(autofdo)).ok());
   EXPECT_EQ(bolt.binaries().size(), 1u);
   EXPECT_EQ(bolt.format(), Format::kBolt);
+  EXPECT_EQ(AutoFdoText(autofdo), AutoFdoText(one)) << "refused, yet taken";
 
   const BinaryKey key = one.binaries().begin()->first;
   BinaryCounts counts = one.binaries().begin()->second;
@@ -241,6 +255,23 @@ TEST(Profile, AddingByMoveSumsAsByCopy) {
   BinaryCounts again = one.binaries().begin()->second;
   by_binary.Add(key, std::move(again));
   EXPECT_EQ(by_binary.binaries().at(key), copied.binaries().at(key));
+}
+
+// Counts taken whole saturate as counts summed do.
+TEST(Profile, CountsTakenByMoveSaturate) {
+  const BinaryKey key{"/p", {}};
+  BinaryCounts counts;
+  counts.ranges[{0x10, 0x20}] = UINT64_MAX;
+  counts.addresses[0x10] = kMaxCount;
+  counts.branches[{0x20, 0x10}] = BranchCount{.taken = kMaxCount + 1, .mispredicted = 3};
+  BinaryCounts copy = counts;
+  Profile moved, copied;
+  moved.Add(key, std::move(counts));
+  copied.Add(key, copy);
+  EXPECT_EQ(moved.binaries().at(key), copied.binaries().at(key));
+  EXPECT_EQ(moved.binaries().at(key).ranges.at({0x10, 0x20}), kMaxCount);
+  EXPECT_EQ(moved.saturated(), 2u);
+  EXPECT_EQ(moved.saturated(), copied.saturated());
 }
 
 }  // namespace
