@@ -243,17 +243,22 @@ std::pair<uint64_t, std::string> DecodeHolding(const CsEtmInfo& info, const Trac
   return {(*decoder)->decode_errors(), (*decoder)->first_error()};
 }
 
-TEST(OpenCsdHeldDeletes, PastTheBoundRawTraceIsEndedAndDecodedAgain) {
-  if (!GuardHoldsDeletes()) GTEST_SKIP() << "this build frees what OpenCSD deletes at once";
-  // 300 synchronized starts, each with 100 E atoms: every atom an element
-  // OpenCSD makes and deletes (without code, each start's first atom is a
-  // range it cannot read).
+// 300 synchronized starts, each with 100 E atoms: every atom an element
+// OpenCSD makes and deletes (without code, each start's first atom is a
+// range it cannot read). 38,400 bytes.
+std::vector<uint8_t> ManyStarts() {
   std::vector<uint8_t> stream;
   for (int i = 0; i < 300; ++i) {
     const std::vector<uint8_t> start = SyncedStart();
     stream.insert(stream.end(), start.begin(), start.end());
     stream.insert(stream.end(), 100, kEAtom);
   }
+  return stream;
+}
+
+TEST(OpenCsdHeldDeletes, PastTheBoundRawTraceIsEndedAndDecodedAgain) {
+  if (!GuardHoldsDeletes()) GTEST_SKIP() << "this build frees what OpenCSD deletes at once";
+  const std::vector<uint8_t> stream = ManyStarts();
   HeldWatch all;
   const auto [errors, first_error] = DecodeHolding(OneSource(), RawBlock(stream), 0, all);
   EXPECT_EQ(errors, 0u) << first_error;
@@ -321,12 +326,7 @@ TEST(OpenCsdHeldDeletes, PastTheBoundRawTraceIsEndedAndDecodedAgain) {
 // of one source, decodes again after each end and loses at most a start an
 // end.
 TEST(OpenCsdHeldDeletes, EndingTheTraceAfterEveryPieceDecodesAgain) {
-  std::vector<uint8_t> stream;
-  for (int i = 0; i < 300; ++i) {
-    const std::vector<uint8_t> start = SyncedStart();
-    stream.insert(stream.end(), start.begin(), start.end());
-    stream.insert(stream.end(), 100, kEAtom);
-  }
+  const std::vector<uint8_t> stream = ManyStarts();
   HeldWatch all;
   const auto [errors, first_error] = DecodeHolding(OneSource(), RawBlock(stream), 0, all);
   EXPECT_EQ(errors, 0u) << first_error;
