@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/bytes.h"
 #include "perf/record.h"
 #include "perf/sample.h"
 
@@ -111,37 +112,44 @@ absl::Status SampleEncoder::Encode(const SynthesizedSample& sample, EncodedSampl
     return out.Add([&sample](std::string& text) { AppendScriptLine(sample, text); });
   }
   if (format_ != OutputFormat::kPerf) return absl::OkStatus();
-  absl::StatusOr<std::vector<std::byte>> bytes = SampleRecord(sample);
-  if (!bytes.ok()) return bytes.status();
-  if (bytes->empty()) return absl::OkStatus();
-  return out.Add([&bytes](std::string& held) {
-    held.append(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-  });
-}
-
-absl::StatusOr<std::vector<std::byte>> SampleEncoder::SampleRecord(
-    const SynthesizedSample& sample) const {
   const bool instruction = sample.kind == SynthesizedSample::Kind::kInstruction;
-  std::optional<size_t> event = instruction ? instructions_event_ : branches_event_;
-  if (!event) return std::vector<std::byte>();
+  const std::optional<size_t> event = instruction ? instructions_event_ : branches_event_;
+  if (!event) return absl::OkStatus();
+  // The lane's sample, its branch stack's room kept from one to the next:
+  // a lane allocates nothing per sample (malloc in a thread is slow where
+  // its arena cannot grow, as under ulimit -v).
+  thread_local perf::Sample record;
   const perf::EventAttr& attr = events_.attrs()[*event];
   const perf::SampleFormat& format = events_.format(*event);
-  perf::Sample out;
-  out.identifier = attr.ids().front();
-  out.id = attr.ids().front();
-  out.ip = sample.ip;
-  out.pid = static_cast<uint32_t>(sample.context.pid);
-  out.tid = static_cast<uint32_t>(sample.context.tid);
-  out.time = sample.time;
-  out.addr = sample.addr;
-  out.cpu = sample.cpu;
-  out.period = sample.period;
-  if (format.has(PERF_SAMPLE_BRANCH_STACK)) out.branch_stack.entries = sample.branches;
-  std::vector<std::byte> body;
-  perf::EncodeSample(format, out, body);
-  uint16_t misc =
+  record.identifier = attr.ids().front();
+  record.id = attr.ids().front();
+  record.ip = sample.ip;
+  record.pid = static_cast<uint32_t>(sample.context.pid);
+  record.tid = static_cast<uint32_t>(sample.context.tid);
+  record.time = sample.time;
+  record.addr = sample.addr;
+  record.cpu = sample.cpu;
+  record.period = sample.period;
+  record.branch_stack.entries.clear();
+  if (format.has(PERF_SAMPLE_BRANCH_STACK)) {
+    record.branch_stack.entries.assign(sample.branches.begin(), sample.branches.end());
+  }
+  const size_t size = perf::kRecordHeaderSize + perf::EncodedSampleSize(format, record);
+  if (size > 0xffff) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("a SAMPLE record of %u bytes does not fit the 16-bit size field", size));
+  }
+  const uint16_t misc =
       IsKernel(sample.context, sample.ip) ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-  return perf::MakeRecordBytes(PERF_RECORD_SAMPLE, misc, body);
+  return out.Add([&](std::string& held) {
+    const size_t at = held.size();
+    held.resize(at + size);
+    std::byte* bytes = reinterpret_cast<std::byte*>(held.data() + at);
+    base::Store<uint32_t>(bytes, PERF_RECORD_SAMPLE);
+    base::Store<uint16_t>(bytes + 4, misc);
+    base::Store<uint16_t>(bytes + 6, static_cast<uint16_t>(size));
+    perf::EncodeSampleAt(format, record, bytes + perf::kRecordHeaderSize);
+  });
 }
 
 }  // namespace perftk::cs_etm

@@ -46,7 +46,6 @@ class SampleEncoder {
  private:
   explicit SampleEncoder(OutputFormat format) : format_(format) {}
   absl::Status AddEvents(const ItraceOptions& itrace, perf::Header& header);
-  absl::StatusOr<std::vector<std::byte>> SampleRecord(const SynthesizedSample& sample) const;
 
   OutputFormat format_;
   perf::EventList events_;  // kPerf: the output's events

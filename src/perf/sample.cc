@@ -420,13 +420,21 @@ void EncodeFields(const SampleFormat& f, const Sample& s, Out& out) {
 
 }  // namespace
 
-void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>& out) {
+size_t EncodedSampleSize(const SampleFormat& f, const Sample& s) {
   SizeCounter counter;
   EncodeFields(f, s, counter);
-  const size_t at = out.size();
-  out.resize(at + counter.size());
-  FieldWriter writer(out.data() + at);
+  return counter.size();
+}
+
+void EncodeSampleAt(const SampleFormat& f, const Sample& s, std::byte* out) {
+  FieldWriter writer(out);
   EncodeFields(f, s, writer);
+}
+
+void EncodeSample(const SampleFormat& f, const Sample& s, std::vector<std::byte>& out) {
+  const size_t at = out.size();
+  out.resize(at + EncodedSampleSize(f, s));
+  EncodeSampleAt(f, s, out.data() + at);
 }
 
 absl::StatusOr<SampleId> DecodeSampleId(const SampleFormat& f, base::Bytes record) {

@@ -154,6 +154,10 @@ void OverwriteSampleAddresses(const SampleFieldOffsets& at, const Sample& sample
                               base::MutableBytes payload);
 // Appends the payload (without header) to `out`.
 void EncodeSample(const SampleFormat& format, const Sample& sample, std::vector<std::byte>& out);
+// The same in two steps, for a caller that owns the memory: the size of
+// the encoding, then the encoding written at `out` (that many bytes).
+size_t EncodedSampleSize(const SampleFormat& format, const Sample& sample);
+void EncodeSampleAt(const SampleFormat& format, const Sample& sample, std::byte* out);
 
 // `record` is a whole non-sample record; the trailer is its last trailer_size() bytes.
 absl::StatusOr<SampleId> DecodeSampleId(const SampleFormat& format, base::Bytes record);
