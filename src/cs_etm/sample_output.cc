@@ -144,11 +144,9 @@ absl::Status SampleEncoder::Encode(const SynthesizedSample& sample, EncodedSampl
   return out.Add([&](std::string& held) {
     const size_t at = held.size();
     held.resize(at + size);
-    std::byte* bytes = reinterpret_cast<std::byte*>(held.data() + at);
-    base::Store<uint32_t>(bytes, PERF_RECORD_SAMPLE);
-    base::Store<uint16_t>(bytes + 4, misc);
-    base::Store<uint16_t>(bytes + 6, static_cast<uint16_t>(size));
-    perf::EncodeSampleAt(format, record, bytes + perf::kRecordHeaderSize);
+    const base::MutableBytes bytes(reinterpret_cast<std::byte*>(held.data() + at), size);
+    perf::SetRecordHeader(PERF_RECORD_SAMPLE, misc, bytes).IgnoreError();  // its size fits
+    perf::EncodeSampleAt(format, record, bytes.data() + perf::kRecordHeaderSize);
   });
 }
 

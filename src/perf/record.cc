@@ -61,6 +61,10 @@ absl::Status ForEachRecordIn(base::Bytes records,
 }
 
 absl::Status SetRecordHeader(uint32_t type, uint16_t misc, std::vector<std::byte>& record) {
+  return SetRecordHeader(type, misc, base::MutableBytes(record));
+}
+
+absl::Status SetRecordHeader(uint32_t type, uint16_t misc, base::MutableBytes record) {
   const size_t size = record.size();
   if (size < kRecordHeaderSize) {
     return absl::InternalError("a record built in place has no room for its header");

@@ -84,6 +84,7 @@ absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t m
 // room for it, then the body. InvalidArgument, as MakeRecordBytes, when the
 // whole does not fit the 16-bit size field.
 absl::Status SetRecordHeader(uint32_t type, uint16_t misc, std::vector<std::byte>& record);
+absl::Status SetRecordHeader(uint32_t type, uint16_t misc, base::MutableBytes record);
 
 // Calls `visit` with each record of `records`, records built end to end in
 // native order (a buffer of MakeRecordBytes' results); the first error of
