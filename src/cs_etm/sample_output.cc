@@ -135,10 +135,7 @@ absl::Status SampleEncoder::Encode(const SynthesizedSample& sample, EncodedSampl
     record.branch_stack.entries.assign(sample.branches.begin(), sample.branches.end());
   }
   const size_t size = perf::kRecordHeaderSize + perf::EncodedSampleSize(format, record);
-  if (size > 0xffff) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("a SAMPLE record of %u bytes does not fit the 16-bit size field", size));
-  }
+  if (absl::Status s = perf::CheckRecordSize(PERF_RECORD_SAMPLE, size); !s.ok()) return s;
   const uint16_t misc =
       IsKernel(sample.context, sample.ip) ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
   return out.Add([&](std::string& held) {

@@ -31,13 +31,16 @@ OwnedRecord::OwnedRecord(std::vector<std::byte> bytes, std::vector<std::byte> tr
                          uint64_t file_offset)
     : bytes_(std::move(bytes)), payload_(std::move(trailing_payload)), file_offset_(file_offset) {}
 
+absl::Status CheckRecordSize(uint32_t type, size_t size) {
+  if (size <= 0xffff) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s record of %u bytes does not fit the 16-bit size field", RecordTypeName(type), size));
+}
+
 absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t misc,
                                                        base::Bytes body) {
-  size_t size = kRecordHeaderSize + body.size();
-  if (size > 0xffff) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s record of %u bytes does not fit the 16-bit size field", RecordTypeName(type), size));
-  }
+  const size_t size = kRecordHeaderSize + body.size();
+  if (absl::Status s = CheckRecordSize(type, size); !s.ok()) return s;
   std::vector<std::byte> bytes;
   bytes.reserve(size);
   base::Append(bytes, type);
@@ -69,10 +72,7 @@ absl::Status SetRecordHeader(uint32_t type, uint16_t misc, base::MutableBytes re
   if (size < kRecordHeaderSize) {
     return absl::InternalError("a record built in place has no room for its header");
   }
-  if (size > 0xffff) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s record of %u bytes does not fit the 16-bit size field", RecordTypeName(type), size));
-  }
+  if (absl::Status s = CheckRecordSize(type, size); !s.ok()) return s;
   base::Store<uint32_t>(record.data(), type);
   base::Store<uint16_t>(record.data() + 4, misc);
   base::Store<uint16_t>(record.data() + 6, static_cast<uint16_t>(size));

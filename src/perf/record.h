@@ -76,6 +76,9 @@ class OwnedRecord {
   uint64_t file_offset_ = 0;
 };
 
+// InvalidArgument when a record of `type` and `size` bytes (header
+// included) does not fit the header's 16-bit size field.
+absl::Status CheckRecordSize(uint32_t type, size_t size);
 // Builds a record from a header and a body; sets header.size (which must fit
 // in 16 bits: returns an error otherwise).
 absl::StatusOr<std::vector<std::byte>> MakeRecordBytes(uint32_t type, uint16_t misc,
