@@ -1,7 +1,7 @@
 # cpack -G DEB (in the build folder): a Debian package of what
 # `cmake --install` installs. Its Depends come from dpkg-shlibdeps on the
-# binary, so they name exactly the libraries it links (Abseil is linked
-# statically, see StaticAbseil.cmake).
+# binary, so they name exactly the shared libraries it loads (a release
+# build links the others' archives, see StaticLibraries.cmake).
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME perftk)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

@@ -3,8 +3,8 @@
 # into a temporary root (nothing goes into the system), its perftk runs, it
 # has a manual page per subcommand that lists every option `perftk help SUB`
 # lists, its bash completion completes subcommands and options, `dpkg-deb -I`
-# names the libraries perftk links, and it holds what `cmake --install` puts
-# in a prefix.
+# names the packages of the shared libraries perftk loads, and it holds what
+# `cmake --install` puts in a prefix.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
 BUILD=${PERFTK_BUILD_DIR:?set PERFTK_BUILD_DIR to the build folder (ctest does)}
@@ -69,10 +69,16 @@ for sub in $subcommands; do
     test "$(complete_line perftk "$sub" --)" = "$(options_of "$sub" | grep -- '^--' | sort)"
 done
 
+# Depends names the package of every shared library the binary loads (a
+# release build links the others' archives: cmake/StaticLibraries.cmake).
 dpkg-deb -I "$deb" >info.txt
-depends=$(sed -n 's/^ Depends: //p' info.txt)
-for library in libc6 libstdc++6 libelf1 libdw1 libopencsd1 libzstd1 liblzma5 zlib1g; do
-  check "dpkg-deb -I: Depends names $library" grep -qxF "$library" <<<"$(sed -E 's/ \([^)]*\)//g; s/, /\n/g' <<<"$depends")"
+depends=$(sed -n 's/^ Depends: //p' info.txt | sed -E 's/ \([^)]*\)//g; s/, /\n/g')
+loaded=$(ldd "$installed" | awk '$3 ~ /^\// { print $3 }')
+check "ldd finds the shared libraries perftk loads" test -n "$loaded"
+for library in $loaded; do
+  package=$(dpkg -S "$library" 2>/dev/null || dpkg -S "$(realpath "$library")")
+  package=${package%%:*}
+  check "dpkg-deb -I: Depends names $package, for ${library##*/}" grep -qxF "$package" <<<"$depends"
 done
 
 cmake --install "$BUILD" --prefix "$WORK/prefix" >install.log
