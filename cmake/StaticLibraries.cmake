@@ -3,7 +3,8 @@
 # `perftk --version` takes 1.6 ms instead of 2.7 (perf stat -r 40), which
 # every command pays and which is 2-3% of decoding a short trace. A library
 # without its archive keeps its shared object. The tests link the same
-# archives, so they run the code the binary runs.
+# archives, so they run the code the binary runs; the sanitizer builds link
+# only Abseil's (CMakeLists.txt says why).
 
 # perftk_link_abseil_statically(): points every imported absl:: shared
 # library target at its archive (libabsl_X.so.* -> libabsl_X.a). Call it in
