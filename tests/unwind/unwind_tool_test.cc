@@ -63,8 +63,11 @@ constexpr char kMissingFile[] = "/nonexistent/unwind_tool_test";
 constexpr size_t kRoundEvery = 50;  // a FINISHED_ROUND, kept in its window
 constexpr uint64_t kFirstTime = 1'000'000;
 constexpr uint64_t kKernelFrame = 0xffffffff81001234;
-constexpr size_t kKernelPartEvery = 7;
-constexpr int kRunsForThreadsToTakePart = 5;  // every 7th sample has a kernel call chain part
+constexpr size_t kKernelPartEvery = 7;  // every 7th sample has a kernel call chain part
+// A run ends when its threads have taken part. On a loaded machine (ctest
+// -j2 beside a sanitizer build) the caller can unwind every sample before a
+// thread is scheduled, run after run: 5 tries were once not enough.
+constexpr int kRunsForThreadsToTakePart = 50;
 
 // A sample as the kernel writes it: the registers, the stack copy, and the
 // return addresses of the functions that captured it (innermost first).
