@@ -3,7 +3,7 @@
 # into a temporary root (nothing goes into the system), its perftk runs, it
 # has a manual page per subcommand that lists every option `perftk help SUB`
 # lists, its bash completion completes subcommands and options, `dpkg-deb -I`
-# names the packages of the shared libraries perftk loads, and it holds what
+# names the packages of the shared libraries perftk needs, and it holds what
 # `cmake --install` puts in a prefix.
 source "$(dirname "$0")/lib/common.bash"
 source "$LIB_DIR/checks.bash"
@@ -69,16 +69,21 @@ for sub in $subcommands; do
     test "$(complete_line perftk "$sub" --)" = "$(options_of "$sub" | grep -- '^--' | sort)"
 done
 
-# Depends names the package of every shared library the binary loads (a
-# release build links the others' archives: cmake/StaticLibraries.cmake).
+# Depends names the package of every shared library the binary needs (a
+# release build links the others' archives: cmake/StaticLibraries.cmake);
+# ldd says where each one is.
 dpkg-deb -I "$deb" >info.txt
 depends=$(sed -n 's/^ Depends: //p' info.txt | sed -E 's/ \([^)]*\)//g; s/, /\n/g')
-loaded=$(ldd "$installed" | awk '$3 ~ /^\// { print $3 }')
-check "ldd finds the shared libraries perftk loads" test -n "$loaded"
-for library in $loaded; do
+needed=$(readelf -d "$installed" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]$/\1/p')
+check "readelf -d lists the shared libraries perftk needs" test -n "$needed"
+for name in $needed; do
+  # "name => /path (address)", or for the loader "/path/name (address)"
+  library=$(ldd "$installed" | awk -v name="$name" '
+    $1 == name && $3 ~ /^\// { print $3 } $1 ~ "/" name "$" { print $1 }')
+  [ -n "$library" ] || fail "ldd does not find $name, which perftk needs"
   package=$(dpkg -S "$library" 2>/dev/null || dpkg -S "$(realpath "$library")")
   package=${package%%:*}
-  check "dpkg-deb -I: Depends names $package, for ${library##*/}" grep -qxF "$package" <<<"$depends"
+  check "dpkg-deb -I: Depends names $package, for $name" grep -qxF "$package" <<<"$depends"
 done
 
 cmake --install "$BUILD" --prefix "$WORK/prefix" >install.log
