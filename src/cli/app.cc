@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "base/file_roles.h"
 #include "base/interrupt.h"
+#include "base/malloc_arenas.h"
 #include "base/status_prefix.h"
 #include "cli/aslr_command.h"
 #include "cli/command.h"
@@ -198,6 +199,7 @@ void RegisterAllCommands(CLI::App& app, absl::Status& outcome) {
 }
 
 int RunMain(int argc, char** argv) {
+  base::FitMallocArenasToAddressLimit();  // before any thread allocates
   base::InstallInterruptHandling();
   base::RunScope run;  // every input of the run is noted (base/file_roles.h)
   CLI::App app{"perftk", "perftk"};
