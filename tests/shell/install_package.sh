@@ -76,10 +76,11 @@ dpkg-deb -I "$deb" >info.txt
 depends=$(sed -n 's/^ Depends: //p' info.txt | sed -E 's/ \([^)]*\)//g; s/, /\n/g')
 needed=$(readelf -d "$installed" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]$/\1/p')
 check "readelf -d lists the shared libraries perftk needs" test -n "$needed"
+ldd "$installed" >ldd.txt
 for name in $needed; do
   # "name => /path (address)", or for the loader "/path/name (address)"
-  library=$(ldd "$installed" | awk -v name="$name" '
-    $1 == name && $3 ~ /^\// { print $3 } $1 ~ "/" name "$" { print $1 }')
+  library=$(awk -v name="$name" '
+    $1 == name && $3 ~ /^\// { print $3 } $1 ~ "/" name "$" { print $1 }' ldd.txt)
   [ -n "$library" ] || fail "ldd does not find $name, which perftk needs"
   package=$(dpkg -S "$library" 2>/dev/null || dpkg -S "$(realpath "$library")")
   package=${package%%:*}
